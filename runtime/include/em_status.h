@@ -1,0 +1,36 @@
+/**
+ * @file em_status.h
+ * @brief Status codes returned by every runtime and kernel function. Values are stable.
+ */
+#ifndef EM_STATUS_H
+#define EM_STATUS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    EM_OK = 0,
+    EM_ERR_TRUNCATED = 1,        /**< shorter than its own offsets say, or than a header */
+    EM_ERR_BAD_MAGIC = 2,        /**< file identifier is not "EMBR" */
+    EM_ERR_BAD_VERSION = 3,      /**< schema version this runtime cannot read */
+    EM_ERR_WRONG_TIER = 4,       /**< compiled for another ISA tier */
+    EM_ERR_MALFORMED = 5,        /**< a table, vector or string points outside the buffer */
+    EM_ERR_BAD_TENSOR_INDEX = 6, /**< an operator or program input/output names no tensor */
+    EM_ERR_BAD_OFFSET = 7,       /**< a tensor's bytes fall outside its arena or buffer */
+    EM_ERR_BAD_SIZE = 8,         /**< a tensor's size disagrees with its shape and dtype */
+    EM_ERR_UNKNOWN_OP = 9,       /**< an opcode this firmware's registry does not hold */
+    EM_ERR_BAD_OPERATOR = 10,    /**< wrong arity, dtypes, shapes or options for its opcode */
+    EM_ERR_ARENA_TOO_SMALL = 11, /**< caller's arena smaller than the plan, or too many arenas */
+    EM_ERR_BAD_ARGUMENT = 12,    /**< NULL pointer or index out of range in an API call */
+    EM_ERR_UNALIGNED = 13        /**< program or arena not aligned as required */
+} em_status;
+
+/** "EM_OK", "EM_ERR_TRUNCATED", ...; "EM_ERR_UNKNOWN_STATUS" for any other value. */
+const char *em_status_name(em_status status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EM_STATUS_H */

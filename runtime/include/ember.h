@@ -1,0 +1,99 @@
+/**
+ * @file ember.h
+ * @brief Ember runtime: load a program file in place, then run it over caller-owned arenas.
+ *
+ * Lifetimes and ownership
+ * - The program bytes belong to the caller (usually a const array in flash). They must stay
+ *   valid and unchanged for as long as the em_program that refers to them; nothing is copied.
+ * - Arenas (one per memory region, sizes from em_program_arena_size()) belong to the caller,
+ *   typically static arrays placed in the board's memories. The runtime never allocates.
+ * - em_program_load() verifies everything once; em_program_invoke() trusts that verification.
+ */
+#ifndef EMBER_H
+#define EMBER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "em_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Schema version this runtime reads (compiler/schema/program.fbs, Program.schema_version). */
+#define EM_SCHEMA_VERSION 1u
+
+/** Maximum number of arenas (memory regions) a program may use. */
+#define EM_MAX_ARENAS 4
+
+/** ISA tiers, numbered as in the schema's Tier enum. */
+typedef enum { EM_TIER_SCALAR = 0, EM_TIER_DSP = 1, EM_TIER_MVE = 2 } em_tier;
+
+/** Element types, numbered as in the schema's DType enum. */
+typedef enum { EM_DTYPE_INT8 = 0, EM_DTYPE_INT32 = 1, EM_DTYPE_FLOAT32 = 2 } em_dtype;
+
+/** A verified program. Plain data pointing into the caller's program bytes. */
+typedef struct {
+    const uint8_t *data;   /**< program file bytes (caller-owned) */
+    size_t size;           /**< their length */
+    uint32_t root;         /**< offset of the Program table */
+    uint32_t n_tensors;
+    uint32_t n_operators;
+    uint32_t n_inputs;
+    uint32_t n_outputs;
+    uint32_t n_arenas;
+    uint32_t arena_size[EM_MAX_ARENAS];
+} em_program;
+
+/** A tensor as the application sees it: where its bytes are and how to read them. */
+typedef struct {
+    void *data;            /**< in an arena (inputs/outputs) or in the program (constants) */
+    uint32_t size;         /**< bytes */
+    em_dtype dtype;
+    int32_t rank;
+    const int32_t *shape;  /**< little-endian int32[rank], inside the program bytes */
+    float scale;           /**< first (or only) quantization scale; 0 when unquantized */
+    int32_t zero_point;    /**< first (or only) zero point */
+} em_tensor;
+
+/** The tier this runtime was compiled for (from the compiler's target feature macros). */
+em_tier em_runtime_tier(void);
+
+/**
+ * Verifies @p data as a program for this runtime and fills @p program.
+ * Checks: size and alignment, file identifier "EMBR", schema version, tier, every table and
+ * vector inside the buffer, every tensor index, every tensor's size against its shape and
+ * dtype and its bytes inside its buffer or arena, every operator's arity and options, and
+ * that every opcode is in this firmware's registry.
+ * @param data  program bytes, 4-byte aligned (16 recommended for in-place constants)
+ * @return EM_OK, or the status naming the first problem found.
+ */
+em_status em_program_load(em_program *program, const void *data, size_t size);
+
+/** Bytes arena @p index needs (0 if there is no such arena). */
+uint32_t em_program_arena_size(const em_program *program, uint32_t index);
+
+/**
+ * Runs every operator in order.
+ * @param arenas  @p n_arenas pointers, arena i of at least em_program_arena_size(program, i)
+ *                bytes, 16-byte aligned.
+ * @return EM_OK, EM_ERR_ARENA_TOO_SMALL if fewer arenas than the program needs are given, or a
+ *         kernel's status.
+ */
+em_status em_program_invoke(const em_program *program, uint8_t *const *arenas,
+                            const uint32_t *arena_sizes, uint32_t n_arenas);
+
+/** Program input @p index (0..n_inputs-1) as a view into @p arenas. @return EM_OK or EM_ERR_BAD_ARGUMENT. */
+em_status em_program_input(const em_program *program, uint32_t index, uint8_t *const *arenas,
+                           em_tensor *tensor);
+
+/** Program output @p index, like em_program_input(). */
+em_status em_program_output(const em_program *program, uint32_t index, uint8_t *const *arenas,
+                            em_tensor *tensor);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EMBER_H */
