@@ -1,0 +1,130 @@
+/**
+ * @file em_fully_connected_s8.c
+ * @brief int8 fully connected layer, per-channel requantization. Scalar and Helium (MVE) paths
+ *        behind em_nn_tier.h; the DSP tier uses the scalar path for now.
+ *
+ * Both paths compute the int32 dot products exactly (wrapping like the reference) and then
+ * requantize each output with em_nn_requantize(), so they are byte-identical to
+ * compiler/reference.py:fully_connected_s8 by construction.
+ */
+#include <stddef.h>
+
+#include "em_nn_functions.h"
+#include "em_nn_support.h"
+#include "em_nn_tier.h"
+
+#if EM_NN_TIER_MVE
+#include <arm_mve.h>
+#endif
+
+int32_t em_fully_connected_s8_get_buffer_size(const em_fc_dims *dims)
+{
+    (void)dims;
+    return 0;
+}
+
+/** Requantizes one accumulator (bias already added) and writes the clamped int8. */
+static inline int8_t em_nn_fc_output(uint32_t acc, const em_fc_params *params, int32_t multiplier,
+                                     int32_t shift)
+{
+    const int64_t scaled = (int64_t)em_nn_requantize((int32_t)acc, multiplier, shift)
+                           + params->output_offset;
+    const int64_t lo = params->activation_min;
+    const int64_t hi = params->activation_max;
+    return (int8_t)(scaled < lo ? lo : (scaled > hi ? hi : scaled));
+}
+
+#if EM_NN_TIER_MVE
+
+/** Σ_i x[i]·w[i] over @p n int8 pairs, 16 lanes per step, tail by predicated (zeroing) loads. */
+static inline int32_t em_nn_dot_s8_mve(const int8_t *x, const int8_t *w, int32_t n)
+{
+    int32_t acc = 0;
+    for (int32_t i = 0; i < n; i += 16) {
+        const mve_pred16_t p = vctp8q((uint32_t)(n - i));
+        acc = vmladavaq_s8(acc, vldrbq_z_s8(x + i, p), vldrbq_z_s8(w + i, p));
+    }
+    return acc;
+}
+
+/** One input row against weight rows o..O-1: four rows per pass share each input load. */
+static void em_nn_fc_row_mve(const em_fc_params *params, const em_per_channel_quant *quant,
+                             int32_t n_in, int32_t n_out, const int8_t *x, const int8_t *weights,
+                             const int32_t *bias, int8_t *out)
+{
+    int32_t o = 0;
+    for (; o + 4 <= n_out; o += 4) {
+        const int8_t *w0 = weights + (int32_t)o * n_in;
+        const int8_t *w1 = w0 + n_in;
+        const int8_t *w2 = w1 + n_in;
+        const int8_t *w3 = w2 + n_in;
+        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+        for (int32_t i = 0; i < n_in; i += 16) {
+            const mve_pred16_t p = vctp8q((uint32_t)(n_in - i));
+            const int8x16_t xv = vldrbq_z_s8(x + i, p);
+            a0 = vmladavaq_s8(a0, xv, vldrbq_z_s8(w0 + i, p));
+            a1 = vmladavaq_s8(a1, xv, vldrbq_z_s8(w1 + i, p));
+            a2 = vmladavaq_s8(a2, xv, vldrbq_z_s8(w2 + i, p));
+            a3 = vmladavaq_s8(a3, xv, vldrbq_z_s8(w3 + i, p));
+        }
+        const int32_t acc[4] = {a0, a1, a2, a3};
+        for (int32_t k = 0; k < 4; k++) {
+            const uint32_t b = bias != NULL ? (uint32_t)bias[o + k] : 0u;
+            out[o + k] = em_nn_fc_output((uint32_t)acc[k] + b, params, quant->multiplier[o + k],
+                                         quant->shift[o + k]);
+        }
+    }
+    for (; o < n_out; o++) {
+        const uint32_t b = bias != NULL ? (uint32_t)bias[o] : 0u;
+        const int32_t dot = em_nn_dot_s8_mve(x, weights + (int32_t)o * n_in, n_in);
+        out[o] = em_nn_fc_output((uint32_t)dot + b, params, quant->multiplier[o], quant->shift[o]);
+    }
+}
+
+#else /* scalar (and DSP until it has its own path) */
+
+/** Σ_i x[i]·w[i] over @p n int8 pairs, wrapping in 32 bits. */
+static inline uint32_t em_nn_dot_s8_scalar(const int8_t *x, const int8_t *w, int32_t n)
+{
+    uint32_t acc = 0;
+    for (int32_t i = 0; i < n; i++) {
+        acc += (uint32_t)((int32_t)x[i] * (int32_t)w[i]);
+    }
+    return acc;
+}
+
+static void em_nn_fc_row_scalar(const em_fc_params *params, const em_per_channel_quant *quant,
+                                int32_t n_in, int32_t n_out, const int8_t *x,
+                                const int8_t *weights, const int32_t *bias, int8_t *out)
+{
+    for (int32_t o = 0; o < n_out; o++) {
+        const uint32_t b = bias != NULL ? (uint32_t)bias[o] : 0u;
+        const uint32_t dot = em_nn_dot_s8_scalar(x, weights + (int32_t)o * n_in, n_in);
+        out[o] = em_nn_fc_output(dot + b, params, quant->multiplier[o], quant->shift[o]);
+    }
+}
+
+#endif
+
+em_status em_fully_connected_s8(const em_fc_params *params, const em_per_channel_quant *quant,
+                                const em_fc_dims *dims, const int8_t *input, const int8_t *weights,
+                                const int32_t *bias, int8_t *output)
+{
+    if (params == NULL || quant == NULL || dims == NULL || input == NULL || weights == NULL
+        || output == NULL || quant->multiplier == NULL || quant->shift == NULL
+        || dims->batches < 1 || dims->input_features < 1 || dims->output_features < 1) {
+        return EM_ERR_BAD_ARGUMENT;
+    }
+    const int32_t n_in = dims->input_features;
+    const int32_t n_out = dims->output_features;
+    for (int32_t b = 0; b < dims->batches; b++) {
+        const int8_t *x = input + (int32_t)b * n_in;
+        int8_t *out = output + (int32_t)b * n_out;
+#if EM_NN_TIER_MVE
+        em_nn_fc_row_mve(params, quant, n_in, n_out, x, weights, bias, out);
+#else
+        em_nn_fc_row_scalar(params, quant, n_in, n_out, x, weights, bias, out);
+#endif
+    }
+    return EM_OK;
+}
