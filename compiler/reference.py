@@ -57,3 +57,28 @@ def fully_connected_s8(
     acc = ((acc + (1 << 31)) % (1 << 32)) - (1 << 31)
     scaled = requantize(acc, multiplier[np.newaxis, :], shift[np.newaxis, :]) + output_offset
     return np.clip(scaled, activation_min, activation_max).astype(np.int8)
+
+
+def run(graph: "Graph", inputs: list[np.ndarray], keep_all: bool = False) -> dict[str, np.ndarray]:
+    """Interprets a lowered graph. Returns the outputs by name (every tensor with `keep_all`)."""
+    from compiler.ops import OP_TABLE
+    from compiler.ir import NUMPY_DTYPES
+
+    if len(inputs) != len(graph.inputs):
+        raise ValueError(f"graph takes {len(graph.inputs)} inputs, got {len(inputs)}")
+    values: dict[str, np.ndarray] = {}
+    for name, value in zip(graph.inputs, inputs):
+        tensor = graph.tensors[name]
+        array = np.asarray(value)
+        if array.size != int(np.prod(tensor.shape)):
+            raise ValueError(f"input {name} needs shape {tensor.shape}, got {array.shape}")
+        values[name] = array.astype(NUMPY_DTYPES[tensor.dtype]).reshape(tensor.shape)
+    for name, tensor in graph.tensors.items():
+        if tensor.is_constant:
+            values[name] = tensor.data
+    for op in graph.ops:
+        results = OP_TABLE[op.kind].reference(op, [values[t] for t in op.inputs])
+        for name, result in zip(op.outputs, results):
+            values[name] = result.reshape(graph.tensors[name].shape)
+    wanted = values if keep_all else {name: values[name] for name in graph.outputs}
+    return dict(wanted)

@@ -1,0 +1,28 @@
+"""Named errors of the compiler: each says what is wrong and how to fix it."""
+from __future__ import annotations
+
+
+class EmberCompileError(Exception):
+    """Base class of every error the compiler raises on purpose."""
+
+
+class UnsupportedOpError(EmberCompileError):
+    """An op of the user's model that Ember cannot lower; names the op and the model line."""
+
+    def __init__(self, op: str, origin: str, hint: str = "") -> None:
+        where = f" (from {origin})" if origin else ""
+        super().__init__(f"unsupported op {op}{where}. {hint}".strip())
+        self.op = op
+        self.origin = origin
+
+
+class TargetError(EmberCompileError):
+    """An unknown CPU, or a tier the CPU cannot run."""
+
+
+class PlanError(EmberCompileError):
+    """The memory plan does not fit, or failed verification."""
+
+
+class ProgramFormatError(EmberCompileError):
+    """A program file that is not a valid Ember program."""

@@ -1,0 +1,137 @@
+"""Imports a re-exported quantized ExportedProgram into Ember IR, one table entry per ATen op.
+
+The result still mirrors PyTorch: float `linear`, `relu`, `clamp`, and explicit `quantize` /
+`dequantize` ops. Lowering passes turn it into integer Ember ops.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import numpy as np
+import torch
+from torch.export import ExportedProgram
+from torch.export.graph_signature import InputKind
+from torch.fx import Node
+
+from compiler.errors import UnsupportedOpError
+from compiler.ir import Graph, Op, Quant, Tensor
+
+aten = torch.ops.aten
+qd = torch.ops.quantized_decomposed
+
+TORCH_DTYPES = {torch.int8: "int8", torch.int32: "int32", torch.float32: "float32"}
+
+_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+def origin_of(node: Node) -> str:
+    """'file:line' of the innermost frame of the user's code that produced `node`."""
+    frames = _FRAME.findall(node.meta.get("stack_trace") or "")
+    user = [(f, n) for f, n in frames if "/torch/" not in f and "/torchao/" not in f]
+    return f"{user[-1][0]}:{user[-1][1]}" if user else ""
+
+
+def _value_tensor(name: str, node: Node) -> Tensor:
+    val = node.meta["val"]
+    if val.dtype not in TORCH_DTYPES:
+        raise UnsupportedOpError(f"tensor of dtype {val.dtype}", origin_of(node))
+    return Tensor(name, TORCH_DTYPES[val.dtype], tuple(val.shape))
+
+
+def _quantize(node: Node, args: list) -> tuple[str, dict]:
+    _, scale, zero_point, qmin, qmax, dtype = node.args
+    return "quantize", {"quant": Quant.per_tensor(scale, zero_point), "qmin": qmin, "qmax": qmax}
+
+
+def _dequantize(node: Node, args: list) -> tuple[str, dict]:
+    _, scale, zero_point, *_ = node.args
+    return "dequantize", {"quant": Quant.per_tensor(scale, zero_point)}
+
+
+def _dequantize_per_channel(node: Node, args: list) -> tuple[str, dict]:
+    return "dequantize", {"per_channel": True, "axis": int(node.args[3])}
+
+
+def _linear(node: Node, args: list) -> tuple[str, dict]:
+    return "linear", {}
+
+
+def _relu(node: Node, args: list) -> tuple[str, dict]:
+    return "clamp", {"min": 0.0, "max": float("inf")}
+
+
+def _hardtanh(node: Node, args: list) -> tuple[str, dict]:
+    low, high = (list(node.args[1:3]) + [-1.0, 1.0][len(node.args) - 1:])[:2]
+    return "clamp", {"min": float(low), "max": float(high)}
+
+
+# ATen / quantized_decomposed op → (Ember IR kind, attrs). Inputs that are Python scalars are
+# read into attrs by the entry itself; tensor inputs become op inputs in order.
+IMPORTERS: dict[object, Callable[[Node, list], tuple[str, dict]]] = {
+    qd.quantize_per_tensor.default: _quantize,
+    qd.dequantize_per_tensor.default: _dequantize,
+    qd.dequantize_per_channel.default: _dequantize_per_channel,
+    aten.linear.default: _linear,
+    aten.relu.default: _relu,
+    aten.relu_.default: _relu,
+    aten.hardtanh.default: _hardtanh,
+    aten.hardtanh_.default: _hardtanh,
+}
+
+
+def _constant_values(program: ExportedProgram) -> dict[str, torch.Tensor]:
+    """Placeholder name → value for every lifted parameter, buffer and constant."""
+    values = {}
+    for spec in program.graph_signature.input_specs:
+        if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
+            values[spec.arg.name] = program.state_dict.get(spec.target, None)
+            if values[spec.arg.name] is None:
+                values[spec.arg.name] = program.constants[spec.target]
+        elif spec.kind == InputKind.CONSTANT_TENSOR:
+            values[spec.arg.name] = program.constants[spec.target]
+    return values
+
+
+def import_program(program: ExportedProgram) -> Graph:
+    """Builds Ember IR from `program`'s graph. Raises UnsupportedOpError for any other op."""
+    graph = Graph(tensors={}, ops=[], inputs=[], outputs=[])
+    constants = _constant_values(program)
+    user_inputs = [s.arg.name for s in program.graph_signature.input_specs if s.kind == InputKind.USER_INPUT]
+    for node in program.graph.nodes:
+        if node.op == "placeholder":
+            if node.name in user_inputs:
+                graph.add_tensor(_value_tensor(node.name, node))
+                graph.inputs.append(node.name)
+            elif node.users:
+                value = constants[node.name].detach().cpu()
+                if value.dtype not in TORCH_DTYPES:  # zero points are int64; used only as attrs
+                    value = value.to(torch.int32) if not value.is_floating_point() else value.float()
+                graph.add_tensor(Tensor(node.name, TORCH_DTYPES[value.dtype], tuple(value.shape),
+                                        data=value.numpy()))
+        elif node.op == "call_function":
+            importer = IMPORTERS.get(node.target)
+            if importer is None:
+                raise UnsupportedOpError(str(node.target), origin_of(node),
+                                         "Ember lowers linear (+ReLU/ReLU6) in this release.")
+            tensor_args = [a for a in node.args if isinstance(a, Node)]
+            kind, attrs = importer(node, tensor_args)
+            graph.add_tensor(_value_tensor(node.name, node))
+            graph.ops.append(Op(kind, [a.name for a in tensor_args], [node.name], attrs, origin_of(node)))
+        elif node.op == "output":
+            graph.outputs = [a.name for a in node.args[0]]
+    _attach_per_channel_params(graph)
+    return graph
+
+
+def _attach_per_channel_params(graph: Graph) -> None:
+    """Moves per-channel dequantize's scale / zero-point tensors into its attrs."""
+    for op in graph.ops:
+        if op.kind == "dequantize" and op.attrs.get("per_channel"):
+            value, scale, zero_point = op.inputs
+            op.attrs["quant"] = Quant(
+                graph.tensors[scale].data.astype(np.float32).reshape(-1),
+                graph.tensors[zero_point].data.astype(np.int32).reshape(-1),
+                op.attrs["axis"],
+            )
+            op.inputs = [value]

@@ -1,0 +1,111 @@
+"""Ember IR: a flat list of ops over named tensors, the form every lowering pass works on.
+
+Before lowering, ops mirror the quantized PyTorch graph (float `linear`, `relu`, `quantize`,
+`dequantize` …); after lowering, only ops of the operator table (compiler/ops) remain, with
+integer tensors in NHWC and every constant computed ahead of time.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+DTYPE_BYTES = {"int8": 1, "int32": 4, "float32": 4}
+NUMPY_DTYPES = {"int8": np.int8, "int32": np.int32, "float32": np.float32}
+
+
+@dataclass
+class Quant:
+    """real = scale · (q − zero_point); one entry, or one per channel along `axis`."""
+
+    scale: np.ndarray
+    zero_point: np.ndarray
+    axis: int | None = None
+
+    @staticmethod
+    def per_tensor(scale: float, zero_point: int) -> "Quant":
+        return Quant(np.array([scale], np.float32), np.array([zero_point], np.int32))
+
+
+@dataclass
+class Tensor:
+    name: str
+    dtype: str
+    shape: tuple[int, ...]
+    quant: Quant | None = None
+    data: np.ndarray | None = None  # constants only
+    arena: int = 0
+    offset: int | None = None  # planned arena offset (activations only)
+
+    def __post_init__(self) -> None:
+        if self.dtype not in DTYPE_BYTES:
+            raise ValueError(f"tensor {self.name}: unsupported dtype {self.dtype}")
+        self.shape = tuple(int(d) for d in self.shape)
+        if self.data is not None:
+            self.data = np.ascontiguousarray(self.data, dtype=NUMPY_DTYPES[self.dtype]).reshape(self.shape)
+
+    @property
+    def is_constant(self) -> bool:
+        return self.data is not None
+
+    @property
+    def nbytes(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64)) * DTYPE_BYTES[self.dtype]
+
+
+@dataclass
+class Op:
+    kind: str
+    inputs: list[str]
+    outputs: list[str]
+    attrs: dict = field(default_factory=dict)
+    origin: str = ""  # "file:line" in the user's model that produced it
+
+
+@dataclass
+class Arena:
+    name: str
+    size: int = 0
+
+
+@dataclass
+class Graph:
+    tensors: dict[str, Tensor]
+    ops: list[Op]
+    inputs: list[str]
+    outputs: list[str]
+    arenas: list[Arena] = field(default_factory=lambda: [Arena("sram")])
+
+    def add_tensor(self, tensor: Tensor) -> Tensor:
+        if tensor.name in self.tensors:
+            raise ValueError(f"tensor {tensor.name} already exists")
+        self.tensors[tensor.name] = tensor
+        return tensor
+
+    def unique_name(self, base: str) -> str:
+        name, n = base, 1
+        while name in self.tensors:
+            name, n = f"{base}_{n}", n + 1
+        return name
+
+    def producer(self, tensor: str) -> Op | None:
+        return next((op for op in self.ops if tensor in op.outputs), None)
+
+    def consumers(self, tensor: str) -> list[Op]:
+        return [op for op in self.ops if tensor in op.inputs]
+
+    def replace_uses(self, old: str, new: str) -> None:
+        for op in self.ops:
+            op.inputs = [new if t == old else t for t in op.inputs]
+        self.outputs = [new if t == old else t for t in self.outputs]
+
+    def summary(self) -> str:
+        """One line per op: kind, inputs → outputs with shapes and dtypes."""
+        def describe(name: str) -> str:
+            t = self.tensors[name]
+            return f"{name}:{t.dtype}{list(t.shape)}"
+
+        return "\n".join(
+            f"{op.kind}({', '.join(map(describe, op.inputs))}) -> {', '.join(map(describe, op.outputs))}"
+            for op in self.ops
+        )

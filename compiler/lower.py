@@ -1,0 +1,52 @@
+"""compiler.lower: a PyTorch model in, a planned int8 program for one target out."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import torch
+
+from compiler.errors import UnsupportedOpError
+from compiler.frontend import quantize, reexport
+from compiler.importer import import_program
+from compiler.ir import Graph
+from compiler.ops import OP_TABLE
+from compiler.passes import IR_PASSES, lower_boundaries
+from compiler.planner import Region, plan_memory
+from compiler.program import Program
+from compiler.quantizer import CortexMQuantizer
+from compiler.target import Target
+
+DEFAULT_ARENA_CAPACITY = 1 << 30  # no cap unless the board or app gives one
+
+
+def lower_graph(graph: Graph, int8_io: bool = False) -> Graph:
+    """Runs the IR pass list; fails naming the first op that has no Ember lowering."""
+    for lowering in IR_PASSES:
+        graph = lower_boundaries(graph, int8_io) if lowering is lower_boundaries else lowering(graph)
+    for op in graph.ops:
+        if op.kind not in OP_TABLE:
+            raise UnsupportedOpError(op.kind, op.origin, "No Ember kernel implements it in this release.")
+    return graph
+
+
+def lower(
+    model: torch.nn.Module,
+    example_inputs: tuple,
+    calibration_data: Iterable,
+    target: str | Target = "cortex-m55",
+    *,
+    int8_io: bool = False,
+    arena: Region | None = None,
+    name: str = "model",
+    quantizer: CortexMQuantizer | None = None,
+) -> Program:
+    """Exports, quantizes (PT2E), lowers and plans `model` for `target`.
+
+    `calibration_data` yields input batches (a tensor or a tuple of tensors each). With
+    `int8_io` the program takes and returns int8 tensors instead of float32.
+    """
+    target = target if isinstance(target, Target) else Target(target)
+    quantized = quantize(model, example_inputs, calibration_data, quantizer)
+    graph = lower_graph(import_program(reexport(quantized, example_inputs)), int8_io)
+    plan = plan_memory(graph, arena or Region("sram", DEFAULT_ARENA_CAPACITY))
+    return Program(graph, target, name, plan, quantized_model=quantized)

@@ -1,0 +1,17 @@
+"""The operator table: one entry per Ember op, one file per op.
+
+Each entry ties together what every layer needs to know of an op: its opcode in the program
+schema, its reference implementation, how its options are serialized, and the C sources that
+implement it (the op adapter and its kernels), from which the registry is generated.
+"""
+from __future__ import annotations
+
+from compiler.ops.dequantize import DEQUANTIZE
+from compiler.ops.fully_connected import FULLY_CONNECTED
+from compiler.ops.quantize import QUANTIZE
+from compiler.ops.spec import OpSpec
+
+OP_TABLE: dict[str, OpSpec] = {spec.kind: spec for spec in (QUANTIZE, DEQUANTIZE, FULLY_CONNECTED)}
+OPCODES: dict[int, OpSpec] = {spec.opcode: spec for spec in OP_TABLE.values()}
+
+__all__ = ["OP_TABLE", "OPCODES", "OpSpec"]

@@ -1,0 +1,28 @@
+"""OpSpec: what the compiler, the reference, the writer and the build know of one op."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from compiler.ir import Op
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    kind: str
+    opcode: int  # schema OpCode value
+    options_type: int  # schema OpOptions union type
+    # (op, input arrays) -> output arrays, exactly as the C kernels compute them.
+    reference: Callable[[Op, list[np.ndarray]], list[np.ndarray]]
+    # (flatbuffers builder, op) -> offset of the options table.
+    write_options: Callable[[object, Op], int]
+    # (options table object from the generated reader) -> op attrs.
+    read_options: Callable[[object], dict]
+    registration: str  # C symbol of the op's em_op_registration
+    sources: tuple[str, ...]  # C files, relative to the repository root
+
+    def __post_init__(self) -> None:
+        if not self.registration.startswith("em_op_"):
+            raise ValueError(f"{self.kind}: registration symbol must start with em_op_")

@@ -1,0 +1,20 @@
+"""Compiler passes, one per file, named <verb>_<noun>.
+
+`fold_batch_norm` runs on the exported float FX graph before quantization; the others run on
+Ember IR in the order of `IR_PASSES`.
+"""
+from __future__ import annotations
+
+from compiler.passes.fold_activations import fold_activations
+from compiler.passes.lower_boundaries import lower_boundaries
+from compiler.passes.lower_quantized_linear import lower_quantized_linear
+from compiler.passes.remove_dead_tensors import remove_dead_tensors
+
+# Order matters: activations must be folded before the quantized pattern is matched, and the
+# boundary quantize/dequantize ops are all that remains of q/dq pairs once the ops are lowered.
+IR_PASSES = (
+    fold_activations,
+    lower_quantized_linear,
+    lower_boundaries,
+    remove_dead_tensors,
+)

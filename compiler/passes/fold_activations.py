@@ -1,0 +1,22 @@
+"""fold_activations: a clamp (ReLU, ReLU6, hardtanh) whose input comes only from a linear is
+folded into that linear as its `activation` range; the lowering turns it into the output clamp."""
+from __future__ import annotations
+
+from compiler.ir import Graph
+
+PRODUCERS = ("linear",)
+
+
+def fold_activations(graph: Graph) -> Graph:
+    for clamp in [op for op in graph.ops if op.kind == "clamp"]:
+        (source,) = clamp.inputs
+        producer = graph.producer(source)
+        if producer is None or producer.kind not in PRODUCERS or len(graph.consumers(source)) != 1:
+            continue
+        if source in graph.outputs or "activation" in producer.attrs:
+            continue
+        producer.attrs["activation"] = (clamp.attrs["min"], clamp.attrs["max"])
+        producer.outputs = list(clamp.outputs)
+        graph.ops.remove(clamp)
+        del graph.tensors[source]
+    return graph

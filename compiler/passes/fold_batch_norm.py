@@ -1,0 +1,72 @@
+"""fold_batch_norm: merge inference-mode batch norm into the preceding linear or conv2d.
+
+Runs on the float FX graph from `torch.export` before quantization, so the folded weights are
+what gets observed and quantized (per channel). A batch norm whose input is not a weighted op
+with a single user stays as it is and later fails lowering with a clear message.
+"""
+from __future__ import annotations
+
+import torch
+from torch.fx import GraphModule, Node
+
+aten = torch.ops.aten
+
+BATCH_NORMS = (aten.batch_norm.default, aten._native_batch_norm_legit_no_training.default)
+WEIGHTED = (aten.linear.default, aten.conv2d.default)
+
+
+def _get(gm: GraphModule, target: str) -> torch.Tensor:
+    owner, _, name = target.rpartition(".")
+    return getattr(gm.get_submodule(owner) if owner else gm, name)
+
+
+def _set(gm: GraphModule, target: str, value: torch.Tensor) -> None:
+    owner, _, name = target.rpartition(".")
+    module = gm.get_submodule(owner) if owner else gm
+    if isinstance(getattr(module, name), torch.nn.Parameter):
+        setattr(module, name, torch.nn.Parameter(value, requires_grad=False))
+    else:
+        module.register_buffer(name, value)
+
+
+def fold_batch_norm(gm: GraphModule) -> GraphModule:
+    """Returns `gm` with every foldable batch norm removed and its producer's weights scaled."""
+    for bn in list(gm.graph.nodes):
+        if bn.op != "call_function" or bn.target not in BATCH_NORMS:
+            continue
+        producer = bn.args[0]
+        if not (isinstance(producer, Node) and producer.target in WEIGHTED and len(producer.users) == 1):
+            continue
+        gamma, beta, mean, var = (_get(gm, n.target) if n is not None else None for n in bn.args[1:5])
+        eps = bn.args[7] if bn.target == aten.batch_norm.default else bn.args[6]
+        weight_node = producer.args[1]
+        bias_node = producer.args[2] if len(producer.args) > 2 else None
+        weight = _get(gm, weight_node.target)
+        bias = _get(gm, bias_node.target) if bias_node is not None else torch.zeros_like(mean)
+        gamma = gamma if gamma is not None else torch.ones_like(mean)
+        beta = beta if beta is not None else torch.zeros_like(mean)
+        factor = gamma / torch.sqrt(var + eps)
+        shape = (-1,) + (1,) * (weight.dim() - 1)
+        _set(gm, weight_node.target, (weight * factor.reshape(shape)).detach())
+        folded_bias = ((bias - mean) * factor + beta).detach()
+        if bias_node is None:
+            bias_target = f"{weight_node.target}_folded_bias"
+            _set(gm, bias_target, folded_bias)
+            with gm.graph.inserting_before(producer):
+                bias_node = gm.graph.get_attr(bias_target)
+            args = list(producer.args) + [None] * (3 - len(producer.args))
+            args[2] = bias_node
+            producer.args = tuple(args)
+        else:
+            _set(gm, bias_node.target, folded_bias)
+        # _native_batch_norm_legit_no_training returns a tuple; its users take item 0.
+        if bn.target == aten.batch_norm.default:
+            bn.replace_all_uses_with(producer)
+        else:
+            for user in list(bn.users):
+                user.replace_all_uses_with(producer)
+                gm.graph.erase_node(user)
+        gm.graph.erase_node(bn)
+    gm.graph.eliminate_dead_code()
+    gm.recompile()
+    return gm

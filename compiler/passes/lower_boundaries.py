@@ -1,0 +1,37 @@
+"""lower_boundaries: the quantize / dequantize ops left at the program's edges.
+
+A quantize of a float program input becomes Ember's `quantize` (float32 → int8); a dequantize
+that produces a program output becomes Ember's `dequantize`. With `int8_io`, both are removed
+and the program takes and returns the int8 tensors with their quantization recorded. A
+quantize → dequantize pair inside the graph (two lowered ops meeting) is a no-op and vanishes.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from compiler.ir import Graph
+
+
+def lower_boundaries(graph: Graph, int8_io: bool = False) -> Graph:
+    for op in list(graph.ops):
+        if op.kind == "quantize" and op.inputs[0] in graph.inputs:
+            quant = op.attrs["quant"]
+            graph.tensors[op.outputs[0]].quant = quant
+            if int8_io:
+                graph.inputs[graph.inputs.index(op.inputs[0])] = op.outputs[0]
+                graph.ops.remove(op)
+            else:
+                op.attrs = {"inv_scale": np.float32(1.0 / float(quant.scale[0])),
+                            "zero_point": int(quant.zero_point[0])}
+        elif op.kind == "dequantize" and not op.attrs.get("per_channel"):
+            source = graph.tensors[op.inputs[0]]
+            if source.dtype != "int8":
+                continue
+            quant = op.attrs["quant"]
+            source.quant = quant
+            if op.outputs[0] in graph.outputs and int8_io:
+                graph.replace_uses(op.outputs[0], op.inputs[0])
+                graph.ops.remove(op)
+            elif op.outputs[0] in graph.outputs:
+                op.attrs = {"scale": np.float32(quant.scale[0]), "zero_point": int(quant.zero_point[0])}
+    return graph

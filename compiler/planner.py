@@ -1,0 +1,141 @@
+"""Static memory planner: every activation gets a fixed arena offset before the firmware exists.
+
+Step by step:
+1. Lifetimes. Ops run in list order; op i is step i. A tensor lives from the step that writes it
+   (program inputs: step 0) to the last step that reads it (program outputs: the last step).
+   Constants live in the program's flash buffers and are not planned.
+2. Placement. Each strategy visits the tensors in its own order and puts each one at the lowest
+   16-byte-aligned offset where it overlaps no already placed tensor that is alive at the same
+   time (first fit over the gaps). Strategies: largest first, earliest first, longest-lived first.
+3. Choice. The plan with the smallest peak (arena size) wins.
+4. Verification. Every pair of tensors alive at the same time is checked for disjoint bytes,
+   independently of how the plan was made; a failure is a compiler bug and raises PlanError.
+5. Fit. A plan larger than the region's capacity raises PlanError naming the region, the bytes
+   needed and the largest buffers.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from compiler.errors import PlanError
+from compiler.ir import Graph
+
+ALIGNMENT = 16
+
+
+@dataclass(frozen=True)
+class Buffer:
+    name: str
+    size: int
+    first: int  # first step alive
+    last: int  # last step alive
+
+    def overlaps_in_time(self, other: "Buffer") -> bool:
+        return self.first <= other.last and other.first <= self.last
+
+
+@dataclass(frozen=True)
+class Region:
+    """A memory region the planner may fill: name and capacity in bytes."""
+
+    name: str
+    capacity: int
+
+
+def _align(n: int) -> int:
+    return (n + ALIGNMENT - 1) // ALIGNMENT * ALIGNMENT
+
+
+def lifetimes(graph: Graph) -> list[Buffer]:
+    last_step = max(len(graph.ops) - 1, 0)
+    first: dict[str, int] = {name: 0 for name in graph.inputs}
+    last: dict[str, int] = {name: 0 for name in graph.inputs}
+    for step, op in enumerate(graph.ops):
+        for name in op.outputs:
+            first.setdefault(name, step)
+            last[name] = max(last.get(name, step), step)
+        for name in op.inputs:
+            if not graph.tensors[name].is_constant:
+                last[name] = max(last.get(name, step), step)
+    for name in graph.outputs:
+        last[name] = last_step
+    return [Buffer(n, _align(graph.tensors[n].nbytes), first[n], last[n]) for n in first]
+
+
+def _first_fit(order: list[Buffer]) -> dict[str, int]:
+    placed: list[tuple[Buffer, int]] = []
+    offsets: dict[str, int] = {}
+    for buf in order:
+        busy = sorted((off, off + b.size) for b, off in placed if b.overlaps_in_time(buf))
+        offset = 0
+        for start, end in busy:
+            if offset + buf.size <= start:
+                break
+            offset = max(offset, end)
+        placed.append((buf, offset))
+        offsets[buf.name] = offset
+    return offsets
+
+
+STRATEGIES: dict[str, Callable[[list[Buffer]], list[Buffer]]] = {
+    "largest_first": lambda bufs: sorted(bufs, key=lambda b: (-b.size, b.first)),
+    "earliest_first": lambda bufs: sorted(bufs, key=lambda b: (b.first, -b.size)),
+    "longest_lived_first": lambda bufs: sorted(bufs, key=lambda b: (b.first - b.last, -b.size)),
+}
+
+
+def peak(buffers: list[Buffer], offsets: dict[str, int]) -> int:
+    return max((offsets[b.name] + b.size for b in buffers), default=0)
+
+
+def verify(buffers: list[Buffer], offsets: dict[str, int]) -> None:
+    for i, a in enumerate(buffers):
+        if offsets[a.name] % ALIGNMENT:
+            raise PlanError(f"buffer {a.name} at offset {offsets[a.name]} is not {ALIGNMENT}-byte aligned")
+        for b in buffers[i + 1:]:
+            if a.overlaps_in_time(b):
+                a0, b0 = offsets[a.name], offsets[b.name]
+                if a0 < b0 + b.size and b0 < a0 + a.size:
+                    raise PlanError(f"planner bug: {a.name} and {b.name} overlap while both alive")
+
+
+@dataclass
+class Plan:
+    strategy: str
+    buffers: list[Buffer]
+    offsets: dict[str, int]
+    size: int
+    region: str
+
+    def chart(self, width: int = 60) -> str:
+        """ASCII chart: one row per buffer, '#' over the steps it is alive."""
+        steps = max((b.last for b in self.buffers), default=0) + 1
+        rows = [f"arena {self.region}: {self.size} bytes (strategy {self.strategy})"]
+        for b in sorted(self.buffers, key=lambda b: self.offsets[b.name]):
+            bar = "".join("#" if b.first <= s <= b.last else "." for s in range(steps))[:width]
+            rows.append(f"{self.offsets[b.name]:>8} {b.size:>8}  {bar}  {b.name}")
+        return "\n".join(rows)
+
+
+def plan_memory(graph: Graph, region: Region) -> Plan:
+    """Assigns arena offsets to every non-constant tensor of `graph` (in place) and returns the plan."""
+    buffers = lifetimes(graph)
+    candidates = []
+    for name, order in STRATEGIES.items():
+        offsets = _first_fit(order(buffers))
+        candidates.append((peak(buffers, offsets), name, offsets))
+    size, strategy, offsets = min(candidates, key=lambda c: c[0])
+    verify(buffers, offsets)
+    if size > region.capacity:
+        largest = sorted(buffers, key=lambda b: -b.size)[:3]
+        raise PlanError(
+            f"activations need {size} bytes but region {region.name} holds {region.capacity}; "
+            f"largest buffers: {', '.join(f'{b.name} ({b.size} B)' for b in largest)}"
+        )
+    for name, offset in offsets.items():
+        graph.tensors[name].offset = offset
+        graph.tensors[name].arena = 0
+    graph.arenas[0].name = region.name
+    graph.arenas[0].size = size
+    return Plan(strategy, buffers, offsets, size, region.name)

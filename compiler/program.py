@@ -1,0 +1,90 @@
+"""Program: a lowered, planned model for one target — save it, run it on the reference,
+inspect it, or emit its C sources."""
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from compiler import emit_c, reference
+from compiler.ir import Graph
+from compiler.ops import OP_TABLE, OpSpec
+from compiler.planner import Plan
+from compiler.reader import read_program
+from compiler.target import Target
+from compiler.writer import write_program
+
+
+def write_atomically(path: Path, data: bytes | str) -> None:
+    """Writes `path` through a temporary file and a rename, so it is never half-written."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = data.encode() if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(payload)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+@dataclass
+class Program:
+    graph: Graph
+    target: Target
+    name: str = "model"
+    plan: Plan | None = None
+    # PyTorch's converted (PT2E) model this program was lowered from, when lowered in-process.
+    quantized_model: object | None = field(default=None, repr=False)
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Program":
+        graph, target, name = read_program(Path(path).read_bytes())
+        return cls(graph, target, name)
+
+    def to_bytes(self) -> bytes:
+        return write_program(self.graph, self.target, self.name)
+
+    def save(self, path: str | Path) -> Path:
+        write_atomically(Path(path), self.to_bytes())
+        return Path(path)
+
+    def run_reference(self, *inputs: np.ndarray, keep_all: bool = False) -> list[np.ndarray] | dict:
+        values = reference.run(self.graph, list(inputs), keep_all=keep_all)
+        return values if keep_all else [values[name] for name in self.graph.outputs]
+
+    @property
+    def selected_ops(self) -> list[OpSpec]:
+        kinds = dict.fromkeys(op.kind for op in self.graph.ops)
+        return [OP_TABLE[kind] for kind in kinds]
+
+    @property
+    def arena_bytes(self) -> dict[str, int]:
+        return {arena.name: arena.size for arena in self.graph.arenas}
+
+    def emit_c(self, out_dir: str | Path, symbol: str = "em_model_program") -> list[Path]:
+        """Writes <symbol>.c/.h (the program array) and em_registry.c; returns their paths."""
+        out = Path(out_dir)
+        files = {
+            out / f"{symbol}.c": emit_c.program_array_c(self.to_bytes(), symbol),
+            out / f"{symbol}.h": emit_c.program_header_c(symbol),
+            out / "em_registry.c": emit_c.registry_c(self.selected_ops),
+        }
+        for path, text in files.items():
+            write_atomically(path, text)
+        return list(files)
+
+    def summary(self) -> str:
+        lines = [f"program {self.name}: target {self.target.cpu}, tier {self.target.tier}, "
+                 f"{len(self.graph.ops)} ops, arenas {self.arena_bytes}"]
+        for i, op in enumerate(self.graph.ops):
+            outs = ", ".join(f"{t}{list(self.graph.tensors[t].shape)}@{self.graph.tensors[t].offset}"
+                             for t in op.outputs)
+            consts = sum(self.graph.tensors[t].nbytes for t in op.inputs if self.graph.tensors[t].is_constant)
+            lines.append(f"  {i:3} {op.kind:<16} -> {outs}  constants {consts} B  {op.origin}")
+        return "\n".join(lines)

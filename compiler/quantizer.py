@@ -1,0 +1,129 @@
+"""CortexMQuantizer: the PT2E quantizer for Ember's int8 contract.
+
+Activations: int8 asymmetric per-tensor (-128..127). Weights: int8 symmetric per-channel
+(-127..127, channel axis 0). Bias: int32, scale = input scale × weight scale per channel,
+zero point 0. Patterns whose activation Ember folds into the output clamp are annotated as one
+unit, so no quantize/dequantize pair sits between a linear or conv and its ReLU.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch.fx import GraphModule, Node
+from torchao.quantization.pt2e.observer import (
+    HistogramObserver,
+    MinMaxObserver,
+    PerChannelMinMaxObserver,
+)
+from torchao.quantization.pt2e.quantizer import (
+    DerivedQuantizationSpec,
+    QuantizationAnnotation,
+    QuantizationSpec,
+    Quantizer,
+)
+
+aten = torch.ops.aten
+
+# Ops with weights, in the (input, weight, bias) argument order aten gives them.
+WEIGHTED_OPS = (aten.linear.default, aten.conv2d.default)
+
+
+def _is_relu6(node: Node) -> bool:
+    return node.target == aten.hardtanh.default and tuple(node.args[1:3]) == (0.0, 6.0)
+
+
+# Activations folded into the producer's output clamp.
+FUSABLE_ACTIVATIONS = {
+    aten.relu.default: lambda node: True,
+    aten.relu_.default: lambda node: True,
+    aten.hardtanh.default: _is_relu6,
+    aten.hardtanh_.default: _is_relu6,
+}
+
+ACTIVATION_QSPEC = QuantizationSpec(
+    dtype=torch.int8,
+    quant_min=-128,
+    quant_max=127,
+    qscheme=torch.per_tensor_affine,
+    is_dynamic=False,
+    observer_or_fake_quant_ctr=HistogramObserver.with_args(eps=2**-12),
+)
+
+WEIGHT_QSPEC = QuantizationSpec(
+    dtype=torch.int8,
+    quant_min=-127,
+    quant_max=127,
+    qscheme=torch.per_channel_symmetric,
+    ch_axis=0,
+    is_dynamic=False,
+    observer_or_fake_quant_ctr=PerChannelMinMaxObserver.with_args(eps=2**-12),
+)
+
+
+def _bias_qparams(observers: list) -> tuple[torch.Tensor, torch.Tensor]:
+    """Bias scale = input activation scale × per-channel weight scale, zero point 0."""
+    act_scale, _ = observers[0].calculate_qparams()
+    weight_scale, _ = observers[1].calculate_qparams()
+    scale = (act_scale * weight_scale).to(torch.float32)
+    return scale, torch.zeros_like(scale, dtype=torch.int32)
+
+
+def _bias_qspec(node: Node) -> DerivedQuantizationSpec:
+    return DerivedQuantizationSpec(
+        derived_from=[(node.args[0], node), (node.args[1], node)],
+        derive_qparams_fn=_bias_qparams,
+        dtype=torch.int32,
+        quant_min=-(2**31) + 1,
+        quant_max=2**31 - 1,
+        qscheme=torch.per_channel_symmetric,
+        ch_axis=0,
+    )
+
+
+def _fused_activation(node: Node) -> Node | None:
+    """The ReLU / ReLU6 that is `node`'s only user, if any."""
+    if len(node.users) != 1:
+        return None
+    (user,) = node.users
+    check = FUSABLE_ACTIVATIONS.get(user.target)
+    return user if check is not None and check(user) else None
+
+
+@dataclass
+class CortexMQuantizer(Quantizer):
+    """Annotates linear and conv2d (each optionally followed by ReLU or ReLU6).
+
+    Modules whose fully qualified name starts with one of `skip_modules` stay in float.
+    """
+
+    skip_modules: tuple[str, ...] = ()
+
+    def annotate(self, model: GraphModule) -> GraphModule:
+        for node in model.graph.nodes:
+            if node.op == "call_function" and node.target in WEIGHTED_OPS and not self._skipped(node):
+                self._annotate_weighted(node)
+        return model
+
+    def validate(self, model: GraphModule) -> None:
+        pass
+
+    def _skipped(self, node: Node) -> bool:
+        stack = node.meta.get("nn_module_stack") or {}
+        names = [path for path, _ in stack.values()]
+        return any(name.startswith(prefix) for name in names for prefix in self.skip_modules)
+
+    def _annotate_weighted(self, node: Node) -> None:
+        input_map = {node.args[0]: ACTIVATION_QSPEC, node.args[1]: WEIGHT_QSPEC}
+        if len(node.args) > 2 and node.args[2] is not None:
+            input_map[node.args[2]] = _bias_qspec(node)
+        activation = _fused_activation(node)
+        node.meta["quantization_annotation"] = QuantizationAnnotation(
+            input_qspec_map=input_map,
+            output_qspec=None if activation is not None else ACTIVATION_QSPEC,
+            _annotated=True,
+        )
+        if activation is not None:
+            activation.meta["quantization_annotation"] = QuantizationAnnotation(
+                output_qspec=ACTIVATION_QSPEC, _annotated=True
+            )

@@ -1,0 +1,57 @@
+"""Reads a program file back into Ember IR (for inspection and reference runs)."""
+from __future__ import annotations
+
+import numpy as np
+
+from compiler.errors import ProgramFormatError
+from compiler.ir import NUMPY_DTYPES, Arena, Graph, Op, Quant, Tensor
+from compiler.ops import OPCODES
+from compiler.schema import program_generated as fb
+from compiler.target import TIERS, Target
+from compiler.writer import FILE_IDENTIFIER, SCHEMA_VERSION
+
+DTYPE_NAMES = {fb.DType.INT8: "int8", fb.DType.INT32: "int32", fb.DType.FLOAT32: "float32"}
+
+
+def read_program(data: bytes) -> tuple[Graph, Target, str]:
+    """Returns (graph, target, name). Raises ProgramFormatError for a file that is not a program."""
+    if len(data) < 8 or data[4:8] != FILE_IDENTIFIER:
+        raise ProgramFormatError("not an Ember program: file identifier 'EMBR' missing at bytes 4..7")
+    try:
+        program = fb.Program.GetRootAs(data, 0)
+        if program.SchemaVersion() != SCHEMA_VERSION:
+            raise ProgramFormatError(f"schema version {program.SchemaVersion()}, this compiler reads {SCHEMA_VERSION}")
+        graph = Graph(tensors={}, ops=[], inputs=[], outputs=[], arenas=[])
+        names = []
+        for i in range(program.TensorsLength()):
+            t = program.Tensors(i)
+            dtype = DTYPE_NAMES[t.Dtype()]
+            shape = tuple(int(d) for d in t.ShapeAsNumpy()) if t.ShapeLength() else ()
+            quant = None
+            if t.Quantization() is not None:
+                q = t.Quantization()
+                quant = Quant(q.ScaleAsNumpy().astype(np.float32), q.ZeroPointAsNumpy().astype(np.int32),
+                              None if q.Axis() < 0 else q.Axis())
+            data_array = None
+            if t.Buffer() >= 0:
+                raw = program.Buffers(t.Buffer()).DataAsNumpy()
+                data_array = np.frombuffer(raw.tobytes(), NUMPY_DTYPES[dtype]).reshape(shape)
+            name = t.Name().decode()
+            graph.add_tensor(Tensor(name, dtype, shape, quant, data_array, t.Arena(),
+                                    None if data_array is not None else t.Offset()))
+            names.append(name)
+        for i in range(program.OperatorsLength()):
+            o = program.Operators(i)
+            spec = OPCODES.get(o.Opcode())
+            if spec is None:
+                raise ProgramFormatError(f"operator {i} has unknown opcode {o.Opcode()}")
+            graph.ops.append(Op(spec.kind, [names[j] for j in o.InputsAsNumpy()],
+                                [names[j] for j in o.OutputsAsNumpy()],
+                                spec.read_options(o.Options()), (o.Origin() or b"").decode()))
+        graph.inputs = [names[j] for j in program.InputsAsNumpy()]
+        graph.outputs = [names[j] for j in program.OutputsAsNumpy()]
+        graph.arenas = [Arena(program.Arenas(i).Name().decode(), program.Arenas(i).Size())
+                        for i in range(program.ArenasLength())]
+        return graph, Target(program.Target().decode(), TIERS[program.Tier()]), (program.Name() or b"").decode()
+    except (IndexError, KeyError, ValueError, TypeError) as error:  # flatbuffers reads past the end
+        raise ProgramFormatError(f"malformed program: {error}") from error

@@ -1,0 +1,127 @@
+"""Serializes lowered Ember IR into a program file (FlatBuffers, compiler/schema/program.fbs)."""
+from __future__ import annotations
+
+import flatbuffers
+import numpy as np
+
+from compiler.ir import Graph, Tensor
+from compiler.ops import OP_TABLE
+from compiler.schema import program_generated as fb
+from compiler.target import Target
+
+SCHEMA_VERSION = 1
+FILE_IDENTIFIER = b"EMBR"
+CONSTANT_ALIGNMENT = 16  # constants are read in place by vector loads
+DTYPES = {"int8": fb.DType.INT8, "int32": fb.DType.INT32, "float32": fb.DType.FLOAT32}
+
+
+def _aligned_bytes(builder: flatbuffers.Builder, data: bytes) -> int:
+    """A [ubyte] vector whose first element is CONSTANT_ALIGNMENT-aligned (force_align: 16)."""
+    builder.StartVector(1, len(data), CONSTANT_ALIGNMENT)
+    builder.head -= len(data)
+    builder.Bytes[builder.head:builder.head + len(data)] = data
+    return builder.EndVector()
+
+
+def _quantization(builder: flatbuffers.Builder, tensor: Tensor) -> int | None:
+    if tensor.quant is None:
+        return None
+    scale = builder.CreateNumpyVector(np.asarray(tensor.quant.scale, np.float32).reshape(-1))
+    zero_point = builder.CreateNumpyVector(np.asarray(tensor.quant.zero_point, np.int32).reshape(-1))
+    fb.QuantizationStart(builder)
+    fb.QuantizationAddScale(builder, scale)
+    fb.QuantizationAddZeroPoint(builder, zero_point)
+    if tensor.quant.axis is not None:
+        fb.QuantizationAddAxis(builder, tensor.quant.axis)
+    return fb.QuantizationEnd(builder)
+
+
+def _table_vector(builder: flatbuffers.Builder, offsets: list[int]) -> int:
+    builder.StartVector(4, len(offsets), 4)
+    for offset in reversed(offsets):
+        builder.PrependUOffsetTRelative(offset)
+    return builder.EndVector()
+
+
+def write_program(graph: Graph, target: Target, name: str = "model") -> bytes:
+    """Returns the program file bytes. `graph` must be lowered and planned."""
+    builder = flatbuffers.Builder(1024)
+    names = list(graph.tensors)
+    index = {n: i for i, n in enumerate(names)}
+
+    constants = [graph.tensors[n] for n in names if graph.tensors[n].is_constant]
+    buffer_of = {t.name: i for i, t in enumerate(constants)}
+    buffers = []
+    for tensor in constants:
+        data = _aligned_bytes(builder, np.ascontiguousarray(tensor.data).astype(tensor.data.dtype.newbyteorder("<")).tobytes())
+        fb.BufferStart(builder)
+        fb.BufferAddData(builder, data)
+        buffers.append(fb.BufferEnd(builder))
+
+    tensors = []
+    for n in names:
+        tensor = graph.tensors[n]
+        if not tensor.is_constant and tensor.offset is None:
+            raise ValueError(f"tensor {n} has no planned offset: run the planner before writing")
+        name_offset = builder.CreateString(n)
+        shape = builder.CreateNumpyVector(np.array(tensor.shape, np.int32))
+        quant = _quantization(builder, tensor)
+        fb.TensorStart(builder)
+        fb.TensorAddName(builder, name_offset)
+        fb.TensorAddDtype(builder, DTYPES[tensor.dtype])
+        fb.TensorAddShape(builder, shape)
+        if quant is not None:
+            fb.TensorAddQuantization(builder, quant)
+        fb.TensorAddBuffer(builder, buffer_of.get(n, -1))
+        fb.TensorAddArena(builder, tensor.arena)
+        fb.TensorAddOffset(builder, tensor.offset or 0)
+        fb.TensorAddSize(builder, tensor.nbytes)
+        tensors.append(fb.TensorEnd(builder))
+
+    operators = []
+    for op in graph.ops:
+        spec = OP_TABLE[op.kind]
+        options = spec.write_options(builder, op)
+        inputs = builder.CreateNumpyVector(np.array([index[t] for t in op.inputs], np.int32))
+        outputs = builder.CreateNumpyVector(np.array([index[t] for t in op.outputs], np.int32))
+        origin = builder.CreateString(op.origin)
+        fb.OperatorStart(builder)
+        fb.OperatorAddOpcode(builder, spec.opcode)
+        fb.OperatorAddInputs(builder, inputs)
+        fb.OperatorAddOutputs(builder, outputs)
+        fb.OperatorAddOptionsType(builder, spec.options_type)
+        fb.OperatorAddOptions(builder, options)
+        fb.OperatorAddOrigin(builder, origin)
+        operators.append(fb.OperatorEnd(builder))
+
+    arenas = []
+    for arena in graph.arenas:
+        arena_name = builder.CreateString(arena.name)
+        fb.ArenaStart(builder)
+        fb.ArenaAddName(builder, arena_name)
+        fb.ArenaAddSize(builder, arena.size)
+        arenas.append(fb.ArenaEnd(builder))
+
+    vectors = {
+        "tensors": _table_vector(builder, tensors),
+        "operators": _table_vector(builder, operators),
+        "buffers": _table_vector(builder, buffers),
+        "arenas": _table_vector(builder, arenas),
+        "inputs": builder.CreateNumpyVector(np.array([index[t] for t in graph.inputs], np.int32)),
+        "outputs": builder.CreateNumpyVector(np.array([index[t] for t in graph.outputs], np.int32)),
+    }
+    target_name = builder.CreateString(target.cpu)
+    program_name = builder.CreateString(name)
+    fb.ProgramStart(builder)
+    fb.ProgramAddSchemaVersion(builder, SCHEMA_VERSION)
+    fb.ProgramAddTier(builder, target.tier_index)
+    fb.ProgramAddTarget(builder, target_name)
+    fb.ProgramAddName(builder, program_name)
+    fb.ProgramAddTensors(builder, vectors["tensors"])
+    fb.ProgramAddOperators(builder, vectors["operators"])
+    fb.ProgramAddInputs(builder, vectors["inputs"])
+    fb.ProgramAddOutputs(builder, vectors["outputs"])
+    fb.ProgramAddBuffers(builder, vectors["buffers"])
+    fb.ProgramAddArenas(builder, vectors["arenas"])
+    builder.Finish(fb.ProgramEnd(builder), file_identifier=FILE_IDENTIFIER)
+    return bytes(builder.Output())
