@@ -1,0 +1,65 @@
+/**
+ * @file console.c
+ * @brief Console on the CMSDK APB UART0 of the AN547 (polled, transmit only).
+ *
+ * The UART's base address comes from board.yaml (console.base) as EM_BSP_CONSOLE_BASE.
+ * Register layout: Arm CMSDK APB UART (DATA 0x00, STATE 0x04, CTRL 0x08, BAUDDIV 0x10).
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "em_bsp.h"
+#include "corstone300_internal.h"
+
+#ifndef EM_BSP_CONSOLE_BASE
+#error "EM_BSP_CONSOLE_BASE must come from board.yaml (console.base)"
+#endif
+#ifndef EM_BSP_UART_CLOCK_HZ
+#error "EM_BSP_UART_CLOCK_HZ must come from board.yaml (console.clock_hz)"
+#endif
+
+#define UART_REG(offset) (*(volatile uint32_t *)((uintptr_t)(EM_BSP_CONSOLE_BASE) + (offset)))
+#define UART_DATA UART_REG(0x00)
+#define UART_STATE UART_REG(0x04)
+#define UART_CTRL UART_REG(0x08)
+#define UART_BAUDDIV UART_REG(0x10)
+
+#define UART_STATE_TXFULL (1u << 0)
+#define UART_CTRL_TX_ENABLE (1u << 0)
+#define UART_BAUD 115200u
+
+void em_corstone300_console_init(void)
+{
+    /* The UART ignores a divider below 16 (its reset value is 0), so program a real one. */
+    UART_BAUDDIV = EM_BSP_UART_CLOCK_HZ / UART_BAUD;
+    UART_CTRL = UART_CTRL_TX_ENABLE;
+}
+
+void em_bsp_console_write(const char *text, size_t len)
+{
+    for (size_t i = 0; i < len; ++i) {
+        while (UART_STATE & UART_STATE_TXFULL) {
+        }
+        UART_DATA = (uint8_t)text[i];
+    }
+}
+
+void em_corstone300_console_puts(const char *text)
+{
+    size_t len = 0;
+    while (text[len] != '\0') {
+        ++len;
+    }
+    em_bsp_console_write(text, len);
+}
+
+void em_corstone300_console_put_hex(uint32_t value)
+{
+    static const char digits[] = "0123456789abcdef";
+    char text[8];
+    for (int i = 7; i >= 0; --i) {
+        text[i] = digits[value & 0xFu];
+        value >>= 4;
+    }
+    em_bsp_console_write(text, sizeof text);
+}

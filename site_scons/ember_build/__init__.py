@@ -1,0 +1,1 @@
+"""Ember build helpers used by SCons and by the tests (plain Python: never imports SCons)."""
