@@ -44,7 +44,14 @@ typedef struct {
     uint32_t n_outputs;
     uint32_t n_arenas;
     uint32_t arena_size[EM_MAX_ARENAS];
+    /** After a failed load: the operator that failed (EM_NO_OPERATOR if none) and its opcode,
+     *  so that a message can name it (e.g. an opcode missing from the registry). */
+    uint32_t error_operator;
+    uint32_t error_opcode;
 } em_program;
+
+/** em_program.error_operator when the failure was not in an operator. */
+#define EM_NO_OPERATOR 0xFFFFFFFFu
 
 /** A tensor as the application sees it: where its bytes are and how to read them. */
 typedef struct {

@@ -1,0 +1,210 @@
+/**
+ * @file em_loader.c
+ * @brief em_program_load(): verifies a program file once, so that invoke never goes out of bounds.
+ *
+ * Order of checks (the first problem found is returned):
+ *  1. arguments, 4-byte alignment, header, file identifier "EMBR";
+ *  2. the root table and its vectors in bounds; schema version; tier;
+ *  3. arenas (count <= EM_MAX_ARENAS, each table and name), buffers (each data vector);
+ *  4. every tensor (dtype, shape, size == Π shape · dtype bytes, bytes inside buffer or arena);
+ *  5. program inputs/outputs name arena tensors;
+ *  6. every operator: opcode in the registry, tensor indices, outputs in arenas, options table,
+ *     origin string, then the operator's own check().
+ */
+#include "em_program_view.h"
+#include "em_registry.h"
+
+/** Arenas: count, tables, names and sizes into @p program. */
+static em_status em_load_arenas(const em_program_view *v, em_program *program)
+{
+    if (v->arenas.len > EM_MAX_ARENAS) {
+        return EM_ERR_ARENA_TOO_SMALL; /* more arenas than this runtime supports */
+    }
+    for (uint32_t i = 0; i < v->arenas.len; i++) {
+        em_fb_table arena;
+        em_fb_vector name;
+        em_status s = em_fb_vector_table(&v->buf, &v->arenas, i, &arena);
+        if (s == EM_OK) s = em_fb_field_string(&v->buf, &arena, EM_ARENA_NAME, &name);
+        if (s == EM_OK) s = em_fb_field_u32(&v->buf, &arena, EM_ARENA_SIZE, 0u, &program->arena_size[i]);
+        if (s != EM_OK) {
+            return s;
+        }
+    }
+    program->n_arenas = v->arenas.len;
+    return EM_OK;
+}
+
+static em_status em_load_buffers(const em_program_view *v)
+{
+    for (uint32_t i = 0; i < v->buffers.len; i++) {
+        em_fb_table buffer;
+        em_fb_vector data;
+        em_status s = em_fb_vector_table(&v->buf, &v->buffers, i, &buffer);
+        if (s == EM_OK) s = em_fb_field_vector(&v->buf, &buffer, EM_BUFFER_DATA, 1u, 1u, &data);
+        if (s != EM_OK) {
+            return s;
+        }
+    }
+    return EM_OK;
+}
+
+static em_status em_load_tensors(const em_program_view *v, const em_program *program)
+{
+    for (uint32_t i = 0; i < v->tensors.len; i++) {
+        em_tensor t;
+        const em_status s = em_program_view_tensor(v, program, (int32_t)i, NULL, &t, NULL);
+        if (s != EM_OK) {
+            return s;
+        }
+    }
+    return EM_OK;
+}
+
+/** Every index of @p list must name an arena tensor (the application reads/writes it). */
+static em_status em_load_io(const em_program_view *v, const em_program *program,
+                            const em_fb_vector *list)
+{
+    for (uint32_t i = 0; i < list->len; i++) {
+        em_tensor t;
+        bool in_arena;
+        const int32_t index = em_fb_vector_i32(&v->buf, list, i);
+        const em_status s = em_program_view_tensor(v, program, index, NULL, &t, &in_arena);
+        if (s != EM_OK) {
+            return s;
+        }
+        if (!in_arena) {
+            return EM_ERR_BAD_TENSOR_INDEX;
+        }
+    }
+    return EM_OK;
+}
+
+/** Reads operator @p index into @p ctx and finds its registration (generic checks only). */
+em_status em_operator_open(const em_program_view *v, const em_program *program, uint32_t index,
+                           em_op_context *ctx, const em_op_registration **reg, uint16_t *opcode)
+{
+    em_fb_table op;
+    em_fb_vector origin;
+    memset(ctx, 0, sizeof *ctx);
+    ctx->program = program;
+    ctx->view = v;
+    ctx->buf = v->buf;
+    ctx->index = index;
+    *reg = NULL;
+    *opcode = 0;
+    em_status s = em_fb_vector_table(&v->buf, &v->operators, index, &op);
+    if (s == EM_OK) s = em_fb_field_u16(&v->buf, &op, EM_OPERATOR_OPCODE, 0u, opcode);
+    if (s == EM_OK) s = em_fb_field_vector(&v->buf, &op, EM_OPERATOR_INPUTS, 4u, 4u, &ctx->inputs);
+    if (s == EM_OK) s = em_fb_field_vector(&v->buf, &op, EM_OPERATOR_OUTPUTS, 4u, 4u, &ctx->outputs);
+    if (s == EM_OK) s = em_fb_field_u8(&v->buf, &op, EM_OPERATOR_OPTIONS_TYPE, 0u, &ctx->options_type);
+    if (s == EM_OK) s = em_fb_field_table(&v->buf, &op, EM_OPERATOR_OPTIONS, &ctx->options);
+    if (s == EM_OK) s = em_fb_field_string(&v->buf, &op, EM_OPERATOR_ORIGIN, &origin);
+    if (s != EM_OK) {
+        return s;
+    }
+    *reg = em_registry_find(*opcode);
+    return *reg != NULL ? EM_OK : EM_ERR_UNKNOWN_OP;
+}
+
+static em_status em_load_operator(const em_program_view *v, const em_program *program,
+                                  uint32_t index, uint16_t *opcode)
+{
+    em_op_context ctx;
+    const em_op_registration *reg;
+    em_status s = em_operator_open(v, program, index, &ctx, &reg, opcode);
+    if (s != EM_OK) {
+        return s;
+    }
+    for (uint32_t i = 0; i < ctx.inputs.len + ctx.outputs.len; i++) {
+        const bool is_output = i >= ctx.inputs.len;
+        const int32_t tensor = is_output
+                                   ? em_fb_vector_i32(&v->buf, &ctx.outputs, i - ctx.inputs.len)
+                                   : em_fb_vector_i32(&v->buf, &ctx.inputs, i);
+        em_tensor t;
+        bool in_arena;
+        s = em_program_view_tensor(v, program, tensor, NULL, &t, &in_arena);
+        if (s != EM_OK) {
+            return s;
+        }
+        if (is_output && !in_arena) {
+            return EM_ERR_BAD_OPERATOR; /* would write into the (read-only) program */
+        }
+    }
+    if (ctx.options_type != EM_OPTIONS_NONE && ctx.options.pos == 0u) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    return reg->check(&ctx);
+}
+
+em_status em_program_load(em_program *program, const void *data, size_t size)
+{
+    if (program == NULL) {
+        return EM_ERR_BAD_ARGUMENT;
+    }
+    memset(program, 0, sizeof *program);
+    program->error_operator = EM_NO_OPERATOR;
+    if (data == NULL) {
+        return EM_ERR_BAD_ARGUMENT;
+    }
+    if (((uintptr_t)data & 3u) != 0u) {
+        return EM_ERR_UNALIGNED;
+    }
+    if (size < 8u) {
+        return EM_ERR_TRUNCATED;
+    }
+    if (size > UINT32_MAX) {
+        return EM_ERR_MALFORMED;
+    }
+    const em_fb_buf buf = {(const uint8_t *)data, (uint32_t)size};
+    if (memcmp(buf.data + 4, "EMBR", 4) != 0) {
+        return EM_ERR_BAD_MAGIC;
+    }
+    em_program_view v;
+    uint32_t version;
+    uint8_t tier;
+    em_fb_vector target, name;
+    em_status s = em_program_view_open(&buf, &v);
+    if (s == EM_OK) s = em_fb_field_u32(&buf, &v.root, EM_PROGRAM_SCHEMA_VERSION, 0u, &version);
+    if (s == EM_OK) s = em_fb_field_u8(&buf, &v.root, EM_PROGRAM_TIER, 0u, &tier);
+    if (s == EM_OK && version != EM_SCHEMA_VERSION) s = EM_ERR_BAD_VERSION;
+    if (s == EM_OK && tier != (uint8_t)em_runtime_tier()) s = EM_ERR_WRONG_TIER;
+    if (s == EM_OK) s = em_fb_field_string(&buf, &v.root, EM_PROGRAM_TARGET, &target);
+    if (s == EM_OK) s = em_fb_field_string(&buf, &v.root, EM_PROGRAM_NAME, &name);
+    if (s == EM_OK) s = em_load_arenas(&v, program);
+    if (s == EM_OK) s = em_load_buffers(&v);
+    if (s == EM_OK) s = em_load_tensors(&v, program);
+    if (s == EM_OK) s = em_load_io(&v, program, &v.inputs);
+    if (s == EM_OK) s = em_load_io(&v, program, &v.outputs);
+    for (uint32_t i = 0; s == EM_OK && i < v.operators.len; i++) {
+        uint16_t opcode = 0;
+        s = em_load_operator(&v, program, i, &opcode);
+        if (s != EM_OK) {
+            program->error_operator = i;
+            program->error_opcode = opcode;
+        }
+    }
+    if (s != EM_OK) {
+        const uint32_t error_operator = program->error_operator;
+        const uint32_t error_opcode = program->error_opcode;
+        memset(program, 0, sizeof *program);
+        program->error_operator = error_operator;
+        program->error_opcode = error_opcode;
+        return s;
+    }
+    program->data = buf.data;
+    program->size = size;
+    program->root = v.root.pos;
+    program->n_tensors = v.tensors.len;
+    program->n_operators = v.operators.len;
+    program->n_inputs = v.inputs.len;
+    program->n_outputs = v.outputs.len;
+    return EM_OK;
+}
+
+uint32_t em_program_arena_size(const em_program *program, uint32_t index)
+{
+    if (program == NULL || index >= program->n_arenas || index >= EM_MAX_ARENAS) {
+        return 0u;
+    }
+    return program->arena_size[index];
+}

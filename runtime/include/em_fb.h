@@ -1,0 +1,145 @@
+/**
+ * @file em_fb.h
+ * @brief A minimal, hand-written FlatBuffers reader and verifier for the Ember program file.
+ *
+ * Hand-written because there is no C FlatBuffers library in Debian or PyPI (flatcc is not
+ * packaged). It reads only what program.fbs uses: tables, scalars, vectors of scalars, vectors
+ * of tables, strings and unions. Every read is bounds-checked and done with memcpy (no unaligned
+ * access), in little-endian (Ember's targets and hosts are all little-endian).
+ *
+ * Binary format (https://flatbuffers.dev/internals/):
+ * - bytes 0..3: uoffset (uint32) from 0 to the root table; bytes 4..7: file identifier.
+ * - A table starts with an soffset (int32): its vtable is at table - soffset.
+ * - A vtable is voffset16s: [vtable bytes, table inline bytes, field 0 offset, field 1 ...];
+ *   a field offset of 0 (or a slot past the vtable's end) means "absent, use the default".
+ * - Slots follow the declaration order in the .fbs; a union takes two: `<name>_type` (ubyte),
+ *   then the uoffset of the value table.
+ * - Reference fields (table, vector, string) hold a uoffset relative to the field itself.
+ * - A vector is a uint32 length then its elements; a string is a vector of bytes followed by a 0.
+ *   A vector of tables holds uoffsets relative to each element.
+ *
+ * Errors: a reference past the end of the bytes is EM_ERR_TRUNCATED ("shorter than its own
+ * offsets say"); any other inconsistency (misaligned, wrapping, inside the header, vtable sizes
+ * that make no sense, missing string terminator) is EM_ERR_MALFORMED.
+ */
+#ifndef EM_FB_H
+#define EM_FB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "em_status.h"
+
+/** The bytes being read. size < 2^32 (checked by the loader). */
+typedef struct {
+    const uint8_t *data;
+    uint32_t size;
+} em_fb_buf;
+
+/** A verified table: its position and its vtable's extents. pos == 0 means "absent". */
+typedef struct {
+    uint32_t pos;
+    uint32_t vtable;
+    uint16_t vtable_size;
+    uint16_t table_size;
+} em_fb_table;
+
+/** A verified vector: position of element 0 and element count. len == 0 when absent. */
+typedef struct {
+    uint32_t pos;
+    uint32_t len;
+} em_fb_vector;
+
+static inline uint8_t em_fb_u8_at(const em_fb_buf *b, uint32_t pos) { return b->data[pos]; }
+
+static inline uint16_t em_fb_u16_at(const em_fb_buf *b, uint32_t pos)
+{
+    uint16_t v;
+    memcpy(&v, b->data + pos, sizeof v);
+    return v;
+}
+
+static inline uint32_t em_fb_u32_at(const em_fb_buf *b, uint32_t pos)
+{
+    uint32_t v;
+    memcpy(&v, b->data + pos, sizeof v);
+    return v;
+}
+
+static inline int32_t em_fb_i32_at(const em_fb_buf *b, uint32_t pos)
+{
+    int32_t v;
+    memcpy(&v, b->data + pos, sizeof v);
+    return v;
+}
+
+static inline float em_fb_f32_at(const em_fb_buf *b, uint32_t pos)
+{
+    float v;
+    memcpy(&v, b->data + pos, sizeof v);
+    return v;
+}
+
+/** Verifies the table at @p pos (its soffset, vtable and inline bytes in bounds) into @p out. */
+em_status em_fb_table_at(const em_fb_buf *b, uint32_t pos, em_fb_table *out);
+
+/** Verifies the root table (after the 8-byte header) into @p out. */
+em_status em_fb_root(const em_fb_buf *b, em_fb_table *out);
+
+/**
+ * Position of field @p slot of @p t, after checking that its @p bytes fit in the table;
+ * 0 when the field is absent. @return EM_OK or EM_ERR_MALFORMED.
+ */
+em_status em_fb_field(const em_fb_buf *b, const em_fb_table *t, uint32_t slot, uint32_t bytes,
+                      uint32_t *pos);
+
+/** Scalar fields with their schema defaults. @return EM_OK or EM_ERR_MALFORMED. */
+em_status em_fb_field_u8(const em_fb_buf *b, const em_fb_table *t, uint32_t slot, uint8_t def,
+                         uint8_t *out);
+em_status em_fb_field_u16(const em_fb_buf *b, const em_fb_table *t, uint32_t slot, uint16_t def,
+                          uint16_t *out);
+em_status em_fb_field_u32(const em_fb_buf *b, const em_fb_table *t, uint32_t slot, uint32_t def,
+                          uint32_t *out);
+em_status em_fb_field_i32(const em_fb_buf *b, const em_fb_table *t, uint32_t slot, int32_t def,
+                          int32_t *out);
+em_status em_fb_field_f32(const em_fb_buf *b, const em_fb_table *t, uint32_t slot, float def,
+                          float *out);
+
+/** Table field; out->pos == 0 when absent. */
+em_status em_fb_field_table(const em_fb_buf *b, const em_fb_table *t, uint32_t slot,
+                            em_fb_table *out);
+
+/**
+ * Vector field of @p elem_size-byte elements, its first element aligned to @p align (1, 2 or 4)
+ * so that it can be used in place; out->len == 0 when absent.
+ */
+em_status em_fb_field_vector(const em_fb_buf *b, const em_fb_table *t, uint32_t slot,
+                             uint32_t elem_size, uint32_t align, em_fb_vector *out);
+
+/** String field (bytes then a 0 terminator inside the buffer); absent is the empty string. */
+em_status em_fb_field_string(const em_fb_buf *b, const em_fb_table *t, uint32_t slot,
+                             em_fb_vector *out);
+
+/** Element @p index of a verified vector of tables, verified into @p out. */
+em_status em_fb_vector_table(const em_fb_buf *b, const em_fb_vector *v, uint32_t index,
+                             em_fb_table *out);
+
+/** Element @p index (< v->len) of a verified vector of uint32/int32. */
+static inline uint32_t em_fb_vector_u32(const em_fb_buf *b, const em_fb_vector *v, uint32_t index)
+{
+    return em_fb_u32_at(b, v->pos + 4u * index);
+}
+
+static inline int32_t em_fb_vector_i32(const em_fb_buf *b, const em_fb_vector *v, uint32_t index)
+{
+    return em_fb_i32_at(b, v->pos + 4u * index);
+}
+
+static inline float em_fb_vector_f32(const em_fb_buf *b, const em_fb_vector *v, uint32_t index)
+{
+    return em_fb_f32_at(b, v->pos + 4u * index);
+}
+
+#endif /* EM_FB_H */

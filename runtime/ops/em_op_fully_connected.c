@@ -1,0 +1,88 @@
+/**
+ * @file em_op_fully_connected.c
+ * @brief FULLY_CONNECTED adapter: input [B, I] int8, weights [O, I] int8, bias [O] int32
+ *        -> output [B, O] int8, FullyConnectedOptions (per-channel multiplier/shift [O]).
+ *
+ * The output must not overlap the input (the planner must not alias them).
+ */
+#include "em_nn_functions.h"
+#include "em_op_support.h"
+
+typedef struct {
+    em_tensor input, weights, bias, output;
+    em_fc_params params;
+    em_fb_vector multiplier, shift;
+} em_fc_args;
+
+static em_status em_fc_decode(const em_op_context *ctx, em_fc_args *a)
+{
+    em_fb_table o;
+    const em_fb_buf *b = &ctx->buf;
+    if (em_op_input_count(ctx) != 3u || em_op_output_count(ctx) != 1u) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    em_status s = em_op_input(ctx, 0, &a->input);
+    if (s == EM_OK) s = em_op_input(ctx, 1, &a->weights);
+    if (s == EM_OK) s = em_op_input(ctx, 2, &a->bias);
+    if (s == EM_OK) s = em_op_output(ctx, 0, &a->output);
+    if (s == EM_OK) s = em_op_options(ctx, EM_OPTIONS_FULLY_CONNECTED, &o);
+    if (s == EM_OK) s = em_fb_field_i32(b, &o, EM_FC_OPTIONS_OUTPUT_OFFSET, 0, &a->params.output_offset);
+    if (s == EM_OK) s = em_fb_field_i32(b, &o, EM_FC_OPTIONS_ACTIVATION_MIN, -128, &a->params.activation_min);
+    if (s == EM_OK) s = em_fb_field_i32(b, &o, EM_FC_OPTIONS_ACTIVATION_MAX, 127, &a->params.activation_max);
+    if (s == EM_OK) s = em_fb_field_vector(b, &o, EM_FC_OPTIONS_OUTPUT_MULTIPLIER, 4u, 4u, &a->multiplier);
+    if (s == EM_OK) s = em_fb_field_vector(b, &o, EM_FC_OPTIONS_OUTPUT_SHIFT, 4u, 4u, &a->shift);
+    return s;
+}
+
+static em_status em_fc_check(const em_op_context *ctx)
+{
+    em_fc_args a;
+    const em_status s = em_fc_decode(ctx, &a);
+    if (s != EM_OK) {
+        return s;
+    }
+    if (!em_op_is(&a.input, EM_DTYPE_INT8, 2) || !em_op_is(&a.weights, EM_DTYPE_INT8, 2)
+        || !em_op_is(&a.bias, EM_DTYPE_INT32, 1) || !em_op_is(&a.output, EM_DTYPE_INT8, 2)) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    const int32_t batches = em_op_dim(&a.input, 0);
+    const int32_t n_in = em_op_dim(&a.input, 1);
+    const int32_t n_out = em_op_dim(&a.weights, 0);
+    if (batches < 1 || n_in < 1 || n_out < 1 || em_op_dim(&a.weights, 1) != n_in
+        || em_op_dim(&a.bias, 0) != n_out || em_op_dim(&a.output, 0) != batches
+        || em_op_dim(&a.output, 1) != n_out) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    const em_fc_params *p = &a.params;
+    if (!em_op_in_s8(p->output_offset) || !em_op_in_s8(p->activation_min)
+        || !em_op_in_s8(p->activation_max) || p->activation_min > p->activation_max
+        || a.multiplier.len != (uint32_t)n_out || a.shift.len != (uint32_t)n_out) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    for (uint32_t o = 0; o < a.shift.len; o++) {
+        const int32_t shift = em_fb_vector_i32(&ctx->buf, &a.shift, o);
+        if (shift < -31 || shift > 30) {
+            return EM_ERR_BAD_OPERATOR;
+        }
+    }
+    return EM_OK;
+}
+
+static em_status em_fc_eval(const em_op_context *ctx)
+{
+    em_fc_args a;
+    const em_status s = em_fc_decode(ctx, &a);
+    if (s != EM_OK) {
+        return s;
+    }
+    const em_fc_dims dims = {em_op_dim(&a.input, 0), em_op_dim(&a.input, 1),
+                             em_op_dim(&a.weights, 0)};
+    const em_per_channel_quant quant = {em_op_vector_i32(ctx, &a.multiplier),
+                                        em_op_vector_i32(ctx, &a.shift)};
+    return em_fully_connected_s8(&a.params, &quant, &dims, (const int8_t *)a.input.data,
+                                 (const int8_t *)a.weights.data, (const int32_t *)a.bias.data,
+                                 (int8_t *)a.output.data);
+}
+
+const em_op_registration em_op_fully_connected = {EM_OP_FULLY_CONNECTED, "fully_connected",
+                                                  em_fc_check, em_fc_eval};

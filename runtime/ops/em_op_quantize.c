@@ -1,0 +1,55 @@
+/**
+ * @file em_op_quantize.c
+ * @brief QUANTIZE adapter: float32 [any shape] -> int8 [same shape], QuantizeOptions.
+ */
+#include "em_nn_functions.h"
+#include "em_op_support.h"
+
+typedef struct {
+    em_tensor input, output;
+    float inv_scale;
+    int32_t zero_point;
+} em_quantize_args;
+
+static em_status em_quantize_decode(const em_op_context *ctx, em_quantize_args *a)
+{
+    em_fb_table options;
+    if (em_op_input_count(ctx) != 1u || em_op_output_count(ctx) != 1u) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    em_status s = em_op_input(ctx, 0, &a->input);
+    if (s == EM_OK) s = em_op_output(ctx, 0, &a->output);
+    if (s == EM_OK) s = em_op_options(ctx, EM_OPTIONS_QUANTIZE, &options);
+    if (s == EM_OK) s = em_fb_field_f32(&ctx->buf, &options, EM_QUANTIZE_OPTIONS_INV_SCALE, 0.0f, &a->inv_scale);
+    if (s == EM_OK) s = em_fb_field_i32(&ctx->buf, &options, EM_QUANTIZE_OPTIONS_ZERO_POINT, 0, &a->zero_point);
+    return s;
+}
+
+static em_status em_quantize_check(const em_op_context *ctx)
+{
+    em_quantize_args a;
+    const em_status s = em_quantize_decode(ctx, &a);
+    if (s != EM_OK) {
+        return s;
+    }
+    if (a.input.dtype != EM_DTYPE_FLOAT32 || a.output.dtype != EM_DTYPE_INT8
+        || em_tensor_elements(&a.input) != em_tensor_elements(&a.output)
+        || em_tensor_elements(&a.output) > (uint32_t)INT32_MAX || !em_op_in_s8(a.zero_point)) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    return EM_OK;
+}
+
+static em_status em_quantize_eval(const em_op_context *ctx)
+{
+    em_quantize_args a;
+    const em_status s = em_quantize_decode(ctx, &a);
+    if (s != EM_OK) {
+        return s;
+    }
+    return em_quantize_f32_s8((const float *)a.input.data, (int32_t)em_tensor_elements(&a.output),
+                              a.inv_scale, a.zero_point, (int8_t *)a.output.data);
+}
+
+const em_op_registration em_op_quantize = {EM_OP_QUANTIZE, "quantize", em_quantize_check,
+                                           em_quantize_eval};
