@@ -28,9 +28,14 @@
 #define SYST_CSR_TICKINT (1u << 1)
 #define SYST_CSR_CLKSOURCE_CPU (1u << 2)
 
-#define SYST_RELOAD 0xFFFFFFu
-#define SYST_PERIOD_TICKS (SYST_RELOAD + 1u)
-#define SYST_PERIOD_BITS 24
+/* The full 24-bit counter. The calibration test builds with a short period (e.g. 12 bits, a
+   wrap every ~1000 instructions) so that counter reads meet wraps at every phase. */
+#ifndef EM_BSP_SYSTICK_PERIOD_BITS
+#define EM_BSP_SYSTICK_PERIOD_BITS 24
+#endif
+#define SYST_PERIOD_BITS EM_BSP_SYSTICK_PERIOD_BITS
+#define SYST_PERIOD_TICKS (1u << SYST_PERIOD_BITS)
+#define SYST_RELOAD (SYST_PERIOD_TICKS - 1u)
 
 /* Instructions executed by em_corstone300_systick_handler below, exception return included. */
 #define SYSTICK_HANDLER_INSTRUCTIONS 6u
@@ -70,7 +75,10 @@ uint64_t em_bsp_counter_read(void)
        (then phase is small) or after it (phase near the end of the period). Branch-free, so
        the instruction count of this function does not depend on the case. */
     uint32_t wrapped_after_value = (wraps_before != wraps_after) & (phase > SYST_PERIOD_TICKS / 2u);
-    uint32_t wraps = wrapped_after_value ? wraps_before : wraps_after;
+    uint32_t take_before = 0u - wrapped_after_value; /* all ones or zero */
+    /* Hide the mask's origin so that GCC cannot turn the select back into branches. */
+    __asm volatile("" : "+r"(take_before));
+    uint32_t wraps = (wraps_before & take_before) | (wraps_after & ~take_before);
 
     uint64_t ticks = ((uint64_t)wraps << SYST_PERIOD_BITS) + phase;
     uint64_t instructions = (ticks * EM_BSP_COUNTER_MUL + (1ull << (EM_BSP_COUNTER_SHIFT - 1)))
