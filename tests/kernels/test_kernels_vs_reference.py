@@ -1,0 +1,163 @@
+"""C kernels (host build, scalar tier) against compiler/reference.py, byte for byte."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from build_host import build_kernels_lib
+from compiler import reference
+from compiler.fixedpoint import quantize_multiplier
+from kernels_ctypes import Kernels
+
+
+@pytest.fixture(scope="module")
+def kernels(tmp_path_factory):
+    return Kernels(build_kernels_lib(tmp_path_factory.mktemp("kernels")))
+
+
+def random_requant(rng, n_out, low=-12.0, high=3.0):
+    """Multipliers/shifts of random real scales 2^low..2^high (shifts > 0 included)."""
+    reals = 2.0 ** rng.uniform(low, high, size=n_out)
+    pairs = [quantize_multiplier(float(r)) for r in reals]
+    return (np.array([m for m, _ in pairs], dtype=np.int32),
+            np.array([s for _, s in pairs], dtype=np.int32))
+
+
+def check_fc(kernels, x, w, bias, mult, shift, out_offset=0, act_min=-128, act_max=127):
+    status, got = kernels.fully_connected_s8(x, w, bias, mult, shift, out_offset, act_min, act_max)
+    want = reference.fully_connected_s8(x, w, bias, mult, shift, out_offset, act_min, act_max)
+    assert status == 0
+    np.testing.assert_array_equal(got, want)
+
+
+SHAPES = list(itertools.product([1, 3], [1, 3, 16, 17, 640], [1, 4, 5, 128]))
+
+
+@pytest.mark.parametrize("batches,n_in,n_out", SHAPES)
+def test_fc_random_shapes(kernels, batches, n_in, n_out):
+    rng = np.random.default_rng(batches * 100003 + n_in * 131 + n_out)
+    x = rng.integers(-128, 128, size=(batches, n_in), dtype=np.int8)
+    w = rng.integers(-128, 128, size=(n_out, n_in), dtype=np.int8)
+    bias = rng.integers(-(1 << 16), 1 << 16, size=n_out, dtype=np.int32)
+    mult, shift = random_requant(rng, n_out, -14.0, -4.0)
+    out_offset = int(rng.integers(-128, 128))
+    check_fc(kernels, x, w, bias, mult, shift, out_offset)
+
+
+@pytest.mark.parametrize("n_in", [1, 3, 17, 640])
+@pytest.mark.parametrize("value", [-128, 127])
+def test_fc_extreme_values(kernels, n_in, value):
+    rng = np.random.default_rng(n_in)
+    n_out = 5
+    x = np.full((3, n_in), value, dtype=np.int8)
+    w = np.where(rng.random((n_out, n_in)) < 0.5, -128, 127).astype(np.int8)
+    bias = np.array([0, 1 << 20, -(1 << 20), 2**31 - 1 - 128 * 128 * 640, -(2**31) + 128 * 128 * 640],
+                    dtype=np.int32)
+    mult, shift = random_requant(rng, n_out, -20.0, -2.0)
+    for out_offset in (-128, 127):
+        check_fc(kernels, x, w, bias, mult, shift, out_offset)
+
+
+@pytest.mark.parametrize("act_min,act_max", [(-128, 127), (0, 127), (-128, 0), (-20, 30), (5, 5)])
+def test_fc_activation_clamps(kernels, act_min, act_max):
+    rng = np.random.default_rng(abs(act_min * 7 + act_max))
+    x = rng.integers(-128, 128, size=(3, 33), dtype=np.int8)
+    w = rng.integers(-128, 128, size=(9, 33), dtype=np.int8)
+    bias = rng.integers(-5000, 5000, size=9, dtype=np.int32)
+    mult, shift = random_requant(rng, 9, -10.0, -6.0)
+    check_fc(kernels, x, w, bias, mult, shift, 3, act_min, act_max)
+
+
+def test_fc_positive_shifts_and_wrapping_left_shift(kernels):
+    """Scales > 1 give shift > 0 (left shift); small accumulators keep it in range."""
+    rng = np.random.default_rng(7)
+    x = rng.integers(-3, 4, size=(2, 3), dtype=np.int8)
+    w = rng.integers(-3, 4, size=(6, 3), dtype=np.int8)
+    bias = rng.integers(-10, 10, size=6, dtype=np.int32)
+    mult, shift = random_requant(rng, 6, 0.5, 4.0)
+    assert (shift > 0).all()
+    check_fc(kernels, x, w, bias, mult, shift)
+
+
+def test_fc_rounding_ties_negative_and_positive(kernels):
+    """acc = ±(2k+1)·2^(e-1): exact ties of RoundingDivideByPOT, which round away from zero."""
+    n_out = 16
+    x = np.zeros((1, 1), dtype=np.int8)  # acc = bias exactly
+    w = np.ones((n_out, 1), dtype=np.int8)
+    # multiplier 2^30 (= 0.5 in Q31) then shift -e: result = acc / 2^(e+1)
+    mult = np.full(n_out, 1 << 30, dtype=np.int32)
+    shift = np.array([-(1 + i % 4) for i in range(n_out)], dtype=np.int32)
+    bias = np.array([(1 if i % 2 else -1) * ((2 * i + 1) << (1 + i % 4)) for i in range(n_out)],
+                    dtype=np.int32)
+    check_fc(kernels, x, w, bias, mult, shift)
+
+
+def test_fc_zero_and_extreme_multipliers(kernels):
+    x = np.full((1, 4), -128, dtype=np.int8)
+    w = np.full((4, 4), -128, dtype=np.int8)
+    bias = np.array([-(2**31), 2**31 - 1 - 65536, 0, -65536], dtype=np.int32)
+    mult = np.array([0, 2**31 - 1, 1 << 30, 2**31 - 1], dtype=np.int32)
+    shift = np.array([0, -31, 30, 0], dtype=np.int32)
+    check_fc(kernels, x, w, bias, mult, shift)
+
+
+def test_fc_rejects_bad_arguments(kernels):
+    x = np.zeros((1, 1), dtype=np.int8)
+    status, _ = kernels.fully_connected_s8(x, np.zeros((0, 1), np.int8), np.zeros(0, np.int32),
+                                           np.zeros(0, np.int32), np.zeros(0, np.int32), 0, -128, 127)
+    assert status == 12  # EM_ERR_BAD_ARGUMENT: O = 0
+
+
+def test_fc_buffer_size_is_zero(kernels):
+    from kernels_ctypes import FcDims
+    import ctypes
+    dims = FcDims(1, 640, 128)
+    assert kernels.lib.em_fully_connected_s8_get_buffer_size(ctypes.byref(dims)) == 0
+
+
+SPECIAL_FLOATS = np.array(
+    [0.0, -0.0, 0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 126.5, 127.5, -128.5, -127.5, 1e10, -1e10,
+     np.inf, -np.inf, np.nan, -np.nan, 3.4e38, -3.4e38, 1e-45, -1e-45, 0.49999997, 127.49999],
+    dtype=np.float32)
+
+
+@pytest.mark.parametrize("inv_scale", [1.0, 0.5, 2.0, 1 / 0.0078125, 37.3, 1e-30, 1e30, 0.0, np.inf])
+@pytest.mark.parametrize("zero_point", [-128, -3, 0, 127])
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_quantize_special_values(kernels, inv_scale, zero_point):
+    inv = np.float32(inv_scale)
+    status, got = kernels.quantize_f32_s8(SPECIAL_FLOATS, inv, zero_point)
+    assert status == 0
+    np.testing.assert_array_equal(got, reference.quantize_f32_s8(SPECIAL_FLOATS, inv, zero_point))
+
+
+def test_quantize_random(kernels):
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal(10007) * 4).astype(np.float32)
+    for scale in (0.01, 0.0313, 0.5):
+        inv = np.float32(1.0) / np.float32(scale)
+        for zp in (-128, -7, 0, 127):
+            status, got = kernels.quantize_f32_s8(x, inv, zp)
+            assert status == 0
+            np.testing.assert_array_equal(got, reference.quantize_f32_s8(x, inv, zp))
+
+
+def test_quantize_ties_round_half_even(kernels):
+    x = np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5], dtype=np.float32)
+    status, got = kernels.quantize_f32_s8(x, np.float32(1.0), 0)
+    assert status == 0
+    assert got.tolist() == [0, 2, 2, 0, -2, -2]
+
+
+@pytest.mark.parametrize("scale", [1.0, 0.0078125, 0.1, 3e-39, 1e30, np.inf, np.nan])
+@pytest.mark.parametrize("zero_point", [-128, 0, 5, 127])
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_dequantize_all_values(kernels, scale, zero_point):
+    q = np.arange(-128, 128, dtype=np.int8)
+    s = np.float32(scale)
+    status, got = kernels.dequantize_s8_f32(q, s, zero_point)
+    assert status == 0
+    want = reference.dequantize_s8_f32(q, s, zero_point)
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
