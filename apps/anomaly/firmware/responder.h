@@ -1,0 +1,21 @@
+/**
+ * @file responder.h
+ * @brief The anomaly app's output side: anomaly score = mean squared reconstruction error,
+ * reported over the console in the line format site_scons/ember_build/report.py parses.
+ */
+#ifndef ANOMALY_RESPONDER_H
+#define ANOMALY_RESPONDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/** Mean of (input[i] - output[i])^2 over @p n float32 values, summed in index order. */
+float anomaly_score(const float *input, const float *output, size_t n);
+
+/**
+ * Prints `EM vector <index> instructions=<count> score_bits=<hex> output=<hex bytes>`.
+ * @p output is the program's output tensor, @p size its bytes.
+ */
+void respond(uint32_t index, uint64_t count, float score, const void *output, size_t size);
+
+#endif

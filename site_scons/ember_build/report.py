@@ -1,0 +1,81 @@
+"""Reads what the firmware printed, checks it against the reference, and writes report.json.
+
+Console lines (apps/<app>/firmware/responder.c):
+    EM program bytes=<n> arena=<n> unit=<counter unit>
+    EM vector <i> instructions=<n> score_bits=<8 hex digits> output=<hex bytes>
+    EM done
+"""
+from __future__ import annotations
+
+import json
+import re
+import struct
+from pathlib import Path
+
+import numpy as np
+from elftools.elf.constants import SH_FLAGS
+from elftools.elf.elffile import ELFFile
+
+from compiler.program import write_atomically
+
+_PROGRAM = re.compile(r"^EM program bytes=(\d+) arena=(\d+) unit=(.+)$", re.M)
+_VECTOR = re.compile(r"^EM vector (\d+) instructions=(\d+) score_bits=([0-9a-f]{8}) output=([0-9a-f]*)$", re.M)
+
+
+def flash_bytes(elf: Path, flash_regions: list[tuple[int, int]]) -> int:
+    """Bytes of allocated, loaded sections whose load address lies in a flash (read-only) region
+    — or, for a host ELF (no regions), of every allocated PROGBITS section."""
+    total = 0
+    with open(elf, "rb") as f:
+        for section in ELFFile(f).iter_sections():
+            if not section["sh_flags"] & SH_FLAGS.SHF_ALLOC or section["sh_type"] == "SHT_NOBITS":
+                continue
+            addr = section["sh_addr"]
+            if not flash_regions or any(lo <= addr < hi for lo, hi in flash_regions):
+                total += section["sh_size"]
+    return total
+
+
+def parse_console(text: str) -> tuple[dict, list[dict]]:
+    header = _PROGRAM.search(text)
+    vectors = [
+        {"index": int(m[1]), "instructions": int(m[2]),
+         "score": struct.unpack(">f", bytes.fromhex(m[3]))[0], "output": bytes.fromhex(m[4])}
+        for m in _VECTOR.finditer(text)
+    ]
+    info = {"program_bytes": int(header[1]), "arena": int(header[2]), "unit": header[3].strip()} if header else {}
+    return info, vectors
+
+
+def check_run(console: str, exit_code: int, expected_npz: Path, compile_summary: dict,
+              elf: Path, flash_regions: list[tuple[int, int]], out: Path) -> dict:
+    """Compares device outputs with the reference's byte for byte and writes the report."""
+    expected = np.load(expected_npz)
+    outputs = expected["outputs"]
+    info, vectors = parse_console(console)
+    mismatches = []
+    for i, reference in enumerate(outputs):
+        got = next((v for v in vectors if v["index"] == i), None)
+        if got is None or got["output"] != np.ascontiguousarray(reference).tobytes():
+            mismatches.append(i)
+    counts = [v["instructions"] for v in vectors]
+    match = exit_code == 0 and not mismatches and len(vectors) == len(outputs) and "EM done" in console
+    report = {
+        "app": compile_summary["app"],
+        "board": compile_summary["board"],
+        "match": match,
+        "vectors": len(outputs),
+        "mismatched_vectors": mismatches,
+        "exit_code": exit_code,
+        "instructions_per_inference": max(counts) if counts else None,
+        "counts_per_inference": counts,
+        "counter_unit": info.get("unit"),
+        "arena_bytes": compile_summary["arena_bytes"],
+        "program_bytes": compile_summary["program_bytes"],
+        "flash_bytes": flash_bytes(elf, flash_regions),
+        "scores": [v["score"] for v in vectors],
+        "tier": compile_summary["tier"],
+        "model": compile_summary.get("model"),
+    }
+    write_atomically(out, json.dumps(report, indent=2) + "\n")
+    return report

@@ -1,0 +1,81 @@
+"""SCons tool `ember`: a construction environment for one board, from its board.yaml.
+
+Adds: compiler and flags (ember_build.toolchain, shared with the tests), include paths of the
+runtime and BSP, `env.EmberObjects(sources, obj_dir)` to compile into a variant folder, `Bin` /
+`Hex` builders for flashable images, and a link check that no heap allocator got linked.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from elftools.elf.elffile import ELFFile
+from elftools.elf.sections import SymbolTableSection
+from SCons.Script import Action, Builder
+
+from ember_build.toolchain import BSP_INCLUDE_DIR, firmware_cflags, firmware_ldflags
+
+REPO = Path(__file__).resolve().parents[2]
+HEAP_SYMBOLS = {"malloc", "free", "calloc", "realloc", "_malloc_r", "_free_r", "_calloc_r", "_realloc_r"}
+# Float kernels must round exactly like the reference: no fused multiply-add contraction.
+NUMERICS_CFLAGS = ["-ffp-contract=off", "-fno-fast-math"]
+
+
+def heap_symbols(elf: Path) -> list[str]:
+    """Names of heap allocator functions defined in `elf`."""
+    with open(elf, "rb") as f:
+        table = ELFFile(f).get_section_by_name(".symtab")
+        if not isinstance(table, SymbolTableSection):
+            return []
+        return sorted({s.name for s in table.iter_symbols()
+                       if s.name in HEAP_SYMBOLS and s["st_shndx"] != "SHN_UNDEF"})
+
+
+def _check_no_heap(target, source, env) -> int:
+    found = heap_symbols(Path(str(target[0])))
+    if found:
+        print(f"error: {target[0]} links the heap ({', '.join(found)}); Ember firmware must not "
+              "allocate. Find the caller with the link map (.map) and remove it (stdio's printf "
+              "is the usual one).")
+        return 1
+    return 0
+
+
+def _objects(env, sources, obj_dir):
+    """Compiles each source into obj_dir, keeping the source's path below the repository."""
+    objects = []
+    for source in sources:
+        path = Path(str(source))
+        rel = path.resolve().relative_to(REPO) if path.resolve().is_relative_to(REPO) else Path(path.name)
+        objects += env.Object(str(Path(obj_dir) / rel.with_suffix(".o")), str(source))
+    return objects
+
+
+def generate(env, **kwargs) -> None:
+    board = env["BOARD"]
+    optimization = env.get("OPTIMIZATION", "-O2")
+    env.Replace(CC=board.cc, AS=board.cc, LINK=board.cc)
+    cross = board.cc.endswith("-gcc") and board.cc != "gcc"
+    if cross:
+        prefix = board.cc[: -len("gcc")]
+        env.Replace(AR=f"{prefix}ar", RANLIB=f"{prefix}ranlib", OBJCOPY=f"{prefix}objcopy")
+    env.Append(
+        CCFLAGS=firmware_cflags(board, optimization) + NUMERICS_CFLAGS + ["-Werror"],
+        LINKFLAGS=firmware_ldflags(board),
+        LIBS=["m"],  # nearbyintf for quantize; newlib and glibc both provide libm
+        CPPPATH=[str(BSP_INCLUDE_DIR), str(board.directory), str(REPO / "runtime/include"),
+                 str(REPO / "runtime/kernels/include")],
+    )
+    env.Append(BUILDERS={
+        "Bin": Builder(action="$OBJCOPY -O binary $SOURCE $TARGET", suffix=".bin", src_suffix=".elf"),
+        "Hex": Builder(action="$OBJCOPY -O ihex $SOURCE $TARGET", suffix=".hex", src_suffix=".elf"),
+    })
+    env["EMBER_CROSS"] = cross
+    if not env.get("VERBOSE"):
+        env.Replace(CCCOMSTR="CC $TARGET", LINKCOMSTR="LINK $TARGET", ARCOMSTR="AR $TARGET",
+                    RANLIBCOMSTR="RANLIB $TARGET")
+    env.AddMethod(_objects, "EmberObjects")
+    env["CHECK_NO_HEAP"] = Action(_check_no_heap, "checking $TARGET links no heap")
+
+
+def exists(env) -> bool:
+    return True

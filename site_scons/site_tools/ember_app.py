@@ -1,0 +1,104 @@
+"""SCons tool `ember_app`: `env.EmberApp(app, run, train)` builds one app for the env's board.
+
+Steps, each a node SCons can skip when up to date:
+1. (train=1) retrain the model: apps/<app>/train.py writes the checkpoint.
+2. compile the model (ember_build.app_build.compile_app): program.embr, its C array, the
+   generated registry, test vectors, the arena header and the reference outputs.
+3. compile and link the firmware (BSP + app firmware + generated C + runtime library);
+   flashable .bin and .hex beside the ELF; the link fails if a heap allocator got linked.
+4. (run=1) run it (QEMU or natively), compare with the reference, write report.json; the
+   build fails unless every output matches byte for byte.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from SCons.Script import Action, AlwaysBuild, Glob
+
+from ember_build.app_build import compile_app
+from ember_build.qemu import run_firmware
+from ember_build.report import check_run
+
+REPO = Path(__file__).resolve().parents[2]
+GENERATED = ["program.embr", "em_model_program.c", "em_model_program.h", "em_registry.c",
+             "em_test_vectors.c", "em_test_vectors.h", "em_model_arena.h", "expected.npz",
+             "compile.json", "plan.txt"]
+RUN_TIMEOUT_S = 120.0
+
+
+def _python_sources(*folders: str) -> list[str]:
+    return sorted(str(p) for folder in folders for p in (REPO / folder).rglob("*.py"))
+
+
+def _compile_model(target, source, env) -> int:
+    compile_app(env["EMBER_APP"], env["BOARD"], Path(str(target[0])).parent)
+    return 0
+
+
+def _run_and_check(target, source, env) -> int:
+    board = env["BOARD"]
+    elf = Path(str(source[0]))
+    gen = Path(str(source[1])).parent
+    result = run_firmware(board, elf, timeout_s=RUN_TIMEOUT_S)
+    sys.stdout.write(result.console_text[-2000:] if len(result.console_text) > 2000 else result.console_text)
+    exit_code = -1 if result.timed_out else result.exit_code
+    flash = [] if board.emulator is None else [
+        (r.base, r.end) for r in board.memory if r.base is not None and "w" not in r.access]
+    summary = json.loads((gen / "compile.json").read_text())
+    report = check_run(result.console_text, exit_code, gen / "expected.npz", summary, elf, flash,
+                       Path(str(target[0])))
+    print(f"report: {target[0]}: match={report['match']} "
+          f"{report['instructions_per_inference']} {report['counter_unit']} per inference, "
+          f"arena {report['arena_bytes']}, flash {report['flash_bytes']} B, program {report['program_bytes']} B")
+    if result.timed_out:
+        print(f"error: firmware did not finish within {RUN_TIMEOUT_S:.0f} s")
+    return 0 if report["match"] else 1
+
+
+def _train(target, source, env) -> int:
+    return subprocess.call([sys.executable, "-m", f"apps.{env['EMBER_APP']}.train"], cwd=str(REPO))
+
+
+def build_app(env, app: str, run: bool = False, train: bool = False):
+    board = env["BOARD"]
+    out = Path(env["BUILD"]) / app
+    gen = out / "gen"
+    app_env = env.Clone(EMBER_APP=app)
+    checkpoint = REPO / "apps" / app / "checkpoint.pt"
+    if train:
+        trained = app_env.Command(str(checkpoint), _python_sources(f"apps/{app}"), Action(_train, "training $TARGET"))
+        AlwaysBuild(trained)
+    model_inputs = (_python_sources("compiler", f"apps/{app}") + [str(checkpoint), str(REPO / "apps" / app / "app.yaml"),
+                    str(board.directory / "board.yaml"), str(REPO / "site_scons/ember_build/app_build.py")])
+    generated = app_env.Command([str(gen / name) for name in GENERATED], model_inputs,
+                                Action(_compile_model, f"compiling model of {app} for {board.name}"))
+    app_env.Append(CPPPATH=[str(gen), str(REPO / "apps" / app / "firmware"), str(REPO / "apps/common")])
+    sources = (sorted(Glob(str(REPO / "apps" / app / "firmware" / "*.c"), strings=True))
+               + [str(REPO / "apps/common/em_print.c")]
+               + [str(gen / n) for n in ("em_model_program.c", "em_registry.c", "em_test_vectors.c")])
+    objects = app_env.EmberObjects(sources, out / "obj")
+    if app_env["EMBER_CROSS"]:
+        app_env.Append(LINKFLAGS=[f"-Wl,-Map={out / 'firmware.map'}"])
+    elf = app_env.Program(str(out / ("firmware.elf" if app_env["EMBER_CROSS"] else "firmware")),
+                          objects + env["BSP_OBJECTS"] + env["RUNTIME_LIB"])
+    targets = [elf]
+    if app_env["EMBER_CROSS"]:
+        app_env.AddPostAction(elf, env["CHECK_NO_HEAP"])
+        targets += [app_env.Bin(str(out / "firmware.bin"), elf), app_env.Hex(str(out / "firmware.hex"), elf)]
+    if run:
+        report = app_env.Command(str(out / "report.json"), [elf[0], str(gen / "expected.npz"), str(gen / "compile.json")],
+                                 Action(_run_and_check, f"running {app} on {board.name}"))
+        AlwaysBuild(report)
+        targets.append(report)
+    return targets
+
+
+def generate(env, **kwargs) -> None:
+    env.AddMethod(build_app, "EmberApp")
+
+
+def exists(env) -> bool:
+    return True
