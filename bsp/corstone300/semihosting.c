@@ -4,8 +4,9 @@
  *
  * Semihosting call: operation in r0, pointer to an argument block in r1, `bkpt 0xab` on
  * M-profile, result in r0. Operation numbers and blocks: Arm "Semihosting for AArch32 and
- * AArch64" specification. QEMU passes `-kernel <elf> -append "<text>"` to SYS_GET_CMDLINE as
- * "<elf> <text>", so the first word (the program name) is dropped, as argv[0] is on the host.
+ * AArch64" specification. SYS_GET_CMDLINE returns QEMU's `-semihosting-config arg=...` words
+ * joined by spaces (or, without any, "<elf path> <-append text>"); the first word is the program
+ * name and is dropped, as argv[0] is on the host.
  */
 #include <stddef.h>
 #include <stdint.h>

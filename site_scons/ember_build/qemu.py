@@ -27,11 +27,29 @@ class RunResult:
     stderr_text: str = ""
 
 
+PROGRAM_NAME = "firmware"
+
+
+def semihosting_args(args: str) -> str:
+    """`args` (split like a shell would) as QEMU -semihosting-config items: ",arg=firmware,arg=w1,..."
+    (a comma inside a word is doubled, as QEMU's option syntax requires)."""
+    words = [PROGRAM_NAME, *shlex.split(args)]
+    return "".join(",arg=" + word.replace(",", ",,") for word in words)
+
+
 def emulator_command(board: Board, elf: Path | str, args: str = "") -> list[str]:
-    """The command line that runs `elf` with command-line text `args` on `board`."""
+    """The command line that runs `elf` with command-line text `args` on `board`.
+
+    Placeholders in board.yaml's emulator command: {elf}; {args} (the text as is, e.g. for
+    -append); {semihosting_args} (see semihosting_args())."""
     if board.emulator is None:
         return [str(elf), *shlex.split(args)]
-    return [word.replace("{elf}", str(elf)).replace("{args}", args) for word in board.emulator]
+    return [
+        word.replace("{elf}", str(elf))
+        .replace("{semihosting_args}", semihosting_args(args))
+        .replace("{args}", args)
+        for word in board.emulator
+    ]
 
 
 def run_firmware(

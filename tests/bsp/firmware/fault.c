@@ -1,0 +1,34 @@
+/* Faults in the way named by the first command-line word: "udf" (undefined instruction),
+   "bus" (read of unmapped memory), "stack" (unbounded recursion into MSPLIM). Must never
+   return: the BSP's fault handler reports and exits non-zero. */
+#include <string.h>
+
+#include "em_bsp.h"
+
+static volatile uint32_t sink;
+
+__attribute__((noinline)) static uint32_t recurse(volatile uint32_t *depth)
+{
+    volatile uint32_t frame[16];
+    frame[0] = *depth + 1u;
+    *depth = frame[0];
+    return recurse(depth) + frame[0];
+}
+
+int em_app_main(void)
+{
+    char storage[64];
+    const char *argv[2];
+    int argc = em_bsp_args(storage, sizeof storage, argv, 2);
+    const char *kind = argc > 0 ? argv[0] : "udf";
+    if (strcmp(kind, "bus") == 0) {
+        /* Below DTCM and above the ITCM secure alias: nothing is mapped here on the AN547. */
+        sink = *(volatile uint32_t *)0x1FFFFF00u;
+    } else if (strcmp(kind, "stack") == 0) {
+        volatile uint32_t depth = 0;
+        sink = recurse(&depth);
+    } else {
+        __asm volatile("udf #0");
+    }
+    return 0; /* not reached if the fault is reported */
+}
