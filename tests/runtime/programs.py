@@ -1,0 +1,259 @@
+"""Test programs built with the flatc-generated Python builders (compiler/schema/).
+
+A `ProgramSpec` is plain data that tests mutate (wrong version, bad index, ...) before `build()`
+turns it into program file bytes. `fc_program()` is a small valid FULLY_CONNECTED program;
+`pipeline_program()` wraps it in QUANTIZE / DEQUANTIZE (float in, float out).
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+import flatbuffers
+import numpy as np
+
+from compiler.fixedpoint import quantize_multiplier
+from compiler.schema import program_generated as fb
+
+INT8, INT32, FLOAT32 = fb.DType.INT8, fb.DType.INT32, fb.DType.FLOAT32
+DTYPE_BYTES = {INT8: 1, INT32: 4, FLOAT32: 4}
+
+
+@dataclass
+class TensorSpec:
+    name: str
+    dtype: int
+    shape: list[int]
+    buffer: int = -1
+    arena: int = 0
+    offset: int = 0
+    size: int | None = None  # None: computed from shape and dtype
+    scale: float | None = None
+    zero_point: int | None = None
+
+    def byte_size(self) -> int:
+        if self.size is not None:
+            return self.size
+        return int(np.prod(self.shape, dtype=np.int64)) * DTYPE_BYTES.get(self.dtype, 1)
+
+
+@dataclass
+class OpSpec:
+    opcode: int
+    inputs: list[int]
+    outputs: list[int]
+    options_type: int
+    options: dict = field(default_factory=dict)
+
+
+@dataclass
+class ProgramSpec:
+    tensors: list[TensorSpec]
+    operators: list[OpSpec]
+    inputs: list[int]
+    outputs: list[int]
+    buffers: list[bytes]
+    arenas: list[tuple[str, int]]
+    schema_version: int = 1
+    tier: int = fb.Tier.SCALAR
+    name: str = "test"
+    target: str = "host"
+
+    def copy(self) -> "ProgramSpec":
+        return dataclasses.replace(
+            self, tensors=[dataclasses.replace(t) for t in self.tensors],
+            operators=[dataclasses.replace(o, options=dict(o.options)) for o in self.operators],
+            inputs=list(self.inputs), outputs=list(self.outputs), buffers=list(self.buffers),
+            arenas=list(self.arenas))
+
+
+def _int_vector(builder, start_fn, values):
+    start_fn(builder, len(values))
+    for v in reversed(values):
+        builder.PrependInt32(int(v))
+    return builder.EndVector()
+
+
+def _options(builder, op: OpSpec) -> int:
+    o = op.options
+    if op.options_type == fb.OpOptions.QuantizeOptions:
+        fb.QuantizeOptionsStart(builder)
+        fb.QuantizeOptionsAddInvScale(builder, o.get("inv_scale", 1.0))
+        fb.QuantizeOptionsAddZeroPoint(builder, o.get("zero_point", 0))
+        return fb.QuantizeOptionsEnd(builder)
+    if op.options_type == fb.OpOptions.DequantizeOptions:
+        fb.DequantizeOptionsStart(builder)
+        fb.DequantizeOptionsAddScale(builder, o.get("scale", 1.0))
+        fb.DequantizeOptionsAddZeroPoint(builder, o.get("zero_point", 0))
+        return fb.DequantizeOptionsEnd(builder)
+    if op.options_type == fb.OpOptions.FullyConnectedOptions:
+        mult = _int_vector(builder, fb.FullyConnectedOptionsStartOutputMultiplierVector,
+                           o["output_multiplier"])
+        shift = _int_vector(builder, fb.FullyConnectedOptionsStartOutputShiftVector, o["output_shift"])
+        fb.FullyConnectedOptionsStart(builder)
+        fb.FullyConnectedOptionsAddOutputOffset(builder, o.get("output_offset", 0))
+        fb.FullyConnectedOptionsAddActivationMin(builder, o.get("activation_min", -128))
+        fb.FullyConnectedOptionsAddActivationMax(builder, o.get("activation_max", 127))
+        fb.FullyConnectedOptionsAddOutputMultiplier(builder, mult)
+        fb.FullyConnectedOptionsAddOutputShift(builder, shift)
+        return fb.FullyConnectedOptionsEnd(builder)
+    return 0
+
+
+def build(spec: ProgramSpec) -> bytes:
+    b = flatbuffers.Builder(1024)
+    buffers = []
+    for data in spec.buffers:
+        b.StartVector(1, len(data), 16)  # force_align: 16
+        b.head = b.head - len(data)
+        b.Bytes[b.head:b.head + len(data)] = data
+        vec = b.EndVector()
+        fb.BufferStart(b)
+        fb.BufferAddData(b, vec)
+        buffers.append(fb.BufferEnd(b))
+    tensors = []
+    for t in spec.tensors:
+        name = b.CreateString(t.name)
+        shape = _int_vector(b, fb.TensorStartShapeVector, t.shape)
+        quant = None
+        if t.scale is not None:
+            fb.QuantizationStartScaleVector(b, 1)
+            b.PrependFloat32(t.scale)
+            scale = b.EndVector()
+            zp = _int_vector(b, fb.QuantizationStartZeroPointVector, [t.zero_point or 0])
+            fb.QuantizationStart(b)
+            fb.QuantizationAddScale(b, scale)
+            fb.QuantizationAddZeroPoint(b, zp)
+            quant = fb.QuantizationEnd(b)
+        fb.TensorStart(b)
+        fb.TensorAddName(b, name)
+        fb.TensorAddDtype(b, t.dtype)
+        fb.TensorAddShape(b, shape)
+        if quant is not None:
+            fb.TensorAddQuantization(b, quant)
+        fb.TensorAddBuffer(b, t.buffer)
+        fb.TensorAddArena(b, t.arena)
+        fb.TensorAddOffset(b, t.offset)
+        fb.TensorAddSize(b, t.byte_size())
+        tensors.append(fb.TensorEnd(b))
+    operators = []
+    for op in spec.operators:
+        inputs = _int_vector(b, fb.OperatorStartInputsVector, op.inputs)
+        outputs = _int_vector(b, fb.OperatorStartOutputsVector, op.outputs)
+        options = _options(b, op)
+        origin = b.CreateString("tests/runtime/programs.py")
+        fb.OperatorStart(b)
+        fb.OperatorAddOpcode(b, op.opcode)
+        fb.OperatorAddInputs(b, inputs)
+        fb.OperatorAddOutputs(b, outputs)
+        fb.OperatorAddOptionsType(b, op.options_type)
+        if options:
+            fb.OperatorAddOptions(b, options)
+        fb.OperatorAddOrigin(b, origin)
+        operators.append(fb.OperatorEnd(b))
+    arenas = []
+    for name, size in spec.arenas:
+        n = b.CreateString(name)
+        fb.ArenaStart(b)
+        fb.ArenaAddName(b, n)
+        fb.ArenaAddSize(b, size)
+        arenas.append(fb.ArenaEnd(b))
+
+    def table_vector(start_fn, items):
+        start_fn(b, len(items))
+        for item in reversed(items):
+            b.PrependUOffsetTRelative(item)
+        return b.EndVector()
+
+    tensors_v = table_vector(fb.ProgramStartTensorsVector, tensors)
+    operators_v = table_vector(fb.ProgramStartOperatorsVector, operators)
+    buffers_v = table_vector(fb.ProgramStartBuffersVector, buffers)
+    arenas_v = table_vector(fb.ProgramStartArenasVector, arenas)
+    inputs_v = _int_vector(b, fb.ProgramStartInputsVector, spec.inputs)
+    outputs_v = _int_vector(b, fb.ProgramStartOutputsVector, spec.outputs)
+    target = b.CreateString(spec.target)
+    name = b.CreateString(spec.name)
+    fb.ProgramStart(b)
+    fb.ProgramAddSchemaVersion(b, spec.schema_version)
+    fb.ProgramAddTier(b, spec.tier)
+    fb.ProgramAddTarget(b, target)
+    fb.ProgramAddName(b, name)
+    fb.ProgramAddTensors(b, tensors_v)
+    fb.ProgramAddOperators(b, operators_v)
+    fb.ProgramAddInputs(b, inputs_v)
+    fb.ProgramAddOutputs(b, outputs_v)
+    fb.ProgramAddBuffers(b, buffers_v)
+    fb.ProgramAddArenas(b, arenas_v)
+    b.Finish(fb.ProgramEnd(b), file_identifier=b"EMBR")
+    return bytes(b.Output())
+
+
+@dataclass
+class FcCase:
+    """The numbers of an FC program, to compute the expected output with compiler.reference."""
+    weights: np.ndarray
+    bias: np.ndarray
+    multiplier: np.ndarray
+    shift: np.ndarray
+    output_offset: int
+    activation_min: int
+    activation_max: int
+
+
+def fc_case(batches=2, n_in=17, n_out=5, seed=0) -> FcCase:
+    rng = np.random.default_rng(seed)
+    pairs = [quantize_multiplier(float(2.0 ** rng.uniform(-12, -6))) for _ in range(n_out)]
+    return FcCase(
+        weights=rng.integers(-128, 128, size=(n_out, n_in), dtype=np.int8),
+        bias=rng.integers(-3000, 3000, size=n_out, dtype=np.int32),
+        multiplier=np.array([m for m, _ in pairs], dtype=np.int32),
+        shift=np.array([s for _, s in pairs], dtype=np.int32),
+        output_offset=-3, activation_min=-100, activation_max=120)
+
+
+def _align16(n: int) -> int:
+    return (n + 15) & ~15
+
+
+def fc_program(case: FcCase | None = None, batches=2) -> tuple[ProgramSpec, FcCase]:
+    """input [B, I] int8 (arena 0) -> FC -> output [B, O] int8 (arena 0)."""
+    case = case or fc_case(batches=batches)
+    n_out, n_in = case.weights.shape
+    out_offset = _align16(batches * n_in)
+    tensors = [
+        TensorSpec("input", INT8, [batches, n_in], offset=0, scale=0.05, zero_point=0),
+        TensorSpec("weights", INT8, [n_out, n_in], buffer=0),
+        TensorSpec("bias", INT32, [n_out], buffer=1),
+        TensorSpec("output", INT8, [batches, n_out], offset=out_offset, scale=0.1, zero_point=-3),
+    ]
+    fc = OpSpec(fb.OpCode.FULLY_CONNECTED, [0, 1, 2], [3], fb.OpOptions.FullyConnectedOptions, {
+        "output_offset": case.output_offset, "activation_min": case.activation_min,
+        "activation_max": case.activation_max, "output_multiplier": case.multiplier.tolist(),
+        "output_shift": case.shift.tolist()})
+    spec = ProgramSpec(tensors=tensors, operators=[fc], inputs=[0], outputs=[3],
+                       buffers=[case.weights.tobytes(), case.bias.tobytes()],
+                       arenas=[("sram", out_offset + _align16(batches * n_out))])
+    return spec, case
+
+
+def pipeline_program(batches=2, seed=1, inv_scale=20.0, in_zp=0, out_scale=0.1, out_zp=-3):
+    """float input -> QUANTIZE -> FC -> DEQUANTIZE -> float output, all in arena 0."""
+    case = fc_case(batches=batches, seed=seed)
+    n_out, n_in = case.weights.shape
+    spec, _ = fc_program(case, batches)
+    f_in = _align16(spec.arenas[0][1])
+    f_out = _align16(f_in + 4 * batches * n_in)
+    spec.tensors += [
+        TensorSpec("x", FLOAT32, [batches, n_in], offset=f_in),
+        TensorSpec("y", FLOAT32, [batches, n_out], offset=f_out),
+    ]
+    spec.operators = [
+        OpSpec(fb.OpCode.QUANTIZE, [4], [0], fb.OpOptions.QuantizeOptions,
+               {"inv_scale": inv_scale, "zero_point": in_zp}),
+        spec.operators[0],
+        OpSpec(fb.OpCode.DEQUANTIZE, [3], [5], fb.OpOptions.DequantizeOptions,
+               {"scale": out_scale, "zero_point": out_zp}),
+    ]
+    spec.inputs, spec.outputs = [4], [5]
+    spec.arenas = [("sram", _align16(f_out + 4 * batches * n_out))]
+    return spec, case
