@@ -1,0 +1,33 @@
+"""Builds the libFuzzer loader target and runs it briefly from a corpus of valid programs."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(REPO), str(REPO / "tests" / "runtime"), str(Path(__file__).parent)]
+
+from build_host import build_fuzzer  # noqa: E402
+from make_corpus import write_corpus  # noqa: E402
+
+FUZZ_SECONDS = 20
+
+
+@pytest.mark.skipif(shutil.which("clang") is None, reason="clang with libFuzzer not installed")
+def test_fuzz_loader_briefly(tmp_path):
+    fuzzer = build_fuzzer(tmp_path)
+    corpus = tmp_path / "corpus"
+    seeds = write_corpus(corpus)
+    # The seeds themselves must load and run cleanly.
+    result = subprocess.run([str(fuzzer), *map(str, seeds)], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr[-4000:]
+    result = subprocess.run(
+        [str(fuzzer), str(corpus), f"-max_total_time={FUZZ_SECONDS}", "-max_len=4096",
+         "-timeout=10", "-rss_limit_mb=2048", f"-artifact_prefix={tmp_path}/"],
+        capture_output=True, text=True, timeout=FUZZ_SECONDS + 120)
+    assert result.returncode == 0, result.stderr[-4000:]
