@@ -3,22 +3,13 @@
 from __future__ import annotations
 
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO_ROOT / "site_scons"))
-
-from ember_build.board import load_board  # noqa: E402
-from ember_build.toolchain import compile_firmware  # noqa: E402
-
-FIRMWARE_DIR = Path(__file__).resolve().parent / "firmware"
-CALIBRATE_SOURCE = REPO_ROOT / "bsp" / "corstone300" / "calibrate" / "calibrate.c"
-
-# Every QEMU run in these tests is bounded; a healthy run takes well under a second.
-QEMU_TIMEOUT_S = 30.0
+from bsp_test_support import FIRMWARE_DIR
+from ember_build.board import load_board
+from ember_build.toolchain import compile_firmware
 
 
 def _need(tool: str) -> None:
@@ -46,17 +37,19 @@ def build_dir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def build(build_dir):
-    """build(board, source_name_or_path, extra_flags=(), tag="") -> ELF path, cached."""
+    """build(board, source, extra_flags=(), tag="", optimization="-O2") -> ELF path, cached.
+    `source` is a path, or a file name in tests/bsp/firmware/."""
     cache: dict = {}
 
-    def _build(board, source, extra_flags=(), tag=""):
+    def _build(board, source, extra_flags=(), tag="", optimization="-O2"):
         source = Path(source)
         if not source.is_absolute():
             source = FIRMWARE_DIR / source
-        key = (board.name, source, tuple(extra_flags))
+        key = (board.name, source, tuple(extra_flags), optimization)
         if key not in cache:
-            out = build_dir / board.name / f"{source.stem}{tag}.elf"
-            cache[key] = compile_firmware(board, [source], [], out, extra_flags=extra_flags)
+            out = build_dir / board.name / f"{source.stem}{tag}{optimization}.elf"
+            cache[key] = compile_firmware(board, [source], [], out, extra_flags=extra_flags,
+                                          optimization=optimization)
         return cache[key]
 
     return _build

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import FIRMWARE_DIR, QEMU_TIMEOUT_S
+from bsp_test_support import FIRMWARE_DIR, QEMU_TIMEOUT_S
 from ember_build.qemu import run_firmware
 from ember_build.toolchain import BuildError, compile_firmware
 
