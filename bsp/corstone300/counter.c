@@ -120,7 +120,8 @@ __attribute__((naked)) uint64_t em_corstone300_time_empty(void)
  * em_corstone300_time_call: sample, mov, mov, `mov r0, arg`, `blx fn`, fn's own instructions,
  * sample. With the empty harness's count subtracted, 2 + fn's instructions remain.
  */
-__attribute__((naked)) uint64_t em_corstone300_time_call(void (*fn)(uint32_t), uint32_t arg)
+__attribute__((naked)) uint64_t em_corstone300_time_call(void (*fn)(uint32_t) __attribute__((unused)),
+                                                         uint32_t arg __attribute__((unused)))
 {
     __asm volatile(
         "push {r4, r5, r6, r7, r8, lr}\n\t"

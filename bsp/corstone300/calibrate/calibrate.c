@@ -31,15 +31,13 @@
 /* Instructions of the calling sequence inside em_corstone300_time_call: mov r0, arg; blx fn. */
 #define TIME_CALL_SEQUENCE_INSTRUCTIONS 2u
 
-__attribute__((naked)) static void calib_bare_return(uint32_t unused)
+__attribute__((naked)) static void calib_bare_return(uint32_t unused __attribute__((unused)))
 {
-    (void)unused;
     __asm volatile("bx lr\n\t");
 }
 
-__attribute__((naked)) static void calib_loop(uint32_t iterations)
+__attribute__((naked)) static void calib_loop(uint32_t iterations __attribute__((unused)))
 {
-    (void)iterations;
     __asm volatile(
         "1:\n\t"
         "subs r0, r0, #1\n\t"
