@@ -40,8 +40,10 @@ def test_fc_random_shapes(kernels, batches, n_in, n_out):
     rng = np.random.default_rng(batches * 100003 + n_in * 131 + n_out)
     x = rng.integers(-128, 128, size=(batches, n_in), dtype=np.int8)
     w = rng.integers(-128, 128, size=(n_out, n_in), dtype=np.int8)
-    bias = rng.integers(-(1 << 16), 1 << 16, size=n_out, dtype=np.int32)
-    mult, shift = random_requant(rng, n_out, -14.0, -4.0)
+    bias = rng.integers(-2000, 2000, size=n_out, dtype=np.int32)
+    # Scales that spread the outputs over -128..127 (few clamps: every product matters).
+    spread = float(np.log2(0.012 / np.sqrt(n_in)))
+    mult, shift = random_requant(rng, n_out, spread - 1.0, spread + 1.0)
     out_offset = int(rng.integers(-128, 128))
     check_fc(kernels, x, w, bias, mult, shift, out_offset)
 

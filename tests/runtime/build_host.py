@@ -71,3 +71,28 @@ def build_fuzzer(out_dir: Path) -> Path:
     _compile(["clang", *flags, *INCLUDES, *map(str, runtime_sources()),
               str(REPO / "tests" / "fuzz" / "fuzz_loader.c"), "-lm", "-o", str(out)])
     return out
+
+
+def em_run_sources() -> list[Path]:
+    return runtime_sources() + sorted((REPO / "tools" / "em_run").glob("*.c"))
+
+
+def build_em_run_firmware(board_name: str, out_dir: Path, extra: list[str] | None = None) -> Path:
+    """em_run as firmware for a board (bsp/<board>/), with the board's own flags
+    (site_scons/ember_build), the program buffer in ISRAM and the arena pool in SRAM."""
+    import sys
+    sys.path.insert(0, str(REPO / "site_scons"))
+    from ember_build.board import load_board
+    from ember_build.toolchain import bsp_include_dirs, bsp_sources, firmware_cflags, firmware_ldflags
+
+    board = load_board(board_name)
+    out = Path(out_dir) / f"em_run_{board_name}.elf"
+    placement = ["-DEM_RUN_PROGRAM_SECTION=.em_arena.isram", "-DEM_RUN_ARENA_SECTION=.em_arena.sram"]
+    includes = INCLUDES + [f"-I{d}" for d in bsp_include_dirs(board)]
+    flags = [*firmware_cflags(board), "-ffp-contract=off", "-fno-fast-math", *placement,
+             *(extra or []), *includes]
+    # Our sources warning-free (-Werror); the BSP is built with the board's flags as they are.
+    _compile([board.cc, *flags, "-Werror", "-fsyntax-only", *map(str, em_run_sources())])
+    _compile([board.cc, *flags, *map(str, em_run_sources() + bsp_sources(board)),
+              *firmware_ldflags(board), f"-Wl,-Map={out.with_suffix('.map')}", "-lm", "-o", str(out)])
+    return out

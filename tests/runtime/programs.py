@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import flatbuffers
 import numpy as np
 
-from compiler.fixedpoint import quantize_multiplier
+from compiler.fixedpoint import quantize_multiplier  # noqa: F401 (re-exported for tests)
 from compiler.schema import program_generated as fb
 
 INT8, INT32, FLOAT32 = fb.DType.INT8, fb.DType.INT32, fb.DType.FLOAT32
