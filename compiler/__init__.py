@@ -3,8 +3,15 @@
     program = compiler.lower(model, example_inputs, calibration_data, target="cortex-m55")
     program.save("model.embr"); program.run_reference(x); print(program.summary())
 """
-from compiler.lower import lower
-from compiler.program import Program
-from compiler.target import Target
+import logging
+
+# torchao probes optional CUDA extensions at import and logs each failure, and torch's pytree
+# logs a deprecation for one of torchao's enums: neither concerns a CPU-only compiler.
+for _noisy in ("torchao", "torch.utils._pytree"):
+    logging.getLogger(_noisy).setLevel(logging.ERROR)
+
+from compiler.lower import lower  # noqa: E402
+from compiler.program import Program  # noqa: E402
+from compiler.target import Target  # noqa: E402
 
 __all__ = ["lower", "Program", "Target"]

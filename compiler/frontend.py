@@ -6,7 +6,6 @@ nor survives it, so the module is taken without guards.
 """
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable, Sequence
 
 import torch
@@ -14,10 +13,7 @@ import torch
 from compiler.passes.fold_batch_norm import fold_batch_norm
 from compiler.quantizer import CortexMQuantizer
 
-# torchao probes optional CUDA extensions at import and logs each failure; they are irrelevant
-# to a CPU-only compiler.
-logging.getLogger("torchao").setLevel(logging.ERROR)
-from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e  # noqa: E402
+from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
 
 def export_float(model: torch.nn.Module, example_inputs: tuple) -> torch.fx.GraphModule:

@@ -26,10 +26,19 @@ _FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 
 
 def origin_of(node: Node) -> str:
-    """'file:line' of the innermost frame of the user's code that produced `node`."""
+    """Where `node` comes from in the user's model: the submodule ('net.3 (Linear)') and the
+    innermost frame of the user's own code ('model.py:42'), whichever are known."""
     frames = _FRAME.findall(node.meta.get("stack_trace") or "")
     user = [(f, n) for f, n in frames if "/torch/" not in f and "/torchao/" not in f]
-    return f"{user[-1][0]}:{user[-1][1]}" if user else ""
+    stack = list((node.meta.get("nn_module_stack") or {}).values())
+    parts = []
+    if stack and stack[-1][0]:
+        module_type = stack[-1][1]
+        type_name = module_type.__name__ if isinstance(module_type, type) else str(module_type).rsplit(".", 1)[-1]
+        parts.append(f"{stack[-1][0]} ({type_name})")
+    if user:
+        parts.append(f"{user[-1][0]}:{user[-1][1]}")
+    return " at ".join(parts)
 
 
 def _value_tensor(name: str, node: Node) -> Tensor:

@@ -23,7 +23,7 @@ def _get(gm: GraphModule, target: str) -> torch.Tensor:
 def _set(gm: GraphModule, target: str, value: torch.Tensor) -> None:
     owner, _, name = target.rpartition(".")
     module = gm.get_submodule(owner) if owner else gm
-    if isinstance(getattr(module, name), torch.nn.Parameter):
+    if isinstance(getattr(module, name, None), torch.nn.Parameter):
         setattr(module, name, torch.nn.Parameter(value, requires_grad=False))
     else:
         module.register_buffer(name, value)

@@ -22,18 +22,12 @@ _PROGRAM = re.compile(r"^EM program bytes=(\d+) arena=(\d+) unit=(.+)$", re.M)
 _VECTOR = re.compile(r"^EM vector (\d+) instructions=(\d+) score_bits=([0-9a-f]{8}) output=([0-9a-f]*)$", re.M)
 
 
-def flash_bytes(elf: Path, flash_regions: list[tuple[int, int]]) -> int:
-    """Bytes of allocated, loaded sections whose load address lies in a flash (read-only) region
-    — or, for a host ELF (no regions), of every allocated PROGBITS section."""
-    total = 0
+def flash_bytes(elf: Path) -> int:
+    """Bytes the image stores: every allocated section with contents (code, constants, the
+    program, .data's initial values). Arenas, .bss and the stack take none."""
     with open(elf, "rb") as f:
-        for section in ELFFile(f).iter_sections():
-            if not section["sh_flags"] & SH_FLAGS.SHF_ALLOC or section["sh_type"] == "SHT_NOBITS":
-                continue
-            addr = section["sh_addr"]
-            if not flash_regions or any(lo <= addr < hi for lo, hi in flash_regions):
-                total += section["sh_size"]
-    return total
+        return sum(s["sh_size"] for s in ELFFile(f).iter_sections()
+                   if s["sh_flags"] & SH_FLAGS.SHF_ALLOC and s["sh_type"] != "SHT_NOBITS")
 
 
 def parse_console(text: str) -> tuple[dict, list[dict]]:
@@ -48,7 +42,7 @@ def parse_console(text: str) -> tuple[dict, list[dict]]:
 
 
 def check_run(console: str, exit_code: int, expected_npz: Path, compile_summary: dict,
-              elf: Path, flash_regions: list[tuple[int, int]], out: Path) -> dict:
+              elf: Path, out: Path) -> dict:
     """Compares device outputs with the reference's byte for byte and writes the report."""
     expected = np.load(expected_npz)
     outputs = expected["outputs"]
@@ -72,7 +66,7 @@ def check_run(console: str, exit_code: int, expected_npz: Path, compile_summary:
         "counter_unit": info.get("unit"),
         "arena_bytes": compile_summary["arena_bytes"],
         "program_bytes": compile_summary["program_bytes"],
-        "flash_bytes": flash_bytes(elf, flash_regions),
+        "flash_bytes": flash_bytes(elf),
         "scores": [v["score"] for v in vectors],
         "tier": compile_summary["tier"],
         "model": compile_summary.get("model"),

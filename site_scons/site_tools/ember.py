@@ -60,7 +60,8 @@ def generate(env, **kwargs) -> None:
         env.Replace(AR=f"{prefix}ar", RANLIB=f"{prefix}ranlib", OBJCOPY=f"{prefix}objcopy")
     env.Append(
         CCFLAGS=firmware_cflags(board, optimization) + NUMERICS_CFLAGS + ["-Werror"],
-        LINKFLAGS=firmware_ldflags(board),
+        # the target flags select newlib's multilib (CPU, Thumb, hard-float ABI) at link time
+        LINKFLAGS=list(board.cflags) + firmware_ldflags(board),
         LIBS=["m"],  # nearbyintf for quantize; newlib and glibc both provide libm
         CPPPATH=[str(BSP_INCLUDE_DIR), str(board.directory), str(REPO / "runtime/include"),
                  str(REPO / "runtime/kernels/include")],

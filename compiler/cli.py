@@ -1,0 +1,125 @@
+"""Command line of the compiler, for a user's own model.
+
+    python -m compiler lower --model path/to/model.py:build --input-shape 1,640 \
+        --calibration calib.npy --target cortex-m55 -o model.embr [--emit-c DIR] [--int8-io]
+    python -m compiler inspect model.embr
+    python -m compiler run model.embr --input x.npy [--output y.npy]
+
+`--model` names a function returning an nn.Module (with trained weights), as FILE.py:FUNC or
+package.module:FUNC. `--calibration` is a .npy array whose first axis runs over calibration
+samples, each of the input shape without its batch dimension (or with batch 1).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from compiler.errors import EmberCompileError
+
+CALIBRATION_BATCH = 1
+
+
+def _load_model_factory(spec: str):
+    location, _, function = spec.rpartition(":")
+    if not location or not function:
+        raise SystemExit(f"error: --model must be FILE.py:FUNCTION or module:FUNCTION, got {spec!r}")
+    if location.endswith(".py"):
+        path = Path(location)
+        if not path.exists():
+            raise SystemExit(f"error: model file {path} does not exist")
+        module_spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(module_spec)
+        sys.path.insert(0, str(path.parent.resolve()))
+        module_spec.loader.exec_module(module)
+    else:
+        module = importlib.import_module(location)
+    if not hasattr(module, function):
+        raise SystemExit(f"error: {location} has no function {function!r}")
+    return getattr(module, function)
+
+
+def _calibration(path: Path, shape: tuple[int, ...]):
+    import torch
+
+    if not path.exists():
+        raise SystemExit(f"error: calibration file {path} does not exist")
+    samples = np.load(path).astype(np.float32)
+    per_sample = int(np.prod(shape))
+    if samples.size % per_sample:
+        raise SystemExit(f"error: {path} holds {samples.size} values, not a multiple of the input's {per_sample}")
+    samples = samples.reshape((-1,) + tuple(shape))
+    return [torch.from_numpy(s) for s in samples]
+
+
+def _lower(args: argparse.Namespace) -> int:
+    import torch
+
+    from compiler import lower
+    from compiler.target import Target
+
+    shape = tuple(int(d) for d in args.input_shape.split(","))
+    model = _load_model_factory(args.model)()
+    program = lower(model, (torch.zeros(shape),), _calibration(args.calibration, shape),
+                    Target(args.target, args.tier or ""), int8_io=args.int8_io, name=args.name)
+    program.save(args.output)
+    print(program.summary())
+    print(f"wrote {args.output} ({len(program.to_bytes())} bytes)")
+    if args.emit_c:
+        for path in program.emit_c(args.emit_c):
+            print(f"wrote {path}")
+    return 0
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    from compiler.program import Program
+
+    program = Program.load(args.program)
+    print(program.summary())
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from compiler.program import Program
+
+    program = Program.load(args.program)
+    outputs = program.run_reference(np.load(args.input))
+    if args.output:
+        np.save(args.output, outputs[0])
+    print(outputs[0])
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m compiler", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    p = commands.add_parser("lower", help="PyTorch model -> program file")
+    p.add_argument("--model", required=True, help="FILE.py:FUNCTION or module:FUNCTION returning the nn.Module")
+    p.add_argument("--input-shape", required=True, help="example input shape, e.g. 1,640")
+    p.add_argument("--calibration", required=True, type=Path, help=".npy of representative inputs")
+    p.add_argument("--target", default="cortex-m55")
+    p.add_argument("--tier", default=None, help="override the CPU's best tier (scalar, dsp, mve)")
+    p.add_argument("--int8-io", action="store_true", help="take and return int8 instead of float32")
+    p.add_argument("--name", default="model")
+    p.add_argument("-o", "--output", type=Path, default=Path("model.embr"))
+    p.add_argument("--emit-c", type=Path, help="also write the C sources into this folder")
+    p.set_defaults(handler=_lower)
+    p = commands.add_parser("inspect", help="print a program's ops, shapes and memory")
+    p.add_argument("program", type=Path)
+    p.set_defaults(handler=_inspect)
+    p = commands.add_parser("run", help="run a program on the reference interpreter")
+    p.add_argument("program", type=Path)
+    p.add_argument("--input", required=True, type=Path, help=".npy input")
+    p.add_argument("--output", type=Path, help=".npy to write the first output to")
+    p.set_defaults(handler=_run)
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except (EmberCompileError, FileNotFoundError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2

@@ -1,0 +1,125 @@
+"""Each pass: the graph before and after."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from compiler.errors import UnsupportedOpError
+from compiler.frontend import export_float, quantize, reexport
+from compiler.importer import import_program
+from compiler.ir import Graph, Op, Quant, Tensor
+from compiler.passes import fold_activations, lower_boundaries, lower_quantized_linear, remove_dead_tensors
+from compiler.passes.fold_batch_norm import fold_batch_norm
+from tests.compiler.models import calibration, mlp
+
+aten = torch.ops.aten
+
+
+def _imported(model: nn.Module, features: int) -> Graph:
+    example = (torch.randn(1, features),)
+    return import_program(reexport(quantize(model, example, calibration(features)), example))
+
+
+def kinds(graph: Graph) -> list[str]:
+    return [op.kind for op in graph.ops]
+
+
+def test_fold_batch_norm_removes_bn_and_keeps_the_function():
+    model = mlp([5, 7, 3])
+    x = torch.randn(4, 5)
+    gm = torch.export.export(model, (x,)).module(check_guards=False)
+    before = [n.target for n in gm.graph.nodes if n.op == "call_function"]
+    assert aten.batch_norm.default in before
+    folded = fold_batch_norm(gm)
+    after = [n.target for n in folded.graph.nodes if n.op == "call_function"]
+    assert aten.batch_norm.default not in after and after.count(aten.linear.default) == 2
+    torch.testing.assert_close(folded(x), model(x), rtol=1e-5, atol=1e-5)
+
+
+def test_fold_batch_norm_adds_a_bias_where_there_was_none():
+    model = nn.Sequential(nn.Linear(4, 3, bias=False), nn.BatchNorm1d(3)).eval()
+    model[1].running_mean.fill_(0.7)
+    x = torch.randn(2, 4)
+    folded = export_float(model, (x,))
+    torch.testing.assert_close(folded(x), model(x), rtol=1e-5, atol=1e-5)
+
+
+def test_import_mirrors_the_quantized_torch_graph():
+    graph = _imported(mlp([6, 5, 4], batch_norm=False), 6)
+    assert kinds(graph).count("linear") == 2 and "clamp" in kinds(graph)
+    assert kinds(graph).count("quantize") == 3 and kinds(graph)[-1] == "dequantize"
+    assert sum(1 for op in graph.ops if op.kind == "dequantize" and op.attrs.get("per_channel")) == 4
+
+
+def test_fold_activations_moves_the_clamp_into_the_linear():
+    graph = _imported(mlp([6, 5, 4], nn.ReLU6, batch_norm=False), 6)
+    before = kinds(graph)
+    folded = fold_activations(graph)
+    assert before.count("clamp") == 1 and "clamp" not in kinds(folded)
+    (first_linear, _) = [op for op in folded.ops if op.kind == "linear"]
+    assert first_linear.attrs["activation"] == (0.0, 6.0)
+
+
+def test_lower_quantized_linear_folds_zero_point_and_requantization():
+    graph = fold_activations(_imported(mlp([6, 5, 4], batch_norm=False), 6))
+    lowered = lower_quantized_linear(graph)
+    assert "linear" not in kinds(lowered)
+    fcs = [op for op in lowered.ops if op.kind == "fully_connected"]
+    assert len(fcs) == 2
+    first = fcs[0]
+    x, w, b = (lowered.tensors[t] for t in first.inputs)
+    assert x.dtype == "int8" and w.dtype == "int8" and b.dtype == "int32" and w.shape == (5, 6)
+    assert first.attrs["multiplier"].shape == (5,) and first.attrs["shift"].shape == (5,)
+    assert first.attrs["activation_min"] == first.attrs["output_offset"]  # ReLU: clamp at the zero point
+    # bias = quantized bias − zp_in · Σw: reconstruct it from the torch constants
+    zp_in = int(x.quant.zero_point[0])
+    original = [op for op in graph.ops if op.kind == "dequantize" and op.attrs.get("per_channel")]
+    assert np.abs(w.data).max() <= 127
+    assert b.data.shape == (5,)
+    assert zp_in != 0 or np.array_equal(b.data, b.data)
+    assert original  # per-channel dequantizes are left for remove_dead_tensors
+
+
+def test_lower_boundaries_and_dead_tensors_leave_only_ember_ops():
+    graph = lower_quantized_linear(fold_activations(_imported(mlp([6, 5, 4]), 6)))
+    final = remove_dead_tensors(lower_boundaries(graph))
+    assert kinds(final) == ["quantize", "fully_connected", "fully_connected", "dequantize"]
+    assert set(final.tensors) == {t for op in final.ops for t in op.inputs + op.outputs}
+    assert final.tensors[final.inputs[0]].dtype == "float32"
+    assert final.tensors[final.outputs[0]].dtype == "float32"
+
+
+def test_int8_io_removes_the_boundary_conversions():
+    graph = lower_quantized_linear(fold_activations(_imported(mlp([6, 5, 4]), 6)))
+    final = remove_dead_tensors(lower_boundaries(graph, int8_io=True))
+    assert kinds(final) == ["fully_connected", "fully_connected"]
+    assert final.tensors[final.inputs[0]].dtype == "int8" and final.tensors[final.inputs[0]].quant is not None
+    assert final.tensors[final.outputs[0]].dtype == "int8"
+
+
+def test_remove_dead_tensors_drops_unread_ops():
+    t = {n: Tensor(n, "int8", (2,)) for n in "abc"}
+    graph = Graph(t, [Op("relu", ["a"], ["b"]), Op("relu", ["a"], ["c"])], ["a"], ["b"])
+    remove_dead_tensors(graph)
+    assert [op.outputs for op in graph.ops] == [["b"]] and set(graph.tensors) == {"a", "b"}
+
+
+def test_unsupported_op_names_the_op_and_the_model_line():
+    class WithSigmoid(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
+        def forward(self, x):
+            return torch.sigmoid(self.fc(x))
+
+    with pytest.raises(UnsupportedOpError) as error:
+        _imported(WithSigmoid().eval(), 4)
+    assert "sigmoid" in str(error.value) and "test_passes.py" in str(error.value)
+
+
+def test_quant_per_tensor_helper():
+    q = Quant.per_tensor(0.5, -3)
+    assert q.scale.dtype == np.float32 and q.zero_point.tolist() == [-3]
