@@ -3,9 +3,11 @@
  * @brief int8 fully connected layer, per-channel requantization. Scalar and Helium (MVE) paths
  *        behind em_nn_tier.h; the DSP tier uses the scalar path for now.
  *
- * Both paths compute the int32 dot products exactly (wrapping like the reference) and then
- * requantize each output with em_nn_requantize(), so they are byte-identical to
- * compiler/reference.py:fully_connected_s8 by construction.
+ * Both paths compute the int32 dot products exactly (wrapping like the reference) and
+ * requantize with em_nn_requantize() (scalar) or its bit-exact 4-lane form
+ * em_nn_requantize_mve(), so they match compiler/reference.py:fully_connected_s8 byte for byte.
+ * MVE: four weight rows per pass share each 16-byte input load; full 16-lane steps run
+ * unpredicated, the tail uses predicated zeroing loads (vctp8q), never reading past a row.
  */
 #include <stddef.h>
 
@@ -36,11 +38,16 @@ static inline int8_t em_nn_fc_output(uint32_t acc, const em_fc_params *params, i
 
 #if EM_NN_TIER_MVE
 
-/** Σ_i x[i]·w[i] over @p n int8 pairs, 16 lanes per step, tail by predicated (zeroing) loads. */
+/** Σ_i x[i]·w[i] over @p n int8 pairs: full 16-lane steps, then one tail step whose predicated
+ *  (zeroing) loads never touch bytes past x[n - 1] / w[n - 1]. */
 static inline int32_t em_nn_dot_s8_mve(const int8_t *x, const int8_t *w, int32_t n)
 {
     int32_t acc = 0;
-    for (int32_t i = 0; i < n; i += 16) {
+    int32_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        acc = vmladavaq_s8(acc, vld1q_s8(x + i), vld1q_s8(w + i));
+    }
+    if (i < n) {
         const mve_pred16_t p = vctp8q((uint32_t)(n - i));
         acc = vmladavaq_s8(acc, vldrbq_z_s8(x + i, p), vldrbq_z_s8(w + i, p));
     }
@@ -59,7 +66,16 @@ static void em_nn_fc_row_mve(const em_fc_params *params, const em_per_channel_qu
         const int8_t *w2 = w1 + n_in;
         const int8_t *w3 = w2 + n_in;
         int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-        for (int32_t i = 0; i < n_in; i += 16) {
+        int32_t i = 0;
+        for (; i + 16 <= n_in; i += 16) {
+            const int8_t *xi = x + i;
+            const int8x16_t xv = vld1q_s8(xi);
+            a0 = vmladavaq_s8(a0, xv, vld1q_s8(w0 + i));
+            a1 = vmladavaq_s8(a1, xv, vld1q_s8(w1 + i));
+            a2 = vmladavaq_s8(a2, xv, vld1q_s8(w2 + i));
+            a3 = vmladavaq_s8(a3, xv, vld1q_s8(w3 + i));
+        }
+        if (i < n_in) { /* tail: predicated loads read nothing past the rows */
             const mve_pred16_t p = vctp8q((uint32_t)(n_in - i));
             const int8x16_t xv = vldrbq_z_s8(x + i, p);
             a0 = vmladavaq_s8(a0, xv, vldrbq_z_s8(w0 + i, p));
@@ -67,12 +83,19 @@ static void em_nn_fc_row_mve(const em_fc_params *params, const em_per_channel_qu
             a2 = vmladavaq_s8(a2, xv, vldrbq_z_s8(w2 + i, p));
             a3 = vmladavaq_s8(a3, xv, vldrbq_z_s8(w3 + i, p));
         }
-        const int32_t acc[4] = {a0, a1, a2, a3};
-        for (int32_t k = 0; k < 4; k++) {
-            const uint32_t b = bias != NULL ? (uint32_t)bias[o + k] : 0u;
-            out[o + k] = em_nn_fc_output((uint32_t)acc[k] + b, params, quant->multiplier[o + k],
-                                         quant->shift[o + k]);
+        int32x4_t acc = vdupq_n_s32(a0);
+        acc = vsetq_lane_s32(a1, acc, 1);
+        acc = vsetq_lane_s32(a2, acc, 2);
+        acc = vsetq_lane_s32(a3, acc, 3);
+        if (bias != NULL) {
+            acc = vaddq_s32(acc, vld1q_s32(bias + o)); /* wraps, as the reference's int32 */
         }
+        int32x4_t v = em_nn_requantize_mve(acc, vld1q_s32(quant->multiplier + o),
+                                           vld1q_s32(quant->shift + o));
+        v = vqaddq_s32(v, vdupq_n_s32(params->output_offset)); /* saturates past the clamp */
+        v = vmaxq_s32(v, vdupq_n_s32(params->activation_min));
+        v = vminq_s32(v, vdupq_n_s32(params->activation_max));
+        vstrbq_s32(out + o, v);
     }
     for (; o < n_out; o++) {
         const uint32_t b = bias != NULL ? (uint32_t)bias[o] : 0u;

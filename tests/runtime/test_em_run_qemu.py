@@ -91,3 +91,26 @@ def test_scalar_program_refused_on_mve(firmware, tmp_path):
     spec, _ = programs.fc_program()
     result, _ = run_program(firmware, tmp_path, spec, b"")
     assert result.returncode == 4 and "em_run: EM_ERR_WRONG_TIER" in result.stdout
+
+
+def test_fc_mve_requantize_ties_and_saturation(firmware, tmp_path):
+    """Exact ties of RoundingDivideByPOT (away from zero, both signs), INT32 extremes and
+    shifts at both ends of -31..30, through the 4-lane requantization."""
+    n_out = 20
+    case = programs.fc_case(batches=1, n_in=1, n_out=n_out)
+    case.weights[:] = 1
+    case.multiplier[:] = 1 << 30  # 0.5: acc / 2^(e + 1)
+    case.shift[:16] = [-(1 + i % 4) for i in range(16)]
+    case.bias[:16] = [(1 if i % 2 else -1) * ((2 * i + 1) << (1 + i % 4)) for i in range(16)]
+    case.multiplier[16:] = [2**31 - 1, 2**31 - 1, 1 << 30, 0]
+    case.shift[16:] = [-31, 0, 30, 0]
+    case.bias[16:] = [-(2**31), 2**31 - 1, -5, 7]
+    case.output_offset, case.activation_min, case.activation_max = 0, -128, 127
+    spec, _ = programs.fc_program(case, 1)
+    spec.tier = fb.Tier.MVE
+    x = np.zeros((1, 1), dtype=np.int8)
+    result, out = run_program(firmware, tmp_path, spec, x.tobytes())
+    assert result.returncode == 0, result.stdout + result.stderr
+    want = reference.fully_connected_s8(x, case.weights, case.bias, case.multiplier, case.shift,
+                                        0, -128, 127)
+    np.testing.assert_array_equal(np.frombuffer(out.read_bytes(), np.int8).reshape(want.shape), want)

@@ -9,6 +9,12 @@
 
 #include <stdint.h>
 
+#include "em_nn_tier.h"
+
+#if EM_NN_TIER_MVE
+#include <arm_mve.h>
+#endif
+
 #define EM_NN_INT32_MIN ((int32_t)(-2147483647 - 1))
 #define EM_NN_INT32_MAX ((int32_t)2147483647)
 
@@ -59,5 +65,23 @@ static inline int8_t em_nn_clamp_s8(int32_t v, int32_t lo, int32_t hi)
     v = v > hi ? hi : v;
     return (int8_t)v;
 }
+
+#if EM_NN_TIER_MVE
+/**
+ * em_nn_requantize() on 4 lanes, bit-exact: VQRDMULH is SaturatingRoundingDoublingHighMul
+ * (round half up, INT32_MIN² saturates), and VRSHL by -e rounds half up, so negative lanes are
+ * first nudged down by one (when e > 0) to make ties go away from zero, as RoundingDivideByPOT.
+ * @param shift -31..30 per lane
+ */
+static inline int32x4_t em_nn_requantize_mve(int32x4_t acc, int32x4_t multiplier, int32x4_t shift)
+{
+    const int32x4_t zero = vdupq_n_s32(0);
+    const int32x4_t right = vminq_s32(shift, zero); /* -e, e >= 0 */
+    const int32x4_t shifted = vshlq_s32(acc, vmaxq_s32(shift, zero)); /* wraps like the C path */
+    const int32x4_t high = vqrdmulhq_s32(shifted, multiplier);
+    const int32x4_t fixup = vshrq_n_s32(vandq_s32(high, right), 31); /* -1: high < 0 and e > 0 */
+    return vrshlq_s32(vqaddq_s32(high, fixup), right);
+}
+#endif
 
 #endif /* EM_NN_SUPPORT_H */
