@@ -34,9 +34,8 @@ def runtime_sources() -> list[Path]:
 
 
 def host_bsp_sources() -> list[Path]:
-    """The real host BSP when it exists, else the temporary shim in tests/runtime/."""
-    real = sorted((REPO / "bsp" / "host").glob("*.c"))
-    return real or [Path(__file__).with_name("host_bsp_shim.c")]
+    """The host board's BSP (bsp/host/)."""
+    return sorted((REPO / "bsp" / "host").glob("*.c"))
 
 
 def _compile(cmd: list[str]) -> None:
