@@ -13,21 +13,11 @@ import struct
 from pathlib import Path
 
 import numpy as np
-from elftools.elf.constants import SH_FLAGS
-from elftools.elf.elffile import ELFFile
-
 from compiler.program import write_atomically
+from ember_build.elf_check import flash_bytes
 
 _PROGRAM = re.compile(r"^EM program bytes=(\d+) arena=(\d+) unit=(.+)$", re.M)
 _VECTOR = re.compile(r"^EM vector (\d+) instructions=(\d+) score_bits=([0-9a-f]{8}) output=([0-9a-f]*)$", re.M)
-
-
-def flash_bytes(elf: Path) -> int:
-    """Bytes the image stores: every allocated section with contents (code, constants, the
-    program, .data's initial values). Arenas, .bss and the stack take none."""
-    with open(elf, "rb") as f:
-        return sum(s["sh_size"] for s in ELFFile(f).iter_sections()
-                   if s["sh_flags"] & SH_FLAGS.SHF_ALLOC and s["sh_type"] != "SHT_NOBITS")
 
 
 def parse_console(text: str) -> tuple[dict, list[dict]]:

@@ -8,26 +8,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from elftools.elf.elffile import ELFFile
-from elftools.elf.sections import SymbolTableSection
 from SCons.Script import Action, Builder
 
+from ember_build.elf_check import heap_symbols
 from ember_build.toolchain import BSP_INCLUDE_DIR, firmware_cflags, firmware_ldflags
 
 REPO = Path(__file__).resolve().parents[2]
-HEAP_SYMBOLS = {"malloc", "free", "calloc", "realloc", "_malloc_r", "_free_r", "_calloc_r", "_realloc_r"}
 # Float kernels must round exactly like the reference: no fused multiply-add contraction.
 NUMERICS_CFLAGS = ["-ffp-contract=off", "-fno-fast-math"]
-
-
-def heap_symbols(elf: Path) -> list[str]:
-    """Names of heap allocator functions defined in `elf`."""
-    with open(elf, "rb") as f:
-        table = ELFFile(f).get_section_by_name(".symtab")
-        if not isinstance(table, SymbolTableSection):
-            return []
-        return sorted({s.name for s in table.iter_symbols()
-                       if s.name in HEAP_SYMBOLS and s["st_shndx"] != "SHN_UNDEF"})
 
 
 def _check_no_heap(target, source, env) -> int:

@@ -1,0 +1,28 @@
+"""Facts read from a linked ELF with pyelftools: bytes stored in flash, heap functions linked."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from elftools.elf.constants import SH_FLAGS
+from elftools.elf.elffile import ELFFile
+from elftools.elf.sections import SymbolTableSection
+
+HEAP_SYMBOLS = {"malloc", "free", "calloc", "realloc", "_malloc_r", "_free_r", "_calloc_r", "_realloc_r"}
+
+
+def flash_bytes(elf: Path) -> int:
+    """Bytes the image stores: every allocated section with contents (code, constants, the
+    program, .data's initial values). Arenas, .bss and the stack take none."""
+    with open(elf, "rb") as f:
+        return sum(s["sh_size"] for s in ELFFile(f).iter_sections()
+                   if s["sh_flags"] & SH_FLAGS.SHF_ALLOC and s["sh_type"] != "SHT_NOBITS")
+
+
+def heap_symbols(elf: Path) -> list[str]:
+    """Names of heap allocator functions defined in `elf`."""
+    with open(elf, "rb") as f:
+        table = ELFFile(f).get_section_by_name(".symtab")
+        if not isinstance(table, SymbolTableSection):
+            return []
+        return sorted({s.name for s in table.iter_symbols()
+                       if s.name in HEAP_SYMBOLS and s["st_shndx"] != "SHN_UNDEF"})

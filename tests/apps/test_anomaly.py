@@ -1,0 +1,56 @@
+"""The anomaly app end to end: `scons app=anomaly board=<board> run=1` on QEMU and on the host,
+and a one-batch training smoke test."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SCONS = Path(sys.executable).with_name("scons")
+
+
+def _build_and_run(board: str) -> dict:
+    run = subprocess.run([str(SCONS), "app=anomaly", f"board={board}", "run=1"], cwd=REPO,
+                         capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    return json.loads((REPO / "build" / board / "anomaly" / "report.json").read_text())
+
+
+@pytest.mark.parametrize("board,unit", [("corstone300", "instructions (QEMU)"), ("host", "ns (host)")])
+def test_device_outputs_equal_the_reference(board, unit):
+    report = _build_and_run(board)
+    assert report["match"] is True and report["mismatched_vectors"] == [] and report["vectors"] == 4
+    assert report["app"] == "anomaly" and report["board"] == board
+    assert report["counter_unit"] == unit
+    assert report["instructions_per_inference"] > 0
+    assert all(size > 0 for size in report["arena_bytes"].values())
+    assert report["flash_bytes"] > report["program_bytes"] > 250_000  # ~270 k int8 weights
+    # normal and anomalous windows alternate; the anomalous ones must score higher
+    scores = report["scores"]
+    assert min(scores[1::2]) > max(scores[0::2])
+
+
+def test_qemu_instruction_counts_are_repeatable():
+    first = _build_and_run("corstone300")["counts_per_inference"]
+    second = _build_and_run("corstone300")["counts_per_inference"]
+    assert first == second
+
+
+def test_firmware_links_no_heap():
+    from ember_build.elf_check import heap_symbols
+
+    elf = REPO / "build/corstone300/anomaly/firmware.elf"
+    if not elf.exists():
+        _build_and_run("corstone300")
+    assert heap_symbols(elf) == []
+
+
+def test_training_smoke(tmp_path):
+    from apps.anomaly.train import train
+
+    meta = train(epochs=1, out=tmp_path / "checkpoint.pt", max_batches=1)
+    assert (tmp_path / "checkpoint.pt").exists() and meta["threshold"] > 0
