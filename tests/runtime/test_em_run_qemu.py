@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -26,9 +27,12 @@ def firmware(tmp_path_factory):
 
 
 def qemu(elf: Path, cwd: Path, args: str) -> subprocess.CompletedProcess:
-    cmd = ["qemu-system-arm", "-M", "mps3-an547", "-nographic", "-monitor", "none",
-           "-semihosting-config", "enable=on,target=native", "-icount", "shift=7",
-           "-kernel", str(elf), "-append", args]
+    """Runs @p elf with the board's own emulator command (bsp/corstone300/board.yaml)."""
+    sys.path.insert(0, str(REPO / "site_scons"))
+    from ember_build.board import load_board
+    from ember_build.qemu import emulator_command
+
+    cmd = emulator_command(load_board("corstone300"), elf, args)
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=120)
 
 
