@@ -1,4 +1,5 @@
-"""Fixed-point arithmetic of the numerics contract (TFLite / CMSIS-NN int8 conventions).
+"""Fixed-point arithmetic of the numerics contract (TFLite / CMSIS-NN int8 conventions, with
+CMSIS-NN's single-rounding requantization).
 
 Every function works on NumPy integer arrays elementwise and is the definition the C kernels
 must match bit for bit. No floating point is used after `quantize_multiplier`.
@@ -34,41 +35,35 @@ def quantize_multiplier(real_multiplier: float) -> tuple[int, int]:
     return int(q), int(shift)
 
 
-def saturating_rounding_doubling_high_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """(a * b * 2 + 2^31 rounding) >> 32 with C's truncating division, saturating INT32_MIN^2."""
-    a64 = np.asarray(a, dtype=np.int64)
-    b64 = np.asarray(b, dtype=np.int64)
-    overflow = (a64 == INT32_MIN) & (b64 == INT32_MIN)
-    ab = a64 * b64
-    nudge = np.where(ab >= 0, np.int64(1 << 30), np.int64(1 - (1 << 30)))
-    total = ab + nudge
-    # C's division truncates towards zero; NumPy's // floors.
-    quotient = np.where(total >= 0, total >> 31, -((-total) >> 31))
-    return np.where(overflow, np.int64(INT32_MAX), quotient).astype(np.int64)
+def saturate_int32(x: np.ndarray) -> np.ndarray:
+    return np.clip(np.asarray(x, dtype=np.int64), INT32_MIN, INT32_MAX)
 
 
-def rounding_divide_by_pot(x: np.ndarray, exponent: np.ndarray) -> np.ndarray:
-    """x / 2^exponent rounded to nearest, ties away from zero (gemmlowp RoundingDivideByPOT)."""
-    x64 = np.asarray(x, dtype=np.int64)
-    e = np.asarray(exponent, dtype=np.int64)
-    mask = (np.int64(1) << e) - 1
-    remainder = x64 & mask
-    threshold = (mask >> 1) + (x64 < 0)
-    return (x64 >> e) + (remainder > threshold)
+def requantize_left_shift(shift: np.ndarray) -> np.ndarray:
+    """Bits the accumulator is shifted left (saturating) before the multiply: max(shift + 2, 0).
+
+    Pre-shifting by two more than the multiplier's own shift makes the rounding position at
+    least 33 bits down for every channel, so one code path serves all shifts (on MVE: VMULH,
+    then a rounding shift VRSHL). The saturation only bites when |acc · real| ≥ 2^28, far
+    outside int8, where the output clamps to the same value anyway.
+    """
+    return np.maximum(np.asarray(shift, dtype=np.int64) + 2, 0)
 
 
 def requantize(acc: np.ndarray, multiplier: np.ndarray, shift: np.ndarray) -> np.ndarray:
-    """TFLite MultiplyByQuantizedMultiplier: int32 accumulator -> scaled int32 (double rounding).
+    """acc · multiplier · 2^(shift − 31), rounded once, half up (CMSIS-NN single rounding).
 
-    The left shift wraps in 32 bits, as it does in C; the compiler never emits a shift that
-    makes it wrap for accumulators in range.
+    x = saturate_int32(acc << L) with L = max(shift + 2, 0); result = ⌊(x · multiplier + 2^(E−1)) / 2^E⌋
+    with E = 31 − shift + L (33..62). Exact 64-bit integer arithmetic; one rounding, not the
+    double rounding of TFLite's reference kernels, so the integer model agrees with PyTorch's
+    float-then-round quantized model wherever float rounding does.
     """
-    acc64 = np.asarray(acc, dtype=np.int64)
     shift64 = np.asarray(shift, dtype=np.int64)
-    left = np.maximum(shift64, 0)
-    right = np.maximum(-shift64, 0)
-    shifted = wrap_int32(acc64 << left)
-    return rounding_divide_by_pot(saturating_rounding_doubling_high_mul(shifted, multiplier), right)
+    left = requantize_left_shift(shift64)
+    x = saturate_int32(np.asarray(acc, dtype=np.int64) << left)
+    exponent = 31 - shift64 + left
+    product = x * np.asarray(multiplier, dtype=np.int64)  # |product| < 2^62
+    return (product + (np.int64(1) << (exponent - 1))) >> exponent
 
 
 def wrap_int32(x: np.ndarray) -> np.ndarray:

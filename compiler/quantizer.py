@@ -13,7 +13,6 @@ import torch
 from torch.fx import GraphModule, Node
 from torchao.quantization.pt2e.observer import (
     HistogramObserver,
-    MinMaxObserver,
     PerChannelMinMaxObserver,
 )
 from torchao.quantization.pt2e.quantizer import (
@@ -29,17 +28,9 @@ aten = torch.ops.aten
 WEIGHTED_OPS = (aten.linear.default, aten.conv2d.default)
 
 
-def _is_relu6(node: Node) -> bool:
-    return node.target == aten.hardtanh.default and tuple(node.args[1:3]) == (0.0, 6.0)
-
-
-# Activations folded into the producer's output clamp.
-FUSABLE_ACTIVATIONS = {
-    aten.relu.default: lambda node: True,
-    aten.relu_.default: lambda node: True,
-    aten.hardtanh.default: _is_relu6,
-    aten.hardtanh_.default: _is_relu6,
-}
+# Activations folded into the producer's output clamp: ReLU, and hardtanh with any bounds
+# (ReLU6 is hardtanh(0, 6)). The clamp of an int8 value to quantized bounds is exact.
+FUSABLE_ACTIVATIONS = (aten.relu.default, aten.relu_.default, aten.hardtanh.default, aten.hardtanh_.default)
 
 ACTIVATION_QSPEC = QuantizationSpec(
     dtype=torch.int8,
@@ -86,13 +77,12 @@ def _fused_activation(node: Node) -> Node | None:
     if len(node.users) != 1:
         return None
     (user,) = node.users
-    check = FUSABLE_ACTIVATIONS.get(user.target)
-    return user if check is not None and check(user) else None
+    return user if user.target in FUSABLE_ACTIVATIONS else None
 
 
 @dataclass
 class CortexMQuantizer(Quantizer):
-    """Annotates linear and conv2d (each optionally followed by ReLU or ReLU6).
+    """Annotates linear and conv2d (each optionally followed by ReLU, ReLU6 or hardtanh).
 
     Modules whose fully qualified name starts with one of `skip_modules` stay in float.
     """

@@ -4,27 +4,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from fractions import Fraction
+
 from compiler.fixedpoint import INT32_MAX, INT32_MIN, quantize_multiplier, requantize
 
 
 def _exact_requantize(acc: int, multiplier: int, shift: int) -> int:
-    """TFLite MultiplyByQuantizedMultiplier written with Python integers."""
-    left, right = max(shift, 0), max(-shift, 0)
-    x = ((acc << left) + 2**31) % 2**32 - 2**31
-    if x == INT32_MIN and multiplier == INT32_MIN:
-        high = INT32_MAX
-    else:
-        product = x * multiplier
-        nudge = (1 << 30) if product >= 0 else 1 - (1 << 30)
-        total = product + nudge
-        high = abs(total) >> 31
-        high = high if total >= 0 else -high
-    if right == 0:
-        return high
-    mask = (1 << right) - 1
-    remainder = high & mask
-    threshold = (mask >> 1) + (1 if high < 0 else 0)
-    return (high >> right) + (1 if remainder > threshold else 0)
+    """The definition with Python integers: one rounding, half up, after a saturating pre-shift."""
+    left = max(shift + 2, 0)
+    x = max(INT32_MIN, min(INT32_MAX, acc << left))
+    exponent = 31 - shift + left
+    return (x * multiplier + (1 << (exponent - 1))) >> exponent
 
 
 def test_requantize_matches_integer_model_on_random_and_edge_values():
@@ -44,11 +34,22 @@ def test_quantize_multiplier_represents_the_real_value(real):
     assert multiplier * 2.0 ** (shift - 31) == pytest.approx(real, rel=1e-9)
 
 
-def test_shift_rounds_ties_away_from_zero_and_high_mul_rounds_ties_up():
-    multiplier, shift = quantize_multiplier(0.25)  # 2^30, -1: exact high-mul, then a rounding shift
-    assert requantize(np.array([6, -6, 10, -10]), np.int32(multiplier), np.int32(shift)).tolist() == [2, -2, 3, -3]
-    multiplier, shift = quantize_multiplier(0.5)  # 2^30, 0: the rounding happens in the high-mul
-    assert requantize(np.array([3, -3, 5, -5]), np.int32(multiplier), np.int32(shift)).tolist() == [2, -1, 3, -2]
+def test_single_rounding_is_round_half_up_of_the_exact_product():
+    multiplier, shift = quantize_multiplier(0.25)
+    assert requantize(np.array([6, -6, 10, -10, 5, -5]), np.int32(multiplier), np.int32(shift)).tolist() == [2, -1, 3, -2, 1, -1]
+    rng = np.random.default_rng(1)
+    for real in [0.0123, 0.4999, 0.75, 1.9, 7.3]:
+        multiplier, shift = quantize_multiplier(real)
+        accs = rng.integers(-(2**20), 2**20, 500)
+        got = requantize(accs, np.int32(multiplier), np.int32(shift))
+        exact = [Fraction(int(a) * multiplier, 2 ** (31 - shift)) for a in accs]
+        assert got.tolist() == [int((e + Fraction(1, 2)).__floor__()) for e in exact]
+
+
+def test_saturating_pre_shift_only_matters_far_outside_int8():
+    multiplier, shift = quantize_multiplier(300.0)  # shift 9: pre-shift 11 saturates at |acc| >= 2^20
+    big = requantize(np.array([2**21, -(2**21)]), np.int32(multiplier), np.int32(shift))
+    assert big[0] > 127 and big[1] < -128
 
 
 def test_zero_and_negative_multipliers():

@@ -84,7 +84,7 @@ def test_fc_positive_shifts_and_wrapping_left_shift(kernels):
 
 
 def test_fc_rounding_ties_negative_and_positive(kernels):
-    """acc = ±(2k+1)·2^(e-1): exact ties of RoundingDivideByPOT, which round away from zero."""
+    """acc = ±(2k+1)·2^(e-1): exact ties of the requantization, which rounds them half up."""
     n_out = 16
     x = np.zeros((1, 1), dtype=np.int8)  # acc = bias exactly
     w = np.ones((n_out, 1), dtype=np.int8)

@@ -98,7 +98,7 @@ def test_scalar_program_refused_on_mve(firmware, tmp_path):
 
 
 def test_fc_mve_requantize_ties_and_saturation(firmware, tmp_path):
-    """Exact ties of RoundingDivideByPOT (away from zero, both signs), INT32 extremes and
+    """Exact ties of the requantization (half up, both signs), INT32 extremes and
     shifts at both ends of -31..30, through the 4-lane requantization."""
     n_out = 20
     case = programs.fc_case(batches=1, n_in=1, n_out=n_out)

@@ -18,44 +18,29 @@
 #define EM_NN_INT32_MIN ((int32_t)(-2147483647 - 1))
 #define EM_NN_INT32_MAX ((int32_t)2147483647)
 
-/**
- * gemmlowp SaturatingRoundingDoublingHighMul: round(a * b / 2^31), ties up, with C's truncating
- * division, saturating INT32_MIN * INT32_MIN to INT32_MAX.
- */
-static inline int32_t em_nn_sat_doubling_high_mul(int32_t a, int32_t b)
+/** Bits the accumulator is shifted left, saturating, before the multiply: max(shift + 2, 0). */
+static inline int32_t em_nn_requantize_left_shift(int32_t shift)
 {
-    if (a == EM_NN_INT32_MIN && b == EM_NN_INT32_MIN) {
-        return EM_NN_INT32_MAX;
-    }
-    const int64_t ab = (int64_t)a * (int64_t)b;
-    const int64_t nudge = ab >= 0 ? ((int64_t)1 << 30) : (1 - ((int64_t)1 << 30));
-    return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
-}
-
-/** gemmlowp RoundingDivideByPOT: x / 2^exponent rounded to nearest, ties away from zero.
- *  @param exponent 0..31 */
-static inline int32_t em_nn_rounding_divide_by_pot(int32_t x, int32_t exponent)
-{
-    const int32_t mask = (int32_t)(((uint32_t)1 << exponent) - 1u);
-    const int32_t remainder = x & mask;
-    const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-    /* Arithmetic right shift of a negative int32 (implementation-defined; GCC and Clang
-     * shift arithmetically on every target Ember supports). */
-    return (x >> exponent) + (remainder > threshold ? 1 : 0);
+    return shift + 2 > 0 ? shift + 2 : 0;
 }
 
 /**
- * TFLite MultiplyByQuantizedMultiplier: acc * multiplier * 2^(shift - 31) with double rounding.
- * The left shift (shift > 0) wraps in 32 bits, as fixedpoint.requantize does.
+ * acc * multiplier * 2^(shift - 31), rounded once, half up (CMSIS-NN single rounding), as
+ * compiler/fixedpoint.py:requantize defines it: x = sat32(acc << L), L = max(shift + 2, 0);
+ * result = (x * multiplier + 2^(E - 1)) >> E with E = 31 - shift + L (33..62).
  * @param multiplier Q31, 0..INT32_MAX
  * @param shift      -31..30
  */
 static inline int32_t em_nn_requantize(int32_t acc, int32_t multiplier, int32_t shift)
 {
-    const int32_t left = shift > 0 ? shift : 0;
-    const int32_t right = shift > 0 ? 0 : -shift;
-    const int32_t shifted = (int32_t)((uint32_t)acc << left);
-    return em_nn_rounding_divide_by_pot(em_nn_sat_doubling_high_mul(shifted, multiplier), right);
+    const int32_t left = em_nn_requantize_left_shift(shift);
+    int64_t x = (int64_t)acc * ((int64_t)1 << left);
+    x = x > EM_NN_INT32_MAX ? EM_NN_INT32_MAX : (x < EM_NN_INT32_MIN ? EM_NN_INT32_MIN : x);
+    const int32_t exponent = 31 - shift + left;
+    const int64_t product = x * (int64_t)multiplier;
+    /* Arithmetic right shift of a negative int64 (implementation-defined; GCC and Clang shift
+     * arithmetically on every target Ember supports): the floor the definition asks for. */
+    return (int32_t)((product + ((int64_t)1 << (exponent - 1))) >> exponent);
 }
 
 /** Clamps @p v to lo..hi and narrows it to int8 (lo, hi within -128..127). */
@@ -68,19 +53,19 @@ static inline int8_t em_nn_clamp_s8(int32_t v, int32_t lo, int32_t hi)
 
 #if EM_NN_TIER_MVE
 /**
- * em_nn_requantize() on 4 lanes, bit-exact: VQRDMULH is SaturatingRoundingDoublingHighMul
- * (round half up, INT32_MIN² saturates), and VRSHL by -e rounds half up, so negative lanes are
- * first nudged down by one (when e > 0) to make ties go away from zero, as RoundingDivideByPOT.
+ * em_nn_requantize() on 4 lanes, bit-exact: VQSHL saturates the pre-shift like sat32(acc << L);
+ * VMULH gives floor(x * m / 2^32); VRSHL by -(E - 32) (E - 32 >= 1) rounds half up, and a floor
+ * followed by a rounding shift is the single rounding of the exact product.
  * @param shift -31..30 per lane
  */
 static inline int32x4_t em_nn_requantize_mve(int32x4_t acc, int32x4_t multiplier, int32x4_t shift)
 {
     const int32x4_t zero = vdupq_n_s32(0);
-    const int32x4_t right = vminq_s32(shift, zero); /* -e, e >= 0 */
-    const int32x4_t shifted = vshlq_s32(acc, vmaxq_s32(shift, zero)); /* wraps like the C path */
-    const int32x4_t high = vqrdmulhq_s32(shifted, multiplier);
-    const int32x4_t fixup = vshrq_n_s32(vandq_s32(high, right), 31); /* -1: high < 0 and e > 0 */
-    return vrshlq_s32(vqaddq_s32(high, fixup), right);
+    const int32x4_t left = vmaxq_s32(vaddq_n_s32(shift, 2), zero);
+    const int32x4_t x = vqshlq_s32(acc, left);
+    /* -(E - 32) = shift - left + 1 */
+    const int32x4_t right = vaddq_n_s32(vsubq_s32(shift, left), 1);
+    return vrshlq_s32(vmulhq_s32(x, multiplier), right);
 }
 #endif
 
