@@ -74,9 +74,8 @@ def build_app(env, app: str, run: bool = False, train: bool = False):
                     str(board.directory / "board.yaml"), str(REPO / "site_scons/ember_build/app_build.py")])
     generated = app_env.Command([str(gen / name) for name in GENERATED], model_inputs,
                                 Action(_compile_model, f"compiling model of {app} for {board.name}"))
-    app_env.Append(CPPPATH=[str(gen), str(REPO / "apps" / app / "firmware"), str(REPO / "apps/common")])
+    app_env.Append(CPPPATH=[str(gen), str(REPO / "apps" / app / "firmware")])
     sources = (sorted(Glob(str(REPO / "apps" / app / "firmware" / "*.c"), strings=True))
-               + [str(REPO / "apps/common/em_print.c")]
                + [str(gen / n) for n in ("em_model_program.c", "em_registry.c", "em_test_vectors.c")])
     objects = app_env.EmberObjects(sources, out / "obj")
     if app_env["EMBER_CROSS"]:

@@ -1,4 +1,7 @@
-"""Host builds of the runtime for the tests (until the SCons host build lands).
+"""Builds of the runtime in variants the SCons build does not make: the kernels as a shared
+library for ctypes, em_run with extra defines (e.g. -DEM_NN_FORCE_SCALAR), the sanitized
+libFuzzer target, and em_run firmware with test-chosen placement. tests/runtime/test_scons_em_run.py
+checks the SCons-built runner itself.
 
 Flags: C11, -O2, all warnings as errors, and -ffp-contract=off so that no float product is fused
 into an FMA that the reference (NumPy float32) does not perform.
@@ -38,6 +41,11 @@ def host_bsp_sources() -> list[Path]:
     return sorted((REPO / "bsp" / "host").glob("*.c"))
 
 
+def bsp_common_sources() -> list[Path]:
+    """Board-independent helpers over em_bsp.h (console formatting)."""
+    return sorted((REPO / "bsp" / "common").glob("*.c"))
+
+
 def _compile(cmd: list[str]) -> None:
     result = subprocess.run(cmd, capture_output=True, text=True)
     if result.returncode != 0:
@@ -57,7 +65,7 @@ def build_em_run(out_dir: Path, cc: str | None = None, extra: list[str] | None =
     """The host em_run executable (runtime + all ops + host BSP)."""
     out = Path(out_dir) / "em_run"
     cc = cc or os.environ.get("CC", "cc")
-    sources = runtime_sources() + sorted((REPO / "tools" / "em_run").glob("*.c")) + host_bsp_sources()
+    sources = em_run_sources() + host_bsp_sources()
     _compile([cc, *CFLAGS, *(extra or []), *INCLUDES, *map(str, sources), "-lm", "-o", str(out)])
     return out
 
@@ -73,7 +81,7 @@ def build_fuzzer(out_dir: Path) -> Path:
 
 
 def em_run_sources() -> list[Path]:
-    return runtime_sources() + sorted((REPO / "tools" / "em_run").glob("*.c"))
+    return runtime_sources() + sorted((REPO / "tools" / "em_run").glob("*.c")) + bsp_common_sources()
 
 
 def build_em_run_firmware(board_name: str, out_dir: Path, extra: list[str] | None = None) -> Path:

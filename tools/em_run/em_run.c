@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "em_bsp.h"
-#include "em_run_console.h"
+#include "em_print.h"
 #include "ember.h"
 
 #ifndef EM_RUN_PROGRAM_CAPACITY
@@ -55,14 +55,22 @@ typedef struct {
     const char *output; /* NULL: not written */
 } em_run_args;
 
+/** Writes "<label><value>\n". */
+static void print_line_u64(const char *label, uint64_t value)
+{
+    em_print(label);
+    em_print_u64(value);
+    em_print("\n");
+}
+
 static int em_run_fail(const char *what, const char *detail, int code)
 {
-    em_run_print("em_run: ");
-    em_run_print(what);
+    em_print("em_run: ");
+    em_print(what);
     if (detail != NULL) {
-        em_run_print(detail);
+        em_print(detail);
     }
-    em_run_print("\n");
+    em_print("\n");
     return code;
 }
 
@@ -118,11 +126,11 @@ static int em_run(const em_run_args *args)
     em_status status = em_program_load(&program, program_bytes, size);
     if (status != EM_OK) {
         if (program.error_operator != EM_NO_OPERATOR) {
-            em_run_print("em_run: operator ");
-            em_run_print_u64(program.error_operator);
-            em_run_print(" (opcode ");
-            em_run_print_u64(program.error_opcode);
-            em_run_print(")\n");
+            em_print("em_run: operator ");
+            em_print_u64(program.error_operator);
+            em_print(" (opcode ");
+            em_print_u64(program.error_opcode);
+            em_print(")\n");
         }
         return em_run_status(status);
     }
@@ -132,9 +140,9 @@ static int em_run(const em_run_args *args)
         return em_run_status(EM_ERR_ARENA_TOO_SMALL);
     }
     for (uint32_t i = 0; i < program.n_arenas; i++) {
-        em_run_print("arena ");
-        em_run_print_u64(i);
-        em_run_print_line_u64(": bytes ", sizes[i]);
+        em_print("arena ");
+        em_print_u64(i);
+        print_line_u64(": bytes ", sizes[i]);
         memset(arenas[i], 0, sizes[i]);
     }
     em_tensor input, output;
@@ -161,7 +169,7 @@ static int em_run(const em_run_args *args)
     const char *unit = em_bsp_counter_unit();
     const char *space = strchr(unit, ' ');
     em_bsp_console_write(unit, space != NULL ? (size_t)(space - unit) : strlen(unit));
-    em_run_print_line_u64(": ", elapsed > overhead ? elapsed - overhead : 0u);
+    print_line_u64(": ", elapsed > overhead ? elapsed - overhead : 0u);
     if (args->output != NULL && program.n_outputs > 0u) {
         status = em_program_output(&program, 0, arenas, &output);
         if (status != EM_OK) {
