@@ -21,9 +21,6 @@ import numpy as np
 
 from compiler.errors import EmberCompileError
 
-CALIBRATION_BATCH = 1
-
-
 def _load_model_factory(spec: str):
     location, _, function = spec.rpartition(":")
     if not location or not function:

@@ -50,7 +50,10 @@ def _value_tensor(name: str, node: Node) -> Tensor:
 
 def _quantize(node: Node, args: list) -> tuple[str, dict]:
     _, scale, zero_point, qmin, qmax, dtype = node.args
-    return "quantize", {"quant": Quant.per_tensor(scale, zero_point), "qmin": qmin, "qmax": qmax}
+    if (qmin, qmax, dtype) != (-128, 127, torch.int8):
+        raise UnsupportedOpError(f"quantize to {dtype} [{qmin}, {qmax}]", origin_of(node),
+                                 "Ember activations are int8 in -128..127 (CortexMQuantizer).")
+    return "quantize", {"quant": Quant.per_tensor(scale, zero_point)}
 
 
 def _dequantize(node: Node, args: list) -> tuple[str, dict]:
@@ -70,8 +73,11 @@ def _relu(node: Node, args: list) -> tuple[str, dict]:
     return "clamp", {"min": 0.0, "max": float("inf")}
 
 
+HARDTANH_DEFAULTS = (-1.0, 1.0)  # aten.hardtanh(input, min_val=-1, max_val=1)
+
+
 def _hardtanh(node: Node, args: list) -> tuple[str, dict]:
-    low, high = (list(node.args[1:3]) + [-1.0, 1.0][len(node.args) - 1:])[:2]
+    low, high = (*node.args[1:3], *HARDTANH_DEFAULTS[len(node.args) - 1:])
     return "clamp", {"min": float(low), "max": float(high)}
 
 

@@ -10,7 +10,8 @@ from compiler.frontend import quantize, reexport
 from compiler.importer import import_program
 from compiler.ir import Graph
 from compiler.ops import OP_TABLE
-from compiler.passes import IR_PASSES, lower_boundaries
+from compiler.options import LoweringOptions
+from compiler.passes import IR_PASSES
 from compiler.planner import Region, plan_memory
 from compiler.program import Program
 from compiler.quantizer import CortexMQuantizer
@@ -19,10 +20,10 @@ from compiler.target import Target
 DEFAULT_ARENA_CAPACITY = 1 << 30  # no cap unless the board or app gives one
 
 
-def lower_graph(graph: Graph, int8_io: bool = False) -> Graph:
+def lower_graph(graph: Graph, options: LoweringOptions) -> Graph:
     """Runs the IR pass list; fails naming the first op that has no Ember lowering."""
     for lowering in IR_PASSES:
-        graph = lower_boundaries(graph, int8_io) if lowering is lower_boundaries else lowering(graph)
+        graph = lowering(graph, options)
     for op in graph.ops:
         if op.kind not in OP_TABLE:
             raise UnsupportedOpError(op.kind, op.origin, "No Ember kernel implements it in this release.")
@@ -47,6 +48,6 @@ def lower(
     """
     target = target if isinstance(target, Target) else Target(target)
     quantized = quantize(model, example_inputs, calibration_data, quantizer)
-    graph = lower_graph(import_program(reexport(quantized, example_inputs)), int8_io)
+    graph = lower_graph(import_program(reexport(quantized, example_inputs)), LoweringOptions(target, int8_io))
     plan = plan_memory(graph, arena or Region("sram", DEFAULT_ARENA_CAPACITY))
     return Program(graph, target, name, plan, quantized_model=quantized)

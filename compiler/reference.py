@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from compiler.fixedpoint import requantize
+from compiler.fixedpoint import requantize, wrap_int32
 
 if TYPE_CHECKING:
     from compiler.ir import Graph
@@ -53,8 +53,7 @@ def fully_connected_s8(
     in (bias[o] = b[o] - zp_in·Σ_i w[o, i]); multiplier, shift [O] int32.
     The accumulator is int32 and wraps as in C (the compiler keeps it in range).
     """
-    acc = x.astype(np.int64) @ weights.astype(np.int64).T + bias.astype(np.int64)
-    acc = ((acc + (1 << 31)) % (1 << 32)) - (1 << 31)
+    acc = wrap_int32(x.astype(np.int64) @ weights.astype(np.int64).T + bias.astype(np.int64))
     scaled = requantize(acc, multiplier[np.newaxis, :], shift[np.newaxis, :]) + output_offset
     return np.clip(scaled, activation_min, activation_max).astype(np.int8)
 

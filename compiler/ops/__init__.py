@@ -1,8 +1,8 @@
 """The operator table: one entry per Ember op, one file per op.
 
 Each entry ties together what every layer needs to know of an op: its opcode in the program
-schema, its reference implementation, how its options are serialized, and the C sources that
-implement it (the op adapter and its kernels), from which the registry is generated.
+schema, its reference implementation, how its options are serialized, and the C symbol of its
+runtime adapter, from which the registry is generated.
 """
 from __future__ import annotations
 

@@ -34,5 +34,4 @@ DEQUANTIZE = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_dequantize",
-    sources=("runtime/ops/em_op_dequantize.c", "runtime/kernels/em_dequantize_s8_f32.c"),
 )

@@ -55,5 +55,4 @@ FULLY_CONNECTED = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_fully_connected",
-    sources=("runtime/ops/em_op_fully_connected.c", "runtime/kernels/em_fully_connected_s8.c"),
 )

@@ -34,5 +34,4 @@ QUANTIZE = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_quantize",
-    sources=("runtime/ops/em_op_quantize.c", "runtime/kernels/em_quantize_f32_s8.c"),
 )

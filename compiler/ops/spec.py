@@ -20,8 +20,9 @@ class OpSpec:
     write_options: Callable[[object, Op], int]
     # (options table object from the generated reader) -> op attrs.
     read_options: Callable[[object], dict]
-    registration: str  # C symbol of the op's em_op_registration
-    sources: tuple[str, ...]  # C files, relative to the repository root
+    # C symbol of the op's em_op_registration (runtime/ops/em_op_<kind>.c). The generated
+    # registry names it, so the linker pulls that adapter and its kernels from the runtime library.
+    registration: str
 
     def __post_init__(self) -> None:
         if not self.registration.startswith("em_op_"):

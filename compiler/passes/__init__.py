@@ -1,7 +1,8 @@
 """Compiler passes, one per file, named <verb>_<noun>.
 
 `fold_batch_norm` runs on the exported float FX graph before quantization; the others run on
-Ember IR in the order of `IR_PASSES`.
+Ember IR in the order of `IR_PASSES`, each as `pass(graph, options)` with the compilation's
+frozen `LoweringOptions`.
 """
 from __future__ import annotations
 

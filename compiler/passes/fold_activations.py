@@ -3,11 +3,12 @@ folded into that linear as its `activation` range; the lowering turns it into th
 from __future__ import annotations
 
 from compiler.ir import Graph
+from compiler.options import LoweringOptions
 
 PRODUCERS = ("linear",)
 
 
-def fold_activations(graph: Graph) -> Graph:
+def fold_activations(graph: Graph, options: LoweringOptions) -> Graph:
     for clamp in [op for op in graph.ops if op.kind == "clamp"]:
         (source,) = clamp.inputs
         producer = graph.producer(source)

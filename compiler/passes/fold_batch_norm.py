@@ -37,6 +37,9 @@ def fold_batch_norm(gm: GraphModule) -> GraphModule:
         producer = bn.args[0]
         if not (isinstance(producer, Node) and producer.target in WEIGHTED and len(producer.users) == 1):
             continue
+        # Batch norm scales dim 1; that is the linear's output-feature dim only for [N, C] outputs.
+        if producer.target == aten.linear.default and producer.meta["val"].dim() != 2:
+            continue
         gamma, beta, mean, var = (_get(gm, n.target) if n is not None else None for n in bn.args[1:5])
         eps = bn.args[7] if bn.target == aten.batch_norm.default else bn.args[6]
         weight_node = producer.args[1]

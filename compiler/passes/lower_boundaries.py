@@ -10,9 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from compiler.ir import Graph
+from compiler.options import LoweringOptions
 
 
-def lower_boundaries(graph: Graph, int8_io: bool = False) -> Graph:
+def lower_boundaries(graph: Graph, options: LoweringOptions) -> Graph:
+    int8_io = options.int8_io
     for op in list(graph.ops):
         if op.kind == "quantize" and op.inputs[0] in graph.inputs:
             quant = op.attrs["quant"]

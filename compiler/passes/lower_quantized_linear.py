@@ -9,20 +9,39 @@ from __future__ import annotations
 
 import numpy as np
 
+from compiler import reference
 from compiler.errors import UnsupportedOpError
 from compiler.fixedpoint import quantize_multiplier
 from compiler.ir import Graph, Op, Quant, Tensor
+from compiler.options import LoweringOptions
 
 
 def _clamp_range(activation: tuple[float, float] | None, quant: Quant) -> tuple[int, int]:
-    """int8 range the float activation range maps to under the output quantization."""
+    """int8 range the float activation range maps to: the bounds quantized exactly as PyTorch
+    quantizes the clamped float value (float32, ties to even), so the integer clamp agrees."""
     if activation is None:
         return -128, 127
-    scale, zero_point = float(quant.scale[0]), int(quant.zero_point[0])
-    low, high = activation
-    qlow = -128 if low == float("-inf") else zero_point + int(np.round(low / scale))
-    qhigh = 127 if high == float("inf") else zero_point + int(np.round(high / scale))
-    return max(-128, qlow), min(127, qhigh)
+    inv_scale = np.float32(1.0 / float(quant.scale[0]))
+    low, high = reference.quantize_f32_s8(np.array(activation, np.float32), inv_scale, int(quant.zero_point[0]))
+    return int(low), int(high)
+
+
+def _bias_in_accumulator_units(bias: tuple[Tensor, Quant] | None, accumulator_scale: np.ndarray) -> np.ndarray:
+    """The int32 bias on the accumulator's scale (input scale × weight scale per channel).
+
+    PT2E derives the bias scale from the input and weight observers, so it normally equals the
+    accumulator scale already; a layer called twice shares one bias quantized for its first
+    input, and there the bias is requantized to each call's own accumulator scale.
+    """
+    out_features = len(accumulator_scale)
+    if bias is None:
+        return np.zeros(out_features, np.int64)
+    tensor, quant = bias
+    values = tensor.data.astype(np.int64)
+    scale = np.broadcast_to(quant.scale.astype(np.float64), (out_features,))
+    if np.allclose(scale, accumulator_scale, rtol=1e-6, atol=0.0):
+        return values
+    return np.round(values * scale / accumulator_scale).astype(np.int64)
 
 
 def _dequantized_source(graph: Graph, tensor: str, dtype: str) -> tuple[Tensor, Quant] | None:
@@ -49,11 +68,17 @@ def _lower(graph: Graph, linear: Op) -> Op:
     out_quant: Quant = quantize.attrs["quant"]
     if not w_tensor.is_constant or (b is not None and not b[0].is_constant):
         raise UnsupportedOpError("linear with non-constant weights", linear.origin)
+    if len(x_tensor.shape) != 2:
+        raise UnsupportedOpError(f"linear on a rank-{len(x_tensor.shape)} input {list(x_tensor.shape)}",
+                                 linear.origin, "Flatten the input to [batch, features] first.")
+    if np.any(w_quant.zero_point != 0) or w_quant.axis not in (None, 0):
+        raise UnsupportedOpError("linear with asymmetric or non-per-output-channel weights", linear.origin,
+                                 "Quantize with CortexMQuantizer (symmetric, per output channel).")
 
     weights = w_tensor.data.astype(np.int32)
     out_features = weights.shape[0]
     w_scale = np.broadcast_to(w_quant.scale, (out_features,)).astype(np.float64)
-    bias = b[0].data.astype(np.int64) if b is not None else np.zeros(out_features, np.int64)
+    bias = _bias_in_accumulator_units(b, float(x_quant.scale[0]) * w_scale)
     zp_in = int(x_quant.zero_point[0])
     folded_bias = bias - zp_in * weights.sum(axis=1, dtype=np.int64)
     if np.any(np.abs(folded_bias) >= 2**31):
@@ -86,7 +111,7 @@ def _lower(graph: Graph, linear: Op) -> Op:
     )
 
 
-def lower_quantized_linear(graph: Graph) -> Graph:
+def lower_quantized_linear(graph: Graph, options: LoweringOptions) -> Graph:
     for linear in [op for op in graph.ops if op.kind == "linear"]:
         fc = _lower(graph, linear)
         quantize = graph.consumers(linear.outputs[0])[0]

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 from compiler.ir import Graph
+from compiler.options import LoweringOptions
 
 
-def remove_dead_tensors(graph: Graph) -> Graph:
+def remove_dead_tensors(graph: Graph, options: LoweringOptions) -> Graph:
     changed = True
     while changed:
         read = {t for op in graph.ops for t in op.inputs} | set(graph.outputs)

@@ -10,11 +10,14 @@ from compiler.errors import UnsupportedOpError
 from compiler.frontend import export_float, quantize, reexport
 from compiler.importer import import_program
 from compiler.ir import Graph, Op, Quant, Tensor
+from compiler.options import LoweringOptions
 from compiler.passes import fold_activations, lower_boundaries, lower_quantized_linear, remove_dead_tensors
 from compiler.passes.fold_batch_norm import fold_batch_norm
 from tests.compiler.models import calibration, mlp
 
 aten = torch.ops.aten
+OPTIONS = LoweringOptions()
+INT8_IO = LoweringOptions(int8_io=True)
 
 
 def _imported(model: nn.Module, features: int) -> Graph:
@@ -56,35 +59,90 @@ def test_import_mirrors_the_quantized_torch_graph():
 def test_fold_activations_moves_the_clamp_into_the_linear():
     graph = _imported(mlp([6, 5, 4], nn.ReLU6, batch_norm=False), 6)
     before = kinds(graph)
-    folded = fold_activations(graph)
+    folded = fold_activations(graph, OPTIONS)
     assert before.count("clamp") == 1 and "clamp" not in kinds(folded)
     (first_linear, _) = [op for op in folded.ops if op.kind == "linear"]
     assert first_linear.attrs["activation"] == (0.0, 6.0)
 
 
 def test_lower_quantized_linear_folds_zero_point_and_requantization():
-    graph = fold_activations(_imported(mlp([6, 5, 4], batch_norm=False), 6))
-    lowered = lower_quantized_linear(graph)
+    graph = fold_activations(_imported(mlp([6, 5, 4], batch_norm=False), 6), OPTIONS)
+    torch_bias = [graph.tensors[op.inputs[0]].data for op in graph.ops
+                  if op.kind == "dequantize" and op.attrs.get("per_channel") and graph.tensors[op.inputs[0]].dtype == "int32"]
+    lowered = lower_quantized_linear(graph, OPTIONS)
     assert "linear" not in kinds(lowered)
     fcs = [op for op in lowered.ops if op.kind == "fully_connected"]
     assert len(fcs) == 2
     first = fcs[0]
     x, w, b = (lowered.tensors[t] for t in first.inputs)
     assert x.dtype == "int8" and w.dtype == "int8" and b.dtype == "int32" and w.shape == (5, 6)
-    assert first.attrs["multiplier"].shape == (5,) and first.attrs["shift"].shape == (5,)
-    assert first.attrs["activation_min"] == first.attrs["output_offset"]  # ReLU: clamp at the zero point
-    # bias = quantized bias − zp_in · Σw: reconstruct it from the torch constants
-    zp_in = int(x.quant.zero_point[0])
-    original = [op for op in graph.ops if op.kind == "dequantize" and op.attrs.get("per_channel")]
     assert np.abs(w.data).max() <= 127
-    assert b.data.shape == (5,)
-    assert zp_in != 0 or np.array_equal(b.data, b.data)
-    assert original  # per-channel dequantizes are left for remove_dead_tensors
+    zp_in = int(x.quant.zero_point[0])
+    np.testing.assert_array_equal(b.data, torch_bias[0] - zp_in * w.data.astype(np.int64).sum(axis=1))
+    out = lowered.tensors[first.outputs[0]].quant
+    real = float(x.quant.scale[0]) * w.quant.scale.astype(np.float64) / float(out.scale[0])
+    approx = first.attrs["multiplier"] * 2.0 ** (first.attrs["shift"].astype(np.float64) - 31)
+    np.testing.assert_allclose(approx, real, rtol=1e-8)
+    assert first.attrs["activation_min"] == first.attrs["output_offset"]  # ReLU: clamp at the zero point
+    assert first.attrs["activation_max"] == 127
+    assert fcs[1].attrs["activation_min"] == -128  # the last linear has no activation
+
+
+def test_linear_on_a_3d_input_is_refused_at_compile_time():
+    class Tokens(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(8, 4)
+
+        def forward(self, x):
+            return self.fc(x)
+
+    graph = fold_activations(import_program(reexport(quantize(Tokens().eval(), (torch.randn(2, 3, 8),),
+                                                              [torch.randn(2, 3, 8)]), (torch.randn(2, 3, 8),))), OPTIONS)
+    with pytest.raises(UnsupportedOpError, match="rank-3"):
+        lower_quantized_linear(graph, OPTIONS)
+
+
+def test_batch_norm_after_a_3d_linear_is_not_folded_wrongly():
+    class Sequence(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc, self.bn = nn.Linear(8, 16), nn.BatchNorm1d(16)
+            self.bn.running_mean.uniform_(-1, 1)
+
+        def forward(self, x):
+            return self.bn(self.fc(x))
+
+    model = Sequence().eval()
+    x = torch.randn(2, 16, 8)
+    folded = export_float(model, (x,))
+    torch.testing.assert_close(folded(x), model(x), rtol=1e-5, atol=1e-5)
+
+
+def test_a_layer_called_twice_gets_each_calls_bias_scale():
+    class Twice(nn.Module):
+        def __init__(self):
+            super().__init__()
+            torch.manual_seed(0)
+            self.fc = nn.Linear(6, 6)
+
+        def forward(self, x):
+            return self.fc(torch.relu(self.fc(x)))
+
+    import compiler
+
+    model = Twice().eval()
+    program = compiler.lower(model, (torch.zeros(1, 6),), calibration(6))
+    x = torch.randn(32, 6, generator=torch.Generator().manual_seed(7))
+    ours = np.stack([program.run_reference(r[None].numpy())[0][0] for r in x])
+    theirs = program.quantized_model(x).detach().numpy()
+    scale = float(program.graph.producer(program.graph.outputs[0]).attrs["scale"])
+    assert np.abs(np.rint((ours - theirs) / scale)).max() <= 1
 
 
 def test_lower_boundaries_and_dead_tensors_leave_only_ember_ops():
-    graph = lower_quantized_linear(fold_activations(_imported(mlp([6, 5, 4]), 6)))
-    final = remove_dead_tensors(lower_boundaries(graph))
+    graph = lower_quantized_linear(fold_activations(_imported(mlp([6, 5, 4]), 6), OPTIONS), OPTIONS)
+    final = remove_dead_tensors(lower_boundaries(graph, OPTIONS), OPTIONS)
     assert kinds(final) == ["quantize", "fully_connected", "fully_connected", "dequantize"]
     assert set(final.tensors) == {t for op in final.ops for t in op.inputs + op.outputs}
     assert final.tensors[final.inputs[0]].dtype == "float32"
@@ -92,8 +150,8 @@ def test_lower_boundaries_and_dead_tensors_leave_only_ember_ops():
 
 
 def test_int8_io_removes_the_boundary_conversions():
-    graph = lower_quantized_linear(fold_activations(_imported(mlp([6, 5, 4]), 6)))
-    final = remove_dead_tensors(lower_boundaries(graph, int8_io=True))
+    graph = lower_quantized_linear(fold_activations(_imported(mlp([6, 5, 4]), 6), OPTIONS), OPTIONS)
+    final = remove_dead_tensors(lower_boundaries(graph, INT8_IO), INT8_IO)
     assert kinds(final) == ["fully_connected", "fully_connected"]
     assert final.tensors[final.inputs[0]].dtype == "int8" and final.tensors[final.inputs[0]].quant is not None
     assert final.tensors[final.outputs[0]].dtype == "int8"
@@ -102,7 +160,7 @@ def test_int8_io_removes_the_boundary_conversions():
 def test_remove_dead_tensors_drops_unread_ops():
     t = {n: Tensor(n, "int8", (2,)) for n in "abc"}
     graph = Graph(t, [Op("relu", ["a"], ["b"]), Op("relu", ["a"], ["c"])], ["a"], ["b"])
-    remove_dead_tensors(graph)
+    remove_dead_tensors(graph, OPTIONS)
     assert [op.outputs for op in graph.ops] == [["b"]] and set(graph.tensors) == {"a", "b"}
 
 

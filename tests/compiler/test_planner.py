@@ -54,10 +54,11 @@ def test_plan_that_does_not_fit_names_region_bytes_and_largest_buffers():
 
 
 def test_outputs_live_to_the_end_and_chart_prints_every_buffer():
-    graph = _chain([16, 16, 16])
-    graph.outputs = ["t1", "t2"]
+    graph = _chain([16, 16, 16, 16])
+    graph.outputs = ["t1", "t3"]
     by_name = {b.name: b for b in lifetimes(graph)}
-    assert by_name["t1"].last == 1  # the last step
+    assert by_name["t1"].last == 2  # read at step 1, kept to the last step as an output
+    assert by_name["t0"].last == 0 and by_name["t2"].first == 1
     plan = plan_memory(graph, Region("sram", 1024))
     chart = plan.chart()
     assert all(name in chart for name in graph.tensors)

@@ -8,6 +8,7 @@
 #include "em_bsp.h"
 #include "em_model_program.h"
 #include "em_print.h"
+#include "em_test_vectors.h"
 #include "ember.h"
 #include "input_provider.h"
 #include "responder.h"
@@ -46,7 +47,7 @@ int em_app_main(void) {
     em_print(em_bsp_counter_unit());
     em_print("\n");
 
-    static float features[640];
+    static float features[EM_TEST_VECTOR_VALUES];
     for (uint32_t i = 0; i < input_count(); ++i) {
         if (input_fill(i, (float *)input.data, input.size) != 0 ||
             input_fill(i, features, sizeof features) != 0) {
