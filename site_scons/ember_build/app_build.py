@@ -52,12 +52,14 @@ def load_app(name: str) -> App:
 
 
 def arena_region(board: Board) -> Region:
-    """The fastest memory region the board lets the planner use."""
+    """The fastest memory region the board lets the planner use, less the stack when the stack
+    shares it. (.data and .bss are not known before linking: the link checks the final fit.)"""
     regions = [r for r in board.memory if r.arena]
     if not regions:
         raise AppError(f"board {board.name} has no memory region with arena: true")
     fastest = min(regions, key=lambda r: r.speed)
-    return Region(fastest.name, fastest.size)
+    stack = (board.stack_bytes or 0) if board.placement.get("stack") == fastest.name else 0
+    return Region(fastest.name, fastest.size - stack)
 
 
 def test_vectors_c(vectors: np.ndarray) -> tuple[str, str]:
