@@ -2,8 +2,11 @@
  * @file em_executor.c
  * @brief em_program_invoke() and the tensor views of program inputs/outputs and op operands.
  *
- * Relies on em_program_load() having verified the program; every read still goes through the
- * bounds-checked reader, and any inconsistency is returned as a status, never acted upon.
+ * Relies on em_program_load() having verified the program (ember.h, "Verify once, then trust"):
+ * on a loaded program every read of the program bytes here is a trusted (unchecked) read of
+ * something the loader read through the checked reader. Per operator, invoke reads the Operator
+ * table, finds the registration and calls eval(), whose operand and option reads are trusted
+ * too (em_registry.h). What the caller passes at each call (arenas, sizes, indices) is checked.
  */
 #include "em_program_view.h"
 #include "em_registry.h"
@@ -18,43 +21,46 @@ const em_op_registration *em_registry_find(uint32_t opcode)
     return NULL;
 }
 
-/** Opens the loaded @p program's view; EM_ERR_BAD_ARGUMENT if it was never loaded. */
-static em_status em_open_loaded(const em_program *program, em_program_view *view)
+/** em_op_operands() in eval(): trusted reads of data, rank and shape, invariants in locals. */
+static inline __attribute__((always_inline)) void
+em_operands_trusted(em_trusted_view v, uint8_t *const *arenas, em_fb_vector list, em_tensor *out)
 {
-    if (program == NULL || program->data == NULL) {
-        return EM_ERR_BAD_ARGUMENT;
+    const em_fb_buf b = {v.data, 0u};
+    for (uint32_t i = 0; i < list.len; i++) {
+        em_program_tensor_trusted(v, em_fb_u32_at(&b, list.pos + 4u * i), arenas, false, &out[i]);
     }
-    const em_fb_buf buf = {program->data, (uint32_t)program->size};
-    return em_program_view_open(&buf, view);
 }
 
-static em_status em_operand(const em_op_context *ctx, const em_fb_vector *list, uint32_t i,
-                            em_tensor *out)
+/** em_op_operands() in check(): the loader's checked resolution (operand quantization cleared). */
+static em_status em_operands_checked(const em_op_context *ctx, em_fb_vector list, em_tensor *out)
 {
-    if (i >= list->len) {
-        return EM_ERR_BAD_OPERATOR;
+    for (uint32_t i = 0; i < list.len; i++) {
+        const int32_t index = em_fb_vector_i32(&ctx->buf, &list, i);
+        const em_status s = em_program_view_tensor(ctx->view, ctx->program, index, ctx->arenas,
+                                                   &out[i], NULL);
+        if (s != EM_OK) {
+            return s;
+        }
+        out[i].scale = 0.0f; /* operands carry no quantization, in check() as in eval() */
+        out[i].zero_point = 0;
     }
-    return em_program_view_tensor(ctx->view, ctx->program, em_fb_vector_i32(&ctx->buf, list, i),
-                                  ctx->arenas, out, NULL);
-}
-
-em_status em_op_input(const em_op_context *ctx, uint32_t i, em_tensor *out)
-{
-    return em_operand(ctx, &ctx->inputs, i, out);
-}
-
-em_status em_op_output(const em_op_context *ctx, uint32_t i, em_tensor *out)
-{
-    return em_operand(ctx, &ctx->outputs, i, out);
-}
-
-em_status em_op_options(const em_op_context *ctx, uint8_t type, em_fb_table *out)
-{
-    if (ctx->options_type != type || ctx->options.pos == 0u) {
-        return EM_ERR_BAD_OPERATOR;
-    }
-    *out = ctx->options;
     return EM_OK;
+}
+
+em_status em_op_operands(const em_op_context *ctx, em_tensor *inputs, uint32_t n_inputs,
+                         em_tensor *outputs, uint32_t n_outputs)
+{
+    if (ctx->inputs.len != n_inputs || ctx->outputs.len != n_outputs) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    if (ctx->verified) {
+        const em_trusted_view v = em_trusted_view_of(ctx->program);
+        em_operands_trusted(v, ctx->arenas, ctx->inputs, inputs);
+        em_operands_trusted(v, ctx->arenas, ctx->outputs, outputs);
+        return EM_OK;
+    }
+    const em_status s = em_operands_checked(ctx, ctx->inputs, inputs);
+    return s == EM_OK ? em_operands_checked(ctx, ctx->outputs, outputs) : s;
 }
 
 uint32_t em_tensor_elements(const em_tensor *t)
@@ -62,20 +68,16 @@ uint32_t em_tensor_elements(const em_tensor *t)
     uint32_t n = 1u;
     for (int32_t i = 0; i < t->rank; i++) {
         int32_t dim;
-        memcpy(&dim, &t->shape[i], sizeof dim);
+        em_fb_memcpy(&dim, &t->shape[i], sizeof dim);
         n *= (uint32_t)dim;
     }
     return n;
 }
 
-em_status em_program_invoke(const em_program *program, uint8_t *const *arenas,
-                            const uint32_t *arena_sizes, uint32_t n_arenas)
+/** The caller's arenas against the loaded program's plan (checked at every call). */
+static em_status em_check_arenas(const em_program *program, uint8_t *const *arenas,
+                                 const uint32_t *arena_sizes, uint32_t n_arenas)
 {
-    em_program_view view;
-    em_status s = em_open_loaded(program, &view);
-    if (s != EM_OK) {
-        return s;
-    }
     if (n_arenas < program->n_arenas) {
         return EM_ERR_ARENA_TOO_SMALL;
     }
@@ -93,15 +95,29 @@ em_status em_program_invoke(const em_program *program, uint8_t *const *arenas,
             return EM_ERR_UNALIGNED;
         }
     }
-    for (uint32_t i = 0; i < view.operators.len; i++) {
-        em_op_context ctx;
-        const em_op_registration *reg;
-        uint16_t opcode;
-        s = em_operator_open(&view, program, i, &ctx, &reg, &opcode);
-        if (s != EM_OK) {
-            return s;
-        }
+    return EM_OK;
+}
+
+em_status em_program_invoke(const em_program *program, uint8_t *const *arenas,
+                            const uint32_t *arena_sizes, uint32_t n_arenas)
+{
+    if (!em_program_is_loaded(program)) {
+        return EM_ERR_BAD_ARGUMENT; /* never loaded, or its load failed: never run it */
+    }
+    em_status s = em_check_arenas(program, arenas, arena_sizes, n_arenas);
+    if (s != EM_OK) {
+        return s;
+    }
+    em_op_context ctx;
+    for (uint32_t i = 0; i < program->n_operators; i++) {
+        const uint16_t opcode = em_operator_open_trusted(program, i, &ctx);
         ctx.arenas = arenas;
+        /* Found at load time in this same const registry; looked up again rather than cached
+         * so that invoke needs no memory of its own. */
+        const em_op_registration *reg = em_registry_find(opcode);
+        if (reg == NULL) {
+            return EM_ERR_UNKNOWN_OP;
+        }
         s = reg->eval(&ctx);
         if (s != EM_OK) {
             return s;
@@ -113,16 +129,11 @@ em_status em_program_invoke(const em_program *program, uint8_t *const *arenas,
 static em_status em_program_io(const em_program *program, bool output, uint32_t index,
                                uint8_t *const *arenas, em_tensor *tensor)
 {
-    em_program_view view;
-    if (tensor == NULL || (arenas == NULL && program != NULL && program->n_arenas > 0u)) {
+    if (tensor == NULL || !em_program_is_loaded(program)
+        || (arenas == NULL && program->n_arenas > 0u)) {
         return EM_ERR_BAD_ARGUMENT;
     }
-    em_status s = em_open_loaded(program, &view);
-    if (s != EM_OK) {
-        return s;
-    }
-    const em_fb_vector *list = output ? &view.outputs : &view.inputs;
-    if (index >= list->len) {
+    if (index >= (output ? program->n_outputs : program->n_inputs)) {
         return EM_ERR_BAD_ARGUMENT;
     }
     for (uint32_t i = 0; i < program->n_arenas; i++) {
@@ -130,8 +141,11 @@ static em_status em_program_io(const em_program *program, bool output, uint32_t 
             return EM_ERR_BAD_ARGUMENT;
         }
     }
-    return em_program_view_tensor(&view, program, em_fb_vector_i32(&view.buf, list, index),
-                                  arenas, tensor, NULL);
+    const em_fb_buf buf = {program->data, (uint32_t)program->size};
+    const em_fb_vector list = {output ? program->outputs_pos : program->inputs_pos, 0u};
+    const uint32_t tensor_index = em_fb_vector_u32(&buf, &list, index); /* verified < n_tensors */
+    em_program_tensor_trusted(em_trusted_view_of(program), tensor_index, arenas, true, tensor);
+    return EM_OK;
 }
 
 em_status em_program_input(const em_program *program, uint32_t index, uint8_t *const *arenas,

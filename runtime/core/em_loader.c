@@ -10,6 +10,8 @@
  *  5. program inputs/outputs name arena tensors;
  *  6. every operator: opcode in the registry, tensor indices, outputs in arenas, options table,
  *     origin string, then the operator's own check().
+ * Only then is the em_program marked loaded: invoke reads the bytes without checks from then on
+ * (ember.h, "Verify once, then trust").
  */
 #include "em_program_view.h"
 #include "em_registry.h"
@@ -198,6 +200,12 @@ em_status em_program_load(em_program *program, const void *data, size_t size)
     program->n_operators = v.operators.len;
     program->n_inputs = v.inputs.len;
     program->n_outputs = v.outputs.len;
+    program->tensors_pos = v.tensors.pos;
+    program->operators_pos = v.operators.pos;
+    program->inputs_pos = v.inputs.pos;
+    program->outputs_pos = v.outputs.pos;
+    program->buffers_pos = v.buffers.pos;
+    program->loaded = em_program_loaded_token(program); /* last: invoke may trust it from now */
     return EM_OK;
 }
 

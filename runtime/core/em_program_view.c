@@ -139,3 +139,18 @@ em_status em_program_view_tensor(const em_program_view *view, const em_program *
     out->data = arenas != NULL ? (void *)(arenas[arena] + offset) : NULL;
     return EM_OK;
 }
+
+/* ---- Trusted: after a successful load (see em_program_view.h) ---------------------------------- */
+
+uint32_t em_program_loaded_token(const em_program *program)
+{
+    return 0x52424D45u /* "EMBR" */ ^ (uint32_t)(uintptr_t)program->data ^ (uint32_t)program->size
+           ^ (program->root << 1) ^ (program->n_operators << 7) ^ (program->n_tensors << 17);
+}
+
+bool em_program_is_loaded(const em_program *program)
+{
+    return program != NULL && program->data != NULL
+           && program->loaded == em_program_loaded_token(program);
+}
+

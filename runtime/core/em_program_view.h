@@ -2,10 +2,14 @@
  * @file em_program_view.h
  * @brief Internal: the Program table's fields, and tensor resolution shared by loader and executor.
  *
- * Verification and use go through the same functions: em_program_load() resolves every tensor
- * with arenas == NULL (checking it), em_program_invoke() resolves them again with the caller's
- * arenas. Every read stays bounds-checked, so even a bug in the loader cannot make the
- * executor read outside the program bytes.
+ * Two ways to read the same things:
+ * - checked (em_program_view_*, em_operator_open): em_program_load() opens the view and resolves
+ *   every tensor and operator with arenas == NULL, each read bounds-checked;
+ * - trusted (em_program_tensor_trusted, em_operator_open_trusted): after a successful load,
+ *   invoke and the input/output views read the same fields with em_fb.h's unchecked reads,
+ *   starting from the vector positions the loader saved in em_program. Each trusted function
+ *   mirrors its checked twin field for field; tests/fuzz runs the loader on arbitrary bytes and
+ *   then invoke under ASan/UBSan, so a field invoke reads but load did not verify is caught.
  */
 #ifndef EM_PROGRAM_VIEW_H
 #define EM_PROGRAM_VIEW_H
@@ -68,5 +72,94 @@ em_status em_program_view_tensor(const em_program_view *view, const em_program *
  */
 em_status em_operator_open(const em_program_view *v, const em_program *program, uint32_t index,
                            em_op_context *ctx, const em_op_registration **reg, uint16_t *opcode);
+
+/** What trusted tensor reads need of a loaded program, copied into locals (so that stores
+ *  into em_tensor fields cannot force the compiler to reload them from the em_program). */
+typedef struct {
+    const uint8_t *data;
+    uint32_t tensors_pos;
+    uint32_t buffers_pos;
+} em_trusted_view;
+
+static inline em_trusted_view em_trusted_view_of(const em_program *program)
+{
+    const em_trusted_view v = {program->data, program->tensors_pos, program->buffers_pos};
+    return v;
+}
+
+/**
+ * Tensor @p index (< n_tensors) of a LOADED program, without checks: what
+ * em_program_view_tensor() gave for it at load time, with arena tensors' data in @p arenas
+ * (which must hold the program's n_arenas pointers). With @p describe false, only what eval()
+ * needs to run is read: data, rank and shape (size, dtype, scale and zero_point are left 0;
+ * check() has verified them). Inline: it is the bulk of invoke's per-operator work.
+ */
+static inline __attribute__((always_inline)) void
+em_program_tensor_trusted(em_trusted_view v, uint32_t index, uint8_t *const *arenas,
+                          bool describe, em_tensor *out)
+{
+    const em_fb_buf b = {v.data, 0u}; /* size unused: trusted reads check nothing */
+    const em_fb_table t = em_fb_trusted_vector_table(&b, v.tensors_pos, index);
+    const em_fb_vector shape = em_fb_trusted_vector(&b, &t, EM_TENSOR_SHAPE);
+    const int32_t buffer = em_fb_trusted_i32(&b, &t, EM_TENSOR_BUFFER, -1);
+    const uint32_t offset = em_fb_trusted_u32(&b, &t, EM_TENSOR_OFFSET, 0u);
+    uint32_t size = 0u;
+    uint8_t dtype = 0u;
+    if (describe) {
+        size = em_fb_trusted_u32(&b, &t, EM_TENSOR_SIZE, 0u);
+        dtype = em_fb_trusted_u8(&b, &t, EM_TENSOR_DTYPE, 0u);
+    }
+    uint8_t *data;
+    if (buffer >= 0) {
+        const em_fb_table buf = em_fb_trusted_vector_table(&b, v.buffers_pos, (uint32_t)buffer);
+        data = (uint8_t *)(uintptr_t)(b.data + em_fb_trusted_vector(&b, &buf, EM_BUFFER_DATA).pos);
+    } else {
+        data = arenas[em_fb_trusted_i32(&b, &t, EM_TENSOR_ARENA, 0)];
+    }
+    float scale = 0.0f;
+    int32_t zero_point = 0;
+    if (describe) {
+        const em_fb_table quant = em_fb_trusted_field_table(&b, &t, EM_TENSOR_QUANTIZATION);
+        const em_fb_vector scales = em_fb_trusted_vector(&b, &quant, EM_QUANTIZATION_SCALE);
+        const em_fb_vector zero_points = em_fb_trusted_vector(&b, &quant, EM_QUANTIZATION_ZERO_POINT);
+        scale = scales.len > 0u ? em_fb_vector_f32(&b, &scales, 0) : 0.0f;
+        zero_point = zero_points.len > 0u ? em_fb_vector_i32(&b, &zero_points, 0) : 0;
+    }
+    out->data = data + offset;
+    out->size = size;
+    out->dtype = (em_dtype)dtype;
+    out->rank = (int32_t)shape.len;
+    out->shape = shape.len > 0u ? (const int32_t *)(const void *)(b.data + shape.pos) : NULL;
+    out->scale = scale;
+    out->zero_point = zero_point;
+}
+
+/**
+ * Operator @p index (< program->n_operators) of a LOADED program into @p ctx (inputs, outputs,
+ * options; ctx->verified = true, ctx->view = NULL), without checks.
+ * @return its opcode.
+ */
+static inline uint16_t em_operator_open_trusted(const em_program *program, uint32_t index,
+                                                em_op_context *ctx)
+{
+    const em_fb_buf b = {program->data, (uint32_t)program->size};
+    const em_fb_table op = em_fb_trusted_vector_table(&b, program->operators_pos, index);
+    ctx->program = program;
+    ctx->view = NULL;
+    ctx->buf = b;
+    ctx->index = index;
+    ctx->inputs = em_fb_trusted_vector(&b, &op, EM_OPERATOR_INPUTS);
+    ctx->outputs = em_fb_trusted_vector(&b, &op, EM_OPERATOR_OUTPUTS);
+    ctx->options_type = em_fb_trusted_u8(&b, &op, EM_OPERATOR_OPTIONS_TYPE, 0u);
+    ctx->verified = true;
+    ctx->options = em_fb_trusted_field_table(&b, &op, EM_OPERATOR_OPTIONS);
+    return em_fb_trusted_u16(&b, &op, EM_OPERATOR_OPCODE, 0u);
+}
+
+/** True when @p program was filled by a successful em_program_load() (and not edited since). */
+bool em_program_is_loaded(const em_program *program);
+
+/** The token a successful load stores in program->loaded (data, size and root must be set). */
+uint32_t em_program_loaded_token(const em_program *program);
 
 #endif /* EM_PROGRAM_VIEW_H */

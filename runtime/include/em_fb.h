@@ -52,33 +52,42 @@ typedef struct {
     uint32_t len;
 } em_fb_vector;
 
+/** memcpy for the little unaligned-safe loads below. The builtin, because firmware is built
+ *  -ffreestanding (no implicit builtins): a plain memcpy would be a library call per field
+ *  read; the builtin is one load instruction. */
+#if defined(__GNUC__)
+#define em_fb_memcpy __builtin_memcpy
+#else
+#define em_fb_memcpy memcpy
+#endif
+
 static inline uint8_t em_fb_u8_at(const em_fb_buf *b, uint32_t pos) { return b->data[pos]; }
 
 static inline uint16_t em_fb_u16_at(const em_fb_buf *b, uint32_t pos)
 {
     uint16_t v;
-    memcpy(&v, b->data + pos, sizeof v);
+    em_fb_memcpy(&v, b->data + pos, sizeof v);
     return v;
 }
 
 static inline uint32_t em_fb_u32_at(const em_fb_buf *b, uint32_t pos)
 {
     uint32_t v;
-    memcpy(&v, b->data + pos, sizeof v);
+    em_fb_memcpy(&v, b->data + pos, sizeof v);
     return v;
 }
 
 static inline int32_t em_fb_i32_at(const em_fb_buf *b, uint32_t pos)
 {
     int32_t v;
-    memcpy(&v, b->data + pos, sizeof v);
+    em_fb_memcpy(&v, b->data + pos, sizeof v);
     return v;
 }
 
 static inline float em_fb_f32_at(const em_fb_buf *b, uint32_t pos)
 {
     float v;
-    memcpy(&v, b->data + pos, sizeof v);
+    em_fb_memcpy(&v, b->data + pos, sizeof v);
     return v;
 }
 
@@ -140,6 +149,88 @@ static inline int32_t em_fb_vector_i32(const em_fb_buf *b, const em_fb_vector *v
 static inline float em_fb_vector_f32(const em_fb_buf *b, const em_fb_vector *v, uint32_t index)
 {
     return em_fb_f32_at(b, v->pos + 4u * index);
+}
+
+/* ---- Trusted reads ---------------------------------------------------------------------------
+ * The same reads with no check at all, for the invoke path. Use them ONLY on a table, vector or
+ * field that em_program_load() has already read through the checked functions above, in bytes
+ * that have not changed since (ember.h: the program bytes must stay unchanged while loaded).
+ * On such bytes each one returns exactly what its checked twin returned at load time: the same
+ * "absent" rules (absent table, slot past the vtable's end, zero offset), the same defaults.
+ * They are inline: a field read is a handful of instructions. */
+
+/** em_fb_table_at() of a verified table. */
+static inline em_fb_table em_fb_trusted_table(const em_fb_buf *b, uint32_t pos)
+{
+    em_fb_table t;
+    t.pos = pos;
+    t.vtable = pos - em_fb_u32_at(b, pos); /* soffset: vtable = table - soffset (mod 2^32) */
+    t.vtable_size = em_fb_u16_at(b, t.vtable);
+    t.table_size = em_fb_u16_at(b, t.vtable + 2u);
+    return t;
+}
+
+/** em_fb_field() of a verified table: the field's offset from the table, 0 when absent.
+ *  An absent table ({0}) has vtable_size 0, so all its fields are absent, as in em_fb_field(). */
+static inline uint32_t em_fb_trusted_field(const em_fb_buf *b, const em_fb_table *t, uint32_t slot)
+{
+    const uint32_t entry = 4u + 2u * slot;
+    return entry + 2u <= t->vtable_size ? em_fb_u16_at(b, t->vtable + entry) : 0u;
+}
+
+#define EM_FB_TRUSTED_SCALAR(name, type, reader)                                                 \
+    static inline type name(const em_fb_buf *b, const em_fb_table *t, uint32_t slot, type def)  \
+    {                                                                                            \
+        const uint32_t offset = em_fb_trusted_field(b, t, slot);                                 \
+        return offset != 0u ? reader(b, t->pos + offset) : def;                                  \
+    }
+
+EM_FB_TRUSTED_SCALAR(em_fb_trusted_u8, uint8_t, em_fb_u8_at)
+EM_FB_TRUSTED_SCALAR(em_fb_trusted_u16, uint16_t, em_fb_u16_at)
+EM_FB_TRUSTED_SCALAR(em_fb_trusted_u32, uint32_t, em_fb_u32_at)
+EM_FB_TRUSTED_SCALAR(em_fb_trusted_i32, int32_t, em_fb_i32_at)
+EM_FB_TRUSTED_SCALAR(em_fb_trusted_f32, float, em_fb_f32_at)
+
+/** Where the reference field at offset @p offset (non-zero) of table @p t points. */
+static inline uint32_t em_fb_trusted_follow(const em_fb_buf *b, const em_fb_table *t,
+                                            uint32_t offset)
+{
+    const uint32_t pos = t->pos + offset;
+    return pos + em_fb_u32_at(b, pos);
+}
+
+/** em_fb_field_table() of a verified table field; pos == 0 (all fields absent) when absent. */
+static inline em_fb_table em_fb_trusted_field_table(const em_fb_buf *b, const em_fb_table *t,
+                                                    uint32_t slot)
+{
+    const uint32_t offset = em_fb_trusted_field(b, t, slot);
+    if (offset == 0u) {
+        const em_fb_table absent = {0u, 0u, 0u, 0u};
+        return absent;
+    }
+    return em_fb_trusted_table(b, em_fb_trusted_follow(b, t, offset));
+}
+
+/** em_fb_field_vector() (or _string()) of a verified vector field; len == 0 when absent. */
+static inline em_fb_vector em_fb_trusted_vector(const em_fb_buf *b, const em_fb_table *t,
+                                                uint32_t slot)
+{
+    const uint32_t offset = em_fb_trusted_field(b, t, slot);
+    em_fb_vector v = {0u, 0u};
+    if (offset != 0u) {
+        const uint32_t at = em_fb_trusted_follow(b, t, offset);
+        v.pos = at + 4u;
+        v.len = em_fb_u32_at(b, at);
+    }
+    return v;
+}
+
+/** em_fb_vector_table() of element @p index (< len) of a verified vector of tables. */
+static inline em_fb_table em_fb_trusted_vector_table(const em_fb_buf *b, uint32_t vector_pos,
+                                                     uint32_t index)
+{
+    const uint32_t at = vector_pos + 4u * index;
+    return em_fb_trusted_table(b, at + em_fb_u32_at(b, at));
 }
 
 #endif /* EM_FB_H */

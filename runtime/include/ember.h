@@ -7,7 +7,22 @@
  *   valid and unchanged for as long as the em_program that refers to them; nothing is copied.
  * - Arenas (one per memory region, sizes from em_program_arena_size()) belong to the caller,
  *   typically static arrays placed in the board's memories. The runtime never allocates.
- * - em_program_load() verifies everything once; em_program_invoke() trusts that verification.
+ * - The em_program struct belongs to the caller too (a local or static); it is plain data that
+ *   points into the program bytes. Copying it is fine; editing its fields is not.
+ *
+ * Verify once, then trust
+ * - em_program_load() verifies everything invoke will read: every table, vector and string in
+ *   bounds, every tensor's bytes inside its buffer or arena, every operator's operands, options
+ *   and opcode (each operator's own check()). Only on success does it mark the em_program as
+ *   loaded; on any failure the struct is cleared (it only names the failing operator).
+ * - em_program_invoke(), em_program_input() and em_program_output() accept only a loaded
+ *   em_program (else EM_ERR_BAD_ARGUMENT) and then read the program bytes WITHOUT bounds checks
+ *   (em_fb.h, "trusted reads"): no re-verification per invoke, a few dozen instructions of
+ *   bookkeeping per operator. Hence the rule above: if the program bytes change after a
+ *   successful load, load them again before the next invoke. The checks on the caller's
+ *   arguments (arena count, sizes, alignment) stay, since those can change at every call.
+ * - No memory besides the em_program struct is needed: invoke resolves each operator's
+ *   operands from the verified bytes as it goes (nothing is cached between calls).
  */
 #ifndef EMBER_H
 #define EMBER_H
@@ -48,6 +63,14 @@ typedef struct {
      *  so that a message can name it (e.g. an opcode missing from the registry). */
     uint32_t error_operator;
     uint32_t error_opcode;
+    /* Runtime-internal, set by a successful load: positions (in the program bytes) of element 0
+     * of the Program's verified vectors, and a token marking the struct as loaded. */
+    uint32_t tensors_pos;
+    uint32_t operators_pos;
+    uint32_t inputs_pos;
+    uint32_t outputs_pos;
+    uint32_t buffers_pos;
+    uint32_t loaded;
 } em_program;
 
 /** em_program.error_operator when the failure was not in an operator. */
@@ -82,11 +105,13 @@ em_status em_program_load(em_program *program, const void *data, size_t size);
 uint32_t em_program_arena_size(const em_program *program, uint32_t index);
 
 /**
- * Runs every operator in order.
+ * Runs every operator in order, trusting the verification done by em_program_load().
+ * @param program a program em_program_load() accepted, its bytes unchanged since
  * @param arenas  @p n_arenas pointers, arena i of at least em_program_arena_size(program, i)
  *                bytes, 16-byte aligned.
- * @return EM_OK, EM_ERR_ARENA_TOO_SMALL if fewer arenas than the program needs are given, or a
- *         kernel's status.
+ * @return EM_OK; EM_ERR_BAD_ARGUMENT for a NULL or not (successfully) loaded @p program, or
+ *         NULL arenas; EM_ERR_ARENA_TOO_SMALL if fewer or smaller arenas than the program needs
+ *         are given; EM_ERR_UNALIGNED; or a kernel's status.
  */
 em_status em_program_invoke(const em_program *program, uint8_t *const *arenas,
                             const uint32_t *arena_sizes, uint32_t n_arenas);

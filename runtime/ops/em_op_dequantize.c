@@ -13,15 +13,10 @@ typedef struct {
 
 static em_status em_dequantize_decode(const em_op_context *ctx, em_dequantize_args *a)
 {
-    em_fb_table options;
-    if (em_op_input_count(ctx) != 1u || em_op_output_count(ctx) != 1u) {
-        return EM_ERR_BAD_OPERATOR;
-    }
-    em_status s = em_op_input(ctx, 0, &a->input);
-    if (s == EM_OK) s = em_op_output(ctx, 0, &a->output);
-    if (s == EM_OK) s = em_op_options(ctx, EM_OPTIONS_DEQUANTIZE, &options);
-    if (s == EM_OK) s = em_fb_field_f32(&ctx->buf, &options, EM_DEQUANTIZE_OPTIONS_SCALE, 0.0f, &a->scale);
-    if (s == EM_OK) s = em_fb_field_i32(&ctx->buf, &options, EM_DEQUANTIZE_OPTIONS_ZERO_POINT, 0, &a->zero_point);
+    em_status s = em_op_operands(ctx, &a->input, 1u, &a->output, 1u);
+    if (s == EM_OK) s = em_op_options(ctx, EM_OPTIONS_DEQUANTIZE);
+    if (s == EM_OK) s = em_op_option_f32(ctx, EM_DEQUANTIZE_OPTIONS_SCALE, 0.0f, &a->scale);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_DEQUANTIZE_OPTIONS_ZERO_POINT, 0, &a->zero_point);
     return s;
 }
 

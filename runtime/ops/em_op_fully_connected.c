@@ -8,29 +8,25 @@
 #include "em_nn_functions.h"
 #include "em_op_support.h"
 
+enum { EM_FC_INPUT, EM_FC_WEIGHTS, EM_FC_BIAS, EM_FC_N_INPUTS };
+
 typedef struct {
-    em_tensor input, weights, bias, output;
+    em_tensor in[EM_FC_N_INPUTS]; /**< input, weights, bias */
+    em_tensor output;
     em_fc_params params;
     em_fb_vector multiplier, shift;
 } em_fc_args;
 
 static em_status em_fc_decode(const em_op_context *ctx, em_fc_args *a)
 {
-    em_fb_table o;
-    const em_fb_buf *b = &ctx->buf;
-    if (em_op_input_count(ctx) != 3u || em_op_output_count(ctx) != 1u) {
-        return EM_ERR_BAD_OPERATOR;
-    }
-    em_status s = em_op_input(ctx, 0, &a->input);
-    if (s == EM_OK) s = em_op_input(ctx, 1, &a->weights);
-    if (s == EM_OK) s = em_op_input(ctx, 2, &a->bias);
-    if (s == EM_OK) s = em_op_output(ctx, 0, &a->output);
-    if (s == EM_OK) s = em_op_options(ctx, EM_OPTIONS_FULLY_CONNECTED, &o);
-    if (s == EM_OK) s = em_fb_field_i32(b, &o, EM_FC_OPTIONS_OUTPUT_OFFSET, 0, &a->params.output_offset);
-    if (s == EM_OK) s = em_fb_field_i32(b, &o, EM_FC_OPTIONS_ACTIVATION_MIN, -128, &a->params.activation_min);
-    if (s == EM_OK) s = em_fb_field_i32(b, &o, EM_FC_OPTIONS_ACTIVATION_MAX, 127, &a->params.activation_max);
-    if (s == EM_OK) s = em_fb_field_vector(b, &o, EM_FC_OPTIONS_OUTPUT_MULTIPLIER, 4u, 4u, &a->multiplier);
-    if (s == EM_OK) s = em_fb_field_vector(b, &o, EM_FC_OPTIONS_OUTPUT_SHIFT, 4u, 4u, &a->shift);
+    em_fc_params *p = &a->params;
+    em_status s = em_op_operands(ctx, a->in, EM_FC_N_INPUTS, &a->output, 1u);
+    if (s == EM_OK) s = em_op_options(ctx, EM_OPTIONS_FULLY_CONNECTED);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_FC_OPTIONS_OUTPUT_OFFSET, 0, &p->output_offset);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_FC_OPTIONS_ACTIVATION_MIN, -128, &p->activation_min);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_FC_OPTIONS_ACTIVATION_MAX, 127, &p->activation_max);
+    if (s == EM_OK) s = em_op_option_vector(ctx, EM_FC_OPTIONS_OUTPUT_MULTIPLIER, &a->multiplier);
+    if (s == EM_OK) s = em_op_option_vector(ctx, EM_FC_OPTIONS_OUTPUT_SHIFT, &a->shift);
     return s;
 }
 
@@ -41,15 +37,15 @@ static em_status em_fc_check(const em_op_context *ctx)
     if (s != EM_OK) {
         return s;
     }
-    if (!em_op_is(&a.input, EM_DTYPE_INT8, 2) || !em_op_is(&a.weights, EM_DTYPE_INT8, 2)
-        || !em_op_is(&a.bias, EM_DTYPE_INT32, 1) || !em_op_is(&a.output, EM_DTYPE_INT8, 2)) {
+    if (!em_op_is(&a.in[EM_FC_INPUT], EM_DTYPE_INT8, 2) || !em_op_is(&a.in[EM_FC_WEIGHTS], EM_DTYPE_INT8, 2)
+        || !em_op_is(&a.in[EM_FC_BIAS], EM_DTYPE_INT32, 1) || !em_op_is(&a.output, EM_DTYPE_INT8, 2)) {
         return EM_ERR_BAD_OPERATOR;
     }
-    const int32_t batches = em_op_dim(&a.input, 0);
-    const int32_t n_in = em_op_dim(&a.input, 1);
-    const int32_t n_out = em_op_dim(&a.weights, 0);
-    if (batches < 1 || n_in < 1 || n_out < 1 || em_op_dim(&a.weights, 1) != n_in
-        || em_op_dim(&a.bias, 0) != n_out || em_op_dim(&a.output, 0) != batches
+    const int32_t batches = em_op_dim(&a.in[EM_FC_INPUT], 0);
+    const int32_t n_in = em_op_dim(&a.in[EM_FC_INPUT], 1);
+    const int32_t n_out = em_op_dim(&a.in[EM_FC_WEIGHTS], 0);
+    if (batches < 1 || n_in < 1 || n_out < 1 || em_op_dim(&a.in[EM_FC_WEIGHTS], 1) != n_in
+        || em_op_dim(&a.in[EM_FC_BIAS], 0) != n_out || em_op_dim(&a.output, 0) != batches
         || em_op_dim(&a.output, 1) != n_out) {
         return EM_ERR_BAD_OPERATOR;
     }
@@ -75,12 +71,12 @@ static em_status em_fc_eval(const em_op_context *ctx)
     if (s != EM_OK) {
         return s;
     }
-    const em_fc_dims dims = {em_op_dim(&a.input, 0), em_op_dim(&a.input, 1),
-                             em_op_dim(&a.weights, 0)};
+    const em_fc_dims dims = {em_op_dim(&a.in[EM_FC_INPUT], 0), em_op_dim(&a.in[EM_FC_INPUT], 1),
+                             em_op_dim(&a.in[EM_FC_WEIGHTS], 0)};
     const em_per_channel_quant quant = {em_op_vector_i32(ctx, &a.multiplier),
                                         em_op_vector_i32(ctx, &a.shift)};
-    return em_fully_connected_s8(&a.params, &quant, &dims, (const int8_t *)a.input.data,
-                                 (const int8_t *)a.weights.data, (const int32_t *)a.bias.data,
+    return em_fully_connected_s8(&a.params, &quant, &dims, (const int8_t *)a.in[EM_FC_INPUT].data,
+                                 (const int8_t *)a.in[EM_FC_WEIGHTS].data, (const int32_t *)a.in[EM_FC_BIAS].data,
                                  (int8_t *)a.output.data);
 }
 

@@ -17,7 +17,7 @@ static inline bool em_op_is(const em_tensor *t, em_dtype dtype, int32_t rank)
 static inline int32_t em_op_dim(const em_tensor *t, int32_t axis)
 {
     int32_t dim;
-    memcpy(&dim, &t->shape[axis], sizeof dim);
+    em_fb_memcpy(&dim, &t->shape[axis], sizeof dim);
     return dim;
 }
 
@@ -25,12 +25,6 @@ static inline int32_t em_op_dim(const em_tensor *t, int32_t axis)
 static inline bool em_op_in_s8(int32_t v)
 {
     return v >= -128 && v <= 127;
-}
-
-/** Pointer to the int32 elements of a verified (4-aligned) vector, in place. */
-static inline const int32_t *em_op_vector_i32(const em_op_context *ctx, const em_fb_vector *v)
-{
-    return (const int32_t *)(const void *)(ctx->buf.data + v->pos);
 }
 
 #endif /* EM_OP_SUPPORT_H */
