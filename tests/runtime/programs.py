@@ -257,3 +257,68 @@ def pipeline_program(batches=2, seed=1, inv_scale=20.0, in_zp=0, out_scale=0.1, 
     spec.inputs, spec.outputs = [4], [5]
     spec.arenas = [("sram", _align16(f_out + 4 * batches * n_out))]
     return spec, case
+
+
+def quantize_program(n: int, inv_scale: float, zero_point: int):
+    """float input [1, n] -> QUANTIZE -> int8 output [1, n], in arena 0."""
+    out = _align16(4 * n)
+    tensors = [TensorSpec("x", FLOAT32, [1, n], offset=0),
+               TensorSpec("q", INT8, [1, n], offset=out, scale=1.0, zero_point=zero_point)]
+    op = OpSpec(fb.OpCode.QUANTIZE, [0], [1], fb.OpOptions.QuantizeOptions,
+                {"inv_scale": inv_scale, "zero_point": zero_point})
+    return ProgramSpec(tensors=tensors, operators=[op], inputs=[0], outputs=[1], buffers=[],
+                       arenas=[("sram", out + _align16(n))])
+
+
+def dequantize_program(n: int, scale: float, zero_point: int):
+    """int8 input [1, n] -> DEQUANTIZE -> float output [1, n], in arena 0."""
+    out = _align16(n)
+    tensors = [TensorSpec("q", INT8, [1, n], offset=0, scale=scale, zero_point=zero_point),
+               TensorSpec("y", FLOAT32, [1, n], offset=out)]
+    op = OpSpec(fb.OpCode.DEQUANTIZE, [0], [1], fb.OpOptions.DequantizeOptions,
+                {"scale": scale, "zero_point": zero_point})
+    return ProgramSpec(tensors=tensors, operators=[op], inputs=[0], outputs=[1], buffers=[],
+                       arenas=[("sram", out + _align16(4 * n))])
+
+
+def fc_chain_program(n_ops: int = 20, width: int = 7, batches: int = 2, seed: int = 0):
+    """int8 input [B, width] -> n_ops chained FULLY_CONNECTED [width -> width] -> int8 output.
+
+    Activations ping-pong between two slots of arena 0; each op has its own weights, bias and
+    requantization (constants in buffers 2k, 2k + 1). Returns (spec, cases)."""
+    rng = np.random.default_rng(seed)
+    slot = _align16(batches * width)
+    tensors = [TensorSpec("act0", INT8, [batches, width], offset=0),
+               TensorSpec("act1", INT8, [batches, width], offset=slot)]
+    operators, buffers, cases = [], [], []
+    for k in range(n_ops):
+        reals = 2.0 ** rng.uniform(-9.5, -7.5, size=width)
+        pairs = [quantize_multiplier(float(r)) for r in reals]
+        case = FcCase(weights=rng.integers(-128, 128, size=(width, width), dtype=np.int8),
+                      bias=rng.integers(-3000, 3000, size=width, dtype=np.int32),
+                      multiplier=np.array([m for m, _ in pairs], dtype=np.int32),
+                      shift=np.array([s for _, s in pairs], dtype=np.int32),
+                      output_offset=int(rng.integers(-20, 20)),
+                      activation_min=-128 if k % 3 else -100, activation_max=127 if k % 4 else 100)
+        cases.append(case)
+        w, b = len(tensors), len(tensors) + 1
+        tensors += [TensorSpec(f"w{k}", INT8, [width, width], buffer=len(buffers)),
+                    TensorSpec(f"b{k}", INT32, [width], buffer=len(buffers) + 1)]
+        buffers += [case.weights.tobytes(), case.bias.tobytes()]
+        operators.append(OpSpec(fb.OpCode.FULLY_CONNECTED, [k % 2, w, b], [(k + 1) % 2],
+                                fb.OpOptions.FullyConnectedOptions, {
+            "output_offset": case.output_offset, "activation_min": case.activation_min,
+            "activation_max": case.activation_max, "output_multiplier": case.multiplier.tolist(),
+            "output_shift": case.shift.tolist()}))
+    spec = ProgramSpec(tensors=tensors, operators=operators, inputs=[0], outputs=[n_ops % 2],
+                       buffers=buffers, arenas=[("sram", 2 * slot)])
+    return spec, cases
+
+
+def fc_chain_reference(x: np.ndarray, cases) -> np.ndarray:
+    """compiler.reference over fc_chain_program's ops, in order."""
+    from compiler import reference
+    for c in cases:
+        x = reference.fully_connected_s8(x, c.weights, c.bias, c.multiplier, c.shift,
+                                         c.output_offset, c.activation_min, c.activation_max)
+    return x

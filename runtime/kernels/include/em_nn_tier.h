@@ -11,6 +11,8 @@
  * - DSP:    Armv7E-M / Armv8-M DSP extension (`__ARM_FEATURE_DSP`), e.g. cortex-m4, m33.
  * - SCALAR: everything else (M0, M3, hosts).
  *
+ * EM_NN_MVE_FLOAT (0 or 1) tells, within the MVE tier, whether Helium has floating point.
+ *
  * Define EM_NN_FORCE_SCALAR to build the scalar path on any target (for tests/benchmarks).
  */
 #ifndef EM_NN_TIER_H
@@ -31,6 +33,14 @@
 #define EM_NN_TIER_DSP 0
 #define EM_NN_TIER_SCALAR 1
 #define EM_NN_TIER 0
+#endif
+
+/* Floating-point Helium (`__ARM_FEATURE_MVE` bit 1, e.g. cortex-m55 with its FPU): the float
+ * kernels (quantize, dequantize) vectorise only with it; integer-only MVE keeps their scalar path. */
+#if EM_NN_TIER_MVE && (__ARM_FEATURE_MVE & 2)
+#define EM_NN_MVE_FLOAT 1
+#else
+#define EM_NN_MVE_FLOAT 0
 #endif
 
 #endif /* EM_NN_TIER_H */
