@@ -4,8 +4,10 @@
  *
  * Hand-written because there is no C FlatBuffers library in Debian or PyPI (flatcc is not
  * packaged). It reads only what program.fbs uses: tables, scalars, vectors of scalars, vectors
- * of tables, strings and unions. Every read is bounds-checked and done with memcpy (no unaligned
- * access), in little-endian (Ember's targets and hosts are all little-endian).
+ * of tables, strings and unions. Every read of the em_fb_field_* / em_fb_vector_table / em_fb_root
+ * family is bounds-checked; the em_fb_trusted_* family at the end repeats them without checks, for
+ * invoke on bytes the loader has verified. All reads use memcpy (no unaligned access), in
+ * little-endian (Ember's targets and hosts are all little-endian).
  *
  * Binary format (https://flatbuffers.dev/internals/):
  * - bytes 0..3: uoffset (uint32) from 0 to the root table; bytes 4..7: file identifier.
