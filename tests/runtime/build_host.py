@@ -27,10 +27,24 @@ def kernel_sources() -> list[Path]:
     return sorted((RUNTIME / "kernels").glob("*.c"))
 
 
-def runtime_sources() -> list[Path]:
-    """Core (with the all-ops registry), op adapters and kernels."""
+def all_ops_registry(out_dir: Path) -> Path:
+    """The registry of every op of the compiler's operator table, generated as the build does."""
+    import sys
+    sys.path.insert(0, str(REPO))
+    from compiler.emit_c import registry_c
+    from compiler.ops import OP_TABLE
+
+    path = Path(out_dir) / "em_registry_all.c"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(registry_c(OP_TABLE.values()))
+    return path
+
+
+def runtime_sources(out_dir: Path) -> list[Path]:
+    """Core, the all-ops registry (generated into out_dir), op adapters and kernels."""
     return (
         sorted((RUNTIME / "core").glob("*.c"))
+        + [all_ops_registry(out_dir)]
         + sorted((RUNTIME / "ops").glob("*.c"))
         + kernel_sources()
     )
@@ -65,7 +79,7 @@ def build_em_run(out_dir: Path, cc: str | None = None, extra: list[str] | None =
     """The host em_run executable (runtime + all ops + host BSP)."""
     out = Path(out_dir) / "em_run"
     cc = cc or os.environ.get("CC", "cc")
-    sources = em_run_sources() + host_bsp_sources()
+    sources = em_run_sources(out_dir) + host_bsp_sources()
     _compile([cc, *CFLAGS, *(extra or []), *INCLUDES, *map(str, sources), "-lm", "-o", str(out)])
     return out
 
@@ -75,13 +89,13 @@ def build_fuzzer(out_dir: Path) -> Path:
     out = Path(out_dir) / "fuzz_loader"
     flags = ["-std=c11", "-g", "-O1", "-ffp-contract=off", "-fno-sanitize-recover=all",
              "-fsanitize=fuzzer,address,undefined"]
-    _compile(["clang", *flags, *INCLUDES, *map(str, runtime_sources()),
+    _compile(["clang", *flags, *INCLUDES, *map(str, runtime_sources(out_dir)),
               str(REPO / "tests" / "fuzz" / "fuzz_loader.c"), "-lm", "-o", str(out)])
     return out
 
 
-def em_run_sources() -> list[Path]:
-    return runtime_sources() + sorted((REPO / "tools" / "em_run").glob("*.c")) + bsp_common_sources()
+def em_run_sources(out_dir: Path) -> list[Path]:
+    return runtime_sources(out_dir) + sorted((REPO / "tools" / "em_run").glob("*.c")) + bsp_common_sources()
 
 
 def build_em_run_firmware(board_name: str, out_dir: Path, extra: list[str] | None = None) -> Path:
@@ -99,7 +113,7 @@ def build_em_run_firmware(board_name: str, out_dir: Path, extra: list[str] | Non
     flags = [*firmware_cflags(board), "-ffp-contract=off", "-fno-fast-math", *placement,
              *(extra or []), *includes]
     # Our sources warning-free (-Werror); the BSP is built with the board's flags as they are.
-    _compile([board.cc, *flags, "-Werror", "-fsyntax-only", *map(str, em_run_sources())])
-    _compile([board.cc, *flags, *map(str, em_run_sources() + bsp_sources(board)),
+    _compile([board.cc, *flags, "-Werror", "-fsyntax-only", *map(str, em_run_sources(out_dir))])
+    _compile([board.cc, *flags, *map(str, em_run_sources(out_dir) + bsp_sources(board)),
               *firmware_ldflags(board), f"-Wl,-Map={out.with_suffix('.map')}", "-lm", "-o", str(out)])
     return out

@@ -12,7 +12,7 @@ from build_host import CFLAGS, INCLUDES, REPO, _compile, runtime_sources
 def test_unloaded_or_failed_programs_are_refused(tmp_path):
     exe = tmp_path / "invoke_guard"
     cc = os.environ.get("CC", "cc")
-    _compile([cc, *CFLAGS, *INCLUDES, *map(str, runtime_sources()),
+    _compile([cc, *CFLAGS, *INCLUDES, *map(str, runtime_sources(tmp_path)),
               str(REPO / "tests" / "runtime" / "invoke_guard.c"), "-lm", "-o", str(exe)])
     prog = tmp_path / "p.embr"
     prog.write_bytes(programs.build(programs.fc_program()[0]))
