@@ -11,17 +11,19 @@ extern "C" {
 
 typedef enum {
     EM_OK = 0,
-    EM_ERR_TRUNCATED = 1,        /**< shorter than its own offsets say, or than a header */
+    EM_ERR_TRUNCATED = 1,        /**< an offset, vector or string reaches past the end of the bytes */
     EM_ERR_BAD_MAGIC = 2,        /**< file identifier is not "EMBR" */
     EM_ERR_BAD_VERSION = 3,      /**< schema version this runtime cannot read */
     EM_ERR_WRONG_TIER = 4,       /**< compiled for another ISA tier */
-    EM_ERR_MALFORMED = 5,        /**< a table, vector or string points outside the buffer */
+    EM_ERR_MALFORMED = 5,        /**< not a well-formed program: bad vtable, misaligned offset,
+                                      string without terminator, unknown dtype, missing table */
     EM_ERR_BAD_TENSOR_INDEX = 6, /**< an operator or program input/output names no tensor */
     EM_ERR_BAD_OFFSET = 7,       /**< a tensor's bytes fall outside its arena or buffer */
     EM_ERR_BAD_SIZE = 8,         /**< a tensor's size disagrees with its shape and dtype */
     EM_ERR_UNKNOWN_OP = 9,       /**< an opcode this firmware's registry does not hold */
     EM_ERR_BAD_OPERATOR = 10,    /**< wrong arity, dtypes, shapes or options for its opcode */
-    EM_ERR_ARENA_TOO_SMALL = 11, /**< caller's arena smaller than the plan, or too many arenas */
+    EM_ERR_ARENA_TOO_SMALL = 11, /**< caller's arenas smaller or fewer than the plan's, or the
+                                      plan uses more arenas than EM_MAX_ARENAS */
     EM_ERR_BAD_ARGUMENT = 12,    /**< NULL pointer or index out of range in an API call */
     EM_ERR_UNALIGNED = 13        /**< program or arena not aligned as required */
 } em_status;

@@ -43,14 +43,6 @@ static inline int32_t em_nn_requantize(int32_t acc, int32_t multiplier, int32_t 
     return (int32_t)((product + ((int64_t)1 << (exponent - 1))) >> exponent);
 }
 
-/** Clamps @p v to lo..hi and narrows it to int8 (lo, hi within -128..127). */
-static inline int8_t em_nn_clamp_s8(int32_t v, int32_t lo, int32_t hi)
-{
-    v = v < lo ? lo : v;
-    v = v > hi ? hi : v;
-    return (int8_t)v;
-}
-
 #if EM_NN_TIER_MVE
 /**
  * em_nn_requantize() on 4 lanes, bit-exact: VQSHL saturates the pre-shift like sat32(acc << L);
