@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from compiler import lower
+from compiler.pipeline import lower
 from compiler.planner import Region
 from compiler.program import write_atomically
 from compiler.target import Target

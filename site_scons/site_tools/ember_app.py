@@ -18,7 +18,6 @@ from pathlib import Path
 
 from SCons.Script import Action, AlwaysBuild, Glob
 
-from ember_build.app_build import compile_app
 from ember_build.qemu import run_firmware
 from ember_build.report import check_run
 
@@ -34,6 +33,8 @@ def _python_sources(*folders: str) -> list[str]:
 
 
 def _compile_model(target, source, env) -> int:
+    from ember_build.app_build import compile_app  # imports torch: only when a model is compiled
+
     compile_app(env["EMBER_APP"], env["BOARD"], Path(str(target[0])).parent)
     return 0
 

@@ -1,4 +1,4 @@
-"""compiler.lower: a PyTorch model in, a planned int8 program for one target out."""
+"""The compilation pipeline behind compiler.lower: a PyTorch model in, a planned int8 program for one target out."""
 from __future__ import annotations
 
 from collections.abc import Iterable
