@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -37,8 +38,15 @@ def origin_of(node: Node) -> str:
         type_name = module_type.__name__ if isinstance(module_type, type) else str(module_type).rsplit(".", 1)[-1]
         parts.append(f"{stack[-1][0]} ({type_name})")
     if user:
-        parts.append(f"{user[-1][0]}:{user[-1][1]}")
+        parts.append(f"{_readable_path(user[-1][0])}:{user[-1][1]}")
     return " at ".join(parts)
+
+
+def _readable_path(path: str) -> str:
+    """Relative to the working directory when below it, so programs do not depend on where the
+    checkout lives."""
+    here = Path.cwd()
+    return str(Path(path).relative_to(here)) if Path(path).is_relative_to(here) else path
 
 
 def _value_tensor(name: str, node: Node) -> Tensor:
