@@ -5,7 +5,8 @@ Steps, each a node SCons can skip when up to date:
 2. compile the model (ember_build.app_build.compile_app): program.embr, its C array, the
    generated registry, test vectors, the arena header and the reference outputs.
 3. compile and link the firmware (BSP + app firmware + generated C + runtime library);
-   flashable .bin and .hex beside the ELF; the link fails if a heap allocator got linked.
+   a flashable .hex beside the ELF; the link fails if a heap allocator got linked; size.json,
+   size.md and size.png say what takes the flash and the RAM (ember_build.size_report).
 4. (run=1) run it (QEMU or natively), compare with the reference, write report.json; the
    build fails unless every output matches byte for byte.
 """
@@ -58,6 +59,16 @@ def _run_and_check(target, source, env) -> int:
     return 0 if report["match"] else 1
 
 
+def _size_report(target, source, env) -> int:
+    from ember_build.size_report import write_size_report  # matplotlib: only when reporting
+
+    elf = Path(str(target[0]))
+    data = write_size_report(elf, elf.parent, f"{env['EMBER_APP']} on {env['BOARD'].name}")
+    print(f"size: {elf.parent / 'size.md'}: code {data['code_flash']:,} B, runtime core "
+          f"{data['runtime_core_flash']:,} B, constants {data['constants_flash']:,} B, arenas {data['arena_ram']}")
+    return 0
+
+
 def _train(target, source, env) -> int:
     return subprocess.call([sys.executable, "-m", f"apps.{env['EMBER_APP']}.train"], cwd=str(REPO))
 
@@ -86,6 +97,8 @@ def build_app(env, app: str, run: bool = False, train: bool = False):
     targets = [elf]
     if app_env["EMBER_CROSS"]:
         app_env.AddPostAction(elf, env["CHECK_NO_HEAP"])
+        app_env.AddPostAction(elf, Action(_size_report, "size report of $TARGET"))
+        app_env.SideEffect([str(out / n) for n in ("size.json", "size.md", "size.png")], elf)
         # Intel HEX only: an image spanning TCM and QSPI would be hundreds of MiB as a raw .bin.
         targets.append(app_env.Hex(str(out / "firmware.hex"), elf))
     if run:
