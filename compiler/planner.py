@@ -108,6 +108,19 @@ class Plan:
     size: int
     region: str
 
+    def as_json(self) -> dict:
+        """The plan as data: region, size, winning strategy, and each buffer's bytes and steps."""
+        return {
+            "region": self.region,
+            "size": self.size,
+            "strategy": self.strategy,
+            "buffers": [
+                {"name": b.name, "offset": self.offsets[b.name], "size": b.size, "first_step": b.first,
+                 "last_step": b.last}
+                for b in sorted(self.buffers, key=lambda b: (self.offsets[b.name], b.first))
+            ],
+        }
+
     def chart(self, width: int = 60) -> str:
         """ASCII chart: one row per buffer, '#' over the steps it is alive."""
         steps = max((b.last for b in self.buffers), default=0) + 1

@@ -110,6 +110,7 @@ def compile_app(app_name: str, board: Board, out_dir: Path) -> dict:
     write_atomically(out / "em_test_vectors.h", header)
     write_atomically(out / "em_model_arena.h", arena_header_c(program.arena_bytes[region.name], region.name))
     write_atomically(out / "plan.txt", program.summary() + "\n\n" + program.plan.chart() + "\n")
+    write_atomically(out / "plan.json", json.dumps(program.plan.as_json(), indent=2) + "\n")
     np.savez(out / "expected.npz", inputs=vectors, outputs=np.stack(expected))
     summary = {"app": app.name, "board": board.name, "target": board.cpu, "tier": board.tier,
                "program_bytes": len(program.to_bytes()), "arena_bytes": program.arena_bytes,

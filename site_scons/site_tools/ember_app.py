@@ -25,7 +25,7 @@ from ember_build.report import check_run
 REPO = Path(__file__).resolve().parents[2]
 GENERATED = ["program.embr", "em_model_program.c", "em_model_program.h", "em_registry.c",
              "em_test_vectors.c", "em_test_vectors.h", "em_model_arena.h", "expected.npz",
-             "compile.json", "plan.txt"]
+             "compile.json", "plan.txt", "plan.json"]
 RUN_TIMEOUT_S = 120.0
 
 

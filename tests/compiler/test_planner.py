@@ -62,3 +62,6 @@ def test_outputs_live_to_the_end_and_chart_prints_every_buffer():
     plan = plan_memory(graph, Region("sram", 1024))
     chart = plan.chart()
     assert all(name in chart for name in graph.tensors)
+    data = plan.as_json()
+    assert data["size"] == plan.size and {b["name"] for b in data["buffers"]} == set(graph.tensors)
+    assert all(b["offset"] + b["size"] <= data["size"] for b in data["buffers"])
