@@ -58,6 +58,167 @@ def fully_connected_s8(
     return np.clip(scaled, activation_min, activation_max).astype(np.int8)
 
 
+
+def _requantize_clamp(acc: np.ndarray, multiplier: np.ndarray, shift: np.ndarray, output_offset: int,
+                      activation_min: int, activation_max: int) -> np.ndarray:
+    """clamp(requantize(acc) + output_offset) per output channel (the last axis) → int8."""
+    scaled = requantize(wrap_int32(acc), multiplier, shift) + output_offset
+    return np.clip(scaled, activation_min, activation_max).astype(np.int8)
+
+
+def _padded(x: np.ndarray, padding: tuple[int, int, int, int], value: int) -> np.ndarray:
+    """x [N, H, W, C] padded by (top, bottom, left, right) with `value`."""
+    top, bottom, left, right = padding
+    return np.pad(x, ((0, 0), (top, bottom), (left, right), (0, 0)), constant_values=value)
+
+
+def output_size(size: int, kernel: int, stride: int, dilation: int, pad_before: int, pad_after: int) -> int:
+    """Output positions along one spatial axis (PyTorch's and TFLite's formula)."""
+    return (size + pad_before + pad_after - dilation * (kernel - 1) - 1) // stride + 1
+
+
+def _windows(x: np.ndarray, kh: int, kw: int, stride: tuple[int, int], dilation: tuple[int, int]) -> np.ndarray:
+    """Sliding windows of an already padded x [N, H, W, C] → [N, OH, OW, KH, KW, C]."""
+    (sh, sw), (dh, dw) = stride, dilation
+    n, h, w, c = x.shape
+    oh = (h - dh * (kh - 1) - 1) // sh + 1
+    ow = (w - dw * (kw - 1) - 1) // sw + 1
+    rows = (np.arange(oh) * sh)[:, None] + np.arange(kh) * dh  # [OH, KH]
+    cols = (np.arange(ow) * sw)[:, None] + np.arange(kw) * dw  # [OW, KW]
+    return x[:, rows[:, None, :, None], cols[None, :, None, :], :]
+
+
+def conv2d_s8(
+    x: np.ndarray,
+    weights: np.ndarray,
+    bias: np.ndarray,
+    multiplier: np.ndarray,
+    shift: np.ndarray,
+    *,
+    stride: tuple[int, int],
+    dilation: tuple[int, int],
+    padding: tuple[int, int, int, int],
+    groups: int,
+    input_zero_point: int,
+    output_offset: int,
+    activation_min: int,
+    activation_max: int,
+) -> np.ndarray:
+    """Grouped 2-D convolution, NHWC.
+
+    x [N, H, W, C_IN] int8; weights [C_OUT, KH, KW, C_IN / groups] int8; bias [C_OUT] int32 with
+    the input zero point folded in (b − zp_in·Σw). Padding (top, bottom, left, right) holds
+    `input_zero_point`, the int8 code of real 0, so that the folded bias stays exact at the
+    borders. Output channel o reads input channels of its group g = o // (C_OUT / groups).
+    out [N, OH, OW, C_OUT] = clamp(requantize(Σ x·w + bias, mult[o], shift[o]) + out_off).
+    """
+    c_out, kh, kw, c_per_group = weights.shape
+    windows = _windows(_padded(x, padding, input_zero_point), kh, kw, stride, dilation).astype(np.int64)
+    n, oh, ow = windows.shape[:3]
+    out_per_group = c_out // groups
+    acc = np.empty((n, oh, ow, c_out), np.int64)
+    for g in range(groups):
+        patch = windows[..., g * c_per_group:(g + 1) * c_per_group].reshape(n, oh, ow, -1)
+        w = weights[g * out_per_group:(g + 1) * out_per_group].reshape(out_per_group, -1).astype(np.int64)
+        acc[..., g * out_per_group:(g + 1) * out_per_group] = patch @ w.T
+    return _requantize_clamp(acc + bias.astype(np.int64), multiplier, shift, output_offset,
+                             activation_min, activation_max)
+
+
+def depthwise_conv2d_s8(
+    x: np.ndarray,
+    weights: np.ndarray,
+    bias: np.ndarray,
+    multiplier: np.ndarray,
+    shift: np.ndarray,
+    *,
+    stride: tuple[int, int],
+    dilation: tuple[int, int],
+    padding: tuple[int, int, int, int],
+    depth_multiplier: int,
+    input_zero_point: int,
+    output_offset: int,
+    activation_min: int,
+    activation_max: int,
+) -> np.ndarray:
+    """Depthwise 2-D convolution, NHWC, TFLite weight layout.
+
+    x [N, H, W, C] int8; weights [KH, KW, C·M] int8 (M = depth_multiplier); bias [C·M] int32 with
+    the input zero point folded in. Output channel o = c·M + m reads input channel c only.
+    Padding holds `input_zero_point`. out [N, OH, OW, C·M].
+    """
+    kh, kw, channels_out = weights.shape
+    windows = _windows(_padded(x, padding, input_zero_point), kh, kw, stride, dilation).astype(np.int64)
+    source = np.repeat(windows, depth_multiplier, axis=-1)  # [N, OH, OW, KH, KW, C·M]
+    acc = (source * weights.astype(np.int64)).sum(axis=(3, 4))
+    return _requantize_clamp(acc + bias.astype(np.int64), multiplier, shift, output_offset,
+                             activation_min, activation_max)
+
+
+def _pool_windows(x: np.ndarray, kernel: tuple[int, int], stride: tuple[int, int],
+                  padding: tuple[int, int, int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Windows [N, OH, OW, KH, KW, C] of x and a mask [OH, OW, KH, KW] of real (unpadded) cells."""
+    kh, kw = kernel
+    windows = _windows(_padded(x, padding, 0), kh, kw, stride, (1, 1))
+    ones = np.ones((1,) + x.shape[1:3] + (1,), np.int8)
+    valid = _windows(_padded(ones, padding, 0), kh, kw, stride, (1, 1))[0, ..., 0].astype(bool)
+    return windows, valid
+
+
+def max_pool_s8(x: np.ndarray, *, kernel: tuple[int, int], stride: tuple[int, int],
+                padding: tuple[int, int, int, int], activation_min: int, activation_max: int) -> np.ndarray:
+    """Max over each window's real cells (padding never wins), NHWC; input and output share
+    their quantization. out = clamp(max, activation_min, activation_max)."""
+    windows, valid = _pool_windows(x.astype(np.int32), kernel, stride, padding)
+    masked = np.where(valid[None, ..., None], windows, -129)
+    return np.clip(masked.max(axis=(3, 4)), activation_min, activation_max).astype(np.int8)
+
+
+def rounding_divide(total: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """total / count rounded to nearest, ties to even (as PyTorch rounds the float average)."""
+    total = np.asarray(total, np.int64)
+    count = np.asarray(count, np.int64)
+    quotient = np.floor_divide(total, count)
+    remainder = total - quotient * count  # 0 <= remainder < count
+    twice = 2 * remainder
+    up = (twice > count) | ((twice == count) & (quotient % 2 != 0))
+    return quotient + up
+
+
+def avg_pool_s8(x: np.ndarray, *, kernel: tuple[int, int], stride: tuple[int, int],
+                padding: tuple[int, int, int, int], count_include_pad: bool, zero_point: int,
+                activation_min: int, activation_max: int) -> np.ndarray:
+    """Average of each window, NHWC; input and output share scale and zero point.
+
+    out = clamp(zp + round_half_even(Σ (x − zp) / count)); padded cells hold real 0 and count
+    only when `count_include_pad` (PyTorch's avg_pool2d default), else count = real cells.
+    """
+    windows, valid = _pool_windows(x.astype(np.int64) - zero_point, kernel, stride, padding)
+    total = np.where(valid[None, ..., None], windows, 0).sum(axis=(3, 4))
+    cells = np.full(valid.shape[:2], kernel[0] * kernel[1]) if count_include_pad else valid.sum(axis=(2, 3))
+    average = rounding_divide(total, cells[None, ..., None]) + zero_point
+    return np.clip(average, activation_min, activation_max).astype(np.int8)
+
+
+ADD_LEFT_SHIFT = 20  # headroom bits of the elementwise add (TFLite / CMSIS-NN)
+
+
+def add_s8(a: np.ndarray, b: np.ndarray, *, a_offset: int, a_multiplier: int, a_shift: int,
+           b_offset: int, b_multiplier: int, b_shift: int, output_offset: int, output_multiplier: int,
+           output_shift: int, activation_min: int, activation_max: int) -> np.ndarray:
+    """Elementwise a + b of int8 tensors with their own scales (NumPy broadcasting).
+
+    Each input is centred (x + offset, offset = −zero point), shifted left by ADD_LEFT_SHIFT and
+    requantized onto a common scale (2·max(scale_a, scale_b)); the sum is requantized onto the
+    output scale: out = clamp(requantize(sa + sb, out_mult, out_shift) + output_offset).
+    """
+    def scaled(x: np.ndarray, offset: int, multiplier: int, shift: int) -> np.ndarray:
+        return requantize((x.astype(np.int64) + offset) << ADD_LEFT_SHIFT, np.int64(multiplier), np.int64(shift))
+
+    total = scaled(a, a_offset, a_multiplier, a_shift) + scaled(b, b_offset, b_multiplier, b_shift)
+    out = requantize(total, np.int64(output_multiplier), np.int64(output_shift)) + output_offset
+    return np.clip(out, activation_min, activation_max).astype(np.int8)
+
 def run(graph: "Graph", inputs: list[np.ndarray], keep_all: bool = False) -> dict[str, np.ndarray]:
     """Interprets a lowered graph. Returns the outputs by name (every tensor with `keep_all`)."""
     from compiler.ops import OP_TABLE

@@ -24,6 +24,11 @@ class OpCode(object):
     QUANTIZE = 0
     DEQUANTIZE = 1
     FULLY_CONNECTED = 2
+    CONV_2D = 3
+    DEPTHWISE_CONV_2D = 4
+    MAX_POOL_2D = 5
+    AVG_POOL_2D = 6
+    ADD = 7
 
 
 class OpOptions(object):
@@ -31,6 +36,9 @@ class OpOptions(object):
     QuantizeOptions = 1
     DequantizeOptions = 2
     FullyConnectedOptions = 3
+    Conv2DOptions = 4
+    Pool2DOptions = 5
+    AddOptions = 6
 
 
 # Affine quantization: real = scale * (q - zero_point). One entry per tensor, or one per
@@ -622,6 +630,540 @@ def FullyConnectedOptionsStartOutputShiftVector(builder, numElems):
     return builder.StartVector(4, numElems, 4)
 
 def FullyConnectedOptionsEnd(builder):
+    return builder.EndObject()
+
+
+
+# Shared by CONV_2D and DEPTHWISE_CONV_2D (compiler/reference.py: conv2d_s8,
+# depthwise_conv2d_s8). Layout NHWC. CONV_2D weights [C_OUT, KH, KW, C_IN / groups];
+# DEPTHWISE_CONV_2D weights [KH, KW, C_IN · depth_multiplier]. Bias [C_OUT] int32 with the input
+# zero point folded in; padding cells hold input_zero_point.
+class Conv2DOptions(object):
+    __slots__ = ['_tab']
+
+    @classmethod
+    def GetRootAs(cls, buf, offset=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
+        x = Conv2DOptions()
+        x.Init(buf, n + offset)
+        return x
+
+    @classmethod
+    def GetRootAsConv2DOptions(cls, buf, offset=0):
+        """This method is deprecated. Please switch to GetRootAs."""
+        return cls.GetRootAs(buf, offset)
+    @classmethod
+    def Conv2DOptionsBufferHasIdentifier(cls, buf, offset, size_prefixed=False):
+        return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x45\x4D\x42\x52", size_prefixed=size_prefixed)
+
+    # Conv2DOptions
+    def Init(self, buf, pos):
+        self._tab = flatbuffers.table.Table(buf, pos)
+
+    # Conv2DOptions
+    def StrideH(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 1
+
+    # Conv2DOptions
+    def StrideW(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 1
+
+    # Conv2DOptions
+    def DilationH(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 1
+
+    # Conv2DOptions
+    def DilationW(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 1
+
+    # Conv2DOptions
+    def PadTop(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # Conv2DOptions
+    def PadBottom(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(14))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # Conv2DOptions
+    def PadLeft(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(16))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # Conv2DOptions
+    def PadRight(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(18))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # Conv2DOptions
+    def Groups(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(20))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 1
+
+    # Conv2DOptions
+    def DepthMultiplier(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(22))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 1
+
+    # Conv2DOptions
+    def InputZeroPoint(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(24))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # Conv2DOptions
+    def OutputOffset(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(26))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # Conv2DOptions
+    def ActivationMin(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(28))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return -128
+
+    # Conv2DOptions
+    def ActivationMax(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(30))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 127
+
+    # Conv2DOptions
+    def OutputMultiplier(self, j):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(32))
+        if o != 0:
+            a = self._tab.Vector(o)
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, a + flatbuffers.number_types.UOffsetTFlags.py_type(j * 4))
+        return 0
+
+    # Conv2DOptions
+    def OutputMultiplierAsNumpy(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(32))
+        if o != 0:
+            return self._tab.GetVectorAsNumpy(flatbuffers.number_types.Int32Flags, o)
+        return 0
+
+    # Conv2DOptions
+    def OutputMultiplierLength(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(32))
+        if o != 0:
+            return self._tab.VectorLen(o)
+        return 0
+
+    # Conv2DOptions
+    def OutputMultiplierIsNone(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(32))
+        return o == 0
+
+    # Conv2DOptions
+    def OutputShift(self, j):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(34))
+        if o != 0:
+            a = self._tab.Vector(o)
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, a + flatbuffers.number_types.UOffsetTFlags.py_type(j * 4))
+        return 0
+
+    # Conv2DOptions
+    def OutputShiftAsNumpy(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(34))
+        if o != 0:
+            return self._tab.GetVectorAsNumpy(flatbuffers.number_types.Int32Flags, o)
+        return 0
+
+    # Conv2DOptions
+    def OutputShiftLength(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(34))
+        if o != 0:
+            return self._tab.VectorLen(o)
+        return 0
+
+    # Conv2DOptions
+    def OutputShiftIsNone(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(34))
+        return o == 0
+
+def Conv2DOptionsStart(builder):
+    builder.StartObject(16)
+
+def Conv2DOptionsAddStrideH(builder, strideH):
+    builder.PrependInt32Slot(0, strideH, 1)
+
+def Conv2DOptionsAddStrideW(builder, strideW):
+    builder.PrependInt32Slot(1, strideW, 1)
+
+def Conv2DOptionsAddDilationH(builder, dilationH):
+    builder.PrependInt32Slot(2, dilationH, 1)
+
+def Conv2DOptionsAddDilationW(builder, dilationW):
+    builder.PrependInt32Slot(3, dilationW, 1)
+
+def Conv2DOptionsAddPadTop(builder, padTop):
+    builder.PrependInt32Slot(4, padTop, 0)
+
+def Conv2DOptionsAddPadBottom(builder, padBottom):
+    builder.PrependInt32Slot(5, padBottom, 0)
+
+def Conv2DOptionsAddPadLeft(builder, padLeft):
+    builder.PrependInt32Slot(6, padLeft, 0)
+
+def Conv2DOptionsAddPadRight(builder, padRight):
+    builder.PrependInt32Slot(7, padRight, 0)
+
+def Conv2DOptionsAddGroups(builder, groups):
+    builder.PrependInt32Slot(8, groups, 1)
+
+def Conv2DOptionsAddDepthMultiplier(builder, depthMultiplier):
+    builder.PrependInt32Slot(9, depthMultiplier, 1)
+
+def Conv2DOptionsAddInputZeroPoint(builder, inputZeroPoint):
+    builder.PrependInt32Slot(10, inputZeroPoint, 0)
+
+def Conv2DOptionsAddOutputOffset(builder, outputOffset):
+    builder.PrependInt32Slot(11, outputOffset, 0)
+
+def Conv2DOptionsAddActivationMin(builder, activationMin):
+    builder.PrependInt32Slot(12, activationMin, -128)
+
+def Conv2DOptionsAddActivationMax(builder, activationMax):
+    builder.PrependInt32Slot(13, activationMax, 127)
+
+def Conv2DOptionsAddOutputMultiplier(builder, outputMultiplier):
+    builder.PrependUOffsetTRelativeSlot(14, flatbuffers.number_types.UOffsetTFlags.py_type(outputMultiplier), 0)
+
+def Conv2DOptionsStartOutputMultiplierVector(builder, numElems):
+    return builder.StartVector(4, numElems, 4)
+
+def Conv2DOptionsAddOutputShift(builder, outputShift):
+    builder.PrependUOffsetTRelativeSlot(15, flatbuffers.number_types.UOffsetTFlags.py_type(outputShift), 0)
+
+def Conv2DOptionsStartOutputShiftVector(builder, numElems):
+    return builder.StartVector(4, numElems, 4)
+
+def Conv2DOptionsEnd(builder):
+    return builder.EndObject()
+
+
+
+# MAX_POOL_2D and AVG_POOL_2D over NHWC (compiler/reference.py: max_pool_s8, avg_pool_s8);
+# input and output share scale and zero point.
+class Pool2DOptions(object):
+    __slots__ = ['_tab']
+
+    @classmethod
+    def GetRootAs(cls, buf, offset=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
+        x = Pool2DOptions()
+        x.Init(buf, n + offset)
+        return x
+
+    @classmethod
+    def GetRootAsPool2DOptions(cls, buf, offset=0):
+        """This method is deprecated. Please switch to GetRootAs."""
+        return cls.GetRootAs(buf, offset)
+    @classmethod
+    def Pool2DOptionsBufferHasIdentifier(cls, buf, offset, size_prefixed=False):
+        return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x45\x4D\x42\x52", size_prefixed=size_prefixed)
+
+    # Pool2DOptions
+    def Init(self, buf, pos):
+        self._tab = flatbuffers.table.Table(buf, pos)
+
+    # Pool2DOptions
+    def KernelH(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # Pool2DOptions
+    def KernelW(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # Pool2DOptions
+    def StrideH(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 1
+
+    # Pool2DOptions
+    def StrideW(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 1
+
+    # Pool2DOptions
+    def PadTop(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # Pool2DOptions
+    def PadBottom(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(14))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # Pool2DOptions
+    def PadLeft(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(16))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # Pool2DOptions
+    def PadRight(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(18))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # Pool2DOptions
+    def CountIncludePad(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(20))
+        if o != 0:
+            return bool(self._tab.Get(flatbuffers.number_types.BoolFlags, o + self._tab.Pos))
+        return True
+
+    # Pool2DOptions
+    def ZeroPoint(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(22))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # Pool2DOptions
+    def ActivationMin(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(24))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return -128
+
+    # Pool2DOptions
+    def ActivationMax(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(26))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 127
+
+def Pool2DOptionsStart(builder):
+    builder.StartObject(12)
+
+def Pool2DOptionsAddKernelH(builder, kernelH):
+    builder.PrependInt32Slot(0, kernelH, 0)
+
+def Pool2DOptionsAddKernelW(builder, kernelW):
+    builder.PrependInt32Slot(1, kernelW, 0)
+
+def Pool2DOptionsAddStrideH(builder, strideH):
+    builder.PrependInt32Slot(2, strideH, 1)
+
+def Pool2DOptionsAddStrideW(builder, strideW):
+    builder.PrependInt32Slot(3, strideW, 1)
+
+def Pool2DOptionsAddPadTop(builder, padTop):
+    builder.PrependInt32Slot(4, padTop, 0)
+
+def Pool2DOptionsAddPadBottom(builder, padBottom):
+    builder.PrependInt32Slot(5, padBottom, 0)
+
+def Pool2DOptionsAddPadLeft(builder, padLeft):
+    builder.PrependInt32Slot(6, padLeft, 0)
+
+def Pool2DOptionsAddPadRight(builder, padRight):
+    builder.PrependInt32Slot(7, padRight, 0)
+
+def Pool2DOptionsAddCountIncludePad(builder, countIncludePad):
+    builder.PrependBoolSlot(8, countIncludePad, 1)
+
+def Pool2DOptionsAddZeroPoint(builder, zeroPoint):
+    builder.PrependInt32Slot(9, zeroPoint, 0)
+
+def Pool2DOptionsAddActivationMin(builder, activationMin):
+    builder.PrependInt32Slot(10, activationMin, -128)
+
+def Pool2DOptionsAddActivationMax(builder, activationMax):
+    builder.PrependInt32Slot(11, activationMax, 127)
+
+def Pool2DOptionsEnd(builder):
+    return builder.EndObject()
+
+
+
+# ADD of two int8 tensors with their own scales, NumPy broadcasting (compiler/reference.py:
+# add_s8): offsets are minus the zero points; multipliers / shifts as quantize_multiplier gives.
+class AddOptions(object):
+    __slots__ = ['_tab']
+
+    @classmethod
+    def GetRootAs(cls, buf, offset=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
+        x = AddOptions()
+        x.Init(buf, n + offset)
+        return x
+
+    @classmethod
+    def GetRootAsAddOptions(cls, buf, offset=0):
+        """This method is deprecated. Please switch to GetRootAs."""
+        return cls.GetRootAs(buf, offset)
+    @classmethod
+    def AddOptionsBufferHasIdentifier(cls, buf, offset, size_prefixed=False):
+        return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x45\x4D\x42\x52", size_prefixed=size_prefixed)
+
+    # AddOptions
+    def Init(self, buf, pos):
+        self._tab = flatbuffers.table.Table(buf, pos)
+
+    # AddOptions
+    def Input1Offset(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # AddOptions
+    def Input1Multiplier(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # AddOptions
+    def Input1Shift(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # AddOptions
+    def Input2Offset(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # AddOptions
+    def Input2Multiplier(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # AddOptions
+    def Input2Shift(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(14))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # AddOptions
+    def OutputOffset(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(16))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # AddOptions
+    def OutputMultiplier(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(18))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # AddOptions
+    def OutputShift(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(20))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # AddOptions
+    def ActivationMin(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(22))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return -128
+
+    # AddOptions
+    def ActivationMax(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(24))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 127
+
+def AddOptionsStart(builder):
+    builder.StartObject(11)
+
+def AddOptionsAddInput1Offset(builder, input1Offset):
+    builder.PrependInt32Slot(0, input1Offset, 0)
+
+def AddOptionsAddInput1Multiplier(builder, input1Multiplier):
+    builder.PrependInt32Slot(1, input1Multiplier, 0)
+
+def AddOptionsAddInput1Shift(builder, input1Shift):
+    builder.PrependInt32Slot(2, input1Shift, 0)
+
+def AddOptionsAddInput2Offset(builder, input2Offset):
+    builder.PrependInt32Slot(3, input2Offset, 0)
+
+def AddOptionsAddInput2Multiplier(builder, input2Multiplier):
+    builder.PrependInt32Slot(4, input2Multiplier, 0)
+
+def AddOptionsAddInput2Shift(builder, input2Shift):
+    builder.PrependInt32Slot(5, input2Shift, 0)
+
+def AddOptionsAddOutputOffset(builder, outputOffset):
+    builder.PrependInt32Slot(6, outputOffset, 0)
+
+def AddOptionsAddOutputMultiplier(builder, outputMultiplier):
+    builder.PrependInt32Slot(7, outputMultiplier, 0)
+
+def AddOptionsAddOutputShift(builder, outputShift):
+    builder.PrependInt32Slot(8, outputShift, 0)
+
+def AddOptionsAddActivationMin(builder, activationMin):
+    builder.PrependInt32Slot(9, activationMin, -128)
+
+def AddOptionsAddActivationMax(builder, activationMax):
+    builder.PrependInt32Slot(10, activationMax, 127)
+
+def AddOptionsEnd(builder):
     return builder.EndObject()
 
 

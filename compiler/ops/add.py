@@ -1,0 +1,43 @@
+"""add: elementwise sum of two int8 tensors with their own scales (NumPy broadcasting)."""
+from __future__ import annotations
+
+import numpy as np
+
+from compiler import reference
+from compiler.ir import Op
+from compiler.ops.spec import OpSpec
+from compiler.schema import program_generated as fb
+
+# attrs, in the order of the schema's AddOptions fields and the reference's keywords
+FIELDS = ("a_offset", "a_multiplier", "a_shift", "b_offset", "b_multiplier", "b_shift",
+          "output_offset", "output_multiplier", "output_shift", "activation_min", "activation_max")
+SCHEMA_NAMES = ("Input1Offset", "Input1Multiplier", "Input1Shift", "Input2Offset", "Input2Multiplier",
+                "Input2Shift", "OutputOffset", "OutputMultiplier", "OutputShift", "ActivationMin", "ActivationMax")
+
+
+def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    return [reference.add_s8(inputs[0], inputs[1], **{k: op.attrs[k] for k in FIELDS})]
+
+
+def _write(builder, op: Op) -> int:
+    fb.AddOptionsStart(builder)
+    for attr, schema in zip(FIELDS, SCHEMA_NAMES):
+        getattr(fb, f"AddOptionsAdd{schema}")(builder, int(op.attrs[attr]))
+    return fb.AddOptionsEnd(builder)
+
+
+def _read(table) -> dict:
+    o = fb.AddOptions()
+    o.Init(table.Bytes, table.Pos)
+    return {attr: getattr(o, schema)() for attr, schema in zip(FIELDS, SCHEMA_NAMES)}
+
+
+ADD = OpSpec(
+    kind="add",
+    opcode=fb.OpCode.ADD,
+    options_type=fb.OpOptions.AddOptions,
+    reference=_reference,
+    write_options=_write,
+    read_options=_read,
+    registration="em_op_add",
+)

@@ -1,0 +1,75 @@
+"""max_pool2d and avg_pool2d: NHWC int8, input and output sharing their quantization."""
+from __future__ import annotations
+
+import numpy as np
+
+from compiler import reference
+from compiler.ir import Op
+from compiler.ops.spec import OpSpec
+from compiler.schema import program_generated as fb
+
+WINDOW = ("kernel", "stride", "padding", "activation_min", "activation_max")
+
+
+def _max_reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    return [reference.max_pool_s8(inputs[0], **{k: op.attrs[k] for k in WINDOW})]
+
+
+def _avg_reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    a = op.attrs
+    return [reference.avg_pool_s8(inputs[0], count_include_pad=a["count_include_pad"], zero_point=a["zero_point"],
+                                  **{k: a[k] for k in WINDOW})]
+
+
+def _write(builder, op: Op) -> int:
+    a = op.attrs
+    top, bottom, left, right = a["padding"]
+    fb.Pool2DOptionsStart(builder)
+    fb.Pool2DOptionsAddKernelH(builder, a["kernel"][0])
+    fb.Pool2DOptionsAddKernelW(builder, a["kernel"][1])
+    fb.Pool2DOptionsAddStrideH(builder, a["stride"][0])
+    fb.Pool2DOptionsAddStrideW(builder, a["stride"][1])
+    fb.Pool2DOptionsAddPadTop(builder, top)
+    fb.Pool2DOptionsAddPadBottom(builder, bottom)
+    fb.Pool2DOptionsAddPadLeft(builder, left)
+    fb.Pool2DOptionsAddPadRight(builder, right)
+    fb.Pool2DOptionsAddCountIncludePad(builder, a.get("count_include_pad", True))
+    fb.Pool2DOptionsAddZeroPoint(builder, a.get("zero_point", 0))
+    fb.Pool2DOptionsAddActivationMin(builder, a["activation_min"])
+    fb.Pool2DOptionsAddActivationMax(builder, a["activation_max"])
+    return fb.Pool2DOptionsEnd(builder)
+
+
+def _read(table) -> dict:
+    o = fb.Pool2DOptions()
+    o.Init(table.Bytes, table.Pos)
+    return {
+        "kernel": (o.KernelH(), o.KernelW()),
+        "stride": (o.StrideH(), o.StrideW()),
+        "padding": (o.PadTop(), o.PadBottom(), o.PadLeft(), o.PadRight()),
+        "count_include_pad": bool(o.CountIncludePad()),
+        "zero_point": o.ZeroPoint(),
+        "activation_min": o.ActivationMin(),
+        "activation_max": o.ActivationMax(),
+    }
+
+
+MAX_POOL2D = OpSpec(
+    kind="max_pool2d",
+    opcode=fb.OpCode.MAX_POOL_2D,
+    options_type=fb.OpOptions.Pool2DOptions,
+    reference=_max_reference,
+    write_options=_write,
+    read_options=_read,
+    registration="em_op_max_pool2d",
+)
+
+AVG_POOL2D = OpSpec(
+    kind="avg_pool2d",
+    opcode=fb.OpCode.AVG_POOL_2D,
+    options_type=fb.OpOptions.Pool2DOptions,
+    reference=_avg_reference,
+    write_options=_write,
+    read_options=_read,
+    registration="em_op_avg_pool2d",
+)
