@@ -20,7 +20,12 @@ def _c_constants() -> dict[str, int]:
 
 
 def _upper_snake(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).upper()
+    """FullyConnectedOptions → FULLY_CONNECTED_OPTIONS, Conv2DOptions → CONV_2D_OPTIONS."""
+    return re.sub(r"(?<=[a-z])(?=[A-Z0-9])|(?<=[0-9A-Z])(?=[A-Z][a-z])", "_", name).upper()
+
+
+def _enum_name(enum: type, value: int) -> str:
+    return next(name for name, v in vars(enum).items() if v == value and not name.startswith("_") and name != "NONE")
 
 
 def _schema_tables() -> dict[str, list[str]]:
@@ -39,10 +44,20 @@ def _schema_tables() -> dict[str, list[str]]:
 def test_opcodes_and_option_tags_match_the_schema_and_the_op_table():
     c = _c_constants()
     for spec in OP_TABLE.values():
-        assert c[f"EM_OP_{spec.kind.upper()}"] == spec.opcode
-        tag = next(name for name, value in vars(fb.OpOptions).items() if value == spec.options_type and name != "NONE")
-        assert c[f"EM_OPTIONS_{_upper_snake(tag).removesuffix('_OPTIONS')}"] == spec.options_type
+        assert c[f"EM_OP_{_enum_name(fb.OpCode, spec.opcode)}"] == spec.opcode
+        tag = _upper_snake(_enum_name(fb.OpOptions, spec.options_type)).removesuffix("_OPTIONS")
+        assert c[f"EM_OPTIONS_{tag}"] == spec.options_type
     assert c["EM_OPTIONS_NONE"] == fb.OpOptions.NONE
+
+
+def test_every_schema_opcode_and_option_tag_has_its_c_constant():
+    c = _c_constants()
+    for name, value in vars(fb.OpCode).items():
+        if not name.startswith("_"):
+            assert c[f"EM_OP_{name}"] == value, name
+    for name, value in vars(fb.OpOptions).items():
+        if not name.startswith("_"):
+            assert c[f"EM_OPTIONS_{_upper_snake(name).removesuffix('_OPTIONS')}"] == value, name
 
 
 def test_tiers_and_dtypes_match():
