@@ -1,6 +1,6 @@
 /**
- * @file console.c
- * @brief Console on the CMSDK APB UART0 of the AN547 (polled, transmit only).
+ * @file console_cmsdk_uart.c
+ * @brief Console on a CMSDK APB UART (UART0 of AN547, AN385, AN386, AN505): polled, transmit only.
  *
  * The UART's base address comes from board.yaml (console.base) as EM_BSP_CONSOLE_BASE.
  * Register layout: Arm CMSDK APB UART (DATA 0x00, STATE 0x04, CTRL 0x08, BAUDDIV 0x10).
@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "em_bsp.h"
-#include "corstone300_internal.h"
+#include "em_cortex_m.h"
 
 #ifndef EM_BSP_CONSOLE_BASE
 #error "EM_BSP_CONSOLE_BASE must come from board.yaml (console.base)"
@@ -28,7 +28,7 @@
 #define UART_CTRL_TX_ENABLE (1u << 0)
 #define UART_BAUD 115200u
 
-void em_corstone300_console_init(void)
+void em_cortex_m_console_init(void)
 {
     /* The UART ignores a divider below 16 (its reset value is 0), so program a real one. */
     UART_BAUDDIV = EM_BSP_UART_CLOCK_HZ / UART_BAUD;
@@ -44,7 +44,7 @@ void em_bsp_console_write(const char *text, size_t len)
     }
 }
 
-void em_corstone300_console_puts(const char *text)
+void em_cortex_m_console_puts(const char *text)
 {
     size_t len = 0;
     while (text[len] != '\0') {
@@ -53,7 +53,7 @@ void em_corstone300_console_puts(const char *text)
     em_bsp_console_write(text, len);
 }
 
-void em_corstone300_console_put_hex(uint32_t value)
+void em_cortex_m_console_put_hex(uint32_t value)
 {
     static const char digits[] = "0123456789abcdef";
     char text[8];

@@ -1,12 +1,14 @@
 /**
- * @file counter.c
+ * @file counter_systick.c
  * @brief Instruction counter from SysTick under QEMU -icount (see shared/MEASURING.md).
  *
  * With `-icount shift=S` every guest instruction advances virtual time by exactly 2^S ns, and
  * SysTick on the processor clock (EM_BSP_CLOCK_HZ) ticks EM_BSP_CLOCK_HZ * 2^S / 1e9 times per
- * instruction (4.096 for 32 MHz and S = 7). That is more than 2, so rounding ticks / ratio
+ * instruction (4.096 on mps3-an547 at 32 MHz, 3.2 on mps2-an385/an386 at 25 MHz, 2.56 on
+ * mps2-an505 at 20 MHz, all with S = 7). That is more than 2, so rounding ticks / ratio
  * gives the instruction count exactly. board.yaml supplies the ratio reduced to
- * EM_BSP_COUNTER_MUL / 2^EM_BSP_COUNTER_SHIFT instructions per tick (125 / 2^9 here).
+ * EM_BSP_COUNTER_MUL / 2^EM_BSP_COUNTER_SHIFT instructions per tick (125 / 2^9, 5 / 2^4 and
+ * 25 / 2^6 respectively).
  *
  * The 24-bit counter wraps every 2^24 ticks (~4.1 M instructions); SysTick_Handler counts wraps,
  * and its own instructions are subtracted so that the counter only sees the measured code.
@@ -14,7 +16,7 @@
 #include <stdint.h>
 
 #include "em_bsp.h"
-#include "corstone300_internal.h"
+#include "em_cortex_m.h"
 
 #if !defined(EM_BSP_COUNTER_MUL) || !defined(EM_BSP_COUNTER_SHIFT)
 #error "EM_BSP_COUNTER_MUL / EM_BSP_COUNTER_SHIFT must come from board.yaml (counter)"
@@ -37,11 +39,11 @@
 #define SYST_PERIOD_TICKS (1u << SYST_PERIOD_BITS)
 #define SYST_RELOAD (SYST_PERIOD_TICKS - 1u)
 
-/* Instructions executed by em_corstone300_systick_handler below, exception return included. */
+/* Instructions executed by em_cortex_m_systick_handler below, exception return included. */
 #define SYSTICK_HANDLER_INSTRUCTIONS 6u
 
 /* Number of SysTick wraps. Written only by the handler. */
-volatile uint32_t em_corstone300_systick_wraps;
+volatile uint32_t em_cortex_m_systick_wraps;
 
 static uint64_t em_counter_overhead_units;
 
@@ -49,11 +51,11 @@ static uint64_t em_counter_overhead_units;
  * Written in assembly so that its instruction count is fixed (SYSTICK_HANDLER_INSTRUCTIONS)
  * whatever the compiler flags: movw, movt, ldr, adds, str, bx.
  */
-__attribute__((naked)) void em_corstone300_systick_handler(void)
+__attribute__((naked)) void em_cortex_m_systick_handler(void)
 {
     __asm volatile(
-        "movw r0, #:lower16:em_corstone300_systick_wraps\n\t"
-        "movt r0, #:upper16:em_corstone300_systick_wraps\n\t"
+        "movw r0, #:lower16:em_cortex_m_systick_wraps\n\t"
+        "movt r0, #:upper16:em_cortex_m_systick_wraps\n\t"
         "ldr r1, [r0]\n\t"
         "adds r1, r1, #1\n\t"
         "str r1, [r0]\n\t"
@@ -62,9 +64,9 @@ __attribute__((naked)) void em_corstone300_systick_handler(void)
 
 uint64_t em_bsp_counter_read(void)
 {
-    uint32_t wraps_before = em_corstone300_systick_wraps;
+    uint32_t wraps_before = em_cortex_m_systick_wraps;
     uint32_t value = SYST_CVR;
-    uint32_t wraps_after = em_corstone300_systick_wraps;
+    uint32_t wraps_after = em_cortex_m_systick_wraps;
 
     /* SysTick interrupts when the count reaches 0 and reloads on the following tick, so the
        position within the current period is (reload + 1 - value) mod 2^24: 0 right at the
@@ -101,9 +103,9 @@ uint64_t em_bsp_counter_overhead(void)
  * the calibration (tests/bsp/test_counter_calibration.py) can predict counts exactly.
  * Both save the first sample in two registers, as GCC does for `t0 = read(); ... read() - t0`.
  *
- * em_corstone300_time_empty: sample, mov, mov, sample.
+ * em_cortex_m_time_empty: sample, mov, mov, sample.
  */
-__attribute__((naked)) uint64_t em_corstone300_time_empty(void)
+__attribute__((naked)) uint64_t em_cortex_m_time_empty(void)
 {
     __asm volatile(
         "push {r4, r5, r6, lr}\n\t"
@@ -117,10 +119,10 @@ __attribute__((naked)) uint64_t em_corstone300_time_empty(void)
 }
 
 /*
- * em_corstone300_time_call: sample, mov, mov, `mov r0, arg`, `blx fn`, fn's own instructions,
+ * em_cortex_m_time_call: sample, mov, mov, `mov r0, arg`, `blx fn`, fn's own instructions,
  * sample. With the empty harness's count subtracted, 2 + fn's instructions remain.
  */
-__attribute__((naked)) uint64_t em_corstone300_time_call(void (*fn)(uint32_t) __attribute__((unused)),
+__attribute__((naked)) uint64_t em_cortex_m_time_call(void (*fn)(uint32_t) __attribute__((unused)),
                                                          uint32_t arg __attribute__((unused)))
 {
     __asm volatile(
@@ -138,13 +140,13 @@ __attribute__((naked)) uint64_t em_corstone300_time_call(void (*fn)(uint32_t) __
         "pop {r4, r5, r6, r7, r8, pc}\n\t");
 }
 
-void em_corstone300_counter_init(void)
+void em_cortex_m_counter_init(void)
 {
-    em_corstone300_systick_wraps = 0;
+    em_cortex_m_systick_wraps = 0;
     SYST_RVR = SYST_RELOAD;
     SYST_CVR = 0; /* any write clears the count */
     SYST_CSR = SYST_CSR_ENABLE | SYST_CSR_TICKINT | SYST_CSR_CLKSOURCE_CPU;
 
     /* Deterministic under -icount: one measurement is the overhead. */
-    em_counter_overhead_units = em_corstone300_time_empty();
+    em_counter_overhead_units = em_cortex_m_time_empty();
 }

@@ -20,7 +20,7 @@ def _build_and_run(board: str) -> dict:
     return json.loads((REPO / "build" / board / "anomaly" / "report.json").read_text())
 
 
-@pytest.mark.parametrize("board,unit", [("corstone300", "instructions (QEMU)"), ("host", "ns (host)")])
+@pytest.mark.parametrize("board,unit", [("corstone300", "instructions (QEMU)"), ("mps2_an386", "instructions (QEMU)"), ("mps2_an505", "instructions (QEMU)"), ("mps2_an385", "instructions (QEMU)"), ("host", "ns (host)")])
 def test_device_outputs_equal_the_reference(board, unit):
     report = _build_and_run(board)
     assert report["match"] is True and report["mismatched_vectors"] == [] and report["vectors"] == 4

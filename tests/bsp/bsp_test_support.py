@@ -11,7 +11,15 @@ if str(REPO_ROOT / "site_scons") not in sys.path:
     sys.path.insert(0, str(REPO_ROOT / "site_scons"))
 
 FIRMWARE_DIR = Path(__file__).resolve().parent / "firmware"
-CALIBRATE_SOURCE = REPO_ROOT / "bsp" / "corstone300" / "calibrate" / "calibrate.c"
+# Shared by every QEMU board (bsp/cortex_m/).
+CALIBRATE_SOURCE = REPO_ROOT / "bsp" / "cortex_m" / "calibrate" / "calibrate.c"
 
 # Every QEMU run in these tests is bounded; a healthy run takes well under a second.
 QEMU_TIMEOUT_S = 30.0
+
+
+def qemu_board_names() -> list[str]:
+    """Every board that runs under an emulator (board.yaml `emulator` set): the QEMU boards."""
+    from ember_build.board import known_boards, load_board
+
+    return [name for name in known_boards() if load_board(name).emulator is not None]

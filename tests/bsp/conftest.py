@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bsp_test_support import FIRMWARE_DIR
+from bsp_test_support import FIRMWARE_DIR, qemu_board_names
 from ember_build.board import load_board
 from ember_build.toolchain import compile_firmware
 
@@ -22,6 +22,15 @@ def corstone300():
     _need("arm-none-eabi-gcc")
     _need("qemu-system-arm")
     return load_board("corstone300")
+
+
+@pytest.fixture(scope="session", params=qemu_board_names())
+def qemu_board(request):
+    """Each QEMU board in turn (corstone300, mps2_an385, mps2_an386, mps2_an505, ...): tests
+    that take this fixture run once per board."""
+    _need("arm-none-eabi-gcc")
+    _need("qemu-system-arm")
+    return load_board(request.param)
 
 
 @pytest.fixture(scope="session")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -28,6 +30,48 @@ def test_corstone300_facts():
     assert board.region("itcm").base == 0 and board.region("dtcm").base == 0x2000_0000
 
 
+# name: (cpu, tier, clock_hz, ticks per instruction, (EM_BSP_COUNTER_MUL, _SHIFT), UART0 base)
+MPS2_FACTS = {
+    "mps2_an385": ("cortex-m3", "scalar", 25_000_000, 3.2, ("5u", "4"), 0x4000_4000),
+    "mps2_an386": ("cortex-m4", "dsp", 25_000_000, 3.2, ("5u", "4"), 0x4000_4000),
+    "mps2_an505": ("cortex-m33", "dsp", 20_000_000, 2.56, ("25u", "6"), 0x5020_0000),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MPS2_FACTS))
+def test_mps2_facts(name):
+    board = load_board(name)
+    cpu, tier, clock, ticks, (mul, shift), uart = MPS2_FACTS[name]
+    assert (board.cpu, board.tier, board.clock_hz) == (cpu, tier, clock)
+    assert board.counter.ticks_per_instruction == pytest.approx(ticks)
+    assert (board.defines["EM_BSP_COUNTER_MUL"], board.defines["EM_BSP_COUNTER_SHIFT"]) == (mul, shift)
+    assert board.console.base == uart and board.console.clock_hz == clock
+    assert f"mps2-{name.split('_')[1]}" in board.emulator
+
+
+def target_macros(board) -> dict[str, str]:
+    out = subprocess.run([board.cc, *board.cflags, "-dM", "-E", "-"], input="", capture_output=True,
+                         text=True, check=True).stdout
+    return dict(line.split(" ", 2)[1:] if line.count(" ") >= 2 else (line.split(" ")[1], "")
+                for line in out.splitlines() if line.startswith("#define "))
+
+
+@pytest.mark.parametrize("name", [n for n in known_boards() if n != "host"])
+def test_cflags_give_the_kernels_the_boards_tier(name):
+    """runtime/kernels/include/em_nn_tier.h derives the tier from these macros, and the runtime
+    refuses a program of another tier: board.yaml's tier and cflags must agree."""
+    board = load_board(name)
+    if shutil.which(board.cc) is None:
+        pytest.skip(f"{board.cc} is not installed")
+    macros = target_macros(board)
+    has_mve = int(macros.get("__ARM_FEATURE_MVE", "0")) & 1
+    has_dsp = macros.get("__ARM_FEATURE_DSP") == "1"
+    derived = "mve" if has_mve else "dsp" if has_dsp else "scalar"
+    assert derived == board.tier
+    hard_float = "-mfloat-abi=hard" in board.cflags
+    assert ("__ARM_FP" in macros) == hard_float  # the startup enables the FPU exactly then
+
+
 def test_unknown_board_lists_known_ones():
     with pytest.raises(UnknownBoardError) as error:
         load_board("no_such_board")
@@ -35,13 +79,12 @@ def test_unknown_board_lists_known_ones():
 
 
 def write_variant(tmp_path: Path, change) -> Path:
-    """Copies corstone300 to tmp_path/corstone300 with board.yaml changed by `change(data)`."""
+    """Copies corstone300 (and the shared bsp/cortex_m its sources name) to tmp_path with
+    board.yaml changed by `change(data)`."""
     source = BSP_ROOT / "corstone300"
     target = tmp_path / "corstone300"
-    target.mkdir()
-    for f in source.iterdir():
-        if f.is_file():
-            (target / f.name).write_bytes(f.read_bytes())
+    shutil.copytree(source, target)
+    shutil.copytree(BSP_ROOT / "cortex_m", tmp_path / "cortex_m")
     data = yaml.safe_load((source / "board.yaml").read_text())
     change(data)
     (target / "board.yaml").write_text(yaml.safe_dump(data))

@@ -8,7 +8,7 @@
  *   - calib_bare_return: `bx lr`                               = 1 instruction
  *   - calib_loop(n):     `1: subs r0, #1; bne 1b; bx lr`       = 2n + 1 instructions (n >= 1;
  *                        the final, not-taken bne still executes)
- * Each is called through em_corstone300_time_call(), whose fixed calling sequence
+ * Each is called through em_cortex_m_time_call(), whose fixed calling sequence
  * (`mov r0, arg; blx fn`) adds 2 instructions, and the counter's own overhead
  * (em_bsp_counter_overhead()) is subtracted. Prints one line
  *
@@ -20,15 +20,16 @@
  *
  * The word `sweep` instead times short loops back to back for several SysTick periods, so that
  * counter reads land at every phase, wraps included (the case em_bsp_counter_read must
- * resolve), and prints `calib sweep measurements=<m> wraps=<w> mismatches=<x>`.
+ * resolve), and prints `calib sweep measurements=<m> instructions=<i> mismatches=<x>`; an
+ * optional second word sets the number of measurements (default SWEEP_MEASUREMENTS).
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "em_bsp.h"
-#include "corstone300_internal.h"
+#include "../em_cortex_m.h"
 
-/* Instructions of the calling sequence inside em_corstone300_time_call: mov r0, arg; blx fn. */
+/* Instructions of the calling sequence inside em_cortex_m_time_call: mov r0, arg; blx fn. */
 #define TIME_CALL_SEQUENCE_INSTRUCTIONS 2u
 
 __attribute__((naked)) static void calib_bare_return(uint32_t unused __attribute__((unused)))
@@ -76,19 +77,20 @@ static uint32_t parse_u32(const char *text)
 
 static uint64_t function_instructions(void (*fn)(uint32_t), uint32_t arg)
 {
-    return em_corstone300_time_call(fn, arg) - em_bsp_counter_overhead() -
+    return em_cortex_m_time_call(fn, arg) - em_bsp_counter_overhead() -
            TIME_CALL_SEQUENCE_INSTRUCTIONS;
 }
 
-/* Enough back-to-back measurements to cover a few SysTick periods (~4.1 M instructions each). */
+/* Enough back-to-back measurements to cover a few SysTick periods (2^24 ticks: 4.1 M
+   instructions on mps3-an547, 6.6 M on mps2-an505). */
 #define SWEEP_MEASUREMENTS 300000u
 
-static void sweep(void)
+static void sweep(uint32_t measurements)
 {
     uint32_t mismatches = 0;
     uint64_t previous = em_bsp_counter_read();
     uint64_t start = previous;
-    for (uint32_t i = 0; i < SWEEP_MEASUREMENTS; ++i) {
+    for (uint32_t i = 0; i < measurements; ++i) {
         /* Loops of 1..7 iterations and the bare return shift the phase of the next read by
            both even and odd numbers of instructions. */
         uint32_t n = i % 8u;
@@ -106,7 +108,7 @@ static void sweep(void)
         previous = now;
     }
     put_text("calib sweep measurements=");
-    put_u64(SWEEP_MEASUREMENTS);
+    put_u64(measurements);
     put_text(" instructions=");
     put_u64(previous - start);
     put_text(" mismatches=");
@@ -121,8 +123,8 @@ int em_app_main(void)
     const char *argv[16];
     int argc = em_bsp_args(storage, sizeof storage, argv, 16);
     const char *const *iterations = argv;
-    if (argc == 1 && strcmp(argv[0], "sweep") == 0) {
-        sweep();
+    if ((argc == 1 || argc == 2) && strcmp(argv[0], "sweep") == 0) {
+        sweep(argc == 2 ? parse_u32(argv[1]) : SWEEP_MEASUREMENTS);
         return 0;
     }
     if (argc <= 0) {
@@ -135,7 +137,7 @@ int em_app_main(void)
     put_text("\ncalib overhead=");
     put_u64(em_bsp_counter_overhead());
     put_text(" overhead_again=");
-    put_u64(em_corstone300_time_empty());
+    put_u64(em_cortex_m_time_empty());
     put_text(" empty=");
     put_u64(function_instructions(calib_bare_return, 0));
     for (int i = 0; i < argc; ++i) {

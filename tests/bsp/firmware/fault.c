@@ -1,9 +1,14 @@
 /* Faults in the way named by the first command-line word: "udf" (undefined instruction),
-   "bus" (read of unmapped memory), "stack" (unbounded recursion into MSPLIM). Must never
-   return: the BSP's fault handler reports and exits non-zero. */
+   "bus" (read of EM_TEST_UNMAPPED_ADDRESS, where the board has nothing), "stack" (unbounded
+   recursion into MSPLIM or the MPU stack guard). Must never return: the BSP's fault handler
+   reports and exits non-zero. */
 #include <string.h>
 
 #include "em_bsp.h"
+
+#ifndef EM_TEST_UNMAPPED_ADDRESS
+#define EM_TEST_UNMAPPED_ADDRESS 0x1FFFFF00u /* AN547: below DTCM, above the ITCM secure alias */
+#endif
 
 static volatile uint32_t sink;
 
@@ -22,8 +27,7 @@ int em_app_main(void)
     int argc = em_bsp_args(storage, sizeof storage, argv, 2);
     const char *kind = argc > 0 ? argv[0] : "udf";
     if (strcmp(kind, "bus") == 0) {
-        /* Below DTCM and above the ITCM secure alias: nothing is mapped here on the AN547. */
-        sink = *(volatile uint32_t *)0x1FFFFF00u;
+        sink = *(volatile uint32_t *)EM_TEST_UNMAPPED_ADDRESS;
     } else if (strcmp(kind, "stack") == 0) {
         volatile uint32_t depth = 0;
         sink = recurse(&depth);
