@@ -74,11 +74,72 @@ def _dequantize_per_channel(node: Node, args: list) -> tuple[str, dict]:
 
 
 def _linear(node: Node, args: list) -> tuple[str, dict]:
-    return "linear", {}
+    return "aten.linear", {}
 
 
 def _relu(node: Node, args: list) -> tuple[str, dict]:
-    return "clamp", {"min": 0.0, "max": float("inf")}
+    return "aten.clamp", {"min": 0.0, "max": float("inf")}
+
+
+def _args(node: Node, defaults: tuple) -> list:
+    """node.args after the input, completed with aten's defaults."""
+    given = list(node.args[1:])
+    return given + list(defaults[len(given):])
+
+
+def _pair(value) -> tuple[int, int]:
+    values = [int(v) for v in (value if isinstance(value, (list, tuple)) else [value])]
+    return (values[0], values[-1])
+
+
+def _conv2d(node: Node, args: list) -> tuple[str, dict]:
+    _, _, stride, padding, dilation, groups = _args(node, (None, None, [1, 1], [0, 0], [1, 1], 1))
+    if isinstance(padding, str):
+        raise UnsupportedOpError(f"conv2d with padding={padding!r}", origin_of(node), "Give the padding in numbers.")
+    (ph, pw) = _pair(padding)
+    return "aten.conv2d", {"stride": _pair(stride), "padding": (ph, ph, pw, pw), "dilation": _pair(dilation),
+                           "groups": int(groups)}
+
+
+def _max_pool2d(node: Node, args: list) -> tuple[str, dict]:
+    kernel, stride, padding, dilation, ceil_mode = _args(node, (None, [], 0, 1, False))
+    if ceil_mode or _pair(dilation) != (1, 1):
+        raise UnsupportedOpError("max_pool2d with ceil_mode or dilation", origin_of(node))
+    (ph, pw) = _pair(padding)
+    return "aten.max_pool2d", {"kernel": _pair(kernel), "stride": _pair(stride or kernel), "padding": (ph, ph, pw, pw)}
+
+
+def _avg_pool2d(node: Node, args: list) -> tuple[str, dict]:
+    kernel, stride, padding, ceil_mode, count_include_pad, divisor = _args(node, (None, [], 0, False, True, None))
+    if ceil_mode or divisor is not None:
+        raise UnsupportedOpError("avg_pool2d with ceil_mode or divisor_override", origin_of(node))
+    (ph, pw) = _pair(padding)
+    return "aten.avg_pool2d", {"kernel": _pair(kernel), "stride": _pair(stride or kernel),
+                               "padding": (ph, ph, pw, pw), "count_include_pad": bool(count_include_pad)}
+
+
+def _global_average(node: Node, args: list) -> tuple[str, dict]:
+    """adaptive_avg_pool2d to 1×1, and mean over H and W, are one average pool over the whole map."""
+    n, c, h, w = node.args[0].meta["val"].shape
+    if node.target == aten.adaptive_avg_pool2d.default:
+        if _pair(node.args[1]) != (1, 1):
+            raise UnsupportedOpError(f"adaptive_avg_pool2d to {node.args[1]}", origin_of(node),
+                                     "Only a global average (output 1×1) lowers in this release.")
+    elif sorted(d % 4 for d in node.args[1]) != [2, 3] or not (len(node.args) > 2 and node.args[2]):
+        raise UnsupportedOpError(f"mean over dims {node.args[1]}", origin_of(node),
+                                 "Only the mean over H and W with keepdim=True lowers in this release.")
+    return "aten.avg_pool2d", {"kernel": (int(h), int(w)), "stride": (1, 1), "padding": (0, 0, 0, 0),
+                               "count_include_pad": True}
+
+
+def _add(node: Node, args: list) -> tuple[str, dict]:
+    if len(args) != 2 or node.kwargs.get("alpha", 1) != 1:
+        raise UnsupportedOpError("add of a constant or with alpha", origin_of(node))
+    return "aten.add", {}
+
+
+def _reshape(node: Node, args: list) -> tuple[str, dict]:
+    return "aten.reshape", {}
 
 
 HARDTANH_DEFAULTS = (-1.0, 1.0)  # aten.hardtanh(input, min_val=-1, max_val=1)
@@ -86,7 +147,7 @@ HARDTANH_DEFAULTS = (-1.0, 1.0)  # aten.hardtanh(input, min_val=-1, max_val=1)
 
 def _hardtanh(node: Node, args: list) -> tuple[str, dict]:
     low, high = (*node.args[1:3], *HARDTANH_DEFAULTS[len(node.args) - 1:])
-    return "clamp", {"min": float(low), "max": float(high)}
+    return "aten.clamp", {"min": float(low), "max": float(high)}
 
 
 # ATen / quantized_decomposed op → (Ember IR kind, attrs). Inputs that are Python scalars are
@@ -96,6 +157,15 @@ IMPORTERS: dict[object, Callable[[Node, list], tuple[str, dict]]] = {
     qd.dequantize_per_tensor.default: _dequantize,
     qd.dequantize_per_channel.default: _dequantize_per_channel,
     aten.linear.default: _linear,
+    aten.conv2d.default: _conv2d,
+    aten.max_pool2d.default: _max_pool2d,
+    aten.avg_pool2d.default: _avg_pool2d,
+    aten.adaptive_avg_pool2d.default: _global_average,
+    aten.mean.dim: _global_average,
+    aten.add.Tensor: _add,
+    aten.flatten.using_ints: _reshape,
+    aten.view.default: _reshape,
+    aten.reshape.default: _reshape,
     aten.relu.default: _relu,
     aten.relu_.default: _relu,
     aten.hardtanh.default: _hardtanh,
@@ -136,7 +206,8 @@ def import_program(program: ExportedProgram) -> Graph:
             importer = IMPORTERS.get(node.target)
             if importer is None:
                 raise UnsupportedOpError(str(node.target), origin_of(node),
-                                         "Ember lowers linear (+ReLU/ReLU6) in this release.")
+                                         "Ember lowers linear, conv2d, pooling and add (+ReLU/ReLU6) "
+                                         "in this release.")
             tensor_args = [a for a in node.args if isinstance(a, Node)]
             kind, attrs = importer(node, tensor_args)
             graph.add_tensor(_value_tensor(node.name, node))

@@ -20,12 +20,26 @@ from torchao.quantization.pt2e.quantizer import (
     QuantizationAnnotation,
     QuantizationSpec,
     Quantizer,
+    SharedQuantizationSpec,
 )
 
 aten = torch.ops.aten
 
 # Ops with weights, in the (input, weight, bias) argument order aten gives them.
 WEIGHTED_OPS = (aten.linear.default, aten.conv2d.default)
+# Elementwise ops with two activation inputs and their own output scale.
+BINARY_OPS = (aten.add.Tensor,)
+# Ops whose output keeps the input's scale and zero point: pooling and reshapes move or pick
+# values, so the int8 codes pass through unchanged.
+SHARED_SCALE_OPS = (
+    aten.max_pool2d.default,
+    aten.avg_pool2d.default,
+    aten.adaptive_avg_pool2d.default,
+    aten.mean.dim,
+    aten.flatten.using_ints,
+    aten.view.default,
+    aten.reshape.default,
+)
 
 
 # Activations folded into the producer's output clamp: ReLU, and hardtanh with any bounds
@@ -82,7 +96,8 @@ def _fused_activation(node: Node) -> Node | None:
 
 @dataclass
 class CortexMQuantizer(Quantizer):
-    """Annotates linear and conv2d (each optionally followed by ReLU, ReLU6 or hardtanh).
+    """Annotates linear and conv2d (each optionally followed by ReLU, ReLU6 or hardtanh), add
+    (likewise), and pooling / reshapes with the output sharing the input's quantization.
 
     Modules whose fully qualified name starts with one of `skip_modules` stay in float.
     """
@@ -90,9 +105,13 @@ class CortexMQuantizer(Quantizer):
     skip_modules: tuple[str, ...] = ()
 
     def annotate(self, model: GraphModule) -> GraphModule:
+        annotators = {**{op: self._annotate_weighted for op in WEIGHTED_OPS},
+                      **{op: self._annotate_binary for op in BINARY_OPS},
+                      **{op: self._annotate_shared for op in SHARED_SCALE_OPS}}
         for node in model.graph.nodes:
-            if node.op == "call_function" and node.target in WEIGHTED_OPS and not self._skipped(node):
-                self._annotate_weighted(node)
+            annotate = annotators.get(node.target) if node.op == "call_function" else None
+            if annotate is not None and not self._skipped(node) and "quantization_annotation" not in node.meta:
+                annotate(node)
         return model
 
     def validate(self, model: GraphModule) -> None:
@@ -107,6 +126,24 @@ class CortexMQuantizer(Quantizer):
         input_map = {node.args[0]: ACTIVATION_QSPEC, node.args[1]: WEIGHT_QSPEC}
         if len(node.args) > 2 and node.args[2] is not None:
             input_map[node.args[2]] = _bias_qspec(node)
+        self._annotate_with_activation(node, input_map)
+
+    def _annotate_binary(self, node: Node) -> None:
+        inputs = [a for a in node.args[:2] if isinstance(a, Node)]
+        if len(inputs) != 2 or node.kwargs.get("alpha", 1) != 1:
+            return  # adding a constant or a scaled tensor: left in float, lowering names it
+        self._annotate_with_activation(node, {a: ACTIVATION_QSPEC for a in inputs})
+
+    def _annotate_shared(self, node: Node) -> None:
+        source = node.args[0]
+        node.meta["quantization_annotation"] = QuantizationAnnotation(
+            input_qspec_map={source: ACTIVATION_QSPEC},
+            output_qspec=SharedQuantizationSpec((source, node)),
+            _annotated=True,
+        )
+
+    def _annotate_with_activation(self, node: Node, input_map: dict) -> None:
+        """Output spec on `node`, or on the ReLU / hardtanh that is its only user (fused)."""
         activation = _fused_activation(node)
         node.meta["quantization_annotation"] = QuantizationAnnotation(
             input_qspec_map=input_map,

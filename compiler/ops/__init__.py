@@ -6,12 +6,23 @@ runtime adapter, from which the registry is generated.
 """
 from __future__ import annotations
 
+from compiler.ops.add import ADD
+from compiler.ops.conv2d import CONV2D
+from compiler.ops.depthwise_conv2d import DEPTHWISE_CONV2D
 from compiler.ops.dequantize import DEQUANTIZE
 from compiler.ops.fully_connected import FULLY_CONNECTED
+from compiler.ops.pool2d import AVG_POOL2D, MAX_POOL2D
 from compiler.ops.quantize import QUANTIZE
 from compiler.ops.spec import OpSpec
 
-OP_TABLE: dict[str, OpSpec] = {spec.kind: spec for spec in (QUANTIZE, DEQUANTIZE, FULLY_CONNECTED)}
+OP_TABLE: dict[str, OpSpec] = {spec.kind: spec for spec in (
+    QUANTIZE, DEQUANTIZE, FULLY_CONNECTED,
+    CONV2D,
+    DEPTHWISE_CONV2D,
+    MAX_POOL2D,
+    AVG_POOL2D,
+    ADD,
+)}
 OPCODES: dict[int, OpSpec] = {spec.opcode: spec for spec in OP_TABLE.values()}
 
 __all__ = ["OP_TABLE", "OPCODES", "OpSpec"]

@@ -12,10 +12,10 @@ from compiler.schema import program_generated as fb
 def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
     x, weights, bias = inputs
     a = op.attrs
-    flat = x.reshape(-1, weights.shape[1])
-    out = reference.fully_connected_s8(flat, weights, bias, a["multiplier"], a["shift"],
-                                       a["output_offset"], a["activation_min"], a["activation_max"])
-    return [out.reshape(x.shape[:-1] + (weights.shape[0],))]
+    # [B, I], or a flattened [B, H, W, C] map (H·W·C = I): one row per batch either way
+    flat = x.reshape(x.shape[0], weights.shape[1])
+    return [reference.fully_connected_s8(flat, weights, bias, a["multiplier"], a["shift"],
+                                         a["output_offset"], a["activation_min"], a["activation_max"])]
 
 
 def _int_vector(builder, values: np.ndarray) -> int:

@@ -6,15 +6,26 @@ frozen `LoweringOptions`.
 """
 from __future__ import annotations
 
+from compiler.passes.convert_to_nhwc import convert_to_nhwc
 from compiler.passes.fold_activations import fold_activations
 from compiler.passes.lower_boundaries import lower_boundaries
+from compiler.passes.lower_quantized_add import lower_quantized_add
+from compiler.passes.lower_quantized_conv2d import lower_quantized_conv2d
 from compiler.passes.lower_quantized_linear import lower_quantized_linear
+from compiler.passes.lower_quantized_pool2d import lower_quantized_pool2d
+from compiler.passes.lower_quantized_reshape import lower_quantized_reshape
 from compiler.passes.remove_dead_tensors import remove_dead_tensors
 
-# Order matters: activations must be folded before the quantized pattern is matched, and the
+# Order matters: layout first (shapes the lowerings read), activations folded before the
+# quantized patterns are matched, reshapes lowered before the linear that folds them, and the
 # boundary quantize/dequantize ops are all that remains of q/dq pairs once the ops are lowered.
 IR_PASSES = (
+    convert_to_nhwc,
     fold_activations,
+    lower_quantized_conv2d,
+    lower_quantized_pool2d,
+    lower_quantized_add,
+    lower_quantized_reshape,
     lower_quantized_linear,
     lower_boundaries,
     remove_dead_tensors,

@@ -1,15 +1,16 @@
-"""fold_activations: a clamp (ReLU, ReLU6, hardtanh) whose input comes only from a linear is
-folded into that linear as its `activation` range; the lowering turns it into the output clamp."""
+"""fold_activations: a clamp (ReLU, ReLU6, hardtanh) whose input comes only from a linear,
+conv2d or add is folded into that op as its `activation` range; the lowering turns it into the
+output clamp."""
 from __future__ import annotations
 
 from compiler.ir import Graph
 from compiler.options import LoweringOptions
 
-PRODUCERS = ("linear",)
+PRODUCERS = ("aten.linear", "aten.conv2d", "aten.add")
 
 
 def fold_activations(graph: Graph, options: LoweringOptions) -> Graph:
-    for clamp in [op for op in graph.ops if op.kind == "clamp"]:
+    for clamp in [op for op in graph.ops if op.kind == "aten.clamp"]:
         (source,) = clamp.inputs
         producer = graph.producer(source)
         if producer is None or producer.kind not in PRODUCERS or len(graph.consumers(source)) != 1:

@@ -1,7 +1,8 @@
 /**
  * @file em_op_fully_connected.c
- * @brief FULLY_CONNECTED adapter: input [B, I] int8, weights [O, I] int8, bias [O] int32
- *        -> output [B, O] int8, FullyConnectedOptions (per-channel multiplier/shift [O]).
+ * @brief FULLY_CONNECTED adapter: input [B, I] int8 — or a feature map [B, H, W, C] read as
+ *        [B, H·W·C] (the compiler folds a flatten into the linear) — weights [O, I] int8,
+ *        bias [O] int32 -> output [B, O] int8, FullyConnectedOptions (multiplier/shift [O]).
  *
  * The output must not overlap the input (the planner must not alias them).
  */
@@ -30,6 +31,16 @@ static em_status em_fc_decode(const em_op_context *ctx, em_fc_args *a)
     return s;
 }
 
+/** Elements of @p t per index of its first dimension (rank >= 1, dims verified >= 0). */
+static int64_t em_fc_row_elements(const em_tensor *t)
+{
+    int64_t n = 1;
+    for (int32_t i = 1; i < t->rank; i++) {
+        n *= em_op_dim(t, i);
+    }
+    return n;
+}
+
 static em_status em_fc_check(const em_op_context *ctx)
 {
     em_fc_args a;
@@ -37,14 +48,16 @@ static em_status em_fc_check(const em_op_context *ctx)
     if (s != EM_OK) {
         return s;
     }
-    if (!em_op_is(&a.in[EM_FC_INPUT], EM_DTYPE_INT8, 2) || !em_op_is(&a.in[EM_FC_WEIGHTS], EM_DTYPE_INT8, 2)
+    const em_tensor *input = &a.in[EM_FC_INPUT];
+    const bool map = em_op_is(input, EM_DTYPE_INT8, 4);
+    if (!(em_op_is(input, EM_DTYPE_INT8, 2) || map) || !em_op_is(&a.in[EM_FC_WEIGHTS], EM_DTYPE_INT8, 2)
         || !em_op_is(&a.in[EM_FC_BIAS], EM_DTYPE_INT32, 1) || !em_op_is(&a.output, EM_DTYPE_INT8, 2)) {
         return EM_ERR_BAD_OPERATOR;
     }
-    const int32_t batches = em_op_dim(&a.in[EM_FC_INPUT], 0);
-    const int32_t n_in = em_op_dim(&a.in[EM_FC_INPUT], 1);
+    const int32_t batches = em_op_dim(input, 0);
+    const int32_t n_in = em_op_dim(&a.in[EM_FC_WEIGHTS], 1);
     const int32_t n_out = em_op_dim(&a.in[EM_FC_WEIGHTS], 0);
-    if (batches < 1 || n_in < 1 || n_out < 1 || em_op_dim(&a.in[EM_FC_WEIGHTS], 1) != n_in
+    if (batches < 1 || n_in < 1 || n_out < 1 || em_fc_row_elements(input) != n_in
         || em_op_dim(&a.in[EM_FC_BIAS], 0) != n_out || em_op_dim(&a.output, 0) != batches
         || em_op_dim(&a.output, 1) != n_out) {
         return EM_ERR_BAD_OPERATOR;
@@ -71,7 +84,7 @@ static em_status em_fc_eval(const em_op_context *ctx)
     if (s != EM_OK) {
         return s;
     }
-    const em_fc_dims dims = {em_op_dim(&a.in[EM_FC_INPUT], 0), em_op_dim(&a.in[EM_FC_INPUT], 1),
+    const em_fc_dims dims = {em_op_dim(&a.in[EM_FC_INPUT], 0), em_op_dim(&a.in[EM_FC_WEIGHTS], 1),
                              em_op_dim(&a.in[EM_FC_WEIGHTS], 0)};
     const em_per_channel_quant quant = {em_op_vector_i32(ctx, &a.multiplier),
                                         em_op_vector_i32(ctx, &a.shift)};

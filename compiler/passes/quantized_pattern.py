@@ -1,0 +1,133 @@
+"""The shape every quantized PyTorch op has after PT2E, and the arithmetic its lowering shares.
+
+    dequantize(int8 x) ─┐
+    dequantize(int8 w) ─┼─> float op (+ folded activation) ──> quantize ──> int8 y
+    dequantize(int32 b)─┘
+
+`match` finds it (or names what is missing), `replace` swaps it for one integer Ember op.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from compiler import reference
+from compiler.errors import UnsupportedOpError
+from compiler.fixedpoint import quantize_multiplier
+from compiler.ir import Graph, Op, Quant, Tensor
+
+
+@dataclass
+class QuantizedOp:
+    op: Op  # the float op
+    sources: list[tuple[Tensor, Quant]]  # the int tensors behind each dequantized input, in order
+    quantize: Op  # its only consumer
+    out_quant: Quant
+
+    @property
+    def output(self) -> str:
+        return self.quantize.outputs[0]
+
+
+def dequantized_source(graph: Graph, tensor: str, dtype: str) -> tuple[Tensor, Quant] | None:
+    """The `dtype` tensor and its quantization, if `tensor` is a dequantize of one."""
+    op = graph.producer(tensor)
+    if op is None or op.kind != "dequantize":
+        return None
+    source = graph.tensors[op.inputs[0]]
+    return (source, op.attrs["quant"]) if source.dtype == dtype else None
+
+
+def match(graph: Graph, op: Op, dtypes: tuple[str, ...], what: str) -> QuantizedOp:
+    """Matches `op` whose inputs are dequantizes of `dtypes` (a missing trailing input, such as
+    an absent bias, is allowed) and whose output only feeds one quantize."""
+    sources = [dequantized_source(graph, name, dtype) for name, dtype in zip(op.inputs, dtypes)]
+    consumers = graph.consumers(op.outputs[0])
+    if any(s is None for s in sources) or len(consumers) != 1 or consumers[0].kind != "quantize":
+        raise UnsupportedOpError(f"float {what}", op.origin,
+                                 f"Only quantized {what} lowers in this release; check that CortexMQuantizer "
+                                 "annotated it (and that its output is not also used unquantized).")
+    return QuantizedOp(op, sources, consumers[0], consumers[0].attrs["quant"])
+
+
+def replace(graph: Graph, matched: QuantizedOp, lowered: Op) -> None:
+    """Puts `lowered` where the quantize was and drops the float op (its dequantizes die later)."""
+    graph.tensors[matched.output].quant = matched.out_quant
+    for tensor, quant in matched.sources:
+        if not tensor.is_constant:
+            tensor.quant = quant
+    graph.ops[graph.ops.index(matched.quantize)] = lowered
+    graph.ops.remove(matched.op)
+
+
+def clamp_range(activation: tuple[float, float] | None, quant: Quant) -> tuple[int, int]:
+    """int8 range the float activation range maps to: the bounds quantized exactly as PyTorch
+    quantizes the clamped float value (float32, ties to even), so the integer clamp agrees."""
+    if activation is None:
+        return -128, 127
+    inv_scale = np.float32(1.0 / float(quant.scale[0]))
+    low, high = reference.quantize_f32_s8(np.array(activation, np.float32), inv_scale, int(quant.zero_point[0]))
+    return int(low), int(high)
+
+
+def requantization(real: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-channel (multiplier, shift) int32 arrays for real multipliers."""
+    multiplier, shift = zip(*(quantize_multiplier(float(r)) for r in np.atleast_1d(real)))
+    return np.array(multiplier, np.int32), np.array(shift, np.int32)
+
+
+@dataclass
+class WeightedConstants:
+    """A weighted op's int8 weights, its folded int32 bias and its requantization."""
+
+    weights: np.ndarray  # int8 values as int32, in PyTorch's layout
+    weight_quant: Quant
+    folded_bias: np.ndarray  # int64: bias − zp_in · Σ w per output channel
+    multiplier: np.ndarray
+    shift: np.ndarray
+
+
+def weighted_constants(matched: QuantizedOp, what: str) -> WeightedConstants:
+    """Weights, bias and requantization of a linear or conv (sources x, w[, b])."""
+    (x, x_quant), (w, w_quant), *rest = matched.sources
+    origin = matched.op.origin
+    if not w.is_constant or (rest and not rest[0][0].is_constant):
+        raise UnsupportedOpError(f"{what} with non-constant weights", origin)
+    if np.any(w_quant.zero_point != 0) or w_quant.axis not in (None, 0):
+        raise UnsupportedOpError(f"{what} with asymmetric or non-per-output-channel weights", origin,
+                                 "Quantize with CortexMQuantizer (symmetric, per output channel).")
+    weights = w.data.astype(np.int32)
+    out_channels = weights.shape[0]
+    accumulator_scale = float(x_quant.scale[0]) * np.broadcast_to(w_quant.scale, (out_channels,)).astype(np.float64)
+    bias = _bias_in_accumulator_units(rest[0] if rest else None, accumulator_scale)
+    zp_in = int(x_quant.zero_point[0])
+    folded = bias - zp_in * weights.reshape(out_channels, -1).sum(axis=1, dtype=np.int64)
+    if np.any(np.abs(folded) >= 2**31):
+        raise UnsupportedOpError(f"{what} whose folded bias overflows int32", origin)
+    multiplier, shift = requantization(accumulator_scale / float(matched.out_quant.scale[0]))
+    return WeightedConstants(weights, w_quant, folded, multiplier, shift)
+
+
+def _bias_in_accumulator_units(bias: tuple[Tensor, Quant] | None, accumulator_scale: np.ndarray) -> np.ndarray:
+    """The int32 bias on the accumulator's scale (input scale × weight scale per channel).
+
+    PT2E derives the bias scale from the input and weight observers, so it normally equals the
+    accumulator scale already; a layer called twice shares one bias quantized for its first
+    input, and there the bias is requantized to each call's own accumulator scale.
+    """
+    out_channels = len(accumulator_scale)
+    if bias is None:
+        return np.zeros(out_channels, np.int64)
+    tensor, quant = bias
+    values = tensor.data.astype(np.int64)
+    scale = np.broadcast_to(quant.scale.astype(np.float64), (out_channels,))
+    if np.allclose(scale, accumulator_scale, rtol=1e-6, atol=0.0):
+        return values
+    return np.round(values * scale / accumulator_scale).astype(np.int64)
+
+
+def add_constant(graph: Graph, stem: str, dtype: str, values: np.ndarray, quant: Quant | None = None) -> str:
+    name = graph.unique_name(stem)
+    graph.add_tensor(Tensor(name, dtype, values.shape, quant=quant, data=values))
+    return name
