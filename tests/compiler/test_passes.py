@@ -51,7 +51,7 @@ def test_fold_batch_norm_adds_a_bias_where_there_was_none():
 
 def test_import_mirrors_the_quantized_torch_graph():
     graph = _imported(mlp([6, 5, 4], batch_norm=False), 6)
-    assert kinds(graph).count("linear") == 2 and "clamp" in kinds(graph)
+    assert kinds(graph).count("aten.linear") == 2 and "aten.clamp" in kinds(graph)
     assert kinds(graph).count("quantize") == 3 and kinds(graph)[-1] == "dequantize"
     assert sum(1 for op in graph.ops if op.kind == "dequantize" and op.attrs.get("per_channel")) == 4
 
@@ -60,8 +60,8 @@ def test_fold_activations_moves_the_clamp_into_the_linear():
     graph = _imported(mlp([6, 5, 4], nn.ReLU6, batch_norm=False), 6)
     before = kinds(graph)
     folded = fold_activations(graph, OPTIONS)
-    assert before.count("clamp") == 1 and "clamp" not in kinds(folded)
-    (first_linear, _) = [op for op in folded.ops if op.kind == "linear"]
+    assert before.count("aten.clamp") == 1 and "aten.clamp" not in kinds(folded)
+    (first_linear, _) = [op for op in folded.ops if op.kind == "aten.linear"]
     assert first_linear.attrs["activation"] == (0.0, 6.0)
 
 
@@ -70,7 +70,7 @@ def test_lower_quantized_linear_folds_zero_point_and_requantization():
     torch_bias = [graph.tensors[op.inputs[0]].data for op in graph.ops
                   if op.kind == "dequantize" and op.attrs.get("per_channel") and graph.tensors[op.inputs[0]].dtype == "int32"]
     lowered = lower_quantized_linear(graph, OPTIONS)
-    assert "linear" not in kinds(lowered)
+    assert "aten.linear" not in kinds(lowered)
     fcs = [op for op in lowered.ops if op.kind == "fully_connected"]
     assert len(fcs) == 2
     first = fcs[0]

@@ -1,0 +1,354 @@
+/**
+ * @file em_depthwise_conv2d_s8.c
+ * @brief int8 depthwise 2-D convolution (NHWC, weights [KH, KW, C·M]), per-channel
+ *        requantization. Scalar and Helium (MVE) paths behind em_nn_tier.h; the DSP tier uses
+ *        the scalar path for now.
+ *
+ * Both paths compute the int32 sums exactly (wrapping like the reference) and requantize with
+ * em_nn_requantize() or its bit-exact 4-lane form em_nn_requantize_mve(), so they match
+ * compiler/reference.py:depthwise_conv2d_s8 byte for byte. Padded cells are input_zero_point
+ * (the bias has b − zp·Σw folded in): a padded tap adds zp·w.
+ *
+ * MVE: vectorised across channels, four int32 lanes = four output channels o = (c + j)·M + m
+ * (j = 0..3) that read input channels c..c+3; lanes past the last channel are predicated off
+ * (vctp32q), so nothing is read or written beyond the tensors. With M = 1 every load and store
+ * is contiguous; with M > 1 weights, bias, quantization and outputs are gathered / scattered with
+ * stride M. Within an output row, runs of up to four pixels whose windows lie inside the input
+ * horizontally share each weight load (rows outside the input are skipped, their zp·w added once
+ * per run); the requantization's shifts are derived once per channel block and run. Pixels at
+ * the left and right borders take a per-tap path. No scratch, no im2col copy.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "em_nn_functions.h"
+#include "em_nn_support.h"
+#include "em_nn_tier.h"
+
+#if EM_NN_TIER_MVE
+#include <arm_mve.h>
+#endif
+
+#if defined(__GNUC__)
+#define EM_NN_ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define EM_NN_ALWAYS_INLINE static inline
+#endif
+
+/** True when @p out equals the output size formula of reference.output_size (>= 1). */
+static bool em_nn_dw_out_ok(int32_t out, int32_t size, int32_t kernel, int32_t stride,
+                            int32_t dilation, int32_t pad_before, int32_t pad_after)
+{
+    const int64_t span = (int64_t)size + pad_before + pad_after - (int64_t)dilation * (kernel - 1) - 1;
+    return span >= 0 && out == span / stride + 1;
+}
+
+/** Validates what em_depthwise_conv2d_s8() relies on (see em_conv_params / em_conv_dims). */
+static bool em_nn_dw_args_ok(const em_conv_params *p, const em_per_channel_quant *quant,
+                             const em_conv_dims *d)
+{
+    if (p == NULL || quant == NULL || d == NULL || quant->multiplier == NULL || quant->shift == NULL) {
+        return false;
+    }
+    if (d->batches < 1 || d->input_h < 1 || d->input_w < 1 || d->input_c < 1 || d->kernel_h < 1
+        || d->kernel_w < 1 || p->stride_h < 1 || p->stride_w < 1 || p->dilation_h < 1
+        || p->dilation_w < 1 || p->pad_top < 0 || p->pad_bottom < 0 || p->pad_left < 0
+        || p->pad_right < 0 || p->depth_multiplier < 1
+        || (int64_t)d->input_c * p->depth_multiplier != d->output_c
+        || p->input_zero_point < -128 || p->input_zero_point > 127 || p->activation_min < -128
+        || p->activation_max > 127 || p->activation_min > p->activation_max) {
+        return false;
+    }
+    return em_nn_dw_out_ok(d->output_h, d->input_h, d->kernel_h, p->stride_h, p->dilation_h,
+                           p->pad_top, p->pad_bottom)
+           && em_nn_dw_out_ok(d->output_w, d->input_w, d->kernel_w, p->stride_w, p->dilation_w,
+                              p->pad_left, p->pad_right);
+}
+
+#if EM_NN_TIER_MVE
+
+/** Loads of four output channels' values: contiguous when @p unit (M = 1), else with the
+ *  stride M given by @p off (lane offsets 0, M, 2M, 3M). */
+EM_NN_ALWAYS_INLINE int32x4_t em_nn_dw_ld_s8(const int8_t *p, uint32x4_t off, mve_pred16_t pr, bool unit)
+{
+    return unit ? vldrbq_z_s32(p, pr) : vldrbq_gather_offset_z_s32(p, off, pr);
+}
+
+EM_NN_ALWAYS_INLINE int32x4_t em_nn_dw_ld_s32(const int32_t *p, uint32x4_t off, mve_pred16_t pr, bool unit)
+{
+    return unit ? vldrwq_z_s32(p, pr) : vldrwq_gather_shifted_offset_z_s32(p, off, pr);
+}
+
+/** Per-lane requantization constants of one channel block (em_nn_requantize_mve, split so that
+ *  the shifts are derived once per block and reused for every pixel). */
+typedef struct {
+    int32x4_t bias, multiplier, left, right;
+} em_nn_dw_quant4;
+
+EM_NN_ALWAYS_INLINE em_nn_dw_quant4 em_nn_dw_quant_load(const em_per_channel_quant *quant,
+                                                       const int32_t *bias, int32_t o, uint32x4_t off,
+                                                       mve_pred16_t pr, bool unit)
+{
+    em_nn_dw_quant4 q;
+    const int32x4_t shift = em_nn_dw_ld_s32(quant->shift + o, off, pr, unit);
+    q.bias = bias != NULL ? em_nn_dw_ld_s32(bias + o, off, pr, unit) : vdupq_n_s32(0);
+    q.multiplier = em_nn_dw_ld_s32(quant->multiplier + o, off, pr, unit);
+    q.left = vmaxq_s32(vaddq_n_s32(shift, 2), vdupq_n_s32(0));
+    q.right = vaddq_n_s32(vsubq_s32(shift, q.left), 1); /* -(E - 32) */
+    return q;
+}
+
+/** Requantizes (bias already in @p acc), clamps and stores four channels of one pixel. */
+EM_NN_ALWAYS_INLINE void em_nn_dw_store(int32x4_t acc, const em_nn_dw_quant4 *q,
+                                        const em_conv_params *p, int8_t *out, uint32x4_t off,
+                                        mve_pred16_t pr, bool unit)
+{
+    int32x4_t v = vrshlq_s32(vmulhq_s32(vqshlq_s32(acc, q->left), q->multiplier), q->right);
+    v = vqaddq_s32(v, vdupq_n_s32(p->output_offset)); /* saturates past the clamp */
+    v = vmaxq_s32(v, vdupq_n_s32(p->activation_min));
+    v = vminq_s32(v, vdupq_n_s32(p->activation_max));
+    if (unit) {
+        vstrbq_p_s32(out, v, pr);
+    } else {
+        vstrbq_scatter_offset_p_s32(out, off, v, pr);
+    }
+}
+
+/** Geometry of one call, derived once. */
+typedef struct {
+    int32_t c, cm, m;          /**< input channels, output channels, depth multiplier */
+    int32_t row_stride;        /**< bytes per input row (W·C) */
+    int32_t px_step;           /**< input bytes between adjacent output pixels (stride_w·C) */
+    int32_t tap_step;          /**< input bytes between adjacent kx taps (dilation_w·C) */
+} em_nn_dw_geom;
+
+/**
+ * NPX (1..4) adjacent output pixels of one row whose windows lie horizontally inside the input,
+ * kernel rows [ky_lo, ky_hi) inside it vertically; x0 points at channel 0 of the first pixel's
+ * tap (ky_lo, 0) (unused when ky_lo == ky_hi).
+ */
+EM_NN_ALWAYS_INLINE void em_nn_dw_run(const em_conv_params *p, const em_per_channel_quant *quant,
+                                      const em_conv_dims *d, const em_nn_dw_geom *g,
+                                      const int8_t *x0, int32_t ky_lo, int32_t ky_hi,
+                                      const int8_t *weights, const int32_t *bias, int8_t *out,
+                                      int npx, bool unit)
+{
+    const uint32x4_t off = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)g->m);
+    const int32_t zp = p->input_zero_point;
+    const int32_t row_step = p->dilation_h * g->row_stride;
+    const bool some_rows_padded = zp != 0 && (ky_lo > 0 || ky_hi < d->kernel_h);
+    for (int32_t c = 0; c < g->c; c += 4) {
+        const mve_pred16_t pr = vctp32q((uint32_t)(g->c - c));
+        for (int32_t m = 0; m < g->m; m++) {
+            const int32_t o = c * g->m + m;
+            const em_nn_dw_quant4 q = em_nn_dw_quant_load(quant, bias, o, off, pr, unit);
+            int32x4_t base = q.bias;
+            if (some_rows_padded) { /* padded rows: zp·w, the same for every pixel of the run */
+                for (int32_t ky = 0; ky < d->kernel_h; ky++) {
+                    if (ky >= ky_lo && ky < ky_hi) {
+                        continue;
+                    }
+                    const int8_t *w = weights + ky * d->kernel_w * g->cm + o;
+                    for (int32_t kx = 0; kx < d->kernel_w; kx++, w += g->cm) {
+                        base = vmlaq_n_s32(base, em_nn_dw_ld_s8(w, off, pr, unit), zp);
+                    }
+                }
+            }
+            int32x4_t a0 = base, a1 = base, a2 = base, a3 = base;
+            const int8_t *x_row = x0 + c;
+            const int8_t *w_row = weights + ky_lo * d->kernel_w * g->cm + o;
+            for (int32_t ky = ky_lo; ky < ky_hi; ky++, x_row += row_step, w_row += d->kernel_w * g->cm) {
+                const int8_t *x = x_row;
+                const int8_t *w = w_row;
+                for (int32_t kx = 0; kx < d->kernel_w; kx++, x += g->tap_step, w += g->cm) {
+                    const int32x4_t wv = em_nn_dw_ld_s8(w, off, pr, unit);
+                    a0 = vaddq_s32(a0, vmulq_s32(vldrbq_z_s32(x, pr), wv));
+                    if (npx > 1) a1 = vaddq_s32(a1, vmulq_s32(vldrbq_z_s32(x + g->px_step, pr), wv));
+                    if (npx > 2) a2 = vaddq_s32(a2, vmulq_s32(vldrbq_z_s32(x + 2 * g->px_step, pr), wv));
+                    if (npx > 3) a3 = vaddq_s32(a3, vmulq_s32(vldrbq_z_s32(x + 3 * g->px_step, pr), wv));
+                }
+            }
+            em_nn_dw_store(a0, &q, p, out + o, off, pr, unit);
+            if (npx > 1) em_nn_dw_store(a1, &q, p, out + g->cm + o, off, pr, unit);
+            if (npx > 2) em_nn_dw_store(a2, &q, p, out + 2 * g->cm + o, off, pr, unit);
+            if (npx > 3) em_nn_dw_store(a3, &q, p, out + 3 * g->cm + o, off, pr, unit);
+        }
+    }
+}
+
+/** One output pixel, any window (taps outside the input add zp·w). x_image: channel 0 of
+ *  the image; (iy0, ix0): the window origin. */
+EM_NN_ALWAYS_INLINE void em_nn_dw_pixel(const em_conv_params *p, const em_per_channel_quant *quant,
+                                        const em_conv_dims *d, const em_nn_dw_geom *g,
+                                        const int8_t *x_image, int32_t iy0, int32_t ix0,
+                                        const int8_t *weights, const int32_t *bias, int8_t *out,
+                                        bool unit)
+{
+    const uint32x4_t off = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)g->m);
+    const int32_t zp = p->input_zero_point;
+    for (int32_t c = 0; c < g->c; c += 4) {
+        const mve_pred16_t pr = vctp32q((uint32_t)(g->c - c));
+        for (int32_t m = 0; m < g->m; m++) {
+            const int32_t o = c * g->m + m;
+            const em_nn_dw_quant4 q = em_nn_dw_quant_load(quant, bias, o, off, pr, unit);
+            int32x4_t acc = q.bias;
+            const int8_t *w = weights + o;
+            for (int32_t ky = 0; ky < d->kernel_h; ky++) {
+                const int32_t iy = iy0 + ky * p->dilation_h;
+                const bool row_ok = iy >= 0 && iy < d->input_h;
+                const int8_t *x_row = x_image + (row_ok ? iy * g->row_stride + c : 0);
+                for (int32_t kx = 0; kx < d->kernel_w; kx++, w += g->cm) {
+                    const int32_t ix = ix0 + kx * p->dilation_w;
+                    const int32x4_t wv = em_nn_dw_ld_s8(w, off, pr, unit);
+                    if (row_ok && ix >= 0 && ix < d->input_w) {
+                        acc = vaddq_s32(acc, vmulq_s32(vldrbq_z_s32(x_row + ix * g->c, pr), wv));
+                    } else {
+                        acc = vmlaq_n_s32(acc, wv, zp);
+                    }
+                }
+            }
+            em_nn_dw_store(acc, &q, p, out + o, off, pr, unit);
+        }
+    }
+}
+
+EM_NN_ALWAYS_INLINE void em_nn_dw_mve(const em_conv_params *p, const em_per_channel_quant *quant,
+                                      const em_conv_dims *d, const int8_t *input,
+                                      const int8_t *weights, const int32_t *bias, int8_t *output,
+                                      bool unit)
+{
+    em_nn_dw_geom g;
+    g.c = d->input_c;
+    g.cm = d->output_c;
+    g.m = p->depth_multiplier;
+    g.row_stride = d->input_w * d->input_c;
+    g.px_step = p->stride_w * d->input_c;
+    g.tap_step = p->dilation_w * d->input_c;
+    const int32_t span_w = (d->kernel_w - 1) * p->dilation_w;
+    int8_t *out = output;
+    for (int32_t n = 0; n < d->batches; n++) {
+        const int8_t *x_image = input + (int32_t)n * d->input_h * g.row_stride;
+        for (int32_t oy = 0; oy < d->output_h; oy++) {
+            const int32_t iy0 = oy * p->stride_h - p->pad_top;
+            int32_t ky_lo = 0, ky_hi = d->kernel_h;
+            while (ky_lo < ky_hi && iy0 + ky_lo * p->dilation_h < 0) ky_lo++;
+            while (ky_hi > ky_lo && iy0 + (ky_hi - 1) * p->dilation_h >= d->input_h) ky_hi--;
+            for (int32_t ox = 0; ox < d->output_w;) {
+                const int32_t ix0 = ox * p->stride_w - p->pad_left;
+                int npx = 0; /* the run of pixels whose windows lie inside horizontally */
+                while (npx < 4 && ox + npx < d->output_w && ix0 + npx * p->stride_w >= 0
+                       && ix0 + npx * p->stride_w + span_w < d->input_w) {
+                    npx++;
+                }
+                const int8_t *x0 = ky_lo < ky_hi && npx > 0
+                                       ? x_image + (iy0 + ky_lo * p->dilation_h) * g.row_stride + ix0 * g.c
+                                       : x_image;
+                switch (npx) {
+                case 4: em_nn_dw_run(p, quant, d, &g, x0, ky_lo, ky_hi, weights, bias, out, 4, unit); break;
+                case 3: em_nn_dw_run(p, quant, d, &g, x0, ky_lo, ky_hi, weights, bias, out, 3, unit); break;
+                case 2: em_nn_dw_run(p, quant, d, &g, x0, ky_lo, ky_hi, weights, bias, out, 2, unit); break;
+                case 1: em_nn_dw_run(p, quant, d, &g, x0, ky_lo, ky_hi, weights, bias, out, 1, unit); break;
+                default:
+                    em_nn_dw_pixel(p, quant, d, &g, x_image, iy0, ix0, weights, bias, out, unit);
+                    npx = 1;
+                    break;
+                }
+                ox += npx;
+                out += npx * g.cm;
+            }
+        }
+    }
+}
+
+static void em_nn_dw_mve_unit(const em_conv_params *p, const em_per_channel_quant *quant,
+                              const em_conv_dims *d, const int8_t *input, const int8_t *weights,
+                              const int32_t *bias, int8_t *output)
+{
+    em_nn_dw_mve(p, quant, d, input, weights, bias, output, true);
+}
+
+static void em_nn_dw_mve_strided(const em_conv_params *p, const em_per_channel_quant *quant,
+                                 const em_conv_dims *d, const int8_t *input, const int8_t *weights,
+                                 const int32_t *bias, int8_t *output)
+{
+    em_nn_dw_mve(p, quant, d, input, weights, bias, output, false);
+}
+
+#else /* scalar (and DSP until it has its own path) */
+
+/** Requantizes one accumulator (bias already added) and clamps it to int8. */
+static inline int8_t em_nn_dw_output(uint32_t acc, const em_conv_params *p, int32_t multiplier,
+                                     int32_t shift)
+{
+    const int64_t scaled = (int64_t)em_nn_requantize((int32_t)acc, multiplier, shift) + p->output_offset;
+    const int64_t lo = p->activation_min;
+    const int64_t hi = p->activation_max;
+    return (int8_t)(scaled < lo ? lo : (scaled > hi ? hi : scaled));
+}
+
+static void em_nn_dw_scalar(const em_conv_params *p, const em_per_channel_quant *quant,
+                            const em_conv_dims *d, const int8_t *input, const int8_t *weights,
+                            const int32_t *bias, int8_t *output)
+{
+    const int32_t c_in = d->input_c;
+    const int32_t cm = d->output_c;
+    const int32_t m = p->depth_multiplier;
+    const int32_t zp = p->input_zero_point;
+    int8_t *out = output;
+    for (int32_t n = 0; n < d->batches; n++) {
+        const int8_t *x_image = input + (int32_t)n * d->input_h * d->input_w * c_in;
+        for (int32_t oy = 0; oy < d->output_h; oy++) {
+            const int32_t iy0 = oy * p->stride_h - p->pad_top;
+            for (int32_t ox = 0; ox < d->output_w; ox++, out += cm) {
+                const int32_t ix0 = ox * p->stride_w - p->pad_left;
+                for (int32_t o = 0; o < cm; o++) {
+                    const int32_t c = o / m;
+                    uint32_t acc = bias != NULL ? (uint32_t)bias[o] : 0u;
+                    const int8_t *w = weights + o;
+                    for (int32_t ky = 0; ky < d->kernel_h; ky++) {
+                        const int32_t iy = iy0 + ky * p->dilation_h;
+                        const bool row_ok = iy >= 0 && iy < d->input_h;
+                        for (int32_t kx = 0; kx < d->kernel_w; kx++, w += cm) {
+                            const int32_t ix = ix0 + kx * p->dilation_w;
+                            const int32_t x = row_ok && ix >= 0 && ix < d->input_w
+                                                  ? x_image[((int32_t)iy * d->input_w + ix) * c_in + c]
+                                                  : zp;
+                            acc += (uint32_t)(x * (int32_t)*w);
+                        }
+                    }
+                    out[o] = em_nn_dw_output(acc, p, quant->multiplier[o], quant->shift[o]);
+                }
+            }
+        }
+    }
+}
+
+#endif
+
+int32_t em_depthwise_conv2d_s8_get_buffer_size(const em_conv_params *params, const em_conv_dims *dims)
+{
+    (void)params;
+    (void)dims;
+    return 0;
+}
+
+em_status em_depthwise_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params,
+                                 const em_per_channel_quant *quant, const em_conv_dims *dims,
+                                 const int8_t *input, const int8_t *weights, const int32_t *bias,
+                                 int8_t *output)
+{
+    (void)ctx;
+    if (input == NULL || weights == NULL || output == NULL || !em_nn_dw_args_ok(params, quant, dims)) {
+        return EM_ERR_BAD_ARGUMENT;
+    }
+#if EM_NN_TIER_MVE
+    if (params->depth_multiplier == 1) {
+        em_nn_dw_mve_unit(params, quant, dims, input, weights, bias, output);
+    } else {
+        em_nn_dw_mve_strided(params, quant, dims, input, weights, bias, output);
+    }
+#else
+    em_nn_dw_scalar(params, quant, dims, input, weights, bias, output);
+#endif
+    return EM_OK;
+}

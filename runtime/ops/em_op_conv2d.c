@@ -1,0 +1,137 @@
+/**
+ * @file em_op_conv2d.c
+ * @brief CONV_2D adapter: input [N, H, W, C_IN] int8, weights [C_OUT, KH, KW, C_IN / groups]
+ *        int8, bias [C_OUT] int32 -> output [N, OH, OW, C_OUT] int8; Conv2DOptions (strides,
+ *        dilations, paddings, groups, zero points, clamps, per-channel multiplier/shift [C_OUT]).
+ *
+ * check() verifies everything em_conv2d_s8() relies on, so that a malformed operator is
+ * EM_ERR_BAD_OPERATOR at load and eval() calls the kernel without further checks. depth_multiplier
+ * must be absent or 1. The output must not overlap the input (the planner must not alias them).
+ *
+ * Scratch: the MVE kernel packs patches (im2col) into up to EM_CONV2D_STACK_SCRATCH bytes of
+ * eval()'s stack when em_conv2d_s8_get_buffer_size() fits there, else it runs without scratch
+ * (same bytes). When the planner plans scratch tensors, the buffer will come from the arena.
+ */
+#include "em_nn_functions.h"
+#include "em_op_support.h"
+
+/** Bytes of eval()'s stack lent to the kernel as scratch (bounded; no heap). */
+#define EM_CONV2D_STACK_SCRATCH 1024
+
+enum { EM_CONV2D_INPUT, EM_CONV2D_WEIGHTS, EM_CONV2D_BIAS, EM_CONV2D_N_INPUTS };
+
+typedef struct {
+    em_tensor in[EM_CONV2D_N_INPUTS]; /**< input, weights, bias */
+    em_tensor output;
+    em_conv_params params;
+    em_fb_vector multiplier, shift;
+} em_conv2d_args;
+
+static em_status em_conv2d_decode(const em_op_context *ctx, em_conv2d_args *a)
+{
+    em_conv_params *p = &a->params;
+    em_status s = em_op_operands(ctx, a->in, EM_CONV2D_N_INPUTS, &a->output, 1u);
+    if (s == EM_OK) s = em_op_options(ctx, EM_OPTIONS_CONV_2D);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_STRIDE_H, 1, &p->stride_h);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_STRIDE_W, 1, &p->stride_w);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_DILATION_H, 1, &p->dilation_h);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_DILATION_W, 1, &p->dilation_w);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_PAD_TOP, 0, &p->pad_top);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_PAD_BOTTOM, 0, &p->pad_bottom);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_PAD_LEFT, 0, &p->pad_left);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_PAD_RIGHT, 0, &p->pad_right);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_GROUPS, 1, &p->groups);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_DEPTH_MULTIPLIER, 1, &p->depth_multiplier);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_INPUT_ZERO_POINT, 0, &p->input_zero_point);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_OUTPUT_OFFSET, 0, &p->output_offset);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_ACTIVATION_MIN, -128, &p->activation_min);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_ACTIVATION_MAX, 127, &p->activation_max);
+    if (s == EM_OK) s = em_op_option_vector(ctx, EM_CONV_2D_OPTIONS_OUTPUT_MULTIPLIER, &a->multiplier);
+    if (s == EM_OK) s = em_op_option_vector(ctx, EM_CONV_2D_OPTIONS_OUTPUT_SHIFT, &a->shift);
+    return s;
+}
+
+/** Kernel dims from the verified shapes. */
+static em_conv_dims em_conv2d_dims(const em_conv2d_args *a)
+{
+    const em_tensor *x = &a->in[EM_CONV2D_INPUT], *w = &a->in[EM_CONV2D_WEIGHTS];
+    const em_conv_dims d = {em_op_dim(x, 0), em_op_dim(x, 1), em_op_dim(x, 2), em_op_dim(x, 3),
+                            em_op_dim(w, 1), em_op_dim(w, 2), em_op_dim(&a->output, 1),
+                            em_op_dim(&a->output, 2), em_op_dim(w, 0)};
+    return d;
+}
+
+/** True when @p out is reference.output_size(...) and >= 1 (64-bit: no overflow). */
+static bool em_conv2d_out_ok(int32_t out, int32_t size, int32_t kernel, int32_t stride,
+                             int32_t dilation, int32_t pad_before, int32_t pad_after)
+{
+    const int64_t span = (int64_t)size + pad_before + pad_after - (int64_t)dilation * (kernel - 1) - 1;
+    return span >= 0 && out == span / stride + 1;
+}
+
+static em_status em_conv2d_check(const em_op_context *ctx)
+{
+    em_conv2d_args a;
+    const em_status s = em_conv2d_decode(ctx, &a);
+    if (s != EM_OK) {
+        return s;
+    }
+    if (!em_op_is(&a.in[EM_CONV2D_INPUT], EM_DTYPE_INT8, 4) || !em_op_is(&a.in[EM_CONV2D_WEIGHTS], EM_DTYPE_INT8, 4)
+        || !em_op_is(&a.in[EM_CONV2D_BIAS], EM_DTYPE_INT32, 1) || !em_op_is(&a.output, EM_DTYPE_INT8, 4)) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    const em_conv_dims d = em_conv2d_dims(&a);
+    const em_conv_params *p = &a.params;
+    const int32_t c_per_group = em_op_dim(&a.in[EM_CONV2D_WEIGHTS], 3);
+    if (d.batches < 1 || d.input_h < 1 || d.input_w < 1 || d.input_c < 1 || d.kernel_h < 1
+        || d.kernel_w < 1 || d.output_c < 1 || p->stride_h < 1 || p->stride_w < 1
+        || p->dilation_h < 1 || p->dilation_w < 1 || p->pad_top < 0 || p->pad_bottom < 0
+        || p->pad_left < 0 || p->pad_right < 0 || p->groups < 1 || p->depth_multiplier != 1
+        || d.input_c % p->groups != 0 || d.output_c % p->groups != 0
+        || c_per_group != d.input_c / p->groups || em_op_dim(&a.in[EM_CONV2D_BIAS], 0) != d.output_c
+        || em_op_dim(&a.output, 0) != d.batches || em_op_dim(&a.output, 3) != d.output_c
+        || !em_conv2d_out_ok(d.output_h, d.input_h, d.kernel_h, p->stride_h, p->dilation_h,
+                             p->pad_top, p->pad_bottom)
+        || !em_conv2d_out_ok(d.output_w, d.input_w, d.kernel_w, p->stride_w, p->dilation_w,
+                             p->pad_left, p->pad_right)) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    /* The kernels index with int32: every tensor below 2 GiB. */
+    if (a.in[EM_CONV2D_INPUT].size > INT32_MAX || a.in[EM_CONV2D_WEIGHTS].size > INT32_MAX
+        || a.output.size > INT32_MAX) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    if (!em_op_in_s8(p->input_zero_point) || !em_op_in_s8(p->output_offset)
+        || !em_op_in_s8(p->activation_min) || !em_op_in_s8(p->activation_max)
+        || p->activation_min > p->activation_max || a.multiplier.len != (uint32_t)d.output_c
+        || a.shift.len != (uint32_t)d.output_c) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    for (uint32_t o = 0; o < a.shift.len; o++) {
+        const int32_t shift = em_fb_vector_i32(&ctx->buf, &a.shift, o);
+        if (shift < -31 || shift > 30 || em_fb_vector_i32(&ctx->buf, &a.multiplier, o) < 0) {
+            return EM_ERR_BAD_OPERATOR;
+        }
+    }
+    return EM_OK;
+}
+
+static em_status em_conv2d_eval(const em_op_context *ctx)
+{
+    em_conv2d_args a;
+    const em_status s = em_conv2d_decode(ctx, &a);
+    if (s != EM_OK) {
+        return s;
+    }
+    const em_conv_dims dims = em_conv2d_dims(&a);
+    const em_per_channel_quant quant = {em_op_vector_i32(ctx, &a.multiplier),
+                                        em_op_vector_i32(ctx, &a.shift)};
+    int32_t scratch[EM_CONV2D_STACK_SCRATCH / 4]; /* 4-byte aligned */
+    const int32_t needed = em_conv2d_s8_get_buffer_size(&a.params, &dims);
+    const em_nn_context nn = {needed > 0 ? scratch : NULL, needed > 0 ? (int32_t)sizeof scratch : 0};
+    return em_conv2d_s8(&nn, &a.params, &quant, &dims, (const int8_t *)a.in[EM_CONV2D_INPUT].data,
+                        (const int8_t *)a.in[EM_CONV2D_WEIGHTS].data,
+                        (const int32_t *)a.in[EM_CONV2D_BIAS].data, (int8_t *)a.output.data);
+}
+
+const em_op_registration em_op_conv2d = {EM_OP_CONV_2D, "conv2d", em_conv2d_check, em_conv2d_eval};

@@ -1,0 +1,128 @@
+/**
+ * @file em_op_depthwise_conv2d.c
+ * @brief DEPTHWISE_CONV_2D adapter: input [N, H, W, C] int8, weights [KH, KW, C·M] int8,
+ *        bias [C·M] int32 -> output [N, OH, OW, C·M] int8; Conv2DOptions (strides, dilations,
+ *        paddings, depth_multiplier M, zero points, clamps, per-channel multiplier/shift [C·M]).
+ *
+ * check() verifies everything em_depthwise_conv2d_s8() relies on, so that a malformed operator
+ * is EM_ERR_BAD_OPERATOR at load and eval() calls the kernel without further checks. groups
+ * must be absent or 1. The output must not overlap the input (the planner must not alias them).
+ * The options decode is the same as em_op_conv2d.c's, kept here so that each adapter links alone.
+ */
+#include "em_nn_functions.h"
+#include "em_op_support.h"
+
+enum { EM_DW_INPUT, EM_DW_WEIGHTS, EM_DW_BIAS, EM_DW_N_INPUTS };
+
+typedef struct {
+    em_tensor in[EM_DW_N_INPUTS]; /**< input, weights, bias */
+    em_tensor output;
+    em_conv_params params;
+    em_fb_vector multiplier, shift;
+} em_dw_args;
+
+static em_status em_dw_decode(const em_op_context *ctx, em_dw_args *a)
+{
+    em_conv_params *p = &a->params;
+    em_status s = em_op_operands(ctx, a->in, EM_DW_N_INPUTS, &a->output, 1u);
+    if (s == EM_OK) s = em_op_options(ctx, EM_OPTIONS_CONV_2D);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_STRIDE_H, 1, &p->stride_h);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_STRIDE_W, 1, &p->stride_w);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_DILATION_H, 1, &p->dilation_h);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_DILATION_W, 1, &p->dilation_w);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_PAD_TOP, 0, &p->pad_top);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_PAD_BOTTOM, 0, &p->pad_bottom);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_PAD_LEFT, 0, &p->pad_left);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_PAD_RIGHT, 0, &p->pad_right);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_GROUPS, 1, &p->groups);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_DEPTH_MULTIPLIER, 1, &p->depth_multiplier);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_INPUT_ZERO_POINT, 0, &p->input_zero_point);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_OUTPUT_OFFSET, 0, &p->output_offset);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_ACTIVATION_MIN, -128, &p->activation_min);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_ACTIVATION_MAX, 127, &p->activation_max);
+    if (s == EM_OK) s = em_op_option_vector(ctx, EM_CONV_2D_OPTIONS_OUTPUT_MULTIPLIER, &a->multiplier);
+    if (s == EM_OK) s = em_op_option_vector(ctx, EM_CONV_2D_OPTIONS_OUTPUT_SHIFT, &a->shift);
+    return s;
+}
+
+/** Kernel dims from the verified shapes. */
+static em_conv_dims em_dw_dims(const em_dw_args *a)
+{
+    const em_tensor *x = &a->in[EM_DW_INPUT], *w = &a->in[EM_DW_WEIGHTS];
+    const em_conv_dims d = {em_op_dim(x, 0), em_op_dim(x, 1), em_op_dim(x, 2), em_op_dim(x, 3),
+                            em_op_dim(w, 0), em_op_dim(w, 1), em_op_dim(&a->output, 1),
+                            em_op_dim(&a->output, 2), em_op_dim(w, 2)};
+    return d;
+}
+
+/** True when @p out is reference.output_size(...) and >= 1 (64-bit: no overflow). */
+static bool em_dw_out_ok(int32_t out, int32_t size, int32_t kernel, int32_t stride,
+                             int32_t dilation, int32_t pad_before, int32_t pad_after)
+{
+    const int64_t span = (int64_t)size + pad_before + pad_after - (int64_t)dilation * (kernel - 1) - 1;
+    return span >= 0 && out == span / stride + 1;
+}
+
+static em_status em_dw_check(const em_op_context *ctx)
+{
+    em_dw_args a;
+    const em_status s = em_dw_decode(ctx, &a);
+    if (s != EM_OK) {
+        return s;
+    }
+    if (!em_op_is(&a.in[EM_DW_INPUT], EM_DTYPE_INT8, 4) || !em_op_is(&a.in[EM_DW_WEIGHTS], EM_DTYPE_INT8, 3)
+        || !em_op_is(&a.in[EM_DW_BIAS], EM_DTYPE_INT32, 1) || !em_op_is(&a.output, EM_DTYPE_INT8, 4)) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    const em_conv_dims d = em_dw_dims(&a);
+    const em_conv_params *p = &a.params;
+    if (d.batches < 1 || d.input_h < 1 || d.input_w < 1 || d.input_c < 1 || d.kernel_h < 1
+        || d.kernel_w < 1 || d.output_c < 1 || p->stride_h < 1 || p->stride_w < 1
+        || p->dilation_h < 1 || p->dilation_w < 1 || p->pad_top < 0 || p->pad_bottom < 0
+        || p->pad_left < 0 || p->pad_right < 0 || p->groups != 1 || p->depth_multiplier < 1
+        || (int64_t)d.input_c * p->depth_multiplier != d.output_c || em_op_dim(&a.in[EM_DW_BIAS], 0) != d.output_c
+        || em_op_dim(&a.output, 0) != d.batches || em_op_dim(&a.output, 3) != d.output_c
+        || !em_dw_out_ok(d.output_h, d.input_h, d.kernel_h, p->stride_h, p->dilation_h,
+                             p->pad_top, p->pad_bottom)
+        || !em_dw_out_ok(d.output_w, d.input_w, d.kernel_w, p->stride_w, p->dilation_w,
+                             p->pad_left, p->pad_right)) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    /* The kernels index with int32: every tensor below 2 GiB. */
+    if (a.in[EM_DW_INPUT].size > INT32_MAX || a.in[EM_DW_WEIGHTS].size > INT32_MAX
+        || a.output.size > INT32_MAX) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    if (!em_op_in_s8(p->input_zero_point) || !em_op_in_s8(p->output_offset)
+        || !em_op_in_s8(p->activation_min) || !em_op_in_s8(p->activation_max)
+        || p->activation_min > p->activation_max || a.multiplier.len != (uint32_t)d.output_c
+        || a.shift.len != (uint32_t)d.output_c) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    for (uint32_t o = 0; o < a.shift.len; o++) {
+        const int32_t shift = em_fb_vector_i32(&ctx->buf, &a.shift, o);
+        if (shift < -31 || shift > 30 || em_fb_vector_i32(&ctx->buf, &a.multiplier, o) < 0) {
+            return EM_ERR_BAD_OPERATOR;
+        }
+    }
+    return EM_OK;
+}
+
+static em_status em_dw_eval(const em_op_context *ctx)
+{
+    em_dw_args a;
+    const em_status s = em_dw_decode(ctx, &a);
+    if (s != EM_OK) {
+        return s;
+    }
+    const em_conv_dims dims = em_dw_dims(&a);
+    const em_per_channel_quant quant = {em_op_vector_i32(ctx, &a.multiplier),
+                                        em_op_vector_i32(ctx, &a.shift)};
+    return em_depthwise_conv2d_s8(NULL, &a.params, &quant, &dims,
+                                  (const int8_t *)a.in[EM_DW_INPUT].data,
+                                  (const int8_t *)a.in[EM_DW_WEIGHTS].data,
+                                  (const int32_t *)a.in[EM_DW_BIAS].data, (int8_t *)a.output.data);
+}
+
+const em_op_registration em_op_depthwise_conv2d = {EM_OP_DEPTHWISE_CONV_2D, "depthwise_conv2d",
+                                                   em_dw_check, em_dw_eval};
