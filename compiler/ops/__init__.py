@@ -9,8 +9,6 @@ from __future__ import annotations
 from compiler.ops.add import ADD
 from compiler.ops.conv2d import CONV2D
 from compiler.ops.depthwise_conv2d import DEPTHWISE_CONV2D
-from compiler.ops.conv2d import CONV2D
-from compiler.ops.depthwise_conv2d import DEPTHWISE_CONV2D
 from compiler.ops.dequantize import DEQUANTIZE
 from compiler.ops.fully_connected import FULLY_CONNECTED
 from compiler.ops.pool2d import AVG_POOL2D, MAX_POOL2D
