@@ -129,6 +129,96 @@ em_status em_depthwise_conv2d_s8(const em_nn_context *ctx, const em_conv_params 
 /** Scratch bytes em_depthwise_conv2d_s8() needs: 0 on every tier today. Compiles on the host. */
 int32_t em_depthwise_conv2d_s8_get_buffer_size(const em_conv_params *params, const em_conv_dims *dims);
 
+/**
+ * The contract both pooling kernels check (and the adapters' check() rely on): pointers set,
+ * every dim >= 1, kernel and stride >= 1, 0 <= padding < kernel, clamps and zero point int8 with
+ * activation_min <= activation_max, padded extents and tensor sizes within int32, and
+ * output_h / output_w equal to reference.output_size (PyTorch's and TFLite's formula). Under it
+ * every window holds at least one real cell. Inline: it costs no link dependency.
+ * @return EM_OK or EM_ERR_BAD_ARGUMENT.
+ */
+static inline em_status em_pool_s8_validate(const em_pool_params *params, const em_pool_dims *dims)
+{
+    if (params == NULL || dims == NULL) {
+        return EM_ERR_BAD_ARGUMENT;
+    }
+    const em_pool_params *p = params;
+    const em_pool_dims *d = dims;
+    if (d->batches < 1 || d->input_h < 1 || d->input_w < 1 || d->channels < 1 || p->kernel_h < 1
+        || p->kernel_w < 1 || p->stride_h < 1 || p->stride_w < 1 || p->pad_top < 0 || p->pad_bottom < 0
+        || p->pad_left < 0 || p->pad_right < 0 || p->pad_top >= p->kernel_h || p->pad_bottom >= p->kernel_h
+        || p->pad_left >= p->kernel_w || p->pad_right >= p->kernel_w || p->zero_point < -128
+        || p->zero_point > 127 || p->activation_min < -128 || p->activation_max > 127
+        || p->activation_min > p->activation_max) {
+        return EM_ERR_BAD_ARGUMENT;
+    }
+    const int64_t padded_h = (int64_t)d->input_h + p->pad_top + p->pad_bottom;
+    const int64_t padded_w = (int64_t)d->input_w + p->pad_left + p->pad_right;
+    if (padded_h > INT32_MAX || padded_w > INT32_MAX || padded_h < p->kernel_h || padded_w < p->kernel_w
+        || d->output_h != (padded_h - p->kernel_h) / p->stride_h + 1
+        || d->output_w != (padded_w - p->kernel_w) / p->stride_w + 1) {
+        return EM_ERR_BAD_ARGUMENT;
+    }
+    /* Each factor < 2^31 and each partial product checked: no int64 overflow. */
+    const int64_t in_pixels = (int64_t)d->batches * d->input_h;
+    const int64_t out_pixels = (int64_t)d->batches * d->output_h;
+    if (in_pixels > INT32_MAX || in_pixels * d->input_w > INT32_MAX
+        || in_pixels * d->input_w * d->channels > INT32_MAX || out_pixels > INT32_MAX
+        || out_pixels * d->output_w > INT32_MAX || out_pixels * d->output_w * d->channels > INT32_MAX) {
+        return EM_ERR_BAD_ARGUMENT;
+    }
+    return EM_OK;
+}
+
+/**
+ * int8 2-D max pooling, NHWC (reference.max_pool_s8): out[n, y, x, c] = clamp(max over the real
+ * (unpadded) cells of the window at (y·stride_h − pad_top, x·stride_w − pad_left), c),
+ * activation_min, activation_max). Padding never wins. Input and output share their quantization.
+ * @param params   kernel, strides, paddings, clamps (em_pool_s8_validate())
+ * @param dims     N, H, W, C, OH, OW
+ * @param input    [N, H, W, C] int8, -128..127
+ * @param output   [N, OH, OW, C] int8; must not overlap @p input
+ * @return EM_OK, or EM_ERR_BAD_ARGUMENT for a NULL pointer or dims / params out of contract.
+ */
+em_status em_max_pool_s8(const em_pool_params *params, const em_pool_dims *dims, const int8_t *input,
+                         int8_t *output);
+
+/**
+ * int8 2-D average pooling, NHWC (reference.avg_pool_s8):
+ * out = clamp(zp + round_half_even(Σ_real (x − zp) / count), activation_min, activation_max),
+ * count = kernel_h·kernel_w when count_include_pad (padded cells hold real 0), else the window's
+ * real cells. Input and output share scale and zero point. Exact integer division on every tier.
+ * @param params   kernel (area <= EM_AVG_POOL_MAX_CELLS), strides, paddings, count_include_pad,
+ *                 zero point, clamps (em_pool_s8_validate())
+ * @param dims     N, H, W, C, OH, OW
+ * @param input    [N, H, W, C] int8, -128..127
+ * @param output   [N, OH, OW, C] int8; must not overlap @p input
+ * @return EM_OK, or EM_ERR_BAD_ARGUMENT for a NULL pointer or dims / params out of contract.
+ */
+em_status em_avg_pool_s8(const em_pool_params *params, const em_pool_dims *dims, const int8_t *input,
+                         int8_t *output);
+
+/** Scratch bytes em_avg_pool_s8() needs: 0 on every tier (sums stay in registers). Compiles on
+ *  the host. (em_max_pool_s8() and em_add_s8() never need scratch.) */
+int32_t em_avg_pool_s8_get_buffer_size(const em_pool_params *params, const em_pool_dims *dims);
+
+/**
+ * int8 elementwise add with per-tensor rescaling (reference.add_s8), per output element:
+ * sa = requantize((a + a_offset) << EM_ADD_LEFT_SHIFT, a_multiplier, a_shift), sb likewise,
+ * out = clamp(requantize(sa + sb, output_multiplier, output_shift) + output_offset).
+ * Broadcasting: at most one operand is EM_ADD_BROADCAST_SCALAR (one element) or
+ * EM_ADD_BROADCAST_ROW ([inner], repeated over outer); the other is the output's shape.
+ * @param params   offsets, multipliers, shifts, clamps (ranges: em_add_params)
+ * @param dims     outer, inner, broadcast of each operand
+ * @param a        [outer, inner], [1] or [inner] int8, -128..127
+ * @param b        likewise
+ * @param output   [outer, inner] int8; may be exactly a non-broadcast operand (in place),
+ *                 must not overlap it otherwise
+ * @return EM_OK, or EM_ERR_BAD_ARGUMENT for a NULL pointer or dims / params out of range.
+ */
+em_status em_add_s8(const em_add_params *params, const em_add_dims *dims, const int8_t *a,
+                    const int8_t *b, int8_t *output);
+
 #ifdef __cplusplus
 }
 #endif

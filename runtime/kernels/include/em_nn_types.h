@@ -69,6 +69,68 @@ typedef struct {
     int32_t size;  /**< bytes at buf, >= 0 */
 } em_nn_context;
 
+/** Shapes of a 2-D pooling layer (max_pool2d, avg_pool2d), NHWC:
+ *  input [batches, input_h, input_w, channels] -> output [batches, output_h, output_w, channels]. */
+typedef struct {
+    int32_t batches;   /**< N >= 1 */
+    int32_t input_h;   /**< >= 1 */
+    int32_t input_w;   /**< >= 1 */
+    int32_t channels;  /**< C >= 1 */
+    int32_t output_h;  /**< (input_h + pad_top + pad_bottom - kernel_h) / stride_h + 1, >= 1 */
+    int32_t output_w;  /**< likewise along w */
+} em_pool_dims;
+
+/** Window and quantization of a 2-D pooling layer (the schema's Pool2DOptions). Input and output
+ *  share their quantization. Padded cells never win a max and hold real 0 for an average. */
+typedef struct {
+    int32_t kernel_h, kernel_w;   /**< >= 1 (avg pool: kernel_h * kernel_w <= EM_AVG_POOL_MAX_CELLS) */
+    int32_t stride_h, stride_w;   /**< >= 1 */
+    int32_t pad_top, pad_bottom;  /**< 0..kernel_h - 1 */
+    int32_t pad_left, pad_right;  /**< 0..kernel_w - 1 */
+    int32_t count_include_pad;    /**< avg pool: non-zero divides by the kernel area, 0 by the real cells */
+    int32_t zero_point;           /**< avg pool: input and output zero point, -128..127 (max pool: ignored, -128..127) */
+    int32_t activation_min;       /**< lower clamp, -128..activation_max */
+    int32_t activation_max;       /**< upper clamp, activation_min..127 */
+} em_pool_params;
+
+/** Largest kernel area of an average pool: keeps its exact integer division in 31 bits. */
+#define EM_AVG_POOL_MAX_CELLS (1 << 22)
+
+/** Headroom bits of the elementwise add (reference.ADD_LEFT_SHIFT). */
+#define EM_ADD_LEFT_SHIFT 20
+
+/** How an add operand maps onto the output [outer, inner] (em_add_dims). */
+enum {
+    EM_ADD_BROADCAST_NONE = 0,   /**< [outer, inner]: the output's own shape */
+    EM_ADD_BROADCAST_SCALAR = 1, /**< one element, e.g. [1] or [1, 1, 1, 1] */
+    EM_ADD_BROADCAST_ROW = 2     /**< [inner], repeated over outer, e.g. [1, 1, 1, C] against [N, H, W, C] */
+};
+
+/** Shapes of an elementwise add: the output is [outer, inner] (row-major, outer * inner elements);
+ *  at most one operand is broadcast. */
+typedef struct {
+    int32_t outer;        /**< >= 1 */
+    int32_t inner;        /**< >= 1; outer * inner <= INT32_MAX */
+    int32_t a_broadcast;  /**< EM_ADD_BROADCAST_* of input a */
+    int32_t b_broadcast;  /**< EM_ADD_BROADCAST_* of input b; not both broadcast */
+} em_add_dims;
+
+/** Quantization of an elementwise add (the schema's AddOptions, reference.add_s8's keywords):
+ *  each input onto a common scale, then the sum onto the output scale. */
+typedef struct {
+    int32_t a_offset;          /**< minus input a's zero point, -127..128 */
+    int32_t a_multiplier;      /**< Q31, 0..INT32_MAX */
+    int32_t a_shift;           /**< -31..30; > 0 shifts left */
+    int32_t b_offset;          /**< minus input b's zero point, -127..128 */
+    int32_t b_multiplier;      /**< Q31, 0..INT32_MAX */
+    int32_t b_shift;           /**< -31..30 */
+    int32_t output_offset;     /**< output zero point, -128..127 */
+    int32_t output_multiplier; /**< Q31, 0..INT32_MAX */
+    int32_t output_shift;      /**< -31..30 */
+    int32_t activation_min;    /**< lower clamp, -128..activation_max */
+    int32_t activation_max;    /**< upper clamp, activation_min..127 */
+} em_add_params;
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,162 @@
+/**
+ * @file em_add_s8.c
+ * @brief int8 elementwise add with per-tensor rescaling and broadcasting (scalar or row operand).
+ *        Scalar and Helium (MVE) paths behind em_nn_tier.h; the DSP tier uses the scalar path.
+ *
+ * compiler/reference.py:add_s8 per element:
+ *   sa = requantize((a + a_offset) << 20, a_mult, a_shift), sb likewise,
+ *   out = clamp(requantize(sa + sb, out_mult, out_shift) + output_offset).
+ * Ranges that make int32 exact: |a + a_offset| <= 256, so (a + a_offset)·2^20 fits int32;
+ * requantize() returns |result| <= 2^31·2^31 / 2^33 = 2^29 for any int32 input (its exponent is
+ * >= 33), so sa + sb fits int32 and the reference's int64 sum never leaves it. Every
+ * requantization is em_nn_requantize() (scalar) or its bit-exact 4-lane form
+ * em_nn_requantize_mve(), so both paths match the reference byte for byte.
+ * A broadcast scalar operand is rescaled once per call; a row operand is rescaled per element.
+ * MVE: 4 elements per step (widening loads VLDRB.S32, narrowing store VSTRB.32); the last
+ * partial step is predicated and touches no byte past the operands or the output.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "em_nn_functions.h"
+#include "em_nn_support.h"
+#include "em_nn_tier.h"
+
+#if EM_NN_TIER_MVE
+#include <arm_mve.h>
+#endif
+
+/** One input's rescaling onto the common scale (scalar form). */
+static inline int32_t em_nn_add_scaled(int32_t x, int32_t offset, int32_t multiplier, int32_t shift)
+{
+    return em_nn_requantize((x + offset) * (1 << EM_ADD_LEFT_SHIFT), multiplier, shift);
+}
+
+static inline int8_t em_nn_add_output(int32_t sum, const em_add_params *p)
+{
+    const int32_t v = em_nn_requantize(sum, p->output_multiplier, p->output_shift) + p->output_offset;
+    return (int8_t)(v < p->activation_min ? p->activation_min : (v > p->activation_max ? p->activation_max : v));
+}
+
+#if EM_NN_TIER_MVE
+
+static inline __attribute__((always_inline)) int32x4_t
+em_nn_add_scaled_mve(int32x4_t x, int32_t offset, int32_t multiplier, int32_t shift)
+{
+    x = vshlq_n_s32(vaddq_n_s32(x, offset), EM_ADD_LEFT_SHIFT); /* |x + offset| <= 256: exact */
+    return em_nn_requantize_mve(x, vdupq_n_s32(multiplier), vdupq_n_s32(shift));
+}
+
+/** Four outputs at @p i; a broadcast operand (step 0) contributes its pre-scaled value. */
+static inline __attribute__((always_inline)) void
+em_nn_add_step_mve(const em_add_params *p, const int8_t *a, bool a_scalar, int32x4_t sa0,
+                   const int8_t *b, bool b_scalar, int32x4_t sb0, int8_t *out, int32_t i,
+                   bool tail, mve_pred16_t pred)
+{
+    int32x4_t sa = sa0, sb = sb0;
+    if (!a_scalar) {
+        const int32x4_t x = tail ? vldrbq_z_s32(a + i, pred) : vldrbq_s32(a + i);
+        sa = em_nn_add_scaled_mve(x, p->a_offset, p->a_multiplier, p->a_shift);
+    }
+    if (!b_scalar) {
+        const int32x4_t x = tail ? vldrbq_z_s32(b + i, pred) : vldrbq_s32(b + i);
+        sb = em_nn_add_scaled_mve(x, p->b_offset, p->b_multiplier, p->b_shift);
+    }
+    int32x4_t v = em_nn_requantize_mve(vaddq_s32(sa, sb), vdupq_n_s32(p->output_multiplier),
+                                       vdupq_n_s32(p->output_shift));
+    v = vaddq_n_s32(v, p->output_offset); /* |v| <= 2^29 + 128: no overflow */
+    v = vmaxq_s32(v, vdupq_n_s32(p->activation_min));
+    v = vminq_s32(v, vdupq_n_s32(p->activation_max));
+    if (tail) {
+        vstrbq_p_s32(out + i, v, pred);
+    } else {
+        vstrbq_s32(out + i, v);
+    }
+}
+
+static inline __attribute__((always_inline)) void
+em_nn_add_row_mve(const em_add_params *p, const int8_t *a, bool a_scalar, const int8_t *b,
+                  bool b_scalar, int8_t *out, int32_t n)
+{
+    const int32x4_t sa0 = vdupq_n_s32(a_scalar ? em_nn_add_scaled(*a, p->a_offset, p->a_multiplier, p->a_shift) : 0);
+    const int32x4_t sb0 = vdupq_n_s32(b_scalar ? em_nn_add_scaled(*b, p->b_offset, p->b_multiplier, p->b_shift) : 0);
+    int32_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        em_nn_add_step_mve(p, a, a_scalar, sa0, b, b_scalar, sb0, out, i, false, 0);
+    }
+    if (i < n) {
+        em_nn_add_step_mve(p, a, a_scalar, sa0, b, b_scalar, sb0, out, i, true,
+                           vctp32q((uint32_t)(n - i)));
+    }
+}
+
+/** out[0..n) from a[0..n) (or a[0] broadcast) and b likewise; never both broadcast. */
+static void em_nn_add_row(const em_add_params *p, const int8_t *a, bool a_scalar, const int8_t *b,
+                          bool b_scalar, int8_t *out, int32_t n)
+{
+    if (a_scalar) {
+        em_nn_add_row_mve(p, a, true, b, false, out, n);
+    } else if (b_scalar) {
+        em_nn_add_row_mve(p, a, false, b, true, out, n);
+    } else {
+        em_nn_add_row_mve(p, a, false, b, false, out, n);
+    }
+}
+
+#else /* scalar (and DSP until it has its own path) */
+
+static void em_nn_add_row(const em_add_params *p, const int8_t *a, bool a_scalar, const int8_t *b,
+                          bool b_scalar, int8_t *out, int32_t n)
+{
+    const int32_t sa0 = a_scalar ? em_nn_add_scaled(*a, p->a_offset, p->a_multiplier, p->a_shift) : 0;
+    const int32_t sb0 = b_scalar ? em_nn_add_scaled(*b, p->b_offset, p->b_multiplier, p->b_shift) : 0;
+    for (int32_t i = 0; i < n; i++) {
+        const int32_t sa = a_scalar ? sa0 : em_nn_add_scaled(a[i], p->a_offset, p->a_multiplier, p->a_shift);
+        const int32_t sb = b_scalar ? sb0 : em_nn_add_scaled(b[i], p->b_offset, p->b_multiplier, p->b_shift);
+        out[i] = em_nn_add_output(sa + sb, p);
+    }
+}
+
+#endif
+
+static bool em_nn_add_params_valid(const em_add_params *p)
+{
+    const bool offsets = p->a_offset >= -127 && p->a_offset <= 128 && p->b_offset >= -127
+                         && p->b_offset <= 128 && p->output_offset >= -128 && p->output_offset <= 127;
+    const bool multipliers = p->a_multiplier >= 0 && p->b_multiplier >= 0 && p->output_multiplier >= 0;
+    const bool shifts = p->a_shift >= -31 && p->a_shift <= 30 && p->b_shift >= -31 && p->b_shift <= 30
+                        && p->output_shift >= -31 && p->output_shift <= 30;
+    const bool clamps = p->activation_min >= -128 && p->activation_max <= 127
+                        && p->activation_min <= p->activation_max;
+    return offsets && multipliers && shifts && clamps;
+}
+
+static bool em_nn_add_broadcast_valid(int32_t mode)
+{
+    return mode == EM_ADD_BROADCAST_NONE || mode == EM_ADD_BROADCAST_SCALAR || mode == EM_ADD_BROADCAST_ROW;
+}
+
+em_status em_add_s8(const em_add_params *params, const em_add_dims *dims, const int8_t *a,
+                    const int8_t *b, int8_t *output)
+{
+    if (params == NULL || dims == NULL || a == NULL || b == NULL || output == NULL
+        || dims->outer < 1 || dims->inner < 1 || (int64_t)dims->outer * dims->inner > EM_NN_INT32_MAX
+        || !em_nn_add_broadcast_valid(dims->a_broadcast) || !em_nn_add_broadcast_valid(dims->b_broadcast)
+        || (dims->a_broadcast != EM_ADD_BROADCAST_NONE && dims->b_broadcast != EM_ADD_BROADCAST_NONE)
+        || !em_nn_add_params_valid(params)) {
+        return EM_ERR_BAD_ARGUMENT;
+    }
+    const bool a_scalar = dims->a_broadcast == EM_ADD_BROADCAST_SCALAR;
+    const bool b_scalar = dims->b_broadcast == EM_ADD_BROADCAST_SCALAR;
+    if (dims->a_broadcast != EM_ADD_BROADCAST_ROW && dims->b_broadcast != EM_ADD_BROADCAST_ROW) {
+        em_nn_add_row(params, a, a_scalar, b, b_scalar, output, dims->outer * dims->inner);
+        return EM_OK;
+    }
+    const int32_t inner = dims->inner;
+    const int32_t a_stride = dims->a_broadcast == EM_ADD_BROADCAST_ROW ? 0 : inner;
+    const int32_t b_stride = dims->b_broadcast == EM_ADD_BROADCAST_ROW ? 0 : inner;
+    for (int32_t o = 0; o < dims->outer; o++) {
+        em_nn_add_row(params, a + o * a_stride, false, b + o * b_stride, false, output + o * inner, inner);
+    }
+    return EM_OK;
+}

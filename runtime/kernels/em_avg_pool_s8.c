@@ -1,0 +1,226 @@
+/**
+ * @file em_avg_pool_s8.c
+ * @brief int8 2-D average pooling, NHWC. Scalar and Helium (MVE) paths behind em_nn_tier.h; the
+ *        DSP tier uses the scalar path for now.
+ *
+ * compiler/reference.py:avg_pool_s8 is out = clamp(zp + round_half_even(total / count)) with
+ * total = Σ_real (x − zp) (padded cells hold real 0) and count = kernel area
+ * (count_include_pad) or the number of real cells. Both paths compute it exactly:
+ *
+ * 1. Every window is clipped to the input; with n real cells, total = Σ_real x − n·zp.
+ * 2. The dividend is made positive: u = total + 256·count. Since |x − zp| <= 255 and n <= count,
+ *    count <= u < 512·count; count <= EM_AVG_POOL_MAX_CELLS (2^22) keeps u < 2^31.
+ *    floor(u / count) = floor(total / count) + 256 and the remainder r is the same, so
+ *    round_half_even(total / count) = q − 256 + up, with q = floor(u / count), r = u − q·count,
+ *    up = (2r + (q & 1) > count): 2r > count rounds up; 2r == count (a tie) rounds up iff q is
+ *    odd (q and q − 256 have the same parity); 2r < count gives 2r + 1 <= count, no rounding.
+ *    This is reference.rounding_divide exactly.
+ * 3. Scalar: q and r by C's unsigned division. MVE: by an exact reciprocal, shared by all the
+ *    pixel's channels: m = floor((2^32 − 1) / count), q' = floor(u·m / 2^32) (VMULH.U32).
+ *    Proof that q' ∈ {q − 1, q} for every u < 2^32 and count >= 1:
+ *    m <= (2^32 − 1)/count < 2^32/count, so u·m/2^32 < u/count and q' <= q;
+ *    m >= (2^32 − 1)/count − (count − 1)/count = 2^32/count − 1, so
+ *    u·m/2^32 >= u/count − u/2^32 > u/count − 1, and q' >= floor(u/count − 1) = q − 1.
+ *    Then r' = u − q'·count ∈ [0, 2·count), and one correction (r' >= count: q' + 1, r' − count)
+ *    gives q and r exactly.
+ *
+ * MVE accumulation: 16 channels per pass, two int16x8 sums fed by widening loads (VLDRB.S16);
+ * at most 256 cells go into an int16 sum (256·(−128) = −32768 still fits) before it is widened
+ * (VMOVLB/VMOVLT, even and odd lanes) into four int32x4 sums. The even/odd lane order is undone at
+ * the end by the narrowing pair VMOVNB/VMOVNT. A channel tail (< 16) uses predicated loads and
+ * stores that never touch bytes past the pixel's channels.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "em_nn_functions.h"
+#include "em_nn_tier.h"
+
+#if EM_NN_TIER_MVE
+#include <arm_mve.h>
+#endif
+
+int32_t em_avg_pool_s8_get_buffer_size(const em_pool_params *params, const em_pool_dims *dims)
+{
+    (void)params;
+    (void)dims;
+    return 0;
+}
+
+/** One output pixel's geometry and constants. */
+typedef struct {
+    const int8_t *in;   /**< channel 0 of the window's first real cell */
+    int32_t row_stride; /**< bytes between input rows (W·C) */
+    int32_t channels;   /**< C, also the bytes between cells of a row */
+    int32_t rows, cols; /**< real cells: rows x cols, both >= 1 */
+    uint32_t count;     /**< divisor, 1..EM_AVG_POOL_MAX_CELLS */
+    int32_t bias;       /**< 256·count − rows·cols·zp: u = Σ_real x + bias */
+    int32_t out_bias;   /**< zp − 256 */
+    int32_t act_min, act_max;
+} em_nn_avg_pixel;
+
+#if EM_NN_TIER_MVE
+
+/** Widening sums of @p n cells (<= 256) of one row into two int16x8 (channels c..c+7, c+8..c+15).
+ *  Unpredicated when the whole 16-channel group exists (@p tail false). */
+static inline __attribute__((always_inline)) const int8_t *
+em_nn_avg_cells_mve(const int8_t *cell, int32_t step, int32_t n, int16x8_t *s_lo, int16x8_t *s_hi,
+                    bool tail, mve_pred16_t p_lo, mve_pred16_t p_hi)
+{
+    int16x8_t lo = *s_lo, hi = *s_hi;
+    for (int32_t k = 0; k < n; k++, cell += step) {
+        if (tail) {
+            lo = vaddq_s16(lo, vldrbq_z_s16(cell, p_lo));
+            hi = vaddq_s16(hi, vldrbq_z_s16(cell + 8, p_hi));
+        } else {
+            lo = vaddq_s16(lo, vldrbq_s16(cell));
+            hi = vaddq_s16(hi, vldrbq_s16(cell + 8));
+        }
+    }
+    *s_lo = lo;
+    *s_hi = hi;
+    return cell;
+}
+
+/** Exact round_half_even((u − 256·count) / count) + zp, clamped (see the file comment). */
+static inline int32x4_t em_nn_avg_divide_mve(int32x4_t sum, const em_nn_avg_pixel *px, uint32_t m)
+{
+    const uint32x4_t u = vreinterpretq_u32_s32(sum);
+    uint32x4_t q = vmulhq_u32(u, vdupq_n_u32(m));
+    uint32x4_t r = vsubq_u32(u, vmulq_n_u32(q, px->count));
+    const mve_pred16_t over = vcmpcsq_n_u32(r, px->count);
+    q = vaddq_m_n_u32(q, q, 1u, over);
+    r = vsubq_m_n_u32(r, r, px->count, over);
+    const uint32x4_t t = vaddq_u32(vshlq_n_u32(r, 1), vandq_u32(q, vdupq_n_u32(1u)));
+    q = vaddq_m_n_u32(q, q, 1u, vcmphiq_n_u32(t, px->count));
+    int32x4_t v = vaddq_n_s32(vreinterpretq_s32_u32(q), px->out_bias);
+    v = vmaxq_s32(v, vdupq_n_s32(px->act_min));
+    return vminq_s32(v, vdupq_n_s32(px->act_max));
+}
+
+static inline __attribute__((always_inline)) void
+em_nn_avg_group_mve(const em_nn_avg_pixel *px, int32_t c, uint32_t m, bool tail, int8_t *out)
+{
+    const uint32_t left = (uint32_t)(px->channels - c);
+    const mve_pred16_t p_lo = vctp16q(left);
+    const mve_pred16_t p_hi = vctp16q(left > 8u ? left - 8u : 0u);
+    const int16x8_t zero16 = vdupq_n_s16(0);
+    int32x4_t a0 = vdupq_n_s32(px->bias), a1 = a0, a2 = a0, a3 = a0;
+    int16x8_t s_lo = zero16, s_hi = zero16;
+    int32_t pending = 0; /* cells in s_lo / s_hi */
+    const int8_t *row = px->in + c;
+    for (int32_t r = 0; r < px->rows; r++, row += px->row_stride) {
+        const int8_t *cell = row;
+        int32_t todo = px->cols;
+        while (todo > 0) {
+            const int32_t take = todo < 256 - pending ? todo : 256 - pending;
+            cell = em_nn_avg_cells_mve(cell, px->channels, take, &s_lo, &s_hi, tail, p_lo, p_hi);
+            pending += take;
+            todo -= take;
+            if (pending == 256) {
+                a0 = vaddq_s32(a0, vmovlbq_s16(s_lo));
+                a1 = vaddq_s32(a1, vmovltq_s16(s_lo));
+                a2 = vaddq_s32(a2, vmovlbq_s16(s_hi));
+                a3 = vaddq_s32(a3, vmovltq_s16(s_hi));
+                s_lo = zero16;
+                s_hi = zero16;
+                pending = 0;
+            }
+        }
+    }
+    a0 = vaddq_s32(a0, vmovlbq_s16(s_lo)); /* lanes: channels c+0, 2, 4, 6 */
+    a1 = vaddq_s32(a1, vmovltq_s16(s_lo)); /* c+1, 3, 5, 7 */
+    a2 = vaddq_s32(a2, vmovlbq_s16(s_hi)); /* c+8, 10, 12, 14 */
+    a3 = vaddq_s32(a3, vmovltq_s16(s_hi)); /* c+9, 11, 13, 15 */
+    const int16x8_t lo = vmovntq_s32(vmovnbq_s32(zero16, em_nn_avg_divide_mve(a0, px, m)),
+                                     em_nn_avg_divide_mve(a1, px, m));
+    const int16x8_t hi = vmovntq_s32(vmovnbq_s32(zero16, em_nn_avg_divide_mve(a2, px, m)),
+                                     em_nn_avg_divide_mve(a3, px, m));
+    if (tail) {
+        vstrbq_p_s16(out + c, lo, p_lo);
+        vstrbq_p_s16(out + c + 8, hi, p_hi);
+    } else {
+        vstrbq_s16(out + c, lo);
+        vstrbq_s16(out + c + 8, hi);
+    }
+}
+
+static void em_nn_avg_pixel_mve(const em_nn_avg_pixel *px, int8_t *out)
+{
+    const uint32_t m = 0xFFFFFFFFu / px->count;
+    int32_t c = 0;
+    for (; c + 16 <= px->channels; c += 16) {
+        em_nn_avg_group_mve(px, c, m, false, out);
+    }
+    if (c < px->channels) {
+        em_nn_avg_group_mve(px, c, m, true, out);
+    }
+}
+
+#else /* scalar (and DSP until it has its own path) */
+
+static void em_nn_avg_pixel_scalar(const em_nn_avg_pixel *px, int8_t *out)
+{
+    for (int32_t c = 0; c < px->channels; c++) {
+        int32_t sum = px->bias;
+        const int8_t *row = px->in + c;
+        for (int32_t r = 0; r < px->rows; r++, row += px->row_stride) {
+            const int8_t *cell = row;
+            for (int32_t k = 0; k < px->cols; k++, cell += px->channels) {
+                sum += *cell;
+            }
+        }
+        const uint32_t u = (uint32_t)sum; /* count <= u < 512·count <= 2^31 */
+        const uint32_t q = u / px->count;
+        const uint32_t r = u - q * px->count;
+        const uint32_t up = 2u * r + (q & 1u) > px->count ? 1u : 0u;
+        const int32_t v = (int32_t)(q + up) + px->out_bias;
+        out[c] = (int8_t)(v < px->act_min ? px->act_min : (v > px->act_max ? px->act_max : v));
+    }
+}
+
+#endif
+
+em_status em_avg_pool_s8(const em_pool_params *params, const em_pool_dims *dims, const int8_t *input,
+                         int8_t *output)
+{
+    const em_status s = em_pool_s8_validate(params, dims);
+    if (s != EM_OK || input == NULL || output == NULL
+        || (int64_t)params->kernel_h * params->kernel_w > EM_AVG_POOL_MAX_CELLS) {
+        return EM_ERR_BAD_ARGUMENT;
+    }
+    const int32_t height = dims->input_h, width = dims->input_w, channels = dims->channels;
+    const int32_t area = params->kernel_h * params->kernel_w;
+    em_nn_avg_pixel px;
+    px.row_stride = width * channels;
+    px.channels = channels;
+    px.out_bias = params->zero_point - 256;
+    px.act_min = params->activation_min;
+    px.act_max = params->activation_max;
+    int8_t *out = output;
+    for (int32_t n = 0; n < dims->batches; n++) {
+        const int8_t *image = input + n * height * px.row_stride;
+        for (int32_t oy = 0; oy < dims->output_h; oy++) {
+            const int32_t y0 = oy * params->stride_h - params->pad_top;
+            const int32_t y_lo = y0 > 0 ? y0 : 0;
+            const int32_t y_hi = y0 + params->kernel_h < height ? y0 + params->kernel_h : height;
+            px.rows = y_hi - y_lo;
+            for (int32_t ox = 0; ox < dims->output_w; ox++, out += channels) {
+                const int32_t x0 = ox * params->stride_w - params->pad_left;
+                const int32_t x_lo = x0 > 0 ? x0 : 0;
+                const int32_t x_hi = x0 + params->kernel_w < width ? x0 + params->kernel_w : width;
+                px.cols = x_hi - x_lo;
+                const int32_t real = px.rows * px.cols; /* >= 1: em_pool_s8_validate() */
+                px.count = (uint32_t)(params->count_include_pad ? area : real);
+                px.bias = 256 * (int32_t)px.count - real * params->zero_point;
+                px.in = image + y_lo * px.row_stride + x_lo * channels;
+#if EM_NN_TIER_MVE
+                em_nn_avg_pixel_mve(&px, out);
+#else
+                em_nn_avg_pixel_scalar(&px, out);
+#endif
+            }
+        }
+    }
+    return EM_OK;
+}

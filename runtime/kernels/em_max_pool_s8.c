@@ -1,0 +1,112 @@
+/**
+ * @file em_max_pool_s8.c
+ * @brief int8 2-D max pooling, NHWC. Scalar and Helium (MVE) paths behind em_nn_tier.h; the DSP
+ *        tier uses the scalar path for now.
+ *
+ * Each window is first clipped to the input (padding never wins: padded cells are simply not
+ * visited), so both paths take the max over exactly the real cells that
+ * compiler/reference.py:max_pool_s8 masks in, then clamp. The max of int8 values is exact on
+ * every path, so they match the reference byte for byte.
+ * MVE: 16 channels per vector, VMAX over the window's cells in registers; a tail of < 16
+ * channels uses predicated (zeroing) loads and a predicated store, never touching bytes past the
+ * pixel's channels.
+ */
+#include <stddef.h>
+
+#include "em_nn_functions.h"
+#include "em_nn_tier.h"
+
+#if EM_NN_TIER_MVE
+#include <arm_mve.h>
+#endif
+
+#if EM_NN_TIER_MVE
+
+/** One output pixel: @p in points at channel 0 of the window's first real cell; @p rows x
+ *  @p cols real cells, @p row_stride bytes between rows, @p channels bytes between cells. */
+static void em_nn_max_pixel_mve(const int8_t *in, int32_t row_stride, int32_t channels, int32_t rows,
+                                int32_t cols, int8_t act_min, int8_t act_max, int8_t *out)
+{
+    const int8x16_t lo = vdupq_n_s8(act_min);
+    const int8x16_t hi = vdupq_n_s8(act_max);
+    int32_t c = 0;
+    for (; c + 16 <= channels; c += 16) {
+        int8x16_t m = lo; /* the clamp's lower bound is the max's identity here */
+        const int8_t *row = in + c;
+        for (int32_t r = 0; r < rows; r++, row += row_stride) {
+            const int8_t *cell = row;
+            for (int32_t k = 0; k < cols; k++, cell += channels) {
+                m = vmaxq_s8(m, vld1q_s8(cell));
+            }
+        }
+        vst1q_s8(out + c, vminq_s8(m, hi));
+    }
+    if (c < channels) {
+        const mve_pred16_t p = vctp8q((uint32_t)(channels - c));
+        int8x16_t m = lo;
+        const int8_t *row = in + c;
+        for (int32_t r = 0; r < rows; r++, row += row_stride) {
+            const int8_t *cell = row;
+            for (int32_t k = 0; k < cols; k++, cell += channels) {
+                m = vmaxq_s8(m, vldrbq_z_s8(cell, p)); /* inactive lanes: 0, never stored */
+            }
+        }
+        vstrbq_p_s8(out + c, vminq_s8(m, hi), p);
+    }
+}
+
+#else /* scalar (and DSP until it has its own path) */
+
+static void em_nn_max_pixel_scalar(const int8_t *in, int32_t row_stride, int32_t channels,
+                                   int32_t rows, int32_t cols, int8_t act_min, int8_t act_max,
+                                   int8_t *out)
+{
+    for (int32_t c = 0; c < channels; c++) {
+        int8_t m = act_min; /* max(act_min, max of cells) == clamp below of the max */
+        const int8_t *row = in + c;
+        for (int32_t r = 0; r < rows; r++, row += row_stride) {
+            const int8_t *cell = row;
+            for (int32_t k = 0; k < cols; k++, cell += channels) {
+                m = *cell > m ? *cell : m;
+            }
+        }
+        out[c] = m < act_max ? m : act_max;
+    }
+}
+
+#endif
+
+em_status em_max_pool_s8(const em_pool_params *params, const em_pool_dims *dims, const int8_t *input,
+                         int8_t *output)
+{
+    const em_status s = em_pool_s8_validate(params, dims);
+    if (s != EM_OK || input == NULL || output == NULL) {
+        return EM_ERR_BAD_ARGUMENT;
+    }
+    const int32_t height = dims->input_h, width = dims->input_w, channels = dims->channels;
+    const int32_t row_stride = width * channels;
+    const int8_t act_min = (int8_t)params->activation_min, act_max = (int8_t)params->activation_max;
+    int8_t *out = output;
+    for (int32_t n = 0; n < dims->batches; n++) {
+        const int8_t *image = input + n * height * row_stride;
+        for (int32_t oy = 0; oy < dims->output_h; oy++) {
+            const int32_t y0 = oy * params->stride_h - params->pad_top;
+            const int32_t y_lo = y0 > 0 ? y0 : 0;
+            const int32_t y_hi = y0 + params->kernel_h < height ? y0 + params->kernel_h : height;
+            for (int32_t ox = 0; ox < dims->output_w; ox++, out += channels) {
+                const int32_t x0 = ox * params->stride_w - params->pad_left;
+                const int32_t x_lo = x0 > 0 ? x0 : 0;
+                const int32_t x_hi = x0 + params->kernel_w < width ? x0 + params->kernel_w : width;
+                const int8_t *cell = image + y_lo * row_stride + x_lo * channels;
+#if EM_NN_TIER_MVE
+                em_nn_max_pixel_mve(cell, row_stride, channels, y_hi - y_lo, x_hi - x_lo, act_min,
+                                    act_max, out);
+#else
+                em_nn_max_pixel_scalar(cell, row_stride, channels, y_hi - y_lo, x_hi - x_lo, act_min,
+                                       act_max, out);
+#endif
+            }
+        }
+    }
+    return EM_OK;
+}
