@@ -9,8 +9,9 @@
  * Ranges that make int32 exact: |a + a_offset| <= 256, so (a + a_offset)·2^20 fits int32;
  * requantize() returns |result| <= 2^31·2^31 / 2^33 = 2^29 for any int32 input (its exponent is
  * >= 33), so sa + sb fits int32 and the reference's int64 sum never leaves it. Every
- * requantization is em_nn_requantize() (scalar) or its bit-exact 4-lane form
- * em_nn_requantize_mve(), so both paths match the reference byte for byte.
+ * requantization is em_nn_requantize() (scalar) or the 4-lane form of em_nn_requantize_mve()
+ * with per-tensor shifts in scalar registers (same instructions), so both paths match the
+ * reference byte for byte.
  * A broadcast scalar operand is rescaled once per call; a row operand is rescaled per element.
  * MVE: 4 elements per step (widening loads VLDRB.S32, narrowing store VSTRB.32); the last
  * partial step is predicated and touches no byte past the operands or the output.
@@ -40,33 +41,54 @@ static inline int8_t em_nn_add_output(int32_t sum, const em_add_params *p)
 
 #if EM_NN_TIER_MVE
 
-static inline __attribute__((always_inline)) int32x4_t
-em_nn_add_scaled_mve(int32x4_t x, int32_t offset, int32_t multiplier, int32_t shift)
+/** One per-tensor requantization on 4 lanes: em_nn_requantize_mve() with its shifts taken from
+ *  general-purpose registers (VQSHL / VRSHL by register), so that the three requantizations of
+ *  an add keep only their multipliers and the clamps in Q registers (8 of them: no spills). Same
+ *  instructions, same bits: sat32(x << L) by VQSHL, floor(x·m / 2^32) by VMULH, then a rounding
+ *  shift right by E − 32 >= 1 (VRSHL by −(E − 32) = shift − L + 1). */
+typedef struct {
+    int32x4_t multiplier;
+    int32_t left;  /**< L = max(shift + 2, 0) */
+    int32_t right; /**< shift − L + 1 <= −1 */
+} em_nn_add_requant;
+
+static inline em_nn_add_requant em_nn_add_requant_of(int32_t multiplier, int32_t shift)
 {
-    x = vshlq_n_s32(vaddq_n_s32(x, offset), EM_ADD_LEFT_SHIFT); /* |x + offset| <= 256: exact */
-    return em_nn_requantize_mve(x, vdupq_n_s32(multiplier), vdupq_n_s32(shift));
+    em_nn_add_requant r;
+    r.multiplier = vdupq_n_s32(multiplier);
+    r.left = em_nn_requantize_left_shift(shift);
+    r.right = shift - r.left + 1;
+    return r;
 }
 
-/** Four outputs at @p i; a broadcast operand (step 0) contributes its pre-scaled value. */
+static inline __attribute__((always_inline)) int32x4_t em_nn_add_requantize_mve(int32x4_t x,
+                                                                                em_nn_add_requant r)
+{
+    return vrshlq_n_s32(vmulhq_s32(vqshlq_r_s32(x, r.left), r.multiplier), r.right);
+}
+
+/** Four outputs at @p i; a broadcast operand contributes its pre-scaled value. Everything the
+ *  loop needs is in locals (a pointer to the parameters would be re-read after every int8
+ *  store, which may alias it). */
 static inline __attribute__((always_inline)) void
-em_nn_add_step_mve(const em_add_params *p, const int8_t *a, bool a_scalar, int32x4_t sa0,
-                   const int8_t *b, bool b_scalar, int32x4_t sb0, int8_t *out, int32_t i,
-                   bool tail, mve_pred16_t pred)
+em_nn_add_step_mve(const int8_t *a, bool a_scalar, int32x4_t sa0, int32_t a_offset, em_nn_add_requant ra,
+                   const int8_t *b, bool b_scalar, int32x4_t sb0, int32_t b_offset, em_nn_add_requant rb,
+                   em_nn_add_requant ro, int32_t out_offset, int32x4_t lo, int32x4_t hi, int8_t *out,
+                   int32_t i, bool tail, mve_pred16_t pred)
 {
     int32x4_t sa = sa0, sb = sb0;
     if (!a_scalar) {
         const int32x4_t x = tail ? vldrbq_z_s32(a + i, pred) : vldrbq_s32(a + i);
-        sa = em_nn_add_scaled_mve(x, p->a_offset, p->a_multiplier, p->a_shift);
+        /* |x + offset| <= 256: the shift is exact */
+        sa = em_nn_add_requantize_mve(vshlq_n_s32(vaddq_n_s32(x, a_offset), EM_ADD_LEFT_SHIFT), ra);
     }
     if (!b_scalar) {
         const int32x4_t x = tail ? vldrbq_z_s32(b + i, pred) : vldrbq_s32(b + i);
-        sb = em_nn_add_scaled_mve(x, p->b_offset, p->b_multiplier, p->b_shift);
+        sb = em_nn_add_requantize_mve(vshlq_n_s32(vaddq_n_s32(x, b_offset), EM_ADD_LEFT_SHIFT), rb);
     }
-    int32x4_t v = em_nn_requantize_mve(vaddq_s32(sa, sb), vdupq_n_s32(p->output_multiplier),
-                                       vdupq_n_s32(p->output_shift));
-    v = vaddq_n_s32(v, p->output_offset); /* |v| <= 2^29 + 128: no overflow */
-    v = vmaxq_s32(v, vdupq_n_s32(p->activation_min));
-    v = vminq_s32(v, vdupq_n_s32(p->activation_max));
+    int32x4_t v = em_nn_add_requantize_mve(vaddq_s32(sa, sb), ro);
+    v = vaddq_n_s32(v, out_offset); /* |v| <= 2^29 + 128: no overflow */
+    v = vminq_s32(vmaxq_s32(v, lo), hi);
     if (tail) {
         vstrbq_p_s32(out + i, v, pred);
     } else {
@@ -75,18 +97,24 @@ em_nn_add_step_mve(const em_add_params *p, const int8_t *a, bool a_scalar, int32
 }
 
 static inline __attribute__((always_inline)) void
-em_nn_add_row_mve(const em_add_params *p, const int8_t *a, bool a_scalar, const int8_t *b,
+em_nn_add_row_mve(const em_add_params *params, const int8_t *a, bool a_scalar, const int8_t *b,
                   bool b_scalar, int8_t *out, int32_t n)
 {
-    const int32x4_t sa0 = vdupq_n_s32(a_scalar ? em_nn_add_scaled(*a, p->a_offset, p->a_multiplier, p->a_shift) : 0);
-    const int32x4_t sb0 = vdupq_n_s32(b_scalar ? em_nn_add_scaled(*b, p->b_offset, p->b_multiplier, p->b_shift) : 0);
+    const em_add_params p = *params;
+    const em_nn_add_requant ra = em_nn_add_requant_of(p.a_multiplier, p.a_shift);
+    const em_nn_add_requant rb = em_nn_add_requant_of(p.b_multiplier, p.b_shift);
+    const em_nn_add_requant ro = em_nn_add_requant_of(p.output_multiplier, p.output_shift);
+    const int32x4_t lo = vdupq_n_s32(p.activation_min), hi = vdupq_n_s32(p.activation_max);
+    const int32x4_t sa0 = vdupq_n_s32(a_scalar ? em_nn_add_scaled(*a, p.a_offset, p.a_multiplier, p.a_shift) : 0);
+    const int32x4_t sb0 = vdupq_n_s32(b_scalar ? em_nn_add_scaled(*b, p.b_offset, p.b_multiplier, p.b_shift) : 0);
     int32_t i = 0;
     for (; i + 4 <= n; i += 4) {
-        em_nn_add_step_mve(p, a, a_scalar, sa0, b, b_scalar, sb0, out, i, false, 0);
+        em_nn_add_step_mve(a, a_scalar, sa0, p.a_offset, ra, b, b_scalar, sb0, p.b_offset, rb, ro,
+                           p.output_offset, lo, hi, out, i, false, 0);
     }
     if (i < n) {
-        em_nn_add_step_mve(p, a, a_scalar, sa0, b, b_scalar, sb0, out, i, true,
-                           vctp32q((uint32_t)(n - i)));
+        em_nn_add_step_mve(a, a_scalar, sa0, p.a_offset, ra, b, b_scalar, sb0, p.b_offset, rb, ro,
+                           p.output_offset, lo, hi, out, i, true, vctp32q((uint32_t)(n - i)));
     }
 }
 
@@ -105,9 +133,11 @@ static void em_nn_add_row(const em_add_params *p, const int8_t *a, bool a_scalar
 
 #else /* scalar (and DSP until it has its own path) */
 
-static void em_nn_add_row(const em_add_params *p, const int8_t *a, bool a_scalar, const int8_t *b,
+static void em_nn_add_row(const em_add_params *params, const int8_t *a, bool a_scalar, const int8_t *b,
                           bool b_scalar, int8_t *out, int32_t n)
 {
+    const em_add_params local = *params; /* not re-read after each int8 store (which may alias) */
+    const em_add_params *p = &local;
     const int32_t sa0 = a_scalar ? em_nn_add_scaled(*a, p->a_offset, p->a_multiplier, p->a_shift) : 0;
     const int32_t sb0 = b_scalar ? em_nn_add_scaled(*b, p->b_offset, p->b_multiplier, p->b_shift) : 0;
     for (int32_t i = 0; i < n; i++) {

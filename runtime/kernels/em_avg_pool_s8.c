@@ -61,70 +61,81 @@ typedef struct {
 
 #if EM_NN_TIER_MVE
 
-/** Widening sums of @p n cells (<= 256) of one row into two int16x8 (channels c..c+7, c+8..c+15).
- *  Unpredicated when the whole 16-channel group exists (@p tail false). */
-static inline __attribute__((always_inline)) const int8_t *
-em_nn_avg_cells_mve(const int8_t *cell, int32_t step, int32_t n, int16x8_t *s_lo, int16x8_t *s_hi,
-                    bool tail, mve_pred16_t p_lo, mve_pred16_t p_hi)
-{
-    int16x8_t lo = *s_lo, hi = *s_hi;
-    for (int32_t k = 0; k < n; k++, cell += step) {
-        if (tail) {
-            lo = vaddq_s16(lo, vldrbq_z_s16(cell, p_lo));
-            hi = vaddq_s16(hi, vldrbq_z_s16(cell + 8, p_hi));
-        } else {
-            lo = vaddq_s16(lo, vldrbq_s16(cell));
-            hi = vaddq_s16(hi, vldrbq_s16(cell + 8));
-        }
-    }
-    *s_lo = lo;
-    *s_hi = hi;
-    return cell;
-}
+/** Widening sums of @p n cells of one row into two int16x8 (channels c..c+7, c+8..c+15), in
+ *  place; unpredicated when the whole 16-channel group exists (@p tail false). */
+#define EM_NN_AVG_CELLS(cell, step, n, lo, hi, tail, p_lo, p_hi)                                  \
+    do {                                                                                     \
+        const int8_t *q_ = (cell);                                                           \
+        for (int32_t k_ = 0; k_ < (n); k_++, q_ += (step)) {                                 \
+            if (tail) {                                                                      \
+                lo = vaddq_s16(lo, vldrbq_z_s16(q_, p_lo));                                  \
+                hi = vaddq_s16(hi, vldrbq_z_s16(q_ + 8, p_hi));                              \
+            } else {                                                                         \
+                lo = vaddq_s16(lo, vldrbq_s16(q_));                                          \
+                hi = vaddq_s16(hi, vldrbq_s16(q_ + 8));                                      \
+            }                                                                                \
+        }                                                                                    \
+    } while (0)
+
+/** The divisor and output constants of one pixel, by value (registers, not memory). */
+typedef struct {
+    uint32_t count;
+    uint32_t m; /**< floor((2^32 − 1) / count) */
+    int32_t out_bias;
+    int32x4_t lo, hi; /**< clamps */
+} em_nn_avg_div;
 
 /** Exact round_half_even((u − 256·count) / count) + zp, clamped (see the file comment). */
-static inline int32x4_t em_nn_avg_divide_mve(int32x4_t sum, const em_nn_avg_pixel *px, uint32_t m)
+static inline __attribute__((always_inline)) int32x4_t em_nn_avg_divide_mve(int32x4_t sum, em_nn_avg_div d)
 {
     const uint32x4_t u = vreinterpretq_u32_s32(sum);
-    uint32x4_t q = vmulhq_u32(u, vdupq_n_u32(m));
-    uint32x4_t r = vsubq_u32(u, vmulq_n_u32(q, px->count));
-    const mve_pred16_t over = vcmpcsq_n_u32(r, px->count);
+    uint32x4_t q = vmulhq_u32(u, vdupq_n_u32(d.m));
+    uint32x4_t r = vsubq_u32(u, vmulq_n_u32(q, d.count));
+    const mve_pred16_t over = vcmpcsq_n_u32(r, d.count);
     q = vaddq_m_n_u32(q, q, 1u, over);
-    r = vsubq_m_n_u32(r, r, px->count, over);
+    r = vsubq_m_n_u32(r, r, d.count, over);
     const uint32x4_t t = vaddq_u32(vshlq_n_u32(r, 1), vandq_u32(q, vdupq_n_u32(1u)));
-    q = vaddq_m_n_u32(q, q, 1u, vcmphiq_n_u32(t, px->count));
-    int32x4_t v = vaddq_n_s32(vreinterpretq_s32_u32(q), px->out_bias);
-    v = vmaxq_s32(v, vdupq_n_s32(px->act_min));
-    return vminq_s32(v, vdupq_n_s32(px->act_max));
+    q = vaddq_m_n_u32(q, q, 1u, vcmphiq_n_u32(t, d.count));
+    const int32x4_t v = vaddq_n_s32(vreinterpretq_s32_u32(q), d.out_bias);
+    return vminq_s32(vmaxq_s32(v, d.lo), d.hi);
 }
 
+/** Channels c..c+15 of one output pixel (see em_nn_avg_pixel for the geometry). */
 static inline __attribute__((always_inline)) void
-em_nn_avg_group_mve(const em_nn_avg_pixel *px, int32_t c, uint32_t m, bool tail, int8_t *out)
+em_nn_avg_group_mve(const int8_t *in, int32_t row_stride, int32_t channels, int32_t rows, int32_t cols,
+                    int32_t bias, em_nn_avg_div d, int32_t c, bool tail, int8_t *out)
 {
-    const uint32_t left = (uint32_t)(px->channels - c);
+    const uint32_t left = (uint32_t)(channels - c);
     const mve_pred16_t p_lo = vctp16q(left);
     const mve_pred16_t p_hi = vctp16q(left > 8u ? left - 8u : 0u);
     const int16x8_t zero16 = vdupq_n_s16(0);
-    int32x4_t a0 = vdupq_n_s32(px->bias), a1 = a0, a2 = a0, a3 = a0;
+    int32x4_t a0 = vdupq_n_s32(bias), a1 = a0, a2 = a0, a3 = a0;
     int16x8_t s_lo = zero16, s_hi = zero16;
-    int32_t pending = 0; /* cells in s_lo / s_hi */
-    const int8_t *row = px->in + c;
-    for (int32_t r = 0; r < px->rows; r++, row += px->row_stride) {
-        const int8_t *cell = row;
-        int32_t todo = px->cols;
-        while (todo > 0) {
-            const int32_t take = todo < 256 - pending ? todo : 256 - pending;
-            cell = em_nn_avg_cells_mve(cell, px->channels, take, &s_lo, &s_hi, tail, p_lo, p_hi);
-            pending += take;
-            todo -= take;
-            if (pending == 256) {
-                a0 = vaddq_s32(a0, vmovlbq_s16(s_lo));
-                a1 = vaddq_s32(a1, vmovltq_s16(s_lo));
-                a2 = vaddq_s32(a2, vmovlbq_s16(s_hi));
-                a3 = vaddq_s32(a3, vmovltq_s16(s_hi));
-                s_lo = zero16;
-                s_hi = zero16;
-                pending = 0;
+    const int8_t *row = in + c;
+    if (rows * cols <= 256) { /* the usual window: one int16 sum */
+        for (int32_t r = 0; r < rows; r++, row += row_stride) {
+            EM_NN_AVG_CELLS(row, channels, cols, s_lo, s_hi, tail, p_lo, p_hi);
+        }
+    } else {
+        int32_t pending = 0; /* cells in s_lo / s_hi, <= 256 */
+        for (int32_t r = 0; r < rows; r++, row += row_stride) {
+            const int8_t *cell = row;
+            int32_t todo = cols;
+            while (todo > 0) {
+                const int32_t take = todo < 256 - pending ? todo : 256 - pending;
+                EM_NN_AVG_CELLS(cell, channels, take, s_lo, s_hi, tail, p_lo, p_hi);
+                cell += take * channels;
+                pending += take;
+                todo -= take;
+                if (pending == 256) {
+                    a0 = vaddq_s32(a0, vmovlbq_s16(s_lo));
+                    a1 = vaddq_s32(a1, vmovltq_s16(s_lo));
+                    a2 = vaddq_s32(a2, vmovlbq_s16(s_hi));
+                    a3 = vaddq_s32(a3, vmovltq_s16(s_hi));
+                    s_lo = zero16;
+                    s_hi = zero16;
+                    pending = 0;
+                }
             }
         }
     }
@@ -132,10 +143,10 @@ em_nn_avg_group_mve(const em_nn_avg_pixel *px, int32_t c, uint32_t m, bool tail,
     a1 = vaddq_s32(a1, vmovltq_s16(s_lo)); /* c+1, 3, 5, 7 */
     a2 = vaddq_s32(a2, vmovlbq_s16(s_hi)); /* c+8, 10, 12, 14 */
     a3 = vaddq_s32(a3, vmovltq_s16(s_hi)); /* c+9, 11, 13, 15 */
-    const int16x8_t lo = vmovntq_s32(vmovnbq_s32(zero16, em_nn_avg_divide_mve(a0, px, m)),
-                                     em_nn_avg_divide_mve(a1, px, m));
-    const int16x8_t hi = vmovntq_s32(vmovnbq_s32(zero16, em_nn_avg_divide_mve(a2, px, m)),
-                                     em_nn_avg_divide_mve(a3, px, m));
+    const int16x8_t lo = vmovntq_s32(vmovnbq_s32(zero16, em_nn_avg_divide_mve(a0, d)),
+                                     em_nn_avg_divide_mve(a1, d));
+    const int16x8_t hi = vmovntq_s32(vmovnbq_s32(zero16, em_nn_avg_divide_mve(a2, d)),
+                                     em_nn_avg_divide_mve(a3, d));
     if (tail) {
         vstrbq_p_s16(out + c, lo, p_lo);
         vstrbq_p_s16(out + c + 8, hi, p_hi);
@@ -147,13 +158,21 @@ em_nn_avg_group_mve(const em_nn_avg_pixel *px, int32_t c, uint32_t m, bool tail,
 
 static void em_nn_avg_pixel_mve(const em_nn_avg_pixel *px, int8_t *out)
 {
-    const uint32_t m = 0xFFFFFFFFu / px->count;
+    const int8_t *in = px->in;
+    const int32_t row_stride = px->row_stride, channels = px->channels, rows = px->rows, cols = px->cols;
+    const int32_t bias = px->bias;
+    em_nn_avg_div d;
+    d.count = px->count;
+    d.m = 0xFFFFFFFFu / px->count;
+    d.out_bias = px->out_bias;
+    d.lo = vdupq_n_s32(px->act_min);
+    d.hi = vdupq_n_s32(px->act_max);
     int32_t c = 0;
-    for (; c + 16 <= px->channels; c += 16) {
-        em_nn_avg_group_mve(px, c, m, false, out);
+    for (; c + 16 <= channels; c += 16) {
+        em_nn_avg_group_mve(in, row_stride, channels, rows, cols, bias, d, c, false, out);
     }
-    if (c < px->channels) {
-        em_nn_avg_group_mve(px, c, m, true, out);
+    if (c < channels) {
+        em_nn_avg_group_mve(in, row_stride, channels, rows, cols, bias, d, c, true, out);
     }
 }
 
@@ -189,30 +208,33 @@ em_status em_avg_pool_s8(const em_pool_params *params, const em_pool_dims *dims,
         || (int64_t)params->kernel_h * params->kernel_w > EM_AVG_POOL_MAX_CELLS) {
         return EM_ERR_BAD_ARGUMENT;
     }
-    const int32_t height = dims->input_h, width = dims->input_w, channels = dims->channels;
-    const int32_t area = params->kernel_h * params->kernel_w;
+    /* Locals, not pointers: every int8 store may alias *params / *dims, forcing re-reads. */
+    const em_pool_params p = *params;
+    const em_pool_dims d = *dims;
+    const int32_t height = d.input_h, width = d.input_w, channels = d.channels;
+    const int32_t area = p.kernel_h * p.kernel_w;
     em_nn_avg_pixel px;
     px.row_stride = width * channels;
     px.channels = channels;
-    px.out_bias = params->zero_point - 256;
-    px.act_min = params->activation_min;
-    px.act_max = params->activation_max;
+    px.out_bias = p.zero_point - 256;
+    px.act_min = p.activation_min;
+    px.act_max = p.activation_max;
     int8_t *out = output;
-    for (int32_t n = 0; n < dims->batches; n++) {
+    for (int32_t n = 0; n < d.batches; n++) {
         const int8_t *image = input + n * height * px.row_stride;
-        for (int32_t oy = 0; oy < dims->output_h; oy++) {
-            const int32_t y0 = oy * params->stride_h - params->pad_top;
+        for (int32_t oy = 0; oy < d.output_h; oy++) {
+            const int32_t y0 = oy * p.stride_h - p.pad_top;
             const int32_t y_lo = y0 > 0 ? y0 : 0;
-            const int32_t y_hi = y0 + params->kernel_h < height ? y0 + params->kernel_h : height;
+            const int32_t y_hi = y0 + p.kernel_h < height ? y0 + p.kernel_h : height;
             px.rows = y_hi - y_lo;
-            for (int32_t ox = 0; ox < dims->output_w; ox++, out += channels) {
-                const int32_t x0 = ox * params->stride_w - params->pad_left;
+            for (int32_t ox = 0; ox < d.output_w; ox++, out += channels) {
+                const int32_t x0 = ox * p.stride_w - p.pad_left;
                 const int32_t x_lo = x0 > 0 ? x0 : 0;
-                const int32_t x_hi = x0 + params->kernel_w < width ? x0 + params->kernel_w : width;
+                const int32_t x_hi = x0 + p.kernel_w < width ? x0 + p.kernel_w : width;
                 px.cols = x_hi - x_lo;
                 const int32_t real = px.rows * px.cols; /* >= 1: em_pool_s8_validate() */
-                px.count = (uint32_t)(params->count_include_pad ? area : real);
-                px.bias = 256 * (int32_t)px.count - real * params->zero_point;
+                px.count = (uint32_t)(p.count_include_pad ? area : real);
+                px.bias = 256 * (int32_t)px.count - real * p.zero_point;
                 px.in = image + y_lo * px.row_stride + x_lo * channels;
 #if EM_NN_TIER_MVE
                 em_nn_avg_pixel_mve(&px, out);

@@ -83,20 +83,23 @@ em_status em_max_pool_s8(const em_pool_params *params, const em_pool_dims *dims,
     if (s != EM_OK || input == NULL || output == NULL) {
         return EM_ERR_BAD_ARGUMENT;
     }
-    const int32_t height = dims->input_h, width = dims->input_w, channels = dims->channels;
+    /* Locals, not pointers: every int8 store may alias *params / *dims, forcing re-reads. */
+    const em_pool_params p = *params;
+    const em_pool_dims d = *dims;
+    const int32_t height = d.input_h, width = d.input_w, channels = d.channels;
     const int32_t row_stride = width * channels;
-    const int8_t act_min = (int8_t)params->activation_min, act_max = (int8_t)params->activation_max;
+    const int8_t act_min = (int8_t)p.activation_min, act_max = (int8_t)p.activation_max;
     int8_t *out = output;
-    for (int32_t n = 0; n < dims->batches; n++) {
+    for (int32_t n = 0; n < d.batches; n++) {
         const int8_t *image = input + n * height * row_stride;
-        for (int32_t oy = 0; oy < dims->output_h; oy++) {
-            const int32_t y0 = oy * params->stride_h - params->pad_top;
+        for (int32_t oy = 0; oy < d.output_h; oy++) {
+            const int32_t y0 = oy * p.stride_h - p.pad_top;
             const int32_t y_lo = y0 > 0 ? y0 : 0;
-            const int32_t y_hi = y0 + params->kernel_h < height ? y0 + params->kernel_h : height;
-            for (int32_t ox = 0; ox < dims->output_w; ox++, out += channels) {
-                const int32_t x0 = ox * params->stride_w - params->pad_left;
+            const int32_t y_hi = y0 + p.kernel_h < height ? y0 + p.kernel_h : height;
+            for (int32_t ox = 0; ox < d.output_w; ox++, out += channels) {
+                const int32_t x0 = ox * p.stride_w - p.pad_left;
                 const int32_t x_lo = x0 > 0 ? x0 : 0;
-                const int32_t x_hi = x0 + params->kernel_w < width ? x0 + params->kernel_w : width;
+                const int32_t x_hi = x0 + p.kernel_w < width ? x0 + p.kernel_w : width;
                 const int8_t *cell = image + y_lo * row_stride + x_lo * channels;
 #if EM_NN_TIER_MVE
                 em_nn_max_pixel_mve(cell, row_stride, channels, y_hi - y_lo, x_hi - x_lo, act_min,

@@ -155,8 +155,8 @@ static inline em_status em_pool_s8_validate(const em_pool_params *params, const 
     const int64_t padded_h = (int64_t)d->input_h + p->pad_top + p->pad_bottom;
     const int64_t padded_w = (int64_t)d->input_w + p->pad_left + p->pad_right;
     if (padded_h > INT32_MAX || padded_w > INT32_MAX || padded_h < p->kernel_h || padded_w < p->kernel_w
-        || d->output_h != (padded_h - p->kernel_h) / p->stride_h + 1
-        || d->output_w != (padded_w - p->kernel_w) / p->stride_w + 1) {
+        || d->output_h != (int32_t)(padded_h - p->kernel_h) / p->stride_h + 1
+        || d->output_w != (int32_t)(padded_w - p->kernel_w) / p->stride_w + 1) {
         return EM_ERR_BAD_ARGUMENT;
     }
     /* Each factor < 2^31 and each partial product checked: no int64 overflow. */
