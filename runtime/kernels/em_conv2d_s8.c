@@ -11,12 +11,11 @@
  * MVE: every output pixel's receptive field, per group, is one "column" of K = KH·KW·Cg int8
  * (Cg = C_IN / groups) in the weights' own [KH, KW, Cg] order, so each output channel is a
  * K-long dot product (VMLADAVA over 16 lanes, predicated tail). Four output channels share each
- * column load, and two output pixels share each weight load (2 x 4 accumulators), then four
- * lanes are requantized at once. The column is
+ * column load, then their four lanes are requantized at once. The column is
  *   - the input itself when it is contiguous there (1xKW kernels, dilation_w 1, groups 1, the
  *     window inside the input): 1x1 convolutions read the input in place;
- *   - else packed into the caller's scratch (im2col; em_conv2d_s8_get_buffer_size() bytes for
- *     two pixels), padded cells written as the zero point;
+ *   - else packed into the caller's scratch (im2col; em_conv2d_s8_get_buffer_size() bytes),
+ *     padded cells written as the zero point;
  *   - else, with no or too little scratch, read tap by tap from the input (padded taps use a
  *     zero-point vector): same bytes, fewer MACs per instruction when Cg is small.
  */
@@ -30,6 +29,14 @@
 
 #if EM_NN_TIER_MVE
 #include <arm_mve.h>
+#endif
+
+/* The MVE loops keep their own register allocation: inlined into the pixel loop, GCC 12 spills
+ * their pointers to the stack (measured: 3x the instructions). */
+#if defined(__GNUC__)
+#define EM_NN_NOINLINE __attribute__((noinline))
+#else
+#define EM_NN_NOINLINE
 #endif
 
 /** True when @p out equals the output size formula of reference.output_size (>= 1). */
@@ -109,7 +116,7 @@ static inline void em_nn_fill_s8_mve(int8_t *dst, int8x16_t v, int32_t n)
 
 /** Packs the column of one pixel (window origin iy0, ix0) and group (input channels from
  *  @p x_group, a pointer to channel g·Cg of image n) into @p col, zero point in padded cells. */
-static void em_nn_conv_pack_mve(const em_conv_params *p, const em_conv_dims *d,
+EM_NN_NOINLINE static void em_nn_conv_pack_mve(const em_conv_params *p, const em_conv_dims *d,
                                 const int8_t *x_group, int32_t iy0, int32_t ix0, int8_t *col)
 {
     const int32_t cg = d->input_c / p->groups;
@@ -162,78 +169,60 @@ static inline int32x4_t em_nn_lanes4(int32_t a0, int32_t a1, int32_t a2, int32_t
     return vsetq_lane_s32(a3, v, 3);
 }
 
+/** Σ_i col[i]·w[i] over @p k int8 pairs: full 16-lane steps, then one predicated tail step. */
+static inline int32_t em_nn_conv_dot_mve(const int8_t *col, const int8_t *w, int32_t k)
+{
+    int32_t acc = 0;
+    int32_t i = 0;
+    for (; i + 16 <= k; i += 16) {
+        acc = vmladavaq_s8(acc, vld1q_s8(col + i), vld1q_s8(w + i));
+    }
+    if (i < k) {
+        const mve_pred16_t pr = vctp8q((uint32_t)(k - i));
+        acc = vmladavaq_s8(acc, vldrbq_z_s8(col + i, pr), vldrbq_z_s8(w + i, pr));
+    }
+    return acc;
+}
+
 /**
- * Output channels [o_begin, o_end) of one group for one or two pixels whose columns (K int8
- * each) are contiguous at col0 / col1 (col1 NULL: one pixel). Weights rows w[o] at
- * weights + o·K. Four channels share each column load; two pixels share each weight load.
+ * Output channels [o_begin, o_end) of one group for one pixel whose column (K int8) is
+ * contiguous at @p col; weight rows w[o] at weights + o·K. Four channels share each column
+ * load: unpredicated 16-lane steps, then one predicated (zeroing) tail step that reads nothing
+ * past the column or the rows.
  */
-static void em_nn_conv_cols_mve(const em_conv_params *p, const em_per_channel_quant *quant,
-                                int32_t k, int32_t o_begin, int32_t o_end, const int8_t *col0,
-                                const int8_t *col1, const int8_t *weights, const int32_t *bias,
-                                int8_t *out0, int8_t *out1)
+EM_NN_NOINLINE static void em_nn_conv_col_mve(const em_conv_params *p, const em_per_channel_quant *quant,
+                               int32_t k, int32_t o_begin, int32_t o_end, const int8_t *col,
+                               const int8_t *weights, const int32_t *bias, int8_t *out)
 {
     int32_t o = o_begin;
-    if (col1 != NULL) {
-        for (; o + 4 <= o_end; o += 4) {
-            const int8_t *w0 = weights + (int32_t)o * k;
-            const int8_t *w1 = w0 + k;
-            const int8_t *w2 = w1 + k;
-            const int8_t *w3 = w2 + k;
-            int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
-            for (int32_t i = 0; i < k; i += 16) {
-                const mve_pred16_t pr = vctp8q((uint32_t)(k - i));
-                const int8x16_t x0 = vldrbq_z_s8(col0 + i, pr);
-                const int8x16_t x1 = vldrbq_z_s8(col1 + i, pr);
-                int8x16_t wv = vldrbq_z_s8(w0 + i, pr);
-                a0 = vmladavaq_s8(a0, x0, wv);
-                b0 = vmladavaq_s8(b0, x1, wv);
-                wv = vldrbq_z_s8(w1 + i, pr);
-                a1 = vmladavaq_s8(a1, x0, wv);
-                b1 = vmladavaq_s8(b1, x1, wv);
-                wv = vldrbq_z_s8(w2 + i, pr);
-                a2 = vmladavaq_s8(a2, x0, wv);
-                b2 = vmladavaq_s8(b2, x1, wv);
-                wv = vldrbq_z_s8(w3 + i, pr);
-                a3 = vmladavaq_s8(a3, x0, wv);
-                b3 = vmladavaq_s8(b3, x1, wv);
-            }
-            em_nn_conv_store4_mve(em_nn_lanes4(a0, a1, a2, a3), p, quant, bias, o, out0);
-            em_nn_conv_store4_mve(em_nn_lanes4(b0, b1, b2, b3), p, quant, bias, o, out1);
+    for (; o + 4 <= o_end; o += 4) {
+        const int8_t *w0 = weights + (int32_t)o * k;
+        const int8_t *w1 = w0 + k;
+        const int8_t *w2 = w1 + k;
+        const int8_t *w3 = w2 + k;
+        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+        int32_t i = 0;
+        for (; i + 16 <= k; i += 16) {
+            const int8x16_t xv = vld1q_s8(col + i);
+            a0 = vmladavaq_s8(a0, xv, vld1q_s8(w0 + i));
+            a1 = vmladavaq_s8(a1, xv, vld1q_s8(w1 + i));
+            a2 = vmladavaq_s8(a2, xv, vld1q_s8(w2 + i));
+            a3 = vmladavaq_s8(a3, xv, vld1q_s8(w3 + i));
         }
-    } else {
-        for (; o + 4 <= o_end; o += 4) {
-            const int8_t *w0 = weights + (int32_t)o * k;
-            const int8_t *w1 = w0 + k;
-            const int8_t *w2 = w1 + k;
-            const int8_t *w3 = w2 + k;
-            int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-            for (int32_t i = 0; i < k; i += 16) {
-                const mve_pred16_t pr = vctp8q((uint32_t)(k - i));
-                const int8x16_t x0 = vldrbq_z_s8(col0 + i, pr);
-                a0 = vmladavaq_s8(a0, x0, vldrbq_z_s8(w0 + i, pr));
-                a1 = vmladavaq_s8(a1, x0, vldrbq_z_s8(w1 + i, pr));
-                a2 = vmladavaq_s8(a2, x0, vldrbq_z_s8(w2 + i, pr));
-                a3 = vmladavaq_s8(a3, x0, vldrbq_z_s8(w3 + i, pr));
-            }
-            em_nn_conv_store4_mve(em_nn_lanes4(a0, a1, a2, a3), p, quant, bias, o, out0);
+        if (i < k) {
+            const mve_pred16_t pr = vctp8q((uint32_t)(k - i));
+            const int8x16_t xv = vldrbq_z_s8(col + i, pr);
+            a0 = vmladavaq_s8(a0, xv, vldrbq_z_s8(w0 + i, pr));
+            a1 = vmladavaq_s8(a1, xv, vldrbq_z_s8(w1 + i, pr));
+            a2 = vmladavaq_s8(a2, xv, vldrbq_z_s8(w2 + i, pr));
+            a3 = vmladavaq_s8(a3, xv, vldrbq_z_s8(w3 + i, pr));
         }
+        em_nn_conv_store4_mve(em_nn_lanes4(a0, a1, a2, a3), p, quant, bias, o, out);
     }
     for (; o < o_end; o++) { /* 1..3 channels left */
-        const int8_t *w = weights + (int32_t)o * k;
         const uint32_t b = bias != NULL ? (uint32_t)bias[o] : 0u;
-        int32_t a = 0, c = 0;
-        for (int32_t i = 0; i < k; i += 16) {
-            const mve_pred16_t pr = vctp8q((uint32_t)(k - i));
-            const int8x16_t wv = vldrbq_z_s8(w + i, pr);
-            a = vmladavaq_s8(a, vldrbq_z_s8(col0 + i, pr), wv);
-            if (col1 != NULL) {
-                c = vmladavaq_s8(c, vldrbq_z_s8(col1 + i, pr), wv);
-            }
-        }
-        out0[o] = em_nn_conv_output((uint32_t)a + b, p, quant->multiplier[o], quant->shift[o]);
-        if (col1 != NULL) {
-            out1[o] = em_nn_conv_output((uint32_t)c + b, p, quant->multiplier[o], quant->shift[o]);
-        }
+        const int32_t dot = em_nn_conv_dot_mve(col, weights + (int32_t)o * k, k);
+        out[o] = em_nn_conv_output((uint32_t)dot + b, p, quant->multiplier[o], quant->shift[o]);
     }
 }
 
@@ -255,7 +244,7 @@ static inline void em_nn_conv_tap4_mve(const int8_t *x, int8_t zp, const int8_t 
 }
 
 /** One pixel and group without scratch: taps read in place (padded taps: zero-point vectors). */
-static void em_nn_conv_taps_mve(const em_conv_params *p, const em_per_channel_quant *quant,
+EM_NN_NOINLINE static void em_nn_conv_taps_mve(const em_conv_params *p, const em_per_channel_quant *quant,
                                 const em_conv_dims *d, const int8_t *x_group, int32_t iy0,
                                 int32_t ix0, int32_t o_begin, int32_t o_end, const int8_t *weights,
                                 const int32_t *bias, int8_t *out)
@@ -323,55 +312,30 @@ static void em_nn_conv2d_mve(const em_nn_context *ctx, const em_conv_params *p,
                              const int8_t *input, const int8_t *weights, const int32_t *bias,
                              int8_t *output)
 {
-    const int32_t col_bytes = em_nn_conv_col_bytes(p, d);
-    int8_t *scratch0 = NULL, *scratch1 = NULL;
-    if (ctx != NULL && ctx->buf != NULL && ctx->size >= col_bytes) {
-        scratch0 = (int8_t *)ctx->buf;
-        scratch1 = ctx->size >= 2 * col_bytes ? scratch0 + col_bytes : NULL;
+    int8_t *scratch = NULL;
+    if (ctx != NULL && ctx->buf != NULL && ctx->size >= em_nn_conv_col_bytes(p, d)) {
+        scratch = (int8_t *)ctx->buf;
     }
     const int32_t cg = d->input_c / p->groups;
     const int32_t k = d->kernel_h * d->kernel_w * cg;
     const int32_t og = d->output_c / p->groups;
-    const int32_t pixels = d->output_h * d->output_w;
+    int8_t *out = output;
     for (int32_t n = 0; n < d->batches; n++) {
         const int8_t *x_image = input + (int32_t)n * d->input_h * d->input_w * d->input_c;
-        int8_t *out_image = output + (int32_t)n * pixels * d->output_c;
-        for (int32_t px = 0; px < pixels;) {
-            const int32_t oy = px / d->output_w, ox = px % d->output_w;
+        for (int32_t oy = 0; oy < d->output_h; oy++) {
             const int32_t iy0 = oy * p->stride_h - p->pad_top;
-            const int32_t ix0 = ox * p->stride_w - p->pad_left;
-            /* The next pixel (maybe on the next row) as the second of a pair. */
-            const bool pair = px + 1 < pixels;
-            const int32_t oy1 = (px + 1) / d->output_w, ox1 = (px + 1) % d->output_w;
-            const int32_t iy1 = oy1 * p->stride_h - p->pad_top;
-            const int32_t ix1 = ox1 * p->stride_w - p->pad_left;
-            int8_t *out0 = out_image + px * d->output_c;
-            for (int32_t g = 0; g < p->groups; g++) {
-                const int8_t *col0 = em_nn_conv_column_mve(p, d, x_image, g, iy0, ix0, scratch0);
-                const int8_t *col1 = NULL;
-                if (pair && col0 != NULL) {
-                    col1 = em_nn_conv_column_mve(p, d, x_image, g, iy1, ix1, scratch1);
-                }
-                const int32_t o_begin = g * og;
-                if (col0 == NULL) {
-                    em_nn_conv_taps_mve(p, quant, d, x_image + g * cg, iy0, ix0, o_begin, o_begin + og,
-                                        weights, bias, out0);
-                } else {
-                    em_nn_conv_cols_mve(p, quant, k, o_begin, o_begin + og, col0, col1, weights,
-                                        bias, out0, out0 + d->output_c);
-                }
-                if (pair && col0 != NULL && col1 == NULL) { /* no room for a second column */
-                    const int8_t *c = em_nn_conv_column_mve(p, d, x_image, g, iy1, ix1, scratch0);
-                    if (c == NULL) {
-                        em_nn_conv_taps_mve(p, quant, d, x_image + g * cg, iy1, ix1, o_begin,
-                                            o_begin + og, weights, bias, out0 + d->output_c);
+            for (int32_t ox = 0; ox < d->output_w; ox++, out += d->output_c) {
+                const int32_t ix0 = ox * p->stride_w - p->pad_left;
+                for (int32_t g = 0; g < p->groups; g++) {
+                    const int8_t *col = em_nn_conv_column_mve(p, d, x_image, g, iy0, ix0, scratch);
+                    if (col != NULL) {
+                        em_nn_conv_col_mve(p, quant, k, g * og, (g + 1) * og, col, weights, bias, out);
                     } else {
-                        em_nn_conv_cols_mve(p, quant, k, o_begin, o_begin + og, c, NULL, weights,
-                                            bias, out0 + d->output_c, NULL);
+                        em_nn_conv_taps_mve(p, quant, d, x_image + g * cg, iy0, ix0, g * og,
+                                            (g + 1) * og, weights, bias, out);
                     }
                 }
             }
-            px += pair && (scratch0 != NULL || em_nn_conv_in_place(p, d, iy0, ix0)) ? 2 : 1;
         }
     }
 }
@@ -431,7 +395,7 @@ int32_t em_conv2d_s8_get_buffer_size(const em_conv_params *params, const em_conv
         return 0;
     }
     /* Contiguous columns (1x1 kernels ...) need scratch only at padded borders. */
-    return 2 * em_nn_conv_col_bytes(params, dims);
+    return em_nn_conv_col_bytes(params, dims);
 #else
     (void)params;
     (void)dims;

@@ -69,9 +69,19 @@ static bool em_nn_dw_args_ok(const em_conv_params *p, const em_per_channel_quant
 
 /** Loads of four output channels' values: contiguous when @p unit (M = 1), else with the
  *  stride M given by @p off (lane offsets 0, M, 2M, 3M). */
-EM_NN_ALWAYS_INLINE int32x4_t em_nn_dw_ld_s8(const int8_t *p, uint32x4_t off, mve_pred16_t pr, bool unit)
+EM_NN_ALWAYS_INLINE int32x4_t em_nn_dw_ld_s8(const int8_t *p, uint32x4_t off, mve_pred16_t pr, bool unit,
+                                             bool tail)
 {
-    return unit ? vldrbq_z_s32(p, pr) : vldrbq_gather_offset_z_s32(p, off, pr);
+    if (unit) {
+        return tail ? vldrbq_z_s32(p, pr) : vldrbq_s32(p);
+    }
+    return vldrbq_gather_offset_z_s32(p, off, pr);
+}
+
+/** Input loads of four channels: predicated (zeroing) only in the last, partial block. */
+EM_NN_ALWAYS_INLINE int32x4_t em_nn_dw_ld_x(const int8_t *p, mve_pred16_t pr, bool tail)
+{
+    return tail ? vldrbq_z_s32(p, pr) : vldrbq_s32(p);
 }
 
 EM_NN_ALWAYS_INLINE int32x4_t em_nn_dw_ld_s32(const int32_t *p, uint32x4_t off, mve_pred16_t pr, bool unit)
@@ -80,22 +90,28 @@ EM_NN_ALWAYS_INLINE int32x4_t em_nn_dw_ld_s32(const int32_t *p, uint32x4_t off, 
 }
 
 /** Per-lane requantization constants of one channel block (em_nn_requantize_mve, split so that
- *  the shifts are derived once per block and reused for every pixel). */
+ *  the shifts are derived once per block and run and reused for every pixel). Loaded after the
+ *  accumulation, so that the tap loops have the vector registers to themselves. */
 typedef struct {
-    int32x4_t bias, multiplier, left, right;
+    int32x4_t multiplier, left, right;
 } em_nn_dw_quant4;
 
-EM_NN_ALWAYS_INLINE em_nn_dw_quant4 em_nn_dw_quant_load(const em_per_channel_quant *quant,
-                                                       const int32_t *bias, int32_t o, uint32x4_t off,
-                                                       mve_pred16_t pr, bool unit)
+EM_NN_ALWAYS_INLINE em_nn_dw_quant4 em_nn_dw_quant_load(const em_per_channel_quant *quant, int32_t o,
+                                                       uint32x4_t off, mve_pred16_t pr, bool unit)
 {
     em_nn_dw_quant4 q;
     const int32x4_t shift = em_nn_dw_ld_s32(quant->shift + o, off, pr, unit);
-    q.bias = bias != NULL ? em_nn_dw_ld_s32(bias + o, off, pr, unit) : vdupq_n_s32(0);
     q.multiplier = em_nn_dw_ld_s32(quant->multiplier + o, off, pr, unit);
     q.left = vmaxq_s32(vaddq_n_s32(shift, 2), vdupq_n_s32(0));
     q.right = vaddq_n_s32(vsubq_s32(shift, q.left), 1); /* -(E - 32) */
     return q;
+}
+
+/** The bias lanes of a channel block (0 without bias). */
+EM_NN_ALWAYS_INLINE int32x4_t em_nn_dw_bias(const int32_t *bias, int32_t o, uint32x4_t off,
+                                            mve_pred16_t pr, bool unit)
+{
+    return bias != NULL ? em_nn_dw_ld_s32(bias + o, off, pr, unit) : vdupq_n_s32(0);
 }
 
 /** Requantizes (bias already in @p acc), clamps and stores four channels of one pixel. */
@@ -131,18 +147,18 @@ EM_NN_ALWAYS_INLINE void em_nn_dw_run(const em_conv_params *p, const em_per_chan
                                       const em_conv_dims *d, const em_nn_dw_geom *g,
                                       const int8_t *x0, int32_t ky_lo, int32_t ky_hi,
                                       const int8_t *weights, const int32_t *bias, int8_t *out,
-                                      int npx, bool unit)
+                                      int npx, bool unit, bool tail, int32_t c)
 {
     const uint32x4_t off = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)g->m);
     const int32_t zp = p->input_zero_point;
     const int32_t row_step = p->dilation_h * g->row_stride;
+    const int32_t px_step = g->px_step, tap_step = g->tap_step, cm = g->cm, kw = d->kernel_w;
     const bool some_rows_padded = zp != 0 && (ky_lo > 0 || ky_hi < d->kernel_h);
-    for (int32_t c = 0; c < g->c; c += 4) {
+    {
         const mve_pred16_t pr = vctp32q((uint32_t)(g->c - c));
         for (int32_t m = 0; m < g->m; m++) {
             const int32_t o = c * g->m + m;
-            const em_nn_dw_quant4 q = em_nn_dw_quant_load(quant, bias, o, off, pr, unit);
-            int32x4_t base = q.bias;
+            int32x4_t base = em_nn_dw_bias(bias, o, off, pr, unit);
             if (some_rows_padded) { /* padded rows: zp·w, the same for every pixel of the run */
                 for (int32_t ky = 0; ky < d->kernel_h; ky++) {
                     if (ky >= ky_lo && ky < ky_hi) {
@@ -150,66 +166,128 @@ EM_NN_ALWAYS_INLINE void em_nn_dw_run(const em_conv_params *p, const em_per_chan
                     }
                     const int8_t *w = weights + ky * d->kernel_w * g->cm + o;
                     for (int32_t kx = 0; kx < d->kernel_w; kx++, w += g->cm) {
-                        base = vmlaq_n_s32(base, em_nn_dw_ld_s8(w, off, pr, unit), zp);
+                        base = vmlaq_n_s32(base, em_nn_dw_ld_s8(w, off, pr, unit, tail), zp);
                     }
                 }
             }
             int32x4_t a0 = base, a1 = base, a2 = base, a3 = base;
             const int8_t *x_row = x0 + c;
-            const int8_t *w_row = weights + ky_lo * d->kernel_w * g->cm + o;
-            for (int32_t ky = ky_lo; ky < ky_hi; ky++, x_row += row_step, w_row += d->kernel_w * g->cm) {
+            const int8_t *w_row = weights + ky_lo * kw * cm + o;
+            for (int32_t ky = ky_lo; ky < ky_hi; ky++, x_row += row_step, w_row += kw * cm) {
                 const int8_t *x = x_row;
                 const int8_t *w = w_row;
-                for (int32_t kx = 0; kx < d->kernel_w; kx++, x += g->tap_step, w += g->cm) {
-                    const int32x4_t wv = em_nn_dw_ld_s8(w, off, pr, unit);
-                    a0 = vaddq_s32(a0, vmulq_s32(vldrbq_z_s32(x, pr), wv));
-                    if (npx > 1) a1 = vaddq_s32(a1, vmulq_s32(vldrbq_z_s32(x + g->px_step, pr), wv));
-                    if (npx > 2) a2 = vaddq_s32(a2, vmulq_s32(vldrbq_z_s32(x + 2 * g->px_step, pr), wv));
-                    if (npx > 3) a3 = vaddq_s32(a3, vmulq_s32(vldrbq_z_s32(x + 3 * g->px_step, pr), wv));
+                for (int32_t kx = 0; kx < kw; kx++, x += tap_step, w += cm) {
+                    const int32x4_t wv = em_nn_dw_ld_s8(w, off, pr, unit, tail);
+                    a0 = vaddq_s32(a0, vmulq_s32(em_nn_dw_ld_x(x, pr, tail), wv));
+                    if (npx > 1) a1 = vaddq_s32(a1, vmulq_s32(em_nn_dw_ld_x(x + px_step, pr, tail), wv));
+                    if (npx > 2) a2 = vaddq_s32(a2, vmulq_s32(em_nn_dw_ld_x(x + 2 * px_step, pr, tail), wv));
+                    if (npx > 3) a3 = vaddq_s32(a3, vmulq_s32(em_nn_dw_ld_x(x + 3 * px_step, pr, tail), wv));
                 }
             }
+            const em_nn_dw_quant4 q = em_nn_dw_quant_load(quant, o, off, pr, unit);
             em_nn_dw_store(a0, &q, p, out + o, off, pr, unit);
-            if (npx > 1) em_nn_dw_store(a1, &q, p, out + g->cm + o, off, pr, unit);
-            if (npx > 2) em_nn_dw_store(a2, &q, p, out + 2 * g->cm + o, off, pr, unit);
-            if (npx > 3) em_nn_dw_store(a3, &q, p, out + 3 * g->cm + o, off, pr, unit);
+            if (npx > 1) em_nn_dw_store(a1, &q, p, out + cm + o, off, pr, unit);
+            if (npx > 2) em_nn_dw_store(a2, &q, p, out + 2 * cm + o, off, pr, unit);
+            if (npx > 3) em_nn_dw_store(a3, &q, p, out + 3 * cm + o, off, pr, unit);
         }
     }
 }
 
-/** One output pixel, any window (taps outside the input add zp·w). x_image: channel 0 of
- *  the image; (iy0, ix0): the window origin. */
+/** One output pixel, any window, channel block c: taps outside the input add zp·w; the valid
+ *  taps of each row form one range [kx_lo, kx_hi), so the loops carry no per-tap test. */
 EM_NN_ALWAYS_INLINE void em_nn_dw_pixel(const em_conv_params *p, const em_per_channel_quant *quant,
                                         const em_conv_dims *d, const em_nn_dw_geom *g,
                                         const int8_t *x_image, int32_t iy0, int32_t ix0,
                                         const int8_t *weights, const int32_t *bias, int8_t *out,
-                                        bool unit)
+                                        bool unit, bool tail, int32_t c)
 {
     const uint32x4_t off = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)g->m);
     const int32_t zp = p->input_zero_point;
-    for (int32_t c = 0; c < g->c; c += 4) {
-        const mve_pred16_t pr = vctp32q((uint32_t)(g->c - c));
-        for (int32_t m = 0; m < g->m; m++) {
-            const int32_t o = c * g->m + m;
-            const em_nn_dw_quant4 q = em_nn_dw_quant_load(quant, bias, o, off, pr, unit);
-            int32x4_t acc = q.bias;
-            const int8_t *w = weights + o;
-            for (int32_t ky = 0; ky < d->kernel_h; ky++) {
-                const int32_t iy = iy0 + ky * p->dilation_h;
-                const bool row_ok = iy >= 0 && iy < d->input_h;
-                const int8_t *x_row = x_image + (row_ok ? iy * g->row_stride + c : 0);
-                for (int32_t kx = 0; kx < d->kernel_w; kx++, w += g->cm) {
-                    const int32_t ix = ix0 + kx * p->dilation_w;
-                    const int32x4_t wv = em_nn_dw_ld_s8(w, off, pr, unit);
-                    if (row_ok && ix >= 0 && ix < d->input_w) {
-                        acc = vaddq_s32(acc, vmulq_s32(vldrbq_z_s32(x_row + ix * g->c, pr), wv));
-                    } else {
-                        acc = vmlaq_n_s32(acc, wv, zp);
-                    }
+    const int32_t kw = d->kernel_w, cm = g->cm;
+    int32_t kx_lo = 0, kx_hi = kw;
+    while (kx_lo < kx_hi && ix0 + kx_lo * p->dilation_w < 0) kx_lo++;
+    while (kx_hi > kx_lo && ix0 + (kx_hi - 1) * p->dilation_w >= d->input_w) kx_hi--;
+    const mve_pred16_t pr = vctp32q((uint32_t)(g->c - c));
+    for (int32_t m = 0; m < g->m; m++) {
+        const int32_t o = c * g->m + m;
+        int32x4_t acc = em_nn_dw_bias(bias, o, off, pr, unit);
+        const int8_t *w = weights + o;
+        for (int32_t ky = 0; ky < d->kernel_h; ky++, w += kw * cm) {
+            const int32_t iy = iy0 + ky * p->dilation_h;
+            const bool row_ok = iy >= 0 && iy < d->input_h;
+            const int32_t lo = row_ok ? kx_lo : kw, hi = row_ok ? kx_hi : kw;
+            for (int32_t kx = 0; kx < lo; kx++) {
+                acc = vmlaq_n_s32(acc, em_nn_dw_ld_s8(w + kx * cm, off, pr, unit, tail), zp);
+            }
+            if (row_ok) {
+                const int8_t *x = x_image + iy * g->row_stride + (ix0 + kx_lo * p->dilation_w) * g->c + c;
+                for (int32_t kx = lo; kx < hi; kx++, x += g->tap_step) {
+                    const int32x4_t wv = em_nn_dw_ld_s8(w + kx * cm, off, pr, unit, tail);
+                    acc = vaddq_s32(acc, vmulq_s32(em_nn_dw_ld_x(x, pr, tail), wv));
                 }
             }
-            em_nn_dw_store(acc, &q, p, out + o, off, pr, unit);
+            for (int32_t kx = hi; kx < kw; kx++) {
+                acc = vmlaq_n_s32(acc, em_nn_dw_ld_s8(w + kx * cm, off, pr, unit, tail), zp);
+            }
         }
+        const em_nn_dw_quant4 q = em_nn_dw_quant_load(quant, o, off, pr, unit);
+        em_nn_dw_store(acc, &q, p, out + o, off, pr, unit);
     }
+}
+
+/* One out-of-line instance per (pixels, M == 1): inlined into the row loop, GCC 12 spills the
+ * accumulators and pointers (measured). */
+typedef void (*em_nn_dw_run_t)(const em_conv_params *, const em_per_channel_quant *,
+                               const em_conv_dims *, const em_nn_dw_geom *, const int8_t *, int32_t,
+                               int32_t, const int8_t *, const int32_t *, int8_t *, int32_t);
+typedef em_nn_dw_run_t em_nn_dw_pixel_t;
+#define EM_NN_DW_RUN(name, npx, unit, tail)                                                        \
+    static __attribute__((noinline)) void name(                                                   \
+        const em_conv_params *p, const em_per_channel_quant *quant, const em_conv_dims *d,          \
+        const em_nn_dw_geom *g, const int8_t *x0, int32_t ky_lo, int32_t ky_hi,                   \
+        const int8_t *weights, const int32_t *bias, int8_t *out, int32_t c)                        \
+    {                                                                                              \
+        em_nn_dw_run(p, quant, d, g, x0, ky_lo, ky_hi, weights, bias, out, npx, unit, tail, c);    \
+    }
+#define EM_NN_DW_PIXEL(name, unit, tail)                                                           \
+    static __attribute__((noinline)) void name(                                                   \
+        const em_conv_params *p, const em_per_channel_quant *quant, const em_conv_dims *d,          \
+        const em_nn_dw_geom *g, const int8_t *x_image, int32_t iy0, int32_t ix0,                  \
+        const int8_t *weights, const int32_t *bias, int8_t *out, int32_t c)                        \
+    {                                                                                              \
+        em_nn_dw_pixel(p, quant, d, g, x_image, iy0, ix0, weights, bias, out, unit, tail, c);      \
+    }
+/* M = 1, full blocks (the common case); M = 1, the last partial block; M > 1 (predicated). */
+EM_NN_DW_RUN(em_nn_dw_run_1f, 1, true, false)
+EM_NN_DW_RUN(em_nn_dw_run_2f, 2, true, false)
+EM_NN_DW_RUN(em_nn_dw_run_3f, 3, true, false)
+EM_NN_DW_RUN(em_nn_dw_run_4f, 4, true, false)
+EM_NN_DW_RUN(em_nn_dw_run_1t, 1, true, true)
+EM_NN_DW_RUN(em_nn_dw_run_2t, 2, true, true)
+EM_NN_DW_RUN(em_nn_dw_run_3t, 3, true, true)
+EM_NN_DW_RUN(em_nn_dw_run_4t, 4, true, true)
+EM_NN_DW_RUN(em_nn_dw_run_1s, 1, false, true)
+EM_NN_DW_RUN(em_nn_dw_run_2s, 2, false, true)
+EM_NN_DW_RUN(em_nn_dw_run_3s, 3, false, true)
+EM_NN_DW_RUN(em_nn_dw_run_4s, 4, false, true)
+EM_NN_DW_PIXEL(em_nn_dw_pixel_full, true, false)
+EM_NN_DW_PIXEL(em_nn_dw_pixel_tail, true, true)
+EM_NN_DW_PIXEL(em_nn_dw_pixel_strided, false, true)
+
+/** kind: 0 full block (M = 1), 1 partial block (M = 1), 2 strided (M > 1). */
+static em_nn_dw_run_t em_nn_dw_run_fn(int npx, int kind)
+{
+    static const em_nn_dw_run_t fns[3][4] = {
+        {em_nn_dw_run_1f, em_nn_dw_run_2f, em_nn_dw_run_3f, em_nn_dw_run_4f},
+        {em_nn_dw_run_1t, em_nn_dw_run_2t, em_nn_dw_run_3t, em_nn_dw_run_4t},
+        {em_nn_dw_run_1s, em_nn_dw_run_2s, em_nn_dw_run_3s, em_nn_dw_run_4s}};
+    return fns[kind][npx - 1];
+}
+
+static em_nn_dw_pixel_t em_nn_dw_pixel_fn(int kind)
+{
+    static const em_nn_dw_pixel_t fns[3] = {em_nn_dw_pixel_full, em_nn_dw_pixel_tail, em_nn_dw_pixel_strided};
+    return fns[kind];
 }
 
 EM_NN_ALWAYS_INLINE void em_nn_dw_mve(const em_conv_params *p, const em_per_channel_quant *quant,
@@ -243,16 +321,15 @@ EM_NN_ALWAYS_INLINE void em_nn_dw_mve(const em_conv_params *p, const em_per_chan
                 const int8_t *x0 = ky_lo < ky_hi && npx > 0
                                        ? x_image + (iy0 + ky_lo * p->dilation_h) * g.row_stride + ix0 * g.c
                                        : x_image;
-                switch (npx) {
-                case 4: em_nn_dw_run(p, quant, d, &g, x0, ky_lo, ky_hi, weights, bias, out, 4, unit); break;
-                case 3: em_nn_dw_run(p, quant, d, &g, x0, ky_lo, ky_hi, weights, bias, out, 3, unit); break;
-                case 2: em_nn_dw_run(p, quant, d, &g, x0, ky_lo, ky_hi, weights, bias, out, 2, unit); break;
-                case 1: em_nn_dw_run(p, quant, d, &g, x0, ky_lo, ky_hi, weights, bias, out, 1, unit); break;
-                default:
-                    em_nn_dw_pixel(p, quant, d, &g, x_image, iy0, ix0, weights, bias, out, unit);
-                    npx = 1;
-                    break;
+                for (int32_t c = 0; c < g.c; c += 4) {
+                    const int kind = !unit ? 2 : (c + 4 > g.c ? 1 : 0);
+                    if (npx == 0) {
+                        em_nn_dw_pixel_fn(kind)(p, quant, d, &g, x_image, iy0, ix0, weights, bias, out, c);
+                    } else {
+                        em_nn_dw_run_fn(npx, kind)(p, quant, d, &g, x0, ky_lo, ky_hi, weights, bias, out, c);
+                    }
                 }
+                npx = npx == 0 ? 1 : npx;
                 ox += npx;
                 out += npx * g.cm;
             }
