@@ -48,7 +48,9 @@ def test_a_registry_without_an_op_links_none_of_its_code(anomaly_firmware, tmp_p
                     f"-I{REPO / 'runtime/kernels/include'}", "-c", str(registry), "-o", str(registry_object)],
                    check=True)
     app_objects = [p for p in (BUILD / "anomaly" / "obj").rglob("*.o") if p.name != "em_registry.o"]
-    bsp_objects = sorted((BUILD / "bsp").rglob("*.o"))
+    # the objects SConstruct builds for this board: its board.yaml sources and bsp/common
+    bsp_sources = [(board.directory / s).resolve() for s in board.sources] + sorted((REPO / "bsp/common").glob("*.c"))
+    bsp_objects = [BUILD / "bsp" / p.relative_to(REPO).with_suffix(".o") for p in bsp_sources]
     elf = tmp_path / "firmware.elf"
     subprocess.run([board.cc, *board.cflags, *firmware_ldflags(board), *map(str, app_objects + bsp_objects),
                     str(registry_object), str(BUILD / "runtime" / "libember.a"), "-lm", "-o", str(elf)], check=True)
