@@ -1,0 +1,98 @@
+"""A PyTorch CNN through the whole path: quantized by PT2E, lowered, run by the reference, by the
+host runner and by the Cortex-M55 (MVE) runner in QEMU. The reference agrees with PyTorch's
+quantized model within 1 LSB; both devices equal the reference byte for byte."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+import compiler
+from ember_build.board import load_board
+from ember_build.qemu import run_firmware
+
+REPO = Path(__file__).resolve().parents[2]
+SCONS = Path(sys.executable).with_name("scons")
+
+
+class SmallCnn(nn.Module):
+    """The shapes DS-CNN, MobileNet and ResNet-8 are made of: conv+BN+ReLU, depthwise separable
+    blocks, a residual add, max and global average pooling, a classifier."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.stem, self.bn = nn.Conv2d(3, 16, 3, stride=2, padding=1), nn.BatchNorm2d(16)
+        self.dw, self.pw = nn.Conv2d(16, 16, 3, padding=1, groups=16), nn.Conv2d(16, 24, 1)
+        self.res_a, self.res_b = nn.Conv2d(24, 24, 3, padding=1), nn.Conv2d(24, 24, 1)
+        self.pool, self.gap = nn.MaxPool2d(2), nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(24, 7)
+        self.bn.running_mean.uniform_(-0.2, 0.2)
+        self.bn.running_var.uniform_(0.5, 1.5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.relu(self.bn(self.stem(x)))
+        y = torch.relu(self.pw(torch.relu(self.dw(y))))
+        y = torch.relu(self.res_a(y) + self.res_b(y))
+        return self.fc(torch.flatten(self.gap(self.pool(y)), 1))
+
+
+SHAPE = (1, 3, 20, 18)  # odd sizes on purpose
+
+
+def _calibration() -> list[torch.Tensor]:
+    return [torch.randn(2, *SHAPE[1:], generator=torch.Generator().manual_seed(i)) for i in range(8)]
+
+
+def _inputs(count: int) -> torch.Tensor:
+    return torch.randn(count, *SHAPE[1:], generator=torch.Generator().manual_seed(99)) * 1.3
+
+
+def _nhwc(x: torch.Tensor) -> np.ndarray:
+    return x.permute(1, 2, 0)[None].contiguous().numpy()
+
+
+@pytest.fixture(scope="module")
+def runners():
+    for board in ("host", "corstone300"):
+        build = subprocess.run([str(SCONS), "em_run", f"board={board}"], cwd=REPO, capture_output=True, text=True)
+        assert build.returncode == 0, build.stdout + build.stderr
+    return {"host": REPO / "build/host/em_run", "cortex-m55": REPO / "build/corstone300/em_run.elf"}
+
+
+def test_reference_agrees_with_pytorch():
+    program = compiler.lower(SmallCnn().eval(), (torch.zeros(SHAPE),), _calibration())
+    assert [op.kind for op in program.graph.ops] == [
+        "quantize", "conv2d", "depthwise_conv2d", "conv2d", "conv2d", "conv2d", "add", "max_pool2d",
+        "avg_pool2d", "fully_connected", "dequantize"]
+    x = _inputs(24)
+    ours = np.stack([program.run_reference(_nhwc(xi))[0][0] for xi in x])
+    theirs = program.quantized_model(x).detach().numpy()
+    scale = float(program.graph.producer(program.graph.outputs[0]).attrs["scale"])
+    lsb = np.rint((ours - theirs) / scale)
+    assert np.abs(lsb).max() <= 1 and (lsb == 0).mean() >= 0.99
+
+
+@pytest.mark.parametrize("target", ["host", "cortex-m55"])
+def test_device_equals_reference(runners, tmp_path, target):
+    program = compiler.lower(SmallCnn().eval(), (torch.zeros(SHAPE),), _calibration(), target=target)
+    path = program.save(tmp_path / "cnn.embr")
+    for i, x in enumerate(_inputs(2)):
+        image = _nhwc(x)
+        (tmp_path / "x.bin").write_bytes(image.tobytes())
+        args = f"{path.name} --input x.bin --output y.bin"
+        if target == "host":
+            run = subprocess.run([str(runners[target]), *args.split()], cwd=tmp_path, capture_output=True,
+                                 text=True, timeout=60)
+            code, console = run.returncode, run.stdout + run.stderr
+        else:
+            result = run_firmware(load_board("corstone300"), runners[target], args=args, timeout_s=120, cwd=tmp_path)
+            code, console = result.exit_code, result.console_text
+        assert code == 0, console
+        got = np.frombuffer((tmp_path / "y.bin").read_bytes(), np.float32)
+        np.testing.assert_array_equal(got, program.run_reference(image)[0].reshape(-1), err_msg=f"input {i}")
