@@ -142,6 +142,13 @@ def _reshape(node: Node, args: list) -> tuple[str, dict]:
     return "aten.reshape", {}
 
 
+def _elementwise(node: Node, args: list) -> tuple[str, dict]:
+    """A float activation, kept as the ATen call itself so a table of it computes exactly what
+    PyTorch's quantized model computes."""
+    target, extra, kwargs = node.target, tuple(node.args[1:]), dict(node.kwargs)
+    return "aten.elementwise", {"name": str(target), "function": lambda x: target(x, *extra, **kwargs)}
+
+
 HARDTANH_DEFAULTS = (-1.0, 1.0)  # aten.hardtanh(input, min_val=-1, max_val=1)
 
 
@@ -163,6 +170,13 @@ IMPORTERS: dict[object, Callable[[Node, list], tuple[str, dict]]] = {
     aten.adaptive_avg_pool2d.default: _global_average,
     aten.mean.dim: _global_average,
     aten.add.Tensor: _add,
+    aten.sigmoid.default: _elementwise,
+    aten.tanh.default: _elementwise,
+    aten.hardswish.default: _elementwise,
+    aten.hardsigmoid.default: _elementwise,
+    aten.leaky_relu.default: _elementwise,
+    aten.gelu.default: _elementwise,
+    aten.silu.default: _elementwise,
     aten.flatten.using_ints: _reshape,
     aten.view.default: _reshape,
     aten.reshape.default: _reshape,
@@ -206,8 +220,8 @@ def import_program(program: ExportedProgram) -> Graph:
             importer = IMPORTERS.get(node.target)
             if importer is None:
                 raise UnsupportedOpError(str(node.target), origin_of(node),
-                                         "Ember lowers linear, conv2d, pooling and add (+ReLU/ReLU6) "
-                                         "in this release.")
+                                         "Ember lowers linear, conv2d, pooling, add and elementwise "
+                                         "activations in this release.")
             tensor_args = [a for a in node.args if isinstance(a, Node)]
             kind, attrs = importer(node, tensor_args)
             graph.add_tensor(_value_tensor(node.name, node))

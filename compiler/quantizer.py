@@ -29,6 +29,12 @@ aten = torch.ops.aten
 WEIGHTED_OPS = (aten.linear.default, aten.conv2d.default)
 # Elementwise ops with two activation inputs and their own output scale.
 BINARY_OPS = (aten.add.Tensor,)
+# Elementwise activations with their own output scale; lowered to 256-entry tables. ReLU and
+# hardtanh join them when they cannot fold into a producer (a producer with several users).
+ACTIVATION_OPS = (
+    aten.sigmoid.default, aten.tanh.default, aten.hardswish.default, aten.hardsigmoid.default,
+    aten.leaky_relu.default, aten.gelu.default, aten.silu.default, aten.relu.default, aten.hardtanh.default,
+)
 # Ops whose output keeps the input's scale and zero point: pooling and reshapes move or pick
 # values, so the int8 codes pass through unchanged.
 SHARED_SCALE_OPS = (
@@ -107,7 +113,8 @@ class CortexMQuantizer(Quantizer):
     def annotate(self, model: GraphModule) -> GraphModule:
         annotators = {**{op: self._annotate_weighted for op in WEIGHTED_OPS},
                       **{op: self._annotate_binary for op in BINARY_OPS},
-                      **{op: self._annotate_shared for op in SHARED_SCALE_OPS}}
+                      **{op: self._annotate_shared for op in SHARED_SCALE_OPS},
+                      **{op: self._annotate_activation for op in ACTIVATION_OPS}}
         for node in model.graph.nodes:
             annotate = annotators.get(node.target) if node.op == "call_function" else None
             if annotate is not None and not self._skipped(node) and "quantization_annotation" not in node.meta:
@@ -133,6 +140,10 @@ class CortexMQuantizer(Quantizer):
         if len(inputs) != 2 or node.kwargs.get("alpha", 1) != 1:
             return  # adding a constant or a scaled tensor: left in float, lowering names it
         self._annotate_with_activation(node, {a: ACTIVATION_QSPEC for a in inputs})
+
+    def _annotate_activation(self, node: Node) -> None:
+        node.meta["quantization_annotation"] = QuantizationAnnotation(
+            input_qspec_map={node.args[0]: ACTIVATION_QSPEC}, output_qspec=ACTIVATION_QSPEC, _annotated=True)
 
     def _annotate_shared(self, node: Node) -> None:
         source = node.args[0]

@@ -200,6 +200,11 @@ def avg_pool_s8(x: np.ndarray, *, kernel: tuple[int, int], stride: tuple[int, in
     return np.clip(average, activation_min, activation_max).astype(np.int8)
 
 
+def lut_s8(x: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """out = table[x + 128]: any int8 → int8 elementwise function, tabulated ahead of time."""
+    return np.asarray(table, np.int8)[np.asarray(x, np.int16) + 128]
+
+
 ADD_LEFT_SHIFT = 20  # headroom bits of the elementwise add (TFLite / CMSIS-NN)
 
 

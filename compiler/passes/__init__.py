@@ -12,6 +12,7 @@ from compiler.passes.lower_boundaries import lower_boundaries
 from compiler.passes.lower_quantized_add import lower_quantized_add
 from compiler.passes.lower_quantized_conv2d import lower_quantized_conv2d
 from compiler.passes.lower_quantized_linear import lower_quantized_linear
+from compiler.passes.lower_quantized_lut import lower_quantized_lut
 from compiler.passes.lower_quantized_pool2d import lower_quantized_pool2d
 from compiler.passes.lower_quantized_reshape import lower_quantized_reshape
 from compiler.passes.remove_dead_tensors import remove_dead_tensors
@@ -25,6 +26,7 @@ IR_PASSES = (
     lower_quantized_conv2d,
     lower_quantized_pool2d,
     lower_quantized_add,
+    lower_quantized_lut,
     lower_quantized_reshape,
     lower_quantized_linear,
     lower_boundaries,

@@ -29,6 +29,7 @@ class OpCode(object):
     MAX_POOL_2D = 5
     AVG_POOL_2D = 6
     ADD = 7
+    LUT = 8
 
 
 class OpOptions(object):
@@ -39,6 +40,7 @@ class OpOptions(object):
     Conv2DOptions = 4
     Pool2DOptions = 5
     AddOptions = 6
+    LutOptions = 7
 
 
 # Affine quantization: real = scale * (q - zero_point). One entry per tensor, or one per
@@ -1164,6 +1166,39 @@ def AddOptionsAddActivationMax(builder, activationMax):
     builder.PrependInt32Slot(10, activationMax, 127)
 
 def AddOptionsEnd(builder):
+    return builder.EndObject()
+
+
+
+# LUT: out[i] = table[in[i] + 128] (compiler/reference.py: lut_s8). Inputs: the int8 tensor
+# and the table, an int8 [256] constant computed ahead of time from the float function (sigmoid,
+# tanh, hardswish, GELU …) between the input's and the output's quantization.
+class LutOptions(object):
+    __slots__ = ['_tab']
+
+    @classmethod
+    def GetRootAs(cls, buf, offset=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
+        x = LutOptions()
+        x.Init(buf, n + offset)
+        return x
+
+    @classmethod
+    def GetRootAsLutOptions(cls, buf, offset=0):
+        """This method is deprecated. Please switch to GetRootAs."""
+        return cls.GetRootAs(buf, offset)
+    @classmethod
+    def LutOptionsBufferHasIdentifier(cls, buf, offset, size_prefixed=False):
+        return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x45\x4D\x42\x52", size_prefixed=size_prefixed)
+
+    # LutOptions
+    def Init(self, buf, pos):
+        self._tab = flatbuffers.table.Table(buf, pos)
+
+def LutOptionsStart(builder):
+    builder.StartObject(0)
+
+def LutOptionsEnd(builder):
     return builder.EndObject()
 
 

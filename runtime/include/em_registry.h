@@ -52,7 +52,8 @@ enum {
     EM_OP_DEPTHWISE_CONV_2D = 4,
     EM_OP_MAX_POOL_2D = 5,
     EM_OP_AVG_POOL_2D = 6,
-    EM_OP_ADD = 7
+    EM_OP_ADD = 7,
+    EM_OP_LUT = 8
 };
 
 /** Union tags of the schema's OpOptions (Operator.options_type). */
@@ -63,7 +64,8 @@ enum {
     EM_OPTIONS_FULLY_CONNECTED = 3,
     EM_OPTIONS_CONV_2D = 4,
     EM_OPTIONS_POOL_2D = 5,
-    EM_OPTIONS_ADD = 6
+    EM_OPTIONS_ADD = 6,
+    EM_OPTIONS_LUT = 7
 };
 
 /** Field slots of the options tables (declaration order in program.fbs). */

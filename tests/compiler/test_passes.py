@@ -165,7 +165,28 @@ def test_remove_dead_tensors_drops_unread_ops():
 
 
 def test_unsupported_op_names_the_op_and_the_model_line():
-    class WithSigmoid(nn.Module):
+    class WithCumsum(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
+        def forward(self, x):
+            return torch.cumsum(self.fc(x), dim=1)
+
+    with pytest.raises(UnsupportedOpError) as error:
+        _imported(WithCumsum().eval(), 4)
+    assert "cumsum" in str(error.value) and "test_passes.py" in str(error.value)
+
+
+def test_quant_per_tensor_helper():
+    q = Quant.per_tensor(0.5, -3)
+    assert q.scale.dtype == np.float32 and q.zero_point.tolist() == [-3]
+
+
+def test_an_activation_becomes_a_table_of_pytorchs_own_codes():
+    from compiler.passes import lower_quantized_lut
+
+    class Sigmoid(nn.Module):
         def __init__(self):
             super().__init__()
             self.fc = nn.Linear(4, 4)
@@ -173,11 +194,17 @@ def test_unsupported_op_names_the_op_and_the_model_line():
         def forward(self, x):
             return torch.sigmoid(self.fc(x))
 
-    with pytest.raises(UnsupportedOpError) as error:
-        _imported(WithSigmoid().eval(), 4)
-    assert "sigmoid" in str(error.value) and "test_passes.py" in str(error.value)
-
-
-def test_quant_per_tensor_helper():
-    q = Quant.per_tensor(0.5, -3)
-    assert q.scale.dtype == np.float32 and q.zero_point.tolist() == [-3]
+    graph = lower_quantized_linear(fold_activations(_imported(Sigmoid().eval(), 4), OPTIONS), OPTIONS)
+    assert "aten.elementwise" in kinds(graph)
+    lowered = lower_quantized_lut(graph, OPTIONS)
+    (lut,) = [op for op in lowered.ops if op.kind == "lut"]
+    x_quant = lowered.tensors[lut.inputs[0]].quant
+    out_quant = lowered.tensors[lut.outputs[0]].quant
+    entries = lowered.tensors[lut.inputs[1]].data
+    assert entries.shape == (256,) and np.all(np.diff(entries.astype(int)) >= 0)  # sigmoid is monotonic
+    codes = torch.arange(-128, 128, dtype=torch.int8)
+    x = torch.ops.quantized_decomposed.dequantize_per_tensor(codes, float(x_quant.scale[0]), int(x_quant.zero_point[0]),
+                                                             -128, 127, torch.int8)
+    want = torch.ops.quantized_decomposed.quantize_per_tensor(torch.sigmoid(x), float(out_quant.scale[0]),
+                                                              int(out_quant.zero_point[0]), -128, 127, torch.int8)
+    np.testing.assert_array_equal(entries, want.numpy())

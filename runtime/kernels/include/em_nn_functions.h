@@ -219,6 +219,16 @@ int32_t em_avg_pool_s8_get_buffer_size(const em_pool_params *params, const em_po
 em_status em_add_s8(const em_add_params *params, const em_add_dims *dims, const int8_t *a,
                     const int8_t *b, int8_t *output);
 
+/**
+ * int8 → int8 through a table (reference.lut_s8): output[i] = table[input[i] + 128].
+ * @param input   @p count int8 values, -128..127, any layout
+ * @param count   0..INT32_MAX
+ * @param table   256 int8 entries, entry k for input k - 128
+ * @param output  @p count int8; may be exactly @p input (in place), must not overlap it otherwise
+ * @return EM_OK, or EM_ERR_BAD_ARGUMENT for a negative count or a NULL pointer with count > 0.
+ */
+em_status em_lut_s8(const int8_t *input, int32_t count, const int8_t *table, int8_t *output);
+
 #ifdef __cplusplus
 }
 #endif
