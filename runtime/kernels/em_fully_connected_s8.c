@@ -1,13 +1,16 @@
 /**
  * @file em_fully_connected_s8.c
- * @brief int8 fully connected layer, per-channel requantization. Scalar and Helium (MVE) paths
- *        behind em_nn_tier.h; the DSP tier uses the scalar path for now.
+ * @brief int8 fully connected layer, per-channel requantization. Scalar, DSP and Helium (MVE)
+ *        paths behind em_nn_tier.h.
  *
- * Both paths compute the int32 dot products exactly (wrapping like the reference) and
- * requantize with em_nn_requantize() (scalar) or its bit-exact 4-lane form
+ * Every path computes the int32 dot products exactly (wrapping like the reference) and
+ * requantizes with em_nn_requantize() (scalar, DSP) or its bit-exact 4-lane form
  * em_nn_requantize_mve(), so they match compiler/reference.py:fully_connected_s8 byte for byte.
  * MVE: four weight rows per pass share each 16-byte input load; full 16-lane steps run
  * unpredicated, the tail uses predicated zeroing loads (vctp8q), never reading past a row.
+ * DSP: four weight rows per pass share each input word and its two SXTB16 (em_nn_dot4_s8_dsp:
+ * two SMLAD per four int8 pairs); a row tail of 1..3 int8 runs scalar, so nothing past a row is
+ * read.
  */
 #include <stddef.h>
 
@@ -104,7 +107,33 @@ static void em_nn_fc_row_mve(const em_fc_params *params, const em_per_channel_qu
     }
 }
 
-#else /* scalar (and DSP until it has its own path) */
+#elif EM_NN_TIER_DSP
+
+/* Out of line: the pixel loop's state would otherwise compete for the 4-row dot's registers. */
+static __attribute__((noinline)) void em_nn_fc_row_dsp(const em_fc_params *params,
+                                                       const em_per_channel_quant *quant,
+                                                       int32_t n_in, int32_t n_out, const int8_t *x,
+                                                       const int8_t *weights, const int32_t *bias,
+                                                       int8_t *out)
+{
+    int32_t o = 0;
+    for (; o + 4 <= n_out; o += 4) {
+        int32_t acc[4] = {0, 0, 0, 0};
+        em_nn_dot4_s8_dsp(x, weights + (int32_t)o * n_in, n_in, n_in, acc);
+        for (int32_t r = 0; r < 4; r++) {
+            const uint32_t b = bias != NULL ? (uint32_t)bias[o + r] : 0u;
+            out[o + r] = em_nn_fc_output((uint32_t)acc[r] + b, params, quant->multiplier[o + r],
+                                         quant->shift[o + r]);
+        }
+    }
+    for (; o < n_out; o++) {
+        const uint32_t b = bias != NULL ? (uint32_t)bias[o] : 0u;
+        const int32_t dot = em_nn_dot_s8_dsp(x, weights + (int32_t)o * n_in, n_in, 0);
+        out[o] = em_nn_fc_output((uint32_t)dot + b, params, quant->multiplier[o], quant->shift[o]);
+    }
+}
+
+#else /* scalar */
 
 /** Σ_i x[i]·w[i] over @p n int8 pairs, wrapping in 32 bits. */
 static inline uint32_t em_nn_dot_s8_scalar(const int8_t *x, const int8_t *w, int32_t n)
@@ -145,6 +174,8 @@ em_status em_fully_connected_s8(const em_fc_params *params, const em_per_channel
         int8_t *out = output + (int32_t)b * n_out;
 #if EM_NN_TIER_MVE
         em_nn_fc_row_mve(params, quant, n_in, n_out, x, weights, bias, out);
+#elif EM_NN_TIER_DSP
+        em_nn_fc_row_dsp(params, quant, n_in, n_out, x, weights, bias, out);
 #else
         em_nn_fc_row_scalar(params, quant, n_in, n_out, x, weights, bias, out);
 #endif

@@ -100,7 +100,8 @@ def em_run_sources(out_dir: Path) -> list[Path]:
 
 def build_em_run_firmware(board_name: str, out_dir: Path, extra: list[str] | None = None) -> Path:
     """em_run as firmware for a board (bsp/<board>/), with the board's own flags
-    (site_scons/ember_build), the program buffer in ISRAM and the arena pool in SRAM."""
+    (site_scons/ember_build); on corstone300 the program buffer in ISRAM and the arena pool in
+    SRAM, on other boards both in the largest arena region (as the SCons build places them)."""
     import sys
     sys.path.insert(0, str(REPO / "site_scons"))
     from ember_build.board import load_board
@@ -108,7 +109,12 @@ def build_em_run_firmware(board_name: str, out_dir: Path, extra: list[str] | Non
 
     board = load_board(board_name)
     out = Path(out_dir) / f"em_run_{board_name}.elf"
-    placement = ["-DEM_RUN_PROGRAM_SECTION=.em_arena.isram", "-DEM_RUN_ARENA_SECTION=.em_arena.sram"]
+    if board_name == "corstone300":
+        placement = ["-DEM_RUN_PROGRAM_SECTION=.em_arena.isram", "-DEM_RUN_ARENA_SECTION=.em_arena.sram"]
+    else:  # as tools/em_run/SConscript: both in the board's largest arena region
+        largest = max((r for r in board.memory if r.arena), key=lambda r: r.size)
+        placement = [f"-DEM_RUN_PROGRAM_SECTION=.em_arena.{largest.name}",
+                     f"-DEM_RUN_ARENA_SECTION=.em_arena.{largest.name}"]
     includes = INCLUDES + [f"-I{d}" for d in bsp_include_dirs(board)]
     flags = [*firmware_cflags(board), "-ffp-contract=off", "-fno-fast-math", *placement,
              *(extra or []), *includes]

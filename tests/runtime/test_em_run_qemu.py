@@ -26,13 +26,13 @@ def firmware(tmp_path_factory):
     return build_em_run_firmware("corstone300", tmp_path_factory.mktemp("m55"))
 
 
-def qemu(elf: Path, cwd: Path, args: str) -> subprocess.CompletedProcess:
-    """Runs @p elf with the board's own emulator command (bsp/corstone300/board.yaml)."""
+def qemu(elf: Path, cwd: Path, args: str, board: str = "corstone300") -> subprocess.CompletedProcess:
+    """Runs @p elf with the board's own emulator command (bsp/<board>/board.yaml)."""
     sys.path.insert(0, str(REPO / "site_scons"))
     from ember_build.board import load_board
     from ember_build.qemu import emulator_command
 
-    cmd = emulator_command(load_board("corstone300"), elf, args)
+    cmd = emulator_command(load_board(board), elf, args)
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=120)
 
 

@@ -14,6 +14,10 @@
 #if EM_NN_TIER_MVE
 #include <arm_mve.h>
 #endif
+#if EM_NN_TIER_DSP
+#include <arm_acle.h>
+#include <string.h>
+#endif
 
 #define EM_NN_INT32_MIN ((int32_t)(-2147483647 - 1))
 #define EM_NN_INT32_MAX ((int32_t)2147483647)
@@ -58,6 +62,145 @@ static inline int32x4_t em_nn_requantize_mve(int32x4_t acc, int32x4_t multiplier
     /* -(E - 32) = shift - left + 1 */
     const int32x4_t right = vaddq_n_s32(vsubq_s32(shift, left), 1);
     return vrshlq_s32(vmulhq_s32(x, multiplier), right);
+}
+#endif
+
+#if EM_NN_TIER_DSP
+/*
+ * DSP-tier helpers (Armv7E-M / Armv8-M DSP extension, ACLE <arm_acle.h>). A word of four int8
+ * x0..x3 (x0 lowest) splits into two int16x2 halves: em_nn_sxtb16_02() = (x0, x2) and
+ * em_nn_sxtb16_13() = (x1, x3). A dot product only needs both operands split alike:
+ * SMLAD(x02, w02, SMLAD(x13, w13, acc)) = acc + x0·w0 + x1·w1 + x2·w2 + x3·w3, wrapping modulo
+ * 2^32 like the reference's int32 accumulator (SMLAD's result is the low 32 bits; only the
+ * Q flag records an overflow, and nothing reads it).
+ */
+
+/** Four int8 at @p p (any alignment: Armv7E-M / Armv8-M.main load words unaligned). */
+static inline uint32_t em_nn_read_s8x4(const int8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/** (x0, x2) sign-extended to int16x2 (SXTB16). */
+static inline int32_t em_nn_sxtb16_02(uint32_t x)
+{
+    return __sxtb16((int32_t)x);
+}
+
+/** (x1, x3) sign-extended to int16x2: one SXTB16 with ROR #8 (GCC 12 neither has __ror nor
+ *  fuses a rotate into SXTB16, so inline assembly there). */
+static inline int32_t em_nn_sxtb16_13(uint32_t x)
+{
+#if defined(__GNUC__)
+    int32_t r;
+    __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
+    return r;
+#else
+    return __sxtb16((int32_t)((x >> 8) | (x << 24)));
+#endif
+}
+
+/** acc + Σ_{i<4} x_i·w_i of the int8 words @p x and @p w (two SMLAD). */
+static inline int32_t em_nn_smlad_s8x4(uint32_t x, uint32_t w, int32_t acc)
+{
+    acc = __smlad(em_nn_sxtb16_02(x), em_nn_sxtb16_02(w), acc);
+    return __smlad(em_nn_sxtb16_13(x), em_nn_sxtb16_13(w), acc);
+}
+
+/** acc + Σ_{i<n} x[i]·w[i], wrapping: four int8 pairs per two SMLAD, then a scalar tail. */
+static inline int32_t em_nn_dot_s8_dsp(const int8_t *x, const int8_t *w, int32_t n, int32_t acc)
+{
+    int32_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        acc = em_nn_smlad_s8x4(em_nn_read_s8x4(x + i), em_nn_read_s8x4(w + i), acc);
+    }
+    uint32_t a = (uint32_t)acc;
+    for (; i < n; i++) {
+        a += (uint32_t)((int32_t)x[i] * (int32_t)w[i]);
+    }
+    return (int32_t)a;
+}
+
+/**
+ * acc[r] += Σ_{i<n} x[i]·w[r·stride + i] for four weight rows r = 0..3 sharing each input word
+ * (its two SXTB16 serve all four rows): per four inputs one input load, four weight loads,
+ * ten SXTB16, eight SMLAD.
+ */
+static inline void em_nn_dot4_s8_dsp(const int8_t *x, const int8_t *w, int32_t stride, int32_t n,
+                                     int32_t acc[4])
+{
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+    const int8_t *w0 = w, *w2 = w + 2 * stride; /* rows 1 and 3 at [w0 + stride], [w2 + stride] */
+    int32_t steps = n >> 2;
+#if defined(__GNUC__)
+    /* GCC 12 keeps a loop end and the stride on the stack here (27 instructions per step);
+     * by hand it is 25: 5 loads, 10 SXTB16, 8 SMLAD, SUBS, BNE, 13 registers. */
+    if (steps > 0) {
+        int32_t x02, x13, t0, t1;
+        __asm__("1:\n\t"
+                "ldr    %[t0], [%[x]], #4\n\t"
+                "sxtb16 %[x02], %[t0]\n\t"
+                "sxtb16 %[x13], %[t0], ror #8\n\t"
+                "ldr    %[t0], [%[w0], %[s]]\n\t"
+                "sxtb16 %[t1], %[t0]\n\t"
+                "smlad  %[a1], %[x02], %[t1], %[a1]\n\t"
+                "sxtb16 %[t1], %[t0], ror #8\n\t"
+                "smlad  %[a1], %[x13], %[t1], %[a1]\n\t"
+                "ldr    %[t0], [%[w0]], #4\n\t"
+                "sxtb16 %[t1], %[t0]\n\t"
+                "smlad  %[a0], %[x02], %[t1], %[a0]\n\t"
+                "sxtb16 %[t1], %[t0], ror #8\n\t"
+                "smlad  %[a0], %[x13], %[t1], %[a0]\n\t"
+                "ldr    %[t0], [%[w2], %[s]]\n\t"
+                "sxtb16 %[t1], %[t0]\n\t"
+                "smlad  %[a3], %[x02], %[t1], %[a3]\n\t"
+                "sxtb16 %[t1], %[t0], ror #8\n\t"
+                "smlad  %[a3], %[x13], %[t1], %[a3]\n\t"
+                "ldr    %[t0], [%[w2]], #4\n\t"
+                "sxtb16 %[t1], %[t0]\n\t"
+                "smlad  %[a2], %[x02], %[t1], %[a2]\n\t"
+                "sxtb16 %[t1], %[t0], ror #8\n\t"
+                "smlad  %[a2], %[x13], %[t1], %[a2]\n\t"
+                "subs   %[n], %[n], #1\n\t"
+                "bne    1b"
+                : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x),
+                  [w0] "+r"(w0), [w2] "+r"(w2), [n] "+r"(steps), [x02] "=&r"(x02),
+                  [x13] "=&r"(x13), [t0] "=&r"(t0), [t1] "=&r"(t1)
+                : [s] "r"(stride)
+                : "cc", "memory");
+    }
+#else
+    for (; steps > 0; steps--) {
+        const uint32_t xv = em_nn_read_s8x4(x);
+        x += 4;
+        const int32_t x02 = em_nn_sxtb16_02(xv), x13 = em_nn_sxtb16_13(xv);
+        uint32_t wv = em_nn_read_s8x4(w0 + stride);
+        a1 = __smlad(x02, em_nn_sxtb16_02(wv), a1);
+        a1 = __smlad(x13, em_nn_sxtb16_13(wv), a1);
+        wv = em_nn_read_s8x4(w0);
+        w0 += 4;
+        a0 = __smlad(x02, em_nn_sxtb16_02(wv), a0);
+        a0 = __smlad(x13, em_nn_sxtb16_13(wv), a0);
+        wv = em_nn_read_s8x4(w2 + stride);
+        a3 = __smlad(x02, em_nn_sxtb16_02(wv), a3);
+        a3 = __smlad(x13, em_nn_sxtb16_13(wv), a3);
+        wv = em_nn_read_s8x4(w2);
+        w2 += 4;
+        a2 = __smlad(x02, em_nn_sxtb16_02(wv), a2);
+        a2 = __smlad(x13, em_nn_sxtb16_13(wv), a2);
+    }
+#endif
+    const int8_t *w1 = w0 + stride, *w3 = w2 + stride;
+    for (int32_t i = 0; i < (n & 3); i++) { /* 0..3 left, wrapping like the reference */
+        const int32_t xi = x[i];
+        a0 = (int32_t)((uint32_t)a0 + (uint32_t)(xi * w0[i]));
+        a1 = (int32_t)((uint32_t)a1 + (uint32_t)(xi * w1[i]));
+        a2 = (int32_t)((uint32_t)a2 + (uint32_t)(xi * w2[i]));
+        a3 = (int32_t)((uint32_t)a3 + (uint32_t)(xi * w3[i]));
+    }
+    acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
 }
 #endif
 
