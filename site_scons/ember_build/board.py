@@ -16,10 +16,14 @@ Schema (every field; see bsp/corstone300/board.yaml for a commented example):
     memory            [region]: name, base (int | null on host), size, speed (rank, 0 fastest),
                       access ("r" | "rw" | "rx" | "rwx"), arena (bool: the planner may use it)
     placement         {section kind: region name}: text, rodata, data, bss, stack, program
-    console           {kind: "cmsdk_uart" | "stdout", base: int (uart), clock_hz: int (uart)}
+    console           {kind: "cmsdk_uart" | "sci_b_uart" | "dw_apb_uart" | "stdout",
+                       base: int (uart), clock_hz: int (uart: the clock feeding its baud generator)}
     counter           {kind: "systick" | "clock_gettime" | "dwt", unit: str,
                        icount_shift: int, ticks_per_instruction: float (systick only)}
     emulator          [str] | null: command with {elf} and {args} placeholders; null = native
+                      (or, with cc a cross compiler, a real board: built, flashed by the user)
+    bin               bool, optional (default false): every loadable section lies in one memory
+                      region, so `objcopy -O binary` gives a flashable image (firmware.bin)
 """
 
 from __future__ import annotations
@@ -39,7 +43,8 @@ BSP_ROOT = REPO_ROOT / "bsp"
 TIERS = ("scalar", "dsp", "mve")
 ACCESS_MODES = ("r", "rw", "rx", "rwx")
 SECTION_KINDS = ("text", "rodata", "data", "bss", "stack", "program")
-CONSOLE_KINDS = ("cmsdk_uart", "stdout")
+CONSOLE_KINDS = ("cmsdk_uart", "sci_b_uart", "dw_apb_uart", "stdout")
+UART_CONSOLE_KINDS = CONSOLE_KINDS[:-1]
 COUNTER_KINDS = ("systick", "clock_gettime", "dwt")
 COUNTER_UNITS = ("instructions (QEMU)", "cycles", "ns (host)")
 
@@ -106,6 +111,7 @@ class Board:
     counter: Counter
     emulator: tuple[str, ...] | None
     directory: Path = field(compare=False)
+    bin: bool = False
 
     def __post_init__(self) -> None:
         where = self.directory / "board.yaml"
@@ -130,8 +136,8 @@ class Board:
         self._validate_counter(fail)
         if self.console.kind not in CONSOLE_KINDS:
             fail("console.kind", f"{self.console.kind!r} is not one of {', '.join(CONSOLE_KINDS)}")
-        if self.console.kind == "cmsdk_uart" and (self.console.base is None or not self.console.clock_hz):
-            fail("console", "a cmsdk_uart needs base and clock_hz")
+        if self.console.kind in UART_CONSOLE_KINDS and (self.console.base is None or not self.console.clock_hz):
+            fail("console", f"a {self.console.kind} needs base and clock_hz")
         if self.emulator is not None and not any("{elf}" in word for word in self.emulator):
             fail("emulator", "the command needs an {elf} placeholder")
 
@@ -204,7 +210,7 @@ class Board:
             "EM_BSP_CLOCK_HZ": f"{self.clock_hz}u",
             f"EM_BSP_TIER_{self.tier.upper()}": "1",
         }
-        if self.console.kind == "cmsdk_uart":
+        if self.console.kind in UART_CONSOLE_KINDS:
             d["EM_BSP_CONSOLE_BASE"] = f"0x{self.console.base:08X}u"
             d["EM_BSP_UART_CLOCK_HZ"] = f"{self.console.clock_hz}u"
         if self.counter.kind == "systick":
@@ -291,4 +297,5 @@ def load_board(name: str, bsp_root: Path = BSP_ROOT) -> Board:
         ),
         emulator=_str_list(data, "emulator", where, optional=True),
         directory=where.parent,
+        bin=bool(_require(data, "bin", bool, where, optional=True)),
     )

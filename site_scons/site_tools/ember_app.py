@@ -5,7 +5,7 @@ Steps, each a node SCons can skip when up to date:
 2. compile the model (ember_build.app_build.compile_app): program.embr, its C array, the
    generated registry, test vectors, the arena header and the reference outputs.
 3. compile and link the firmware (BSP + app firmware + generated C + runtime library);
-   a flashable .hex beside the ELF; the link fails if a heap allocator got linked; size.json,
+   a flashable .hex beside the ELF (and a .bin for boards with one flash region); the link fails if a heap allocator got linked; size.json,
    size.md and size.png say what takes the flash and the RAM (ember_build.size_report).
 4. (run=1) run it (QEMU or natively), compare with the reference, write report.json; the
    build fails unless every output matches byte for byte.
@@ -99,8 +99,11 @@ def build_app(env, app: str, run: bool = False, train: bool = False):
         app_env.AddPostAction(elf, env["CHECK_NO_HEAP"])
         app_env.AddPostAction(elf, Action(_size_report, "size report of $TARGET"))
         app_env.SideEffect([str(out / n) for n in ("size.json", "size.md", "size.png")], elf)
-        # Intel HEX only: an image spanning TCM and QSPI would be hundreds of MiB as a raw .bin.
+        # Intel HEX always; a raw .bin only where every loadable section lies in one region
+        # (board.yaml `bin`): an image spanning TCM and QSPI would be hundreds of MiB of padding.
         targets.append(app_env.Hex(str(out / "firmware.hex"), elf))
+        if board.bin:
+            targets.append(app_env.Bin(str(out / "firmware.bin"), elf))
     if run:
         report = app_env.Command(str(out / "report.json"), [elf[0], str(gen / "expected.npz"), str(gen / "compile.json")],
                                  Action(_run_and_check, f"running {app} on {board.name}"))
