@@ -35,6 +35,29 @@ def quantize_multiplier(real_multiplier: float) -> tuple[int, int]:
     return int(q), int(shift)
 
 
+def saturating_rounding_doubling_high_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """gemmlowp SaturatingRoundingDoublingHighMul: (a·b·2 + 2^31) / 2^32 with C's truncating
+    division (ties away from zero), INT32_MIN² saturating to INT32_MAX. Softmax's fixed point."""
+    a64 = np.asarray(a, dtype=np.int64)
+    b64 = np.asarray(b, dtype=np.int64)
+    overflow = (a64 == INT32_MIN) & (b64 == INT32_MIN)
+    ab = a64 * b64
+    nudge = np.where(ab >= 0, np.int64(1 << 30), np.int64(1 - (1 << 30)))
+    total = ab + nudge
+    quotient = np.where(total >= 0, total >> 31, -((-total) >> 31))
+    return np.where(overflow, np.int64(INT32_MAX), quotient).astype(np.int64)
+
+
+def rounding_divide_by_pot(x: np.ndarray, exponent: np.ndarray) -> np.ndarray:
+    """gemmlowp RoundingDivideByPOT: x / 2^exponent rounded to nearest, ties away from zero."""
+    x64 = np.asarray(x, dtype=np.int64)
+    e = np.asarray(exponent, dtype=np.int64)
+    mask = (np.int64(1) << e) - 1
+    remainder = x64 & mask
+    threshold = (mask >> 1) + (x64 < 0)
+    return (x64 >> e) + (remainder > threshold)
+
+
 def saturate_int32(x: np.ndarray) -> np.ndarray:
     return np.clip(np.asarray(x, dtype=np.int64), INT32_MIN, INT32_MAX)
 

@@ -149,6 +149,17 @@ def _elementwise(node: Node, args: list) -> tuple[str, dict]:
     return "aten.elementwise", {"name": str(target), "function": lambda x: target(x, *extra, **kwargs)}
 
 
+def _softmax(node: Node, args: list) -> tuple[str, dict]:
+    """Softmax over the last axis in Ember's layout: the last axis of a 2-D or 3-D tensor, or the
+    channels (dim 1) of a 4-D map, which NHWC puts last."""
+    rank = node.args[0].meta["val"].dim()
+    dim = int(node.args[1]) % rank
+    if not (dim == rank - 1 and rank in (1, 2, 3)) and not (rank == 4 and dim == 1):
+        raise UnsupportedOpError(f"softmax over dim {node.args[1]} of a rank-{rank} tensor", origin_of(node),
+                                 "Softmax lowers over the last axis (or the channels of a 4-D map).")
+    return "aten.softmax", {}
+
+
 HARDTANH_DEFAULTS = (-1.0, 1.0)  # aten.hardtanh(input, min_val=-1, max_val=1)
 
 
@@ -170,6 +181,8 @@ IMPORTERS: dict[object, Callable[[Node, list], tuple[str, dict]]] = {
     aten.adaptive_avg_pool2d.default: _global_average,
     aten.mean.dim: _global_average,
     aten.add.Tensor: _add,
+    aten.softmax.int: _softmax,
+    aten._softmax.default: _softmax,
     aten.sigmoid.default: _elementwise,
     aten.tanh.default: _elementwise,
     aten.hardswish.default: _elementwise,

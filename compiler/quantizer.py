@@ -17,6 +17,7 @@ from torchao.quantization.pt2e.observer import (
 )
 from torchao.quantization.pt2e.quantizer import (
     DerivedQuantizationSpec,
+    FixedQParamsQuantizationSpec,
     QuantizationAnnotation,
     QuantizationSpec,
     Quantizer,
@@ -35,6 +36,12 @@ ACTIVATION_OPS = (
     aten.sigmoid.default, aten.tanh.default, aten.hardswish.default, aten.hardsigmoid.default,
     aten.leaky_relu.default, aten.gelu.default, aten.silu.default, aten.relu.default, aten.hardtanh.default,
 )
+# Softmax's output is a probability: int8 with the fixed scale 1/256 and zero point -128, as the
+# TFLite / CMSIS-NN int8 softmax produces it.
+SOFTMAX_OPS = (aten.softmax.int, aten._softmax.default)
+SOFTMAX_OUTPUT_QSPEC = FixedQParamsQuantizationSpec(
+    dtype=torch.int8, scale=1.0 / 256.0, zero_point=-128, quant_min=-128, quant_max=127,
+    qscheme=torch.per_tensor_affine)
 # Ops whose output keeps the input's scale and zero point: pooling and reshapes move or pick
 # values, so the int8 codes pass through unchanged.
 SHARED_SCALE_OPS = (
@@ -114,7 +121,8 @@ class CortexMQuantizer(Quantizer):
         annotators = {**{op: self._annotate_weighted for op in WEIGHTED_OPS},
                       **{op: self._annotate_binary for op in BINARY_OPS},
                       **{op: self._annotate_shared for op in SHARED_SCALE_OPS},
-                      **{op: self._annotate_activation for op in ACTIVATION_OPS}}
+                      **{op: self._annotate_activation for op in ACTIVATION_OPS},
+                      **{op: self._annotate_softmax for op in SOFTMAX_OPS}}
         for node in model.graph.nodes:
             annotate = annotators.get(node.target) if node.op == "call_function" else None
             if annotate is not None and not self._skipped(node) and "quantization_annotation" not in node.meta:
@@ -144,6 +152,10 @@ class CortexMQuantizer(Quantizer):
     def _annotate_activation(self, node: Node) -> None:
         node.meta["quantization_annotation"] = QuantizationAnnotation(
             input_qspec_map={node.args[0]: ACTIVATION_QSPEC}, output_qspec=ACTIVATION_QSPEC, _annotated=True)
+
+    def _annotate_softmax(self, node: Node) -> None:
+        node.meta["quantization_annotation"] = QuantizationAnnotation(
+            input_qspec_map={node.args[0]: ACTIVATION_QSPEC}, output_qspec=SOFTMAX_OUTPUT_QSPEC, _annotated=True)
 
     def _annotate_shared(self, node: Node) -> None:
         source = node.args[0]

@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from compiler.fixedpoint import requantize, wrap_int32
+from compiler.fixedpoint import (
+    quantize_multiplier,
+    requantize,
+    rounding_divide_by_pot,
+    saturating_rounding_doubling_high_mul,
+    wrap_int32,
+)
 
 if TYPE_CHECKING:
     from compiler.ir import Graph
@@ -223,6 +229,93 @@ def add_s8(a: np.ndarray, b: np.ndarray, *, a_offset: int, a_multiplier: int, a_
     total = scaled(a, a_offset, a_multiplier, a_shift) + scaled(b, b_offset, b_multiplier, b_shift)
     out = requantize(total, np.int64(output_multiplier), np.int64(output_shift)) + output_offset
     return np.clip(out, activation_min, activation_max).astype(np.int8)
+
+
+# Softmax: the TFLite / CMSIS-NN int8 algorithm (gemmlowp fixed point). Scaled differences are
+# Q5.26, the sum of exponentials Q12.19, exponentials and the reciprocal Q0.31.
+SOFTMAX_DIFF_INTEGER_BITS = 5
+SOFTMAX_ACCUMULATION_INTEGER_BITS = 12
+_EXP_BARREL = ((-2, 1672461947), (-1, 1302514674), (0, 790015084), (1, 290630308), (2, 39332535),
+               (3, 720401), (4, 242))  # exp(-2^k) in Q0.31
+
+
+def _srdhm(a, b):
+    return saturating_rounding_doubling_high_mul(a, b)
+
+
+def _saturating_shift_left(x: np.ndarray, bits: int) -> np.ndarray:
+    return np.clip(np.asarray(x, np.int64) << bits, -(1 << 31), (1 << 31) - 1)
+
+
+def _exp_on_interval_between_negative_one_quarter_and_0_excl(a: np.ndarray) -> np.ndarray:
+    """exp(a) for a in [-1/4, 0), Q0.31 in and out: Taylor series around -1/8."""
+    constant_term, one_third = 1895147668, 715827883
+    x = a + (1 << 28)
+    x2 = _srdhm(x, x)
+    x3 = _srdhm(x2, x)
+    x4 = _srdhm(x2, x2)
+    x4_over_4 = rounding_divide_by_pot(x4, 2)
+    tail = rounding_divide_by_pot(_srdhm(x4_over_4 + x3, one_third) + x2, 1)
+    return constant_term + _srdhm(constant_term, x + tail)
+
+
+def exp_on_negative_values(a: np.ndarray) -> np.ndarray:
+    """exp(a) for a <= 0 given in Q5.26, as Q0.31 (gemmlowp's exp_on_negative_values)."""
+    a = np.asarray(a, np.int64)
+    fractional_bits = 31 - SOFTMAX_DIFF_INTEGER_BITS
+    quarter = 1 << (fractional_bits - 2)
+    a_mod_quarter_minus_quarter = (a & (quarter - 1)) - quarter
+    result = _exp_on_interval_between_negative_one_quarter_and_0_excl(
+        _saturating_shift_left(a_mod_quarter_minus_quarter, SOFTMAX_DIFF_INTEGER_BITS))
+    remainder = a_mod_quarter_minus_quarter - a
+    for exponent, multiplier in _EXP_BARREL:
+        if SOFTMAX_DIFF_INTEGER_BITS > exponent:
+            bit = (remainder >> (fractional_bits + exponent)) & 1
+            result = np.where(bit != 0, _srdhm(result, multiplier), result)
+    return np.where(a == 0, (1 << 31) - 1, result)
+
+
+def _one_over_one_plus_x_for_x_in_0_1(a: np.ndarray) -> np.ndarray:
+    """1 / (1 + a) for a in [0, 1), Q0.31 in and out: Newton–Raphson in Q2.29."""
+    total = np.asarray(a, np.int64) + ((1 << 31) - 1)
+    half_denominator = (total + np.where(total >= 0, 1, -1)) // 2  # RoundingHalfSum(a, One)
+    x = 1515870810 + _srdhm(half_denominator, -1010580540)  # 48/17 − 32/17 · d
+    for _ in range(3):
+        one_minus = (1 << 29) - _srdhm(half_denominator, x)
+        x = x + _saturating_shift_left(_srdhm(x, one_minus), 2)
+    return _saturating_shift_left(x, 1)
+
+
+def softmax_s8(x: np.ndarray, *, input_multiplier: int, input_left_shift: int, diff_min: int) -> np.ndarray:
+    """Softmax over the last axis, int8 in, int8 out with scale 1/256 and zero point −128.
+
+    Per row: d = x − max(x); where d >= diff_min, e = exp(SRDHM(d·2^left_shift, multiplier) as
+    Q5.26) in Q0.31; the sum of e in Q12.19 (each rounded by 2^12); out = clamp(
+    RoundingDivideByPOT(SRDHM(1/sum, e), bits_over_unit + 23) − 128); elsewhere −128.
+    `input_multiplier` / `input_left_shift` encode beta · input_scale · 2^26 (> 1).
+    """
+    x = np.asarray(x, np.int64)
+    diff = x - x.max(axis=-1, keepdims=True)
+    active = diff >= diff_min
+    scaled = _srdhm(np.clip(diff << input_left_shift, -(1 << 31), (1 << 31) - 1), input_multiplier)
+    exps = np.where(active, exp_on_negative_values(np.where(active, scaled, 0)), 0)
+    total = rounding_divide_by_pot(exps, SOFTMAX_ACCUMULATION_INTEGER_BITS).sum(axis=-1, keepdims=True)
+    headroom = 32 - np.floor(np.log2(np.maximum(total, 1))).astype(np.int64) - 1  # leading zeros of uint32
+    bits_over_unit = SOFTMAX_ACCUMULATION_INTEGER_BITS - headroom
+    shifted = ((total << headroom) & 0xFFFFFFFF) - (1 << 31)
+    reciprocal = _one_over_one_plus_x_for_x_in_0_1(shifted)
+    out = rounding_divide_by_pot(_srdhm(reciprocal, exps), bits_over_unit + 31 - 8) - 128
+    return np.where(active, np.clip(out, -128, 127), -128).astype(np.int8)
+
+
+def softmax_parameters(input_scale: float, beta: float = 1.0) -> dict:
+    """input_multiplier, input_left_shift, diff_min of softmax_s8 (TFLite's PreprocessSoftmaxScaling
+    and CalculateInputRadius with 5 integer bits)."""
+    real = min(beta * input_scale * (1 << (31 - SOFTMAX_DIFF_INTEGER_BITS)), (1 << 31) - 1.0)
+    multiplier, shift = quantize_multiplier(real)
+    left_shift = max(shift, 0)
+    radius = ((1 << SOFTMAX_DIFF_INTEGER_BITS) - 1) * (1 << (31 - SOFTMAX_DIFF_INTEGER_BITS)) / (1 << left_shift)
+    return {"input_multiplier": multiplier, "input_left_shift": left_shift, "diff_min": -int(np.floor(radius))}
 
 def run(graph: "Graph", inputs: list[np.ndarray], keep_all: bool = False) -> dict[str, np.ndarray]:
     """Interprets a lowered graph. Returns the outputs by name (every tensor with `keep_all`)."""

@@ -14,6 +14,7 @@ from compiler.ops.fully_connected import FULLY_CONNECTED
 from compiler.ops.lut import LUT
 from compiler.ops.pool2d import AVG_POOL2D, MAX_POOL2D
 from compiler.ops.quantize import QUANTIZE
+from compiler.ops.softmax import SOFTMAX
 from compiler.ops.spec import OpSpec
 
 OP_TABLE: dict[str, OpSpec] = {spec.kind: spec for spec in (
@@ -24,6 +25,7 @@ OP_TABLE: dict[str, OpSpec] = {spec.kind: spec for spec in (
     AVG_POOL2D,
     ADD,
     LUT,
+    SOFTMAX,
 )}
 OPCODES: dict[int, OpSpec] = {spec.opcode: spec for spec in OP_TABLE.values()}
 

@@ -15,6 +15,7 @@ from compiler.passes.lower_quantized_linear import lower_quantized_linear
 from compiler.passes.lower_quantized_lut import lower_quantized_lut
 from compiler.passes.lower_quantized_pool2d import lower_quantized_pool2d
 from compiler.passes.lower_quantized_reshape import lower_quantized_reshape
+from compiler.passes.lower_quantized_softmax import lower_quantized_softmax
 from compiler.passes.remove_dead_tensors import remove_dead_tensors
 
 # Order matters: layout first (shapes the lowerings read), activations folded before the
@@ -27,6 +28,7 @@ IR_PASSES = (
     lower_quantized_pool2d,
     lower_quantized_add,
     lower_quantized_lut,
+    lower_quantized_softmax,
     lower_quantized_reshape,
     lower_quantized_linear,
     lower_boundaries,

@@ -30,6 +30,7 @@ class OpCode(object):
     AVG_POOL_2D = 6
     ADD = 7
     LUT = 8
+    SOFTMAX = 9
 
 
 class OpOptions(object):
@@ -41,6 +42,7 @@ class OpOptions(object):
     Pool2DOptions = 5
     AddOptions = 6
     LutOptions = 7
+    SoftmaxOptions = 8
 
 
 # Affine quantization: real = scale * (q - zero_point). One entry per tensor, or one per
@@ -1199,6 +1201,68 @@ def LutOptionsStart(builder):
     builder.StartObject(0)
 
 def LutOptionsEnd(builder):
+    return builder.EndObject()
+
+
+
+# SOFTMAX over the last axis (compiler/reference.py: softmax_s8, TFLite's int8 algorithm):
+# int8 in; int8 out with scale 1/256 and zero point -128.
+class SoftmaxOptions(object):
+    __slots__ = ['_tab']
+
+    @classmethod
+    def GetRootAs(cls, buf, offset=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
+        x = SoftmaxOptions()
+        x.Init(buf, n + offset)
+        return x
+
+    @classmethod
+    def GetRootAsSoftmaxOptions(cls, buf, offset=0):
+        """This method is deprecated. Please switch to GetRootAs."""
+        return cls.GetRootAs(buf, offset)
+    @classmethod
+    def SoftmaxOptionsBufferHasIdentifier(cls, buf, offset, size_prefixed=False):
+        return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x45\x4D\x42\x52", size_prefixed=size_prefixed)
+
+    # SoftmaxOptions
+    def Init(self, buf, pos):
+        self._tab = flatbuffers.table.Table(buf, pos)
+
+    # SoftmaxOptions
+    def InputMultiplier(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # SoftmaxOptions
+    def InputLeftShift(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # SoftmaxOptions
+    def DiffMin(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+def SoftmaxOptionsStart(builder):
+    builder.StartObject(3)
+
+def SoftmaxOptionsAddInputMultiplier(builder, inputMultiplier):
+    builder.PrependInt32Slot(0, inputMultiplier, 0)
+
+def SoftmaxOptionsAddInputLeftShift(builder, inputLeftShift):
+    builder.PrependInt32Slot(1, inputLeftShift, 0)
+
+def SoftmaxOptionsAddDiffMin(builder, diffMin):
+    builder.PrependInt32Slot(2, diffMin, 0)
+
+def SoftmaxOptionsEnd(builder):
     return builder.EndObject()
 
 

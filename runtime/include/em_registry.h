@@ -53,7 +53,8 @@ enum {
     EM_OP_MAX_POOL_2D = 5,
     EM_OP_AVG_POOL_2D = 6,
     EM_OP_ADD = 7,
-    EM_OP_LUT = 8
+    EM_OP_LUT = 8,
+    EM_OP_SOFTMAX = 9
 };
 
 /** Union tags of the schema's OpOptions (Operator.options_type). */
@@ -65,7 +66,8 @@ enum {
     EM_OPTIONS_CONV_2D = 4,
     EM_OPTIONS_POOL_2D = 5,
     EM_OPTIONS_ADD = 6,
-    EM_OPTIONS_LUT = 7
+    EM_OPTIONS_LUT = 7,
+    EM_OPTIONS_SOFTMAX = 8
 };
 
 /** Field slots of the options tables (declaration order in program.fbs). */
@@ -110,6 +112,7 @@ enum {
     EM_POOL_2D_OPTIONS_ACTIVATION_MIN = 10,
     EM_POOL_2D_OPTIONS_ACTIVATION_MAX = 11
 };
+enum { EM_SOFTMAX_OPTIONS_INPUT_MULTIPLIER = 0, EM_SOFTMAX_OPTIONS_INPUT_LEFT_SHIFT = 1, EM_SOFTMAX_OPTIONS_DIFF_MIN = 2 };
 enum {
     EM_ADD_OPTIONS_INPUT1_OFFSET = 0,
     EM_ADD_OPTIONS_INPUT1_MULTIPLIER = 1,

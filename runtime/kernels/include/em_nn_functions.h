@@ -229,6 +229,25 @@ em_status em_add_s8(const em_add_params *params, const em_add_dims *dims, const 
  */
 em_status em_lut_s8(const int8_t *input, int32_t count, const int8_t *table, int8_t *output);
 
+/** Softmax parameters (reference.softmax_parameters): beta · input scale · 2^26 as a Q31
+ *  multiplier (>= 0) and a left shift (0..31); differences below diff_min (<= 0) give -128. */
+typedef struct {
+    int32_t input_multiplier;
+    int32_t input_left_shift;
+    int32_t diff_min;
+} em_softmax_params;
+
+/**
+ * Softmax over each row (reference.softmax_s8, TFLite's int8 algorithm).
+ * @param rows      0..INT32_MAX rows
+ * @param row_size  1..4095 values per row (the Q12.19 sum of exponentials must not overflow)
+ * @param input     [rows, row_size] int8, -128..127
+ * @param output    [rows, row_size] int8, scale 1/256, zero point -128; must not overlap input
+ * @return EM_OK, or EM_ERR_BAD_ARGUMENT for NULL pointers or parameters out of range.
+ */
+em_status em_softmax_s8(const em_softmax_params *params, int32_t rows, int32_t row_size, const int8_t *input,
+                        int8_t *output);
+
 #ifdef __cplusplus
 }
 #endif

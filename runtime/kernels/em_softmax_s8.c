@@ -1,0 +1,133 @@
+/**
+ * @file em_softmax_s8.c
+ * @brief int8 softmax over the last axis, exactly compiler/reference.py:softmax_s8 (TFLite's
+ *        int8 algorithm on gemmlowp fixed point).
+ *
+ * One scalar path on every tier: a classifier's softmax runs over a few dozen values per
+ * inference, where the exponential's dependent multiply chain, not the width, sets the cost.
+ */
+#include "em_nn_functions.h"
+#include "em_nn_support.h"
+
+#define EM_SOFTMAX_DIFF_INTEGER_BITS 5
+#define EM_SOFTMAX_ACCUMULATION_INTEGER_BITS 12
+
+/** gemmlowp SaturatingRoundingDoublingHighMul: (a·b·2 + 2^31) / 2^32, C division, saturating. */
+static int32_t em_nn_srdhm(int32_t a, int32_t b)
+{
+    if (a == EM_NN_INT32_MIN && b == EM_NN_INT32_MIN) {
+        return EM_NN_INT32_MAX;
+    }
+    const int64_t ab = (int64_t)a * (int64_t)b;
+    const int64_t nudge = ab >= 0 ? ((int64_t)1 << 30) : (1 - ((int64_t)1 << 30));
+    return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
+}
+
+/** gemmlowp RoundingDivideByPOT: x / 2^exponent, nearest, ties away from zero (exponent 0..31). */
+static int32_t em_nn_rounding_divide_by_pot(int32_t x, int32_t exponent)
+{
+    const int32_t mask = (int32_t)(((uint32_t)1 << exponent) - 1u);
+    const int32_t remainder = x & mask;
+    const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+    return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
+static int32_t em_nn_saturating_shift_left(int32_t x, int32_t bits)
+{
+    const int64_t shifted = (int64_t)x * ((int64_t)1 << bits);
+    return shifted > EM_NN_INT32_MAX ? EM_NN_INT32_MAX : (shifted < EM_NN_INT32_MIN ? EM_NN_INT32_MIN : (int32_t)shifted);
+}
+
+/** exp(a) for a in [-1/4, 0), Q0.31 in and out. */
+static int32_t em_nn_exp_quarter(int32_t a)
+{
+    const int32_t constant_term = 1895147668; /* exp(-1/8) */
+    const int32_t one_third = 715827883;
+    const int32_t x = a + (1 << 28);
+    const int32_t x2 = em_nn_srdhm(x, x);
+    const int32_t x3 = em_nn_srdhm(x2, x);
+    const int32_t x4 = em_nn_srdhm(x2, x2);
+    const int32_t x4_over_4 = em_nn_rounding_divide_by_pot(x4, 2);
+    const int32_t tail = em_nn_rounding_divide_by_pot(em_nn_srdhm(x4_over_4 + x3, one_third) + x2, 1);
+    return constant_term + em_nn_srdhm(constant_term, x + tail);
+}
+
+/** exp(a) for a <= 0 in Q5.26, as Q0.31. */
+static int32_t em_nn_exp_on_negative_values(int32_t a)
+{
+    static const int32_t barrel[7] = {1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242};
+    const int32_t fractional_bits = 31 - EM_SOFTMAX_DIFF_INTEGER_BITS;
+    const int32_t quarter = 1 << (fractional_bits - 2);
+    const int32_t a_mod_quarter_minus_quarter = (a & (quarter - 1)) - quarter;
+    int32_t result = em_nn_exp_quarter(em_nn_saturating_shift_left(a_mod_quarter_minus_quarter,
+                                                                   EM_SOFTMAX_DIFF_INTEGER_BITS));
+    const int32_t remainder = a_mod_quarter_minus_quarter - a;
+    for (int32_t k = 0; k < 7; k++) { /* exponents -2..4: all below the 5 integer bits */
+        if ((remainder >> (fractional_bits - 2 + k)) & 1) {
+            result = em_nn_srdhm(result, barrel[k]);
+        }
+    }
+    return a == 0 ? EM_NN_INT32_MAX : result;
+}
+
+/** 1 / (1 + a) for a in [0, 1), Q0.31 in and out. */
+static int32_t em_nn_one_over_one_plus_x(int32_t a)
+{
+    const int64_t total = (int64_t)a + EM_NN_INT32_MAX;
+    const int32_t half_denominator = (int32_t)((total + (total >= 0 ? 1 : -1)) / 2);
+    int32_t x = 1515870810 + em_nn_srdhm(half_denominator, -1010580540);
+    for (int32_t i = 0; i < 3; i++) {
+        const int32_t one_minus = (1 << 29) - em_nn_srdhm(half_denominator, x);
+        x = x + em_nn_saturating_shift_left(em_nn_srdhm(x, one_minus), 2);
+    }
+    return em_nn_saturating_shift_left(x, 1);
+}
+
+static int32_t em_nn_leading_zeros(uint32_t x)
+{
+    return x == 0u ? 32 : __builtin_clz(x);
+}
+
+em_status em_softmax_s8(const em_softmax_params *params, int32_t rows, int32_t row_size, const int8_t *input,
+                        int8_t *output)
+{
+    if (params == NULL || rows < 0 || row_size < 1 || (rows > 0 && (input == NULL || output == NULL))
+        || params->input_multiplier < 0 || params->input_left_shift < 0 || params->input_left_shift > 31) {
+        return EM_ERR_BAD_ARGUMENT;
+    }
+    for (int32_t r = 0; r < rows; r++) {
+        const int8_t *in = input + (int64_t)r * row_size;
+        int8_t *out = output + (int64_t)r * row_size;
+        int32_t max = in[0];
+        for (int32_t i = 1; i < row_size; i++) {
+            max = in[i] > max ? in[i] : max;
+        }
+        int32_t sum = 0; /* Q12.19: at most row_size · 2^19, row_size < 2^12 keeps it in range */
+        for (int32_t i = 0; i < row_size; i++) {
+            const int32_t diff = in[i] - max;
+            if (diff >= params->diff_min) {
+                const int32_t scaled = em_nn_srdhm(em_nn_saturating_shift_left(diff, params->input_left_shift),
+                                                   params->input_multiplier);
+                sum += em_nn_rounding_divide_by_pot(em_nn_exp_on_negative_values(scaled),
+                                                    EM_SOFTMAX_ACCUMULATION_INTEGER_BITS);
+            }
+        }
+        const int32_t headroom = em_nn_leading_zeros((uint32_t)sum);
+        const int32_t bits_over_unit = EM_SOFTMAX_ACCUMULATION_INTEGER_BITS - headroom;
+        const int32_t shifted = (int32_t)(((uint32_t)sum << headroom) - ((uint32_t)1 << 31));
+        const int32_t reciprocal = em_nn_one_over_one_plus_x(shifted);
+        for (int32_t i = 0; i < row_size; i++) {
+            const int32_t diff = in[i] - max;
+            int32_t value = -128;
+            if (diff >= params->diff_min) {
+                const int32_t scaled = em_nn_srdhm(em_nn_saturating_shift_left(diff, params->input_left_shift),
+                                                   params->input_multiplier);
+                const int32_t e = em_nn_exp_on_negative_values(scaled);
+                value = em_nn_rounding_divide_by_pot(em_nn_srdhm(reciprocal, e), bits_over_unit + 31 - 8) - 128;
+                value = value < -128 ? -128 : (value > 127 ? 127 : value);
+            }
+            out[i] = (int8_t)value;
+        }
+    }
+    return EM_OK;
+}

@@ -1,0 +1,61 @@
+/**
+ * @file em_op_softmax.c
+ * @brief SOFTMAX adapter: int8 [..., C] -> int8 [..., C] over the last axis, SoftmaxOptions.
+ */
+#include "em_nn_functions.h"
+#include "em_op_support.h"
+
+#define EM_SOFTMAX_MAX_ROW 4095
+
+typedef struct {
+    em_tensor input, output;
+    em_softmax_params params;
+} em_softmax_args;
+
+static em_status em_softmax_decode(const em_op_context *ctx, em_softmax_args *a)
+{
+    em_softmax_params *p = &a->params;
+    em_status s = em_op_operands(ctx, &a->input, 1u, &a->output, 1u);
+    if (s == EM_OK) s = em_op_options(ctx, EM_OPTIONS_SOFTMAX);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_SOFTMAX_OPTIONS_INPUT_MULTIPLIER, 0, &p->input_multiplier);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_SOFTMAX_OPTIONS_INPUT_LEFT_SHIFT, 0, &p->input_left_shift);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_SOFTMAX_OPTIONS_DIFF_MIN, 0, &p->diff_min);
+    return s;
+}
+
+static int32_t em_softmax_row(const em_tensor *t)
+{
+    return em_op_dim(t, t->rank - 1);
+}
+
+static em_status em_softmax_check(const em_op_context *ctx)
+{
+    em_softmax_args a;
+    const em_status s = em_softmax_decode(ctx, &a);
+    if (s != EM_OK) {
+        return s;
+    }
+    const em_softmax_params *p = &a.params;
+    if (a.input.dtype != EM_DTYPE_INT8 || a.output.dtype != EM_DTYPE_INT8 || a.input.rank < 1
+        || a.output.rank != a.input.rank || em_tensor_elements(&a.input) != em_tensor_elements(&a.output)
+        || em_softmax_row(&a.input) != em_softmax_row(&a.output) || em_softmax_row(&a.input) < 1
+        || em_softmax_row(&a.input) > EM_SOFTMAX_MAX_ROW || p->input_multiplier < 0 || p->input_left_shift < 0
+        || p->input_left_shift > 31 || p->diff_min > 0) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    return EM_OK;
+}
+
+static em_status em_softmax_eval(const em_op_context *ctx)
+{
+    em_softmax_args a;
+    const em_status s = em_softmax_decode(ctx, &a);
+    if (s != EM_OK) {
+        return s;
+    }
+    const int32_t row = em_softmax_row(&a.input);
+    return em_softmax_s8(&a.params, (int32_t)(em_tensor_elements(&a.input) / (uint32_t)row), row,
+                         (const int8_t *)a.input.data, (int8_t *)a.output.data);
+}
+
+const em_op_registration em_op_softmax = {EM_OP_SOFTMAX, "softmax", em_softmax_check, em_softmax_eval};
