@@ -95,3 +95,16 @@ def test_add_agrees_with_float_within_one_lsb():
     real = (a.astype(np.float64) - za) * sa + (b.astype(np.float64) - zb) * sb
     want = np.clip(np.round(real / so) + zo, -128, 127)
     assert got.shape == (4, 5, 6) and np.abs(got - want).max() <= 1 and (got == want).mean() > 0.98
+
+
+@pytest.mark.parametrize("scale", [0.02, 0.05, 0.1, 0.2, 0.5, 2.0])
+def test_softmax_matches_pytorchs_quantized_softmax(scale):
+    import compiler.frontend  # noqa: F401  (torchao registers the quantized_decomposed ops)
+
+    zero_point = int(RNG.integers(-20, 20))
+    x = RNG.integers(-128, 128, (300, 12)).astype(np.int8)
+    ours = ref.softmax_s8(x, **ref.softmax_parameters(scale))
+    probabilities = torch.softmax(torch.from_numpy((x.astype(np.float32) - zero_point) * scale), -1)
+    theirs = torch.ops.quantized_decomposed.quantize_per_tensor(probabilities, 1 / 256, -128, -128, 127, torch.int8)
+    difference = np.abs(ours.astype(int) - theirs.numpy().astype(int))
+    assert difference.max() <= 1 and (difference == 0).mean() >= 0.99
