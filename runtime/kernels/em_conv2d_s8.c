@@ -1,7 +1,7 @@
 /**
  * @file em_conv2d_s8.c
- * @brief int8 grouped 2-D convolution (NHWC), per-channel requantization. Scalar and Helium
- *        (MVE) paths behind em_nn_tier.h; the DSP tier uses the scalar path for now.
+ * @brief int8 grouped 2-D convolution (NHWC), per-channel requantization. Scalar, DSP and
+ *        Helium (MVE) paths behind em_nn_tier.h.
  *
  * Both paths compute the int32 sums exactly (wrapping like the reference) and requantize with
  * em_nn_requantize() or its bit-exact 4-lane form em_nn_requantize_mve(), so they match
@@ -18,6 +18,10 @@
  *     padded cells written as the zero point;
  *   - else, with no or too little scratch, read tap by tap from the input (padded taps use a
  *     zero-point vector): same bytes, fewer MACs per instruction when Cg is small.
+ *
+ * DSP: the same columns (in place, packed int8 into the scratch, or tap by tap), each dot
+ * product by SMLAD on SXTB16-split words, four output channels sharing each column word
+ * (em_nn_dot4_s8_dsp); requantization by em_nn_requantize() per channel.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -340,7 +344,165 @@ static void em_nn_conv2d_mve(const em_nn_context *ctx, const em_conv_params *p,
     }
 }
 
-#else /* scalar (and DSP until it has its own path) */
+#elif EM_NN_TIER_DSP
+
+/** Patch bytes of one pixel and group (DSP: the int8 column, rounded up to 4). */
+static int32_t em_nn_conv_col_bytes_dsp(const em_conv_params *p, const em_conv_dims *d)
+{
+    const int32_t k = d->kernel_h * d->kernel_w * (d->input_c / p->groups);
+    return (k + 3) & ~3;
+}
+
+/** Packs the column of one pixel (window origin iy0, ix0) and group (input channels from
+ *  @p x_group) into @p col, zero point in padded cells. */
+EM_NN_NOINLINE static void em_nn_conv_pack_dsp(const em_conv_params *p, const em_conv_dims *d,
+                                                const int8_t *x_group, int32_t iy0, int32_t ix0,
+                                                int8_t *col)
+{
+    const int32_t cg = d->input_c / p->groups;
+    const int32_t row_bytes = d->kernel_w * cg;
+    const int zp = (int)(int8_t)p->input_zero_point;
+    const bool row_contiguous = p->groups == 1 && (p->dilation_w == 1 || d->kernel_w == 1)
+                                && ix0 >= 0 && ix0 + d->kernel_w - 1 < d->input_w;
+    for (int32_t ky = 0; ky < d->kernel_h; ky++, col += row_bytes) {
+        const int32_t iy = iy0 + ky * p->dilation_h;
+        if (iy < 0 || iy >= d->input_h) {
+            memset(col, zp, (size_t)row_bytes);
+            continue;
+        }
+        const int8_t *x_row = x_group + (int32_t)iy * d->input_w * d->input_c;
+        if (row_contiguous) {
+            memcpy(col, x_row + ix0 * d->input_c, (size_t)row_bytes);
+            continue;
+        }
+        for (int32_t kx = 0; kx < d->kernel_w; kx++) {
+            const int32_t ix = ix0 + kx * p->dilation_w;
+            if (ix < 0 || ix >= d->input_w) {
+                memset(col + kx * cg, zp, (size_t)cg);
+            } else {
+                memcpy(col + kx * cg, x_row + ix * d->input_c, (size_t)cg);
+            }
+        }
+    }
+}
+
+/** Requantizes @p rows (1..4) accumulators of channels o.. and stores them (bias added here). */
+static inline void em_nn_conv_store_dsp(const int32_t acc[4], int32_t rows, const em_conv_params *p,
+                                        const em_per_channel_quant *quant, const int32_t *bias,
+                                        int32_t o, int8_t *out)
+{
+    for (int32_t r = 0; r < rows; r++) {
+        const uint32_t b = bias != NULL ? (uint32_t)bias[o + r] : 0u;
+        out[o + r] = em_nn_conv_output((uint32_t)acc[r] + b, p, quant->multiplier[o + r],
+                                       quant->shift[o + r]);
+    }
+}
+
+/** Output channels [o_begin, o_end) of one pixel whose column (K int8) is contiguous at @p col:
+ *  four weight rows share each column word (em_nn_dot4_s8_dsp), 1..3 left one by one. */
+EM_NN_NOINLINE static void em_nn_conv_col_dsp(const em_conv_params *p, const em_per_channel_quant *quant,
+                                               int32_t k, int32_t o_begin, int32_t o_end,
+                                               const int8_t *col, const int8_t *weights,
+                                               const int32_t *bias, int8_t *out)
+{
+    int32_t o = o_begin;
+    for (; o + 4 <= o_end; o += 4) {
+        int32_t acc[4] = {0, 0, 0, 0};
+        em_nn_dot4_s8_dsp(col, weights + (int32_t)o * k, k, k, acc);
+        em_nn_conv_store_dsp(acc, 4, p, quant, bias, o, out);
+    }
+    for (; o < o_end; o++) {
+        const int32_t acc[4] = {em_nn_dot_s8_dsp(col, weights + (int32_t)o * k, k, 0), 0, 0, 0};
+        em_nn_conv_store_dsp(acc, 1, p, quant, bias, o, out);
+    }
+}
+
+/** One pixel and group without scratch: each tap's Cg channels read in place; a padded tap
+ *  adds zp·w. */
+EM_NN_NOINLINE static void em_nn_conv_taps_dsp(const em_conv_params *p, const em_per_channel_quant *quant,
+                                                const em_conv_dims *d, const int8_t *x_group,
+                                                int32_t iy0, int32_t ix0, int32_t o_begin,
+                                                int32_t o_end, const int8_t *weights,
+                                                const int32_t *bias, int8_t *out)
+{
+    const int32_t cg = d->input_c / p->groups;
+    const int32_t k = d->kernel_h * d->kernel_w * cg;
+    const int32_t zp = p->input_zero_point;
+    for (int32_t o = o_begin; o < o_end; o += 4) {
+        const int32_t rows = o_end - o < 4 ? o_end - o : 4;
+        int32_t acc[4] = {0, 0, 0, 0};
+        const int8_t *w_o = weights + (int32_t)o * k;
+        for (int32_t ky = 0; ky < d->kernel_h; ky++) {
+            const int32_t iy = iy0 + ky * p->dilation_h;
+            const bool row_ok = iy >= 0 && iy < d->input_h;
+            for (int32_t kx = 0; kx < d->kernel_w; kx++) {
+                const int32_t ix = ix0 + kx * p->dilation_w;
+                const int8_t *w = w_o + (ky * d->kernel_w + kx) * cg;
+                if (!row_ok || ix < 0 || ix >= d->input_w) { /* padded tap */
+                    for (int32_t r = 0; r < rows; r++) {
+                        uint32_t a = (uint32_t)acc[r];
+                        for (int32_t i = 0; i < cg; i++) {
+                            a += (uint32_t)(zp * (int32_t)w[r * k + i]);
+                        }
+                        acc[r] = (int32_t)a;
+                    }
+                    continue;
+                }
+                const int8_t *x = x_group + ((int32_t)iy * d->input_w + ix) * d->input_c;
+                if (rows == 4) {
+                    em_nn_dot4_s8_dsp(x, w, k, cg, acc);
+                } else {
+                    for (int32_t r = 0; r < rows; r++) {
+                        acc[r] = em_nn_dot_s8_dsp(x, w + r * k, cg, acc[r]);
+                    }
+                }
+            }
+        }
+        em_nn_conv_store_dsp(acc, rows, p, quant, bias, o, out);
+    }
+}
+
+static void em_nn_conv2d_dsp(const em_nn_context *ctx, const em_conv_params *p,
+                             const em_per_channel_quant *quant, const em_conv_dims *d,
+                             const int8_t *input, const int8_t *weights, const int32_t *bias,
+                             int8_t *output)
+{
+    int8_t *scratch = NULL;
+    if (ctx != NULL && ctx->buf != NULL && ctx->size >= em_nn_conv_col_bytes_dsp(p, d)) {
+        scratch = (int8_t *)ctx->buf;
+    }
+    const int32_t cg = d->input_c / p->groups;
+    const int32_t k = d->kernel_h * d->kernel_w * cg;
+    const int32_t og = d->output_c / p->groups;
+    int8_t *out = output;
+    for (int32_t n = 0; n < d->batches; n++) {
+        const int8_t *x_image = input + (int32_t)n * d->input_h * d->input_w * d->input_c;
+        for (int32_t oy = 0; oy < d->output_h; oy++) {
+            const int32_t iy0 = oy * p->stride_h - p->pad_top;
+            for (int32_t ox = 0; ox < d->output_w; ox++, out += d->output_c) {
+                const int32_t ix0 = ox * p->stride_w - p->pad_left;
+                for (int32_t g = 0; g < p->groups; g++) {
+                    const int8_t *x_group = x_image + g * cg;
+                    const int8_t *col = NULL;
+                    if (em_nn_conv_in_place(p, d, iy0, ix0)) {
+                        col = x_image + ((int32_t)iy0 * d->input_w + ix0) * d->input_c;
+                    } else if (scratch != NULL) {
+                        em_nn_conv_pack_dsp(p, d, x_group, iy0, ix0, scratch);
+                        col = scratch;
+                    }
+                    if (col != NULL) {
+                        em_nn_conv_col_dsp(p, quant, k, g * og, (g + 1) * og, col, weights, bias, out);
+                    } else {
+                        em_nn_conv_taps_dsp(p, quant, d, x_group, iy0, ix0, g * og, (g + 1) * og,
+                                            weights, bias, out);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#else /* scalar */
 
 static void em_nn_conv2d_scalar(const em_conv_params *p, const em_per_channel_quant *quant,
                                 const em_conv_dims *d, const int8_t *input, const int8_t *weights,
@@ -396,6 +558,12 @@ int32_t em_conv2d_s8_get_buffer_size(const em_conv_params *params, const em_conv
     }
     /* Contiguous columns (1x1 kernels ...) need scratch only at padded borders. */
     return em_nn_conv_col_bytes(params, dims);
+#elif EM_NN_TIER_DSP
+    if (params == NULL || dims == NULL || params->groups < 1 || dims->input_c < 1
+        || dims->kernel_h < 1 || dims->kernel_w < 1) {
+        return 0;
+    }
+    return em_nn_conv_col_bytes_dsp(params, dims);
 #else
     (void)params;
     (void)dims;
@@ -414,6 +582,8 @@ em_status em_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params,
     }
 #if EM_NN_TIER_MVE
     em_nn_conv2d_mve(ctx, params, quant, dims, input, weights, bias, output);
+#elif EM_NN_TIER_DSP
+    em_nn_conv2d_dsp(ctx, params, quant, dims, input, weights, bias, output);
 #else
     (void)ctx;
     em_nn_conv2d_scalar(params, quant, dims, input, weights, bias, output);

@@ -7,6 +7,7 @@
 #ifndef EM_NN_SUPPORT_H
 #define EM_NN_SUPPORT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "em_nn_tier.h"
@@ -32,19 +33,38 @@ static inline int32_t em_nn_requantize_left_shift(int32_t shift)
  * acc * multiplier * 2^(shift - 31), rounded once, half up (CMSIS-NN single rounding), as
  * compiler/fixedpoint.py:requantize defines it: x = sat32(acc << L), L = max(shift + 2, 0);
  * result = (x * multiplier + 2^(E - 1)) >> E with E = 31 - shift + L (33..62).
+ *
+ * Computed in 32-bit halves (same bits, a fraction of the instructions of int64 shifts on
+ * Cortex-M): since E >= 33, 2^(E - 1) is a multiple of 2^32 and
+ * floor((P + 2^(E-1)) / 2^E) = floor((floor(P / 2^32) + 2^(E-33)) / 2^(E-32)), with
+ * floor(P / 2^32) the high word of the 32x32 product (one SMULL). The saturating pre-shift
+ * (L >= 1 only when shift >= -1) tests whether acc fits in 32 - L bits.
  * @param multiplier Q31, 0..INT32_MAX
  * @param shift      -31..30
  */
 static inline int32_t em_nn_requantize(int32_t acc, int32_t multiplier, int32_t shift)
 {
-    const int32_t left = em_nn_requantize_left_shift(shift);
-    int64_t x = (int64_t)acc * ((int64_t)1 << left);
-    x = x > EM_NN_INT32_MAX ? EM_NN_INT32_MAX : (x < EM_NN_INT32_MIN ? EM_NN_INT32_MIN : x);
-    const int32_t exponent = 31 - shift + left;
-    const int64_t product = x * (int64_t)multiplier;
-    /* Arithmetic right shift of a negative int64 (implementation-defined; GCC and Clang shift
-     * arithmetically on every target Ember supports): the floor the definition asks for. */
-    return (int32_t)((product + ((int64_t)1 << (exponent - 1))) >> exponent);
+    int32_t x = acc;
+    int32_t right = -1 - shift; /* E - 32 with L = 0: 1..30 */
+    if (shift > -2) {           /* L = shift + 2 in 1..32, E - 32 = 1 */
+        const int32_t left = shift + 2;
+        /* acc·2^L fits in int32 iff acc >> (31 - L) is 0 or -1 (L = 32: iff acc == 0). */
+        const bool fits = left == 32 ? acc == 0 : (uint32_t)(acc >> (31 - left)) + 1u <= 1u;
+        x = fits ? (int32_t)((uint32_t)acc << (left & 31)) : (acc < 0 ? EM_NN_INT32_MIN : EM_NN_INT32_MAX);
+        right = 1;
+    }
+    /* Arithmetic right shifts of negative values (implementation-defined; GCC and Clang shift
+     * arithmetically on every target Ember supports): the floors the definition asks for.
+     * |high| <= 2^30 and the rounding term <= 2^29: the sum stays in int32. */
+#if EM_NN_TIER_DSP && defined(__GNUC__)
+    /* SMMUL: the high word of the signed product. GCC 12 has no __smmul and builds the int64
+     * form from UMULL + MUL + MLA here. */
+    int32_t high;
+    __asm__("smmul %0, %1, %2" : "=r"(high) : "r"(x), "r"(multiplier));
+#else
+    const int32_t high = (int32_t)(((int64_t)x * multiplier) >> 32);
+#endif
+    return (high + (1 << (right - 1))) >> right;
 }
 
 #if EM_NN_TIER_MVE
@@ -79,7 +99,11 @@ static inline int32x4_t em_nn_requantize_mve(int32x4_t acc, int32x4_t multiplier
 static inline uint32_t em_nn_read_s8x4(const int8_t *p)
 {
     uint32_t v;
+#if defined(__GNUC__)
+    __builtin_memcpy(&v, p, sizeof v); /* one LDR, also under -ffreestanding (board builds) */
+#else
     memcpy(&v, p, sizeof v);
+#endif
     return v;
 }
 
