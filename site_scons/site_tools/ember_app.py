@@ -75,6 +75,12 @@ def _train(target, source, env) -> int:
 
 def build_app(env, app: str, run: bool = False, train: bool = False):
     board = env["BOARD"]
+    if run and env["EMBER_CROSS"] and board.emulator is None:
+        from SCons.Script import Exit
+
+        print(f"error: board {board.name} is a real board with no emulator: build it and flash "
+              "firmware.hex / firmware.bin (README.md, \"Real boards\"); run=1 cannot run it here")
+        Exit(2)
     out = Path(env["BUILD"]) / app
     gen = out / "gen"
     app_env = env.Clone(EMBER_APP=app)
