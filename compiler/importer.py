@@ -138,6 +138,12 @@ def _add(node: Node, args: list) -> tuple[str, dict]:
     return "aten.add", {}
 
 
+def _mul(node: Node, args: list) -> tuple[str, dict]:
+    if len(args) != 2:
+        raise UnsupportedOpError("mul by a constant", origin_of(node))
+    return "aten.mul", {}
+
+
 def _reshape(node: Node, args: list) -> tuple[str, dict]:
     return "aten.reshape", {}
 
@@ -181,6 +187,7 @@ IMPORTERS: dict[object, Callable[[Node, list], tuple[str, dict]]] = {
     aten.adaptive_avg_pool2d.default: _global_average,
     aten.mean.dim: _global_average,
     aten.add.Tensor: _add,
+    aten.mul.Tensor: _mul,
     aten.softmax.int: _softmax,
     aten._softmax.default: _softmax,
     aten.sigmoid.default: _elementwise,

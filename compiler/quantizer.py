@@ -29,7 +29,7 @@ aten = torch.ops.aten
 # Ops with weights, in the (input, weight, bias) argument order aten gives them.
 WEIGHTED_OPS = (aten.linear.default, aten.conv2d.default)
 # Elementwise ops with two activation inputs and their own output scale.
-BINARY_OPS = (aten.add.Tensor,)
+BINARY_OPS = (aten.add.Tensor, aten.mul.Tensor)
 # Elementwise activations with their own output scale; lowered to 256-entry tables. ReLU and
 # hardtanh join them when they cannot fold into a producer (a producer with several users).
 ACTIVATION_OPS = (

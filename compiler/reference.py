@@ -206,6 +206,16 @@ def avg_pool_s8(x: np.ndarray, *, kernel: tuple[int, int], stride: tuple[int, in
     return np.clip(average, activation_min, activation_max).astype(np.int8)
 
 
+def mul_s8(a: np.ndarray, b: np.ndarray, *, a_offset: int, b_offset: int, output_offset: int,
+           output_multiplier: int, output_shift: int, activation_min: int, activation_max: int) -> np.ndarray:
+    """Elementwise a · b of int8 tensors (NumPy broadcasting): the centred product
+    (a + a_offset)(b + b_offset) (offsets = −zero points, |product| <= 2^16) requantized by
+    scale_a · scale_b / scale_out: out = clamp(requantize(product) + output_offset)."""
+    product = (np.asarray(a, np.int64) + a_offset) * (np.asarray(b, np.int64) + b_offset)
+    out = requantize(product, np.int64(output_multiplier), np.int64(output_shift)) + output_offset
+    return np.clip(out, activation_min, activation_max).astype(np.int8)
+
+
 def lut_s8(x: np.ndarray, table: np.ndarray) -> np.ndarray:
     """out = table[x + 128]: any int8 → int8 elementwise function, tabulated ahead of time."""
     return np.asarray(table, np.int8)[np.asarray(x, np.int16) + 128]

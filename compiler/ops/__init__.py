@@ -12,6 +12,7 @@ from compiler.ops.depthwise_conv2d import DEPTHWISE_CONV2D
 from compiler.ops.dequantize import DEQUANTIZE
 from compiler.ops.fully_connected import FULLY_CONNECTED
 from compiler.ops.lut import LUT
+from compiler.ops.mul import MUL
 from compiler.ops.pool2d import AVG_POOL2D, MAX_POOL2D
 from compiler.ops.quantize import QUANTIZE
 from compiler.ops.softmax import SOFTMAX
@@ -26,6 +27,7 @@ OP_TABLE: dict[str, OpSpec] = {spec.kind: spec for spec in (
     ADD,
     LUT,
     SOFTMAX,
+    MUL,
 )}
 OPCODES: dict[int, OpSpec] = {spec.opcode: spec for spec in OP_TABLE.values()}
 

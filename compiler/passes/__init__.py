@@ -13,6 +13,7 @@ from compiler.passes.lower_quantized_add import lower_quantized_add
 from compiler.passes.lower_quantized_conv2d import lower_quantized_conv2d
 from compiler.passes.lower_quantized_linear import lower_quantized_linear
 from compiler.passes.lower_quantized_lut import lower_quantized_lut
+from compiler.passes.lower_quantized_mul import lower_quantized_mul
 from compiler.passes.lower_quantized_pool2d import lower_quantized_pool2d
 from compiler.passes.lower_quantized_reshape import lower_quantized_reshape
 from compiler.passes.lower_quantized_softmax import lower_quantized_softmax
@@ -27,6 +28,7 @@ IR_PASSES = (
     lower_quantized_conv2d,
     lower_quantized_pool2d,
     lower_quantized_add,
+    lower_quantized_mul,
     lower_quantized_lut,
     lower_quantized_softmax,
     lower_quantized_reshape,

@@ -1,12 +1,12 @@
 """fold_activations: a clamp (ReLU, ReLU6, hardtanh) whose input comes only from a linear,
-conv2d or add is folded into that op as its `activation` range; the lowering turns it into the
+conv2d, add or mul is folded into that op as its `activation` range; the lowering turns it into the
 output clamp."""
 from __future__ import annotations
 
 from compiler.ir import Graph
 from compiler.options import LoweringOptions
 
-PRODUCERS = ("aten.linear", "aten.conv2d", "aten.add")
+PRODUCERS = ("aten.linear", "aten.conv2d", "aten.add", "aten.mul")
 
 
 def fold_activations(graph: Graph, options: LoweringOptions) -> Graph:

@@ -31,6 +31,7 @@ class OpCode(object):
     ADD = 7
     LUT = 8
     SOFTMAX = 9
+    MUL = 10
 
 
 class OpOptions(object):
@@ -43,6 +44,7 @@ class OpOptions(object):
     AddOptions = 6
     LutOptions = 7
     SoftmaxOptions = 8
+    MulOptions = 9
 
 
 # Affine quantization: real = scale * (q - zero_point). One entry per tensor, or one per
@@ -1263,6 +1265,108 @@ def SoftmaxOptionsAddDiffMin(builder, diffMin):
     builder.PrependInt32Slot(2, diffMin, 0)
 
 def SoftmaxOptionsEnd(builder):
+    return builder.EndObject()
+
+
+
+# MUL of two int8 tensors, NumPy broadcasting (compiler/reference.py: mul_s8): offsets are minus
+# the zero points; the multiplier / shift encode scale_a · scale_b / scale_out.
+class MulOptions(object):
+    __slots__ = ['_tab']
+
+    @classmethod
+    def GetRootAs(cls, buf, offset=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
+        x = MulOptions()
+        x.Init(buf, n + offset)
+        return x
+
+    @classmethod
+    def GetRootAsMulOptions(cls, buf, offset=0):
+        """This method is deprecated. Please switch to GetRootAs."""
+        return cls.GetRootAs(buf, offset)
+    @classmethod
+    def MulOptionsBufferHasIdentifier(cls, buf, offset, size_prefixed=False):
+        return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x45\x4D\x42\x52", size_prefixed=size_prefixed)
+
+    # MulOptions
+    def Init(self, buf, pos):
+        self._tab = flatbuffers.table.Table(buf, pos)
+
+    # MulOptions
+    def Input1Offset(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # MulOptions
+    def Input2Offset(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # MulOptions
+    def OutputOffset(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # MulOptions
+    def OutputMultiplier(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # MulOptions
+    def OutputShift(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # MulOptions
+    def ActivationMin(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(14))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return -128
+
+    # MulOptions
+    def ActivationMax(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(16))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 127
+
+def MulOptionsStart(builder):
+    builder.StartObject(7)
+
+def MulOptionsAddInput1Offset(builder, input1Offset):
+    builder.PrependInt32Slot(0, input1Offset, 0)
+
+def MulOptionsAddInput2Offset(builder, input2Offset):
+    builder.PrependInt32Slot(1, input2Offset, 0)
+
+def MulOptionsAddOutputOffset(builder, outputOffset):
+    builder.PrependInt32Slot(2, outputOffset, 0)
+
+def MulOptionsAddOutputMultiplier(builder, outputMultiplier):
+    builder.PrependInt32Slot(3, outputMultiplier, 0)
+
+def MulOptionsAddOutputShift(builder, outputShift):
+    builder.PrependInt32Slot(4, outputShift, 0)
+
+def MulOptionsAddActivationMin(builder, activationMin):
+    builder.PrependInt32Slot(5, activationMin, -128)
+
+def MulOptionsAddActivationMax(builder, activationMax):
+    builder.PrependInt32Slot(6, activationMax, 127)
+
+def MulOptionsEnd(builder):
     return builder.EndObject()
 
 

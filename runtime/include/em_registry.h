@@ -54,7 +54,8 @@ enum {
     EM_OP_AVG_POOL_2D = 6,
     EM_OP_ADD = 7,
     EM_OP_LUT = 8,
-    EM_OP_SOFTMAX = 9
+    EM_OP_SOFTMAX = 9,
+    EM_OP_MUL = 10
 };
 
 /** Union tags of the schema's OpOptions (Operator.options_type). */
@@ -67,7 +68,8 @@ enum {
     EM_OPTIONS_POOL_2D = 5,
     EM_OPTIONS_ADD = 6,
     EM_OPTIONS_LUT = 7,
-    EM_OPTIONS_SOFTMAX = 8
+    EM_OPTIONS_SOFTMAX = 8,
+    EM_OPTIONS_MUL = 9
 };
 
 /** Field slots of the options tables (declaration order in program.fbs). */
@@ -111,6 +113,15 @@ enum {
     EM_POOL_2D_OPTIONS_ZERO_POINT = 9,
     EM_POOL_2D_OPTIONS_ACTIVATION_MIN = 10,
     EM_POOL_2D_OPTIONS_ACTIVATION_MAX = 11
+};
+enum {
+    EM_MUL_OPTIONS_INPUT1_OFFSET = 0,
+    EM_MUL_OPTIONS_INPUT2_OFFSET = 1,
+    EM_MUL_OPTIONS_OUTPUT_OFFSET = 2,
+    EM_MUL_OPTIONS_OUTPUT_MULTIPLIER = 3,
+    EM_MUL_OPTIONS_OUTPUT_SHIFT = 4,
+    EM_MUL_OPTIONS_ACTIVATION_MIN = 5,
+    EM_MUL_OPTIONS_ACTIVATION_MAX = 6
 };
 enum { EM_SOFTMAX_OPTIONS_INPUT_MULTIPLIER = 0, EM_SOFTMAX_OPTIONS_INPUT_LEFT_SHIFT = 1, EM_SOFTMAX_OPTIONS_DIFF_MIN = 2 };
 enum {

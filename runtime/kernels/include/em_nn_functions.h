@@ -229,6 +229,29 @@ em_status em_add_s8(const em_add_params *params, const em_add_dims *dims, const 
  */
 em_status em_lut_s8(const int8_t *input, int32_t count, const int8_t *table, int8_t *output);
 
+/** Quantization of an elementwise multiply (the schema's MulOptions, reference.mul_s8). */
+typedef struct {
+    int32_t a_offset;          /**< minus input a's zero point, -127..128 */
+    int32_t b_offset;          /**< minus input b's zero point, -127..128 */
+    int32_t output_offset;     /**< output zero point, -128..127 */
+    int32_t output_multiplier; /**< Q31, 0..INT32_MAX: scale_a · scale_b / scale_out */
+    int32_t output_shift;      /**< -31..30; > 0 shifts left */
+    int32_t activation_min;    /**< -128..127 */
+    int32_t activation_max;    /**< activation_min..127 */
+} em_mul_params;
+
+/**
+ * int8 elementwise multiply (reference.mul_s8), per output element:
+ * out = clamp(requantize((a + a_offset)(b + b_offset), output_multiplier, output_shift) + output_offset).
+ * Broadcasting as em_add_s8 (em_add_dims: at most one operand a scalar or a row).
+ * @param a        [outer, inner], [1] or [inner] int8, -128..127
+ * @param b        likewise
+ * @param output   [outer, inner] int8; may be exactly a non-broadcast operand (in place)
+ * @return EM_OK, or EM_ERR_BAD_ARGUMENT for a NULL pointer or dims / params out of range.
+ */
+em_status em_mul_s8(const em_mul_params *params, const em_add_dims *dims, const int8_t *a, const int8_t *b,
+                    int8_t *output);
+
 /** Softmax parameters (reference.softmax_parameters): beta · input scale · 2^26 as a Q31
  *  multiplier (>= 0) and a left shift (0..31); differences below diff_min (<= 0) give -128. */
 typedef struct {

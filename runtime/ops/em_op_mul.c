@@ -1,0 +1,73 @@
+/**
+ * @file em_op_mul.c
+ * @brief MUL adapter: a, b int8 -> output int8 (NumPy broadcasting as em_op_broadcast.h
+ *        allows), MulOptions. check() verifies shapes and option ranges (em_mul_params).
+ */
+#include "em_nn_functions.h"
+#include "em_op_broadcast.h"
+#include "em_op_support.h"
+
+enum { EM_MUL_A, EM_MUL_B, EM_MUL_N_INPUTS };
+
+typedef struct {
+    em_tensor in[EM_MUL_N_INPUTS];
+    em_tensor output;
+    em_mul_params params;
+} em_mul_args;
+
+static em_status em_mul_decode(const em_op_context *ctx, em_mul_args *a)
+{
+    em_mul_params *p = &a->params;
+    em_status s = em_op_operands(ctx, a->in, EM_MUL_N_INPUTS, &a->output, 1u);
+    if (s == EM_OK) s = em_op_options(ctx, EM_OPTIONS_MUL);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_MUL_OPTIONS_INPUT1_OFFSET, 0, &p->a_offset);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_MUL_OPTIONS_INPUT2_OFFSET, 0, &p->b_offset);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_MUL_OPTIONS_OUTPUT_OFFSET, 0, &p->output_offset);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_MUL_OPTIONS_OUTPUT_MULTIPLIER, 0, &p->output_multiplier);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_MUL_OPTIONS_OUTPUT_SHIFT, 0, &p->output_shift);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_MUL_OPTIONS_ACTIVATION_MIN, -128, &p->activation_min);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_MUL_OPTIONS_ACTIVATION_MAX, 127, &p->activation_max);
+    return s;
+}
+
+static bool em_mul_offset_ok(int32_t offset)
+{
+    return offset >= -127 && offset <= 128; /* minus an int8 zero point */
+}
+
+static em_status em_mul_check(const em_op_context *ctx)
+{
+    em_mul_args a;
+    const em_status s = em_mul_decode(ctx, &a);
+    if (s != EM_OK) {
+        return s;
+    }
+    em_add_dims dims;
+    const em_mul_params *p = &a.params;
+    if (a.in[EM_MUL_A].dtype != EM_DTYPE_INT8 || a.in[EM_MUL_B].dtype != EM_DTYPE_INT8
+        || a.output.dtype != EM_DTYPE_INT8
+        || !em_op_broadcast_dims(&a.in[EM_MUL_A], &a.in[EM_MUL_B], &a.output, &dims)
+        || !em_mul_offset_ok(p->a_offset) || !em_mul_offset_ok(p->b_offset) || !em_op_in_s8(p->output_offset)
+        || p->output_multiplier < 0 || p->output_shift < -31 || p->output_shift > 30
+        || !em_op_in_s8(p->activation_min) || !em_op_in_s8(p->activation_max)
+        || p->activation_min > p->activation_max) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    return EM_OK;
+}
+
+static em_status em_mul_eval(const em_op_context *ctx)
+{
+    em_mul_args a;
+    const em_status s = em_mul_decode(ctx, &a);
+    if (s != EM_OK) {
+        return s;
+    }
+    em_add_dims dims;
+    /* true: check() verified the same shapes */
+    (void)em_op_broadcast_dims(&a.in[EM_MUL_A], &a.in[EM_MUL_B], &a.output, &dims);
+    return em_mul_s8(&a.params, &dims, (const int8_t *)a.in[EM_MUL_A].data, (const int8_t *)a.in[EM_MUL_B].data,
+                     (int8_t *)a.output.data);
+}
+
+const em_op_registration em_op_mul = {EM_OP_MUL, "mul", em_mul_check, em_mul_eval};
