@@ -74,7 +74,7 @@ def test_valid_pipeline_program_matches_reference(em_run, tmp_path):
 def test_input_of_wrong_size_is_refused(em_run, tmp_path):
     spec, _ = programs.fc_program()
     result = run(em_run, tmp_path, programs.build(spec), b"\x01\x02")
-    assert result.returncode == 74 and "input must be exactly" in result.stdout
+    assert result.returncode == 74 and "must be exactly the size of its input" in result.stdout
 
 
 def test_no_input_file_means_zeros(em_run, tmp_path):

@@ -1,12 +1,12 @@
 /**
  * @file em_run.c
- * @brief em_run: loads any program file, runs it once on one input, writes its output.
+ * @brief em_run: loads any program file, runs it once on its inputs, writes its output.
  *
- *     em_run PROGRAM [--input FILE] [--output FILE]
+ *     em_run PROGRAM [--input FILE]... [--output FILE]
  *
  * Uses only ember.h and em_bsp.h, so the same source runs on the host and on every board
- * (files through semihosting under QEMU). Input: the raw bytes of input 0 (exactly its size;
- * zeros without --input). Output: the raw bytes of output 0. Prints the counter around invoke
+ * (files through semihosting under QEMU). Inputs: the k-th --input holds the raw bytes of
+ * program input k (exactly its size); inputs without a file are zeros. Output: the raw bytes of output 0. Prints the counter around invoke
  * ("instructions: N" under QEMU, "cycles: N" on silicon, "ns: N" on the host) and the arena
  * sizes. Exit status: 0, the em_status value of a load/invoke failure, or EM_RUN_EXIT_USAGE /
  * EM_RUN_EXIT_IO for the runner's own errors.
@@ -49,9 +49,12 @@ static uint8_t program_bytes[EM_RUN_PROGRAM_CAPACITY] __attribute__((aligned(16)
 EM_RUN_PROGRAM_PLACEMENT;
 static uint8_t arena_pool[EM_RUN_ARENA_CAPACITY] __attribute__((aligned(16))) EM_RUN_ARENA_PLACEMENT;
 
+#define EM_RUN_MAX_INPUT_FILES 8
+
 typedef struct {
     const char *program;
-    const char *input;  /* NULL: zeros */
+    const char *inputs[EM_RUN_MAX_INPUT_FILES]; /* in program input order */
+    uint32_t n_inputs;
     const char *output; /* NULL: not written */
 } em_run_args;
 
@@ -84,8 +87,8 @@ static bool em_run_parse(int argc, const char **argv, em_run_args *args)
 {
     memset(args, 0, sizeof *args);
     for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--input") == 0 && i + 1 < argc) {
-            args->input = argv[++i];
+        if (strcmp(argv[i], "--input") == 0 && i + 1 < argc && args->n_inputs < EM_RUN_MAX_INPUT_FILES) {
+            args->inputs[args->n_inputs++] = argv[++i];
         } else if (strcmp(argv[i], "--output") == 0 && i + 1 < argc) {
             args->output = argv[++i];
         } else if (argv[i][0] != '-' && args->program == NULL) {
@@ -146,17 +149,18 @@ static int em_run(const em_run_args *args)
         memset(arenas[i], 0, sizes[i]);
     }
     em_tensor input, output;
-    if (program.n_inputs > 0u) {
-        status = em_program_input(&program, 0, arenas, &input);
+    if (args->n_inputs > program.n_inputs) {
+        return em_run_fail("more --input files than the program has inputs", NULL, EM_RUN_EXIT_USAGE);
+    }
+    for (uint32_t k = 0; k < args->n_inputs; k++) {
+        status = em_program_input(&program, k, arenas, &input);
         if (status != EM_OK) {
             return em_run_status(status);
         }
-        if (args->input != NULL) {
-            size_t got = 0;
-            if (em_bsp_file_read(args->input, input.data, input.size, &got) != 0 || got != input.size) {
-                return em_run_fail("input must be exactly the size of input 0: ", args->input,
-                                   EM_RUN_EXIT_IO);
-            }
+        size_t got = 0;
+        if (em_bsp_file_read(args->inputs[k], input.data, input.size, &got) != 0 || got != input.size) {
+            return em_run_fail("an input file must be exactly the size of its input: ", args->inputs[k],
+                               EM_RUN_EXIT_IO);
         }
     }
     const uint64_t start = em_bsp_counter_read();
@@ -189,7 +193,7 @@ int em_app_main(void)
     const int argc = em_bsp_args(storage, sizeof storage, argv, EM_RUN_MAX_ARGS);
     em_run_args args;
     if (argc < 0 || !em_run_parse(argc, argv, &args)) {
-        return em_run_fail("usage: em_run PROGRAM [--input FILE] [--output FILE]", NULL,
+        return em_run_fail("usage: em_run PROGRAM [--input FILE]... [--output FILE]", NULL,
                            EM_RUN_EXIT_USAGE);
     }
     return em_run(&args);
