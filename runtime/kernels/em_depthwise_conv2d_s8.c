@@ -13,10 +13,12 @@
  * (j = 0..3) that read input channels c..c+3; lanes past the last channel are predicated off
  * (vctp32q), so nothing is read or written beyond the tensors. With M = 1 every load and store
  * is contiguous; with M > 1 weights, bias, quantization and outputs are gathered / scattered with
- * stride M. Within an output row, runs of up to four pixels whose windows lie inside the input
- * horizontally share each weight load (rows outside the input are skipped, their zp·w added once
- * per run); the requantization's shifts are derived once per channel block and run. Pixels at
- * the left and right borders take a per-tap path. No scratch, no im2col copy.
+ * stride M. Each channel block runs over the whole output in one call (em_nn_dw_block): its
+ * requantization constants are derived once, the zp·w of kernel rows outside the input once per
+ * output row, and the zp·w of each border column's padded taps once per block, so that border
+ * pixels run only their valid taps. Interior pixels run in groups of four (then one group of
+ * 1..3) that share each weight load. Parameters are copied to locals first: the int8 stores
+ * would otherwise make GCC re-read them. No scratch, no im2col copy.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -89,41 +91,25 @@ EM_NN_ALWAYS_INLINE int32x4_t em_nn_dw_ld_s32(const int32_t *p, uint32x4_t off, 
     return unit ? vldrwq_z_s32(p, pr) : vldrwq_gather_shifted_offset_z_s32(p, off, pr);
 }
 
-/** Per-lane requantization constants of one channel block (em_nn_requantize_mve, split so that
- *  the shifts are derived once per block and run and reused for every pixel). Loaded after the
- *  accumulation, so that the tap loops have the vector registers to themselves. */
+/** Constants of one channel block in one output row, derived once and reused for every pixel
+ *  of the row: the requantization's multiplier and shifts (em_nn_requantize_mve split), and
+ *  the accumulator's start, bias + zp·w of the kernel rows that lie outside the input. */
 typedef struct {
-    int32x4_t multiplier, left, right;
-} em_nn_dw_quant4;
-
-EM_NN_ALWAYS_INLINE em_nn_dw_quant4 em_nn_dw_quant_load(const em_per_channel_quant *quant, int32_t o,
-                                                       uint32x4_t off, mve_pred16_t pr, bool unit)
-{
-    em_nn_dw_quant4 q;
-    const int32x4_t shift = em_nn_dw_ld_s32(quant->shift + o, off, pr, unit);
-    q.multiplier = em_nn_dw_ld_s32(quant->multiplier + o, off, pr, unit);
-    q.left = vmaxq_s32(vaddq_n_s32(shift, 2), vdupq_n_s32(0));
-    q.right = vaddq_n_s32(vsubq_s32(shift, q.left), 1); /* -(E - 32) */
-    return q;
-}
-
-/** The bias lanes of a channel block (0 without bias). */
-EM_NN_ALWAYS_INLINE int32x4_t em_nn_dw_bias(const int32_t *bias, int32_t o, uint32x4_t off,
-                                            mve_pred16_t pr, bool unit)
-{
-    return bias != NULL ? em_nn_dw_ld_s32(bias + o, off, pr, unit) : vdupq_n_s32(0);
-}
+    int32x4_t multiplier, left, right, base;
+} em_nn_dw_consts;
 
 /** Requantizes (bias already in @p acc), clamps and stores four channels of one pixel. */
-EM_NN_ALWAYS_INLINE void em_nn_dw_store(int32x4_t acc, const em_nn_dw_quant4 *q,
+EM_NN_ALWAYS_INLINE void em_nn_dw_store(int32x4_t acc, const em_nn_dw_consts *q,
                                         const em_conv_params *p, int8_t *out, uint32x4_t off,
-                                        mve_pred16_t pr, bool unit)
+                                        mve_pred16_t pr, bool unit, bool tail)
 {
     int32x4_t v = vrshlq_s32(vmulhq_s32(vqshlq_s32(acc, q->left), q->multiplier), q->right);
-    v = vqaddq_s32(v, vdupq_n_s32(p->output_offset)); /* saturates past the clamp */
+    v = vqaddq_n_s32(v, p->output_offset); /* saturates past the clamp */
     v = vmaxq_s32(v, vdupq_n_s32(p->activation_min));
     v = vminq_s32(v, vdupq_n_s32(p->activation_max));
-    if (unit) {
+    if (unit && !tail) {
+        vstrbq_s32(out, v);
+    } else if (unit) {
         vstrbq_p_s32(out, v, pr);
     } else {
         vstrbq_scatter_offset_p_s32(out, off, v, pr);
@@ -136,159 +122,232 @@ typedef struct {
     int32_t row_stride;        /**< bytes per input row (W·C) */
     int32_t px_step;           /**< input bytes between adjacent output pixels (stride_w·C) */
     int32_t tap_step;          /**< input bytes between adjacent kx taps (dilation_w·C) */
+    int32_t ox_lo, ox_hi;      /**< output columns [ox_lo, ox_hi) have their window inside the
+                                    input horizontally (ox_hi <= ox_lo: none) */
 } em_nn_dw_geom;
 
 /**
- * NPX (1..4) adjacent output pixels of one row whose windows lie horizontally inside the input,
- * kernel rows [ky_lo, ky_hi) inside it vertically; x0 points at channel 0 of the first pixel's
- * tap (ky_lo, 0) (unused when ky_lo == ky_hi).
+ * NPX (1..4) adjacent output pixels, kernel rows [ky_lo, ky_hi) inside the input (@p rows of
+ * them) and taps [kx_lo, kx_lo + kxn) of each row inside it too; the other taps are already in
+ * @p base. @p x points at the first pixel's tap (ky_lo, kx_lo), @p w at that weight.
  */
-EM_NN_ALWAYS_INLINE void em_nn_dw_run(const em_conv_params *p, const em_per_channel_quant *quant,
-                                      const em_conv_dims *d, const em_nn_dw_geom *g,
-                                      const int8_t *x0, int32_t ky_lo, int32_t ky_hi,
-                                      const int8_t *weights, const int32_t *bias, int8_t *out,
-                                      int npx, bool unit, bool tail, int32_t c)
+EM_NN_ALWAYS_INLINE void em_nn_dw_run(const em_conv_params *p, const em_conv_dims *d,
+                                      const em_nn_dw_geom *g, const em_nn_dw_consts *q,
+                                      int32x4_t base, const int8_t *x, const int8_t *w, int32_t rows,
+                                      int32_t kxn, int8_t *out, int npx, uint32x4_t off,
+                                      mve_pred16_t pr, bool unit, bool tail)
 {
-    const uint32x4_t off = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)g->m);
-    const int32_t zp = p->input_zero_point;
-    const int32_t row_step = p->dilation_h * g->row_stride;
-    const int32_t px_step = g->px_step, tap_step = g->tap_step, cm = g->cm, kw = d->kernel_w;
-    const bool some_rows_padded = zp != 0 && (ky_lo > 0 || ky_hi < d->kernel_h);
-    {
-        const mve_pred16_t pr = vctp32q((uint32_t)(g->c - c));
-        for (int32_t m = 0; m < g->m; m++) {
-            const int32_t o = c * g->m + m;
-            int32x4_t base = em_nn_dw_bias(bias, o, off, pr, unit);
-            if (some_rows_padded) { /* padded rows: zp·w, the same for every pixel of the run */
-                for (int32_t ky = 0; ky < d->kernel_h; ky++) {
-                    if (ky >= ky_lo && ky < ky_hi) {
-                        continue;
-                    }
-                    const int8_t *w = weights + ky * d->kernel_w * g->cm + o;
-                    for (int32_t kx = 0; kx < d->kernel_w; kx++, w += g->cm) {
-                        base = vmlaq_n_s32(base, em_nn_dw_ld_s8(w, off, pr, unit, tail), zp);
-                    }
-                }
-            }
-            int32x4_t a0 = base, a1 = base, a2 = base, a3 = base;
-            const int8_t *x_row = x0 + c;
-            const int8_t *w_row = weights + ky_lo * kw * cm + o;
-            for (int32_t ky = ky_lo; ky < ky_hi; ky++, x_row += row_step, w_row += kw * cm) {
-                const int8_t *x = x_row;
-                const int8_t *w = w_row;
-                for (int32_t kx = 0; kx < kw; kx++, x += tap_step, w += cm) {
-                    const int32x4_t wv = em_nn_dw_ld_s8(w, off, pr, unit, tail);
-                    a0 = vaddq_s32(a0, vmulq_s32(em_nn_dw_ld_x(x, pr, tail), wv));
-                    if (npx > 1) a1 = vaddq_s32(a1, vmulq_s32(em_nn_dw_ld_x(x + px_step, pr, tail), wv));
-                    if (npx > 2) a2 = vaddq_s32(a2, vmulq_s32(em_nn_dw_ld_x(x + 2 * px_step, pr, tail), wv));
-                    if (npx > 3) a3 = vaddq_s32(a3, vmulq_s32(em_nn_dw_ld_x(x + 3 * px_step, pr, tail), wv));
-                }
-            }
-            const em_nn_dw_quant4 q = em_nn_dw_quant_load(quant, o, off, pr, unit);
-            em_nn_dw_store(a0, &q, p, out + o, off, pr, unit);
-            if (npx > 1) em_nn_dw_store(a1, &q, p, out + cm + o, off, pr, unit);
-            if (npx > 2) em_nn_dw_store(a2, &q, p, out + 2 * cm + o, off, pr, unit);
-            if (npx > 3) em_nn_dw_store(a3, &q, p, out + 3 * cm + o, off, pr, unit);
+    const int32_t px_step = g->px_step, tap_step = g->tap_step, cm = g->cm;
+    const int32_t row_step = p->dilation_h * g->row_stride - kxn * tap_step;
+    const int32_t w_row_step = (d->kernel_w - kxn) * cm;
+    int32x4_t a0 = base, a1 = base, a2 = base, a3 = base;
+    for (int32_t ky = 0; ky < rows; ky++, x += row_step, w += w_row_step) {
+        for (int32_t kx = 0; kx < kxn; kx++, x += tap_step, w += cm) {
+            const int32x4_t wv = em_nn_dw_ld_s8(w, off, pr, unit, tail);
+            a0 = vaddq_s32(a0, vmulq_s32(em_nn_dw_ld_x(x, pr, tail), wv));
+            if (npx > 1) a1 = vaddq_s32(a1, vmulq_s32(em_nn_dw_ld_x(x + px_step, pr, tail), wv));
+            if (npx > 2) a2 = vaddq_s32(a2, vmulq_s32(em_nn_dw_ld_x(x + 2 * px_step, pr, tail), wv));
+            if (npx > 3) a3 = vaddq_s32(a3, vmulq_s32(em_nn_dw_ld_x(x + 3 * px_step, pr, tail), wv));
         }
     }
+    em_nn_dw_store(a0, q, p, out, off, pr, unit, tail);
+    if (npx > 1) em_nn_dw_store(a1, q, p, out + cm, off, pr, unit, tail);
+    if (npx > 2) em_nn_dw_store(a2, q, p, out + 2 * cm, off, pr, unit, tail);
+    if (npx > 3) em_nn_dw_store(a3, q, p, out + 3 * cm, off, pr, unit, tail);
 }
 
-/** One output pixel, any window, channel block c: taps outside the input add zp·w; the valid
- *  taps of each row form one range [kx_lo, kx_hi), so the loops carry no per-tap test. */
-EM_NN_ALWAYS_INLINE void em_nn_dw_pixel(const em_conv_params *p, const em_per_channel_quant *quant,
-                                        const em_conv_dims *d, const em_nn_dw_geom *g,
-                                        const int8_t *x_image, int32_t iy0, int32_t ix0,
-                                        const int8_t *weights, const int32_t *bias, int8_t *out,
-                                        bool unit, bool tail, int32_t c)
+/** Taps [*kx_lo, *kx_hi) of a kernel row that lie inside the input for window column ix0. */
+EM_NN_ALWAYS_INLINE void em_nn_dw_kx_range(const em_conv_params *p, const em_conv_dims *d, int32_t ix0,
+                                           int32_t *kx_lo, int32_t *kx_hi)
 {
-    const uint32x4_t off = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)g->m);
+    const int32_t kw = d->kernel_w, dw = p->dilation_w;
+    int32_t lo = ix0 >= 0 ? 0 : (-ix0 + dw - 1) / dw;
+    int32_t hi = ix0 < d->input_w ? (d->input_w - 1 - ix0) / dw + 1 : 0;
+    lo = lo < kw ? lo : kw;
+    hi = hi < kw ? hi : kw;
+    *kx_lo = lo;
+    *kx_hi = hi > lo ? hi : lo;
+}
+
+/** One output pixel whose window crosses the left or right border (origin column ix0): the
+ *  valid taps of each row form one range [kx_lo, kx_hi), the others add zp·w. Kernel rows
+ *  [ky_lo, ky_hi) lie inside the input; @p x_row points at channel c of row ky_lo, column 0. */
+EM_NN_ALWAYS_INLINE void em_nn_dw_border(const em_conv_params *p, const em_conv_dims *d,
+                                         const em_nn_dw_geom *g, const em_nn_dw_consts *q,
+                                         const int8_t *x_row, const int8_t *w, int32_t rows,
+                                         int32_t ix0, int8_t *out, uint32x4_t off, mve_pred16_t pr,
+                                         bool unit, bool tail)
+{
     const int32_t zp = p->input_zero_point;
-    const int32_t kw = d->kernel_w, cm = g->cm;
-    int32_t kx_lo = 0, kx_hi = kw;
-    while (kx_lo < kx_hi && ix0 + kx_lo * p->dilation_w < 0) kx_lo++;
-    while (kx_hi > kx_lo && ix0 + (kx_hi - 1) * p->dilation_w >= d->input_w) kx_hi--;
-    const mve_pred16_t pr = vctp32q((uint32_t)(g->c - c));
+    const int32_t kw = d->kernel_w, cm = g->cm, dw = p->dilation_w;
+    const int32_t row_step = p->dilation_h * g->row_stride;
+    int32_t kx_lo, kx_hi;
+    em_nn_dw_kx_range(p, d, ix0, &kx_lo, &kx_hi);
+    int32x4_t acc = q->base;
+    for (int32_t ky = 0; ky < rows; ky++, x_row += row_step, w += kw * cm) {
+        for (int32_t kx = 0; kx < kx_lo; kx++) {
+            acc = vmlaq_n_s32(acc, em_nn_dw_ld_s8(w + kx * cm, off, pr, unit, tail), zp);
+        }
+        const int8_t *x = x_row + (ix0 + kx_lo * dw) * g->c;
+        for (int32_t kx = kx_lo; kx < kx_hi; kx++, x += g->tap_step) {
+            const int32x4_t wv = em_nn_dw_ld_s8(w + kx * cm, off, pr, unit, tail);
+            acc = vaddq_s32(acc, vmulq_s32(em_nn_dw_ld_x(x, pr, tail), wv));
+        }
+        for (int32_t kx = kx_hi; kx < kw; kx++) {
+            acc = vmlaq_n_s32(acc, em_nn_dw_ld_s8(w + kx * cm, off, pr, unit, tail), zp);
+        }
+    }
+    em_nn_dw_store(acc, q, p, out, off, pr, unit, tail);
+}
+
+/** Border pixels (left and right together) whose padded taps em_nn_dw_block() sums once per
+ *  block; with more, every border pixel takes em_nn_dw_border(). */
+#define EM_NN_DW_MAX_BORDER 8
+
+/**
+ * One channel block (input channels c..c+3, output channels (c + j)·M + m) over the whole
+ * output. Once per block: the requantization constants, and for each border column ox its valid
+ * taps [kx_lo, kx_hi) and the sum zp·w of its padded taps over all kernel rows. Once per output
+ * row: the accumulator start (bias + zp·w of the kernel rows outside the input). Then each row
+ * runs its border pixels as runs of one pixel over their valid taps (rows with every kernel row
+ * inside the input) or tap by tap (em_nn_dw_border), its interior in runs of four and one run
+ * of the 1..3 left.
+ */
+EM_NN_ALWAYS_INLINE void em_nn_dw_block(const em_conv_params *p_arg, const em_per_channel_quant *quant,
+                                        const em_conv_dims *d_arg, const em_nn_dw_geom *g_arg,
+                                        const int8_t *input, const int8_t *weights,
+                                        const int32_t *bias, int8_t *output, int32_t c, bool unit,
+                                        bool tail, int32_t kw_fixed)
+{
+    /* Local copies: the int8 output stores may alias anything reached through a pointer, so
+     * GCC would re-read every parameter after each store. */
+    const em_conv_params p_local = *p_arg;
+    em_conv_dims d_local = *d_arg;
+    if (kw_fixed > 0) {
+        d_local.kernel_w = kw_fixed; /* a compile-time trip count for the tap loops */
+    }
+    const em_nn_dw_geom g_local = *g_arg;
+    const em_conv_params *const p = &p_local;
+    const em_conv_dims *const d = &d_local;
+    const em_nn_dw_geom *const g = &g_local;
+    const uint32x4_t off = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)g->m);
+    const mve_pred16_t pr = tail ? vctp32q((uint32_t)(g->c - c)) : 0xFFFF;
+    const int32_t zp = p->input_zero_point;
+    const int32_t kw = kw_fixed > 0 ? kw_fixed : d->kernel_w, kh = d->kernel_h, cm = g->cm;
+    const int32_t ow = d->output_w, sw = p->stride_w, pl = p->pad_left, dw = p->dilation_w;
+    const int32_t ox_lo = g->ox_lo < ow ? g->ox_lo : ow;
+    const int32_t ox_hi = g->ox_hi > ox_lo ? g->ox_hi : ox_lo;
+    const int32_t n_border = ox_lo + (ow - ox_hi);
+    const bool fast_border = n_border <= EM_NN_DW_MAX_BORDER;
+    int32x4_t corr[EM_NN_DW_MAX_BORDER];
+    int32_t kx_lo[EM_NN_DW_MAX_BORDER], kx_hi[EM_NN_DW_MAX_BORDER];
     for (int32_t m = 0; m < g->m; m++) {
         const int32_t o = c * g->m + m;
-        int32x4_t acc = em_nn_dw_bias(bias, o, off, pr, unit);
-        const int8_t *w = weights + o;
-        for (int32_t ky = 0; ky < d->kernel_h; ky++, w += kw * cm) {
-            const int32_t iy = iy0 + ky * p->dilation_h;
-            const bool row_ok = iy >= 0 && iy < d->input_h;
-            const int32_t lo = row_ok ? kx_lo : kw, hi = row_ok ? kx_hi : kw;
-            for (int32_t kx = 0; kx < lo; kx++) {
-                acc = vmlaq_n_s32(acc, em_nn_dw_ld_s8(w + kx * cm, off, pr, unit, tail), zp);
-            }
-            if (row_ok) {
-                const int8_t *x = x_image + iy * g->row_stride + (ix0 + kx_lo * p->dilation_w) * g->c + c;
-                for (int32_t kx = lo; kx < hi; kx++, x += g->tap_step) {
-                    const int32x4_t wv = em_nn_dw_ld_s8(w + kx * cm, off, pr, unit, tail);
-                    acc = vaddq_s32(acc, vmulq_s32(em_nn_dw_ld_x(x, pr, tail), wv));
+        em_nn_dw_consts q;
+        const int32x4_t b = bias != NULL ? em_nn_dw_ld_s32(bias + o, off, pr, unit) : vdupq_n_s32(0);
+        const int32x4_t shift = em_nn_dw_ld_s32(quant->shift + o, off, pr, unit);
+        q.multiplier = em_nn_dw_ld_s32(quant->multiplier + o, off, pr, unit);
+        q.left = vmaxq_s32(vaddq_n_s32(shift, 2), vdupq_n_s32(0));
+        q.right = vaddq_n_s32(vsubq_s32(shift, q.left), 1); /* -(E - 32) */
+        if (fast_border) {
+            for (int32_t i = 0; i < n_border; i++) {
+                const int32_t ox = i < ox_lo ? i : ox_hi + (i - ox_lo);
+                em_nn_dw_kx_range(p, d, ox * sw - pl, &kx_lo[i], &kx_hi[i]);
+                int32x4_t sum = vdupq_n_s32(0);
+                const int8_t *w = weights + o;
+                for (int32_t ky = 0; ky < kh; ky++, w += kw * cm) {
+                    for (int32_t kx = 0; kx < kw; kx++) {
+                        if (kx < kx_lo[i] || kx >= kx_hi[i]) {
+                            sum = vmlaq_n_s32(sum, em_nn_dw_ld_s8(w + kx * cm, off, pr, unit, tail), zp);
+                        }
+                    }
                 }
-            }
-            for (int32_t kx = hi; kx < kw; kx++) {
-                acc = vmlaq_n_s32(acc, em_nn_dw_ld_s8(w + kx * cm, off, pr, unit, tail), zp);
+                corr[i] = sum;
             }
         }
-        const em_nn_dw_quant4 q = em_nn_dw_quant_load(quant, o, off, pr, unit);
-        em_nn_dw_store(acc, &q, p, out + o, off, pr, unit);
+        int8_t *out_row = output + o;
+        for (int32_t n = 0; n < d->batches; n++) {
+            const int8_t *x_image = input + (int32_t)n * d->input_h * g->row_stride + c;
+            for (int32_t oy = 0; oy < d->output_h; oy++, out_row += ow * cm) {
+                const int32_t iy0 = oy * p->stride_h - p->pad_top;
+                int32_t ky_lo = 0, ky_hi = kh;
+                while (ky_lo < ky_hi && iy0 + ky_lo * p->dilation_h < 0) ky_lo++;
+                while (ky_hi > ky_lo && iy0 + (ky_hi - 1) * p->dilation_h >= d->input_h) ky_hi--;
+                const int32_t rows = ky_hi - ky_lo;
+                q.base = b;
+                if (zp != 0 && rows < kh) { /* padded rows: zp·w, the same for every pixel */
+                    for (int32_t ky = 0; ky < kh; ky++) {
+                        if (ky >= ky_lo && ky < ky_hi) {
+                            continue;
+                        }
+                        const int8_t *w = weights + ky * kw * cm + o;
+                        for (int32_t kx = 0; kx < kw; kx++, w += cm) {
+                            q.base = vmlaq_n_s32(q.base, em_nn_dw_ld_s8(w, off, pr, unit, tail), zp);
+                        }
+                    }
+                }
+                const int8_t *w = weights + ky_lo * kw * cm + o;
+                const int8_t *x_c = rows > 0 ? x_image + (iy0 + ky_lo * p->dilation_h) * g->row_stride
+                                             : x_image;
+                const bool rows_full = rows == kh && fast_border;
+                int8_t *y = out_row;
+                int32_t ox = 0;
+                for (; ox < ox_lo; ox++, y += cm) {
+                    const int32_t ix0 = ox * sw - pl;
+                    if (rows_full) {
+                        const int32_t lo = kx_lo[ox];
+                        em_nn_dw_run(p, d, g, &q, vaddq_s32(q.base, corr[ox]), x_c + (ix0 + lo * dw) * g->c,
+                                     w + lo * cm, rows, kx_hi[ox] - lo, y, 1, off, pr, unit, tail);
+                    } else {
+                        em_nn_dw_border(p, d, g, &q, x_c, w, rows, ix0, y, off, pr, unit, tail);
+                    }
+                }
+                for (; ox + 4 <= ox_hi; ox += 4, y += 4 * cm) {
+                    em_nn_dw_run(p, d, g, &q, q.base, x_c + (ox * sw - pl) * g->c, w, rows, kw, y, 4, off,
+                                 pr, unit, tail);
+                }
+                if (ox < ox_hi) {
+                    const int32_t left = ox_hi - ox;
+                    const int8_t *x = x_c + (ox * sw - pl) * g->c;
+                    if (left == 3) {
+                        em_nn_dw_run(p, d, g, &q, q.base, x, w, rows, kw, y, 3, off, pr, unit, tail);
+                    } else if (left == 2) {
+                        em_nn_dw_run(p, d, g, &q, q.base, x, w, rows, kw, y, 2, off, pr, unit, tail);
+                    } else {
+                        em_nn_dw_run(p, d, g, &q, q.base, x, w, rows, kw, y, 1, off, pr, unit, tail);
+                    }
+                    ox = ox_hi;
+                    y += left * cm;
+                }
+                for (int32_t i = ox_lo; ox < ow; ox++, i++, y += cm) {
+                    const int32_t ix0 = ox * sw - pl;
+                    if (rows_full) {
+                        const int32_t lo = kx_lo[i];
+                        em_nn_dw_run(p, d, g, &q, vaddq_s32(q.base, corr[i]), x_c + (ix0 + lo * dw) * g->c,
+                                     w + lo * cm, rows, kx_hi[i] - lo, y, 1, off, pr, unit, tail);
+                    } else {
+                        em_nn_dw_border(p, d, g, &q, x_c, w, rows, ix0, y, off, pr, unit, tail);
+                    }
+                }
+            }
+        }
     }
 }
 
-/* One out-of-line instance per (pixels, M == 1): inlined into the row loop, GCC 12 spills the
- * accumulators and pointers (measured). */
-typedef void (*em_nn_dw_run_t)(const em_conv_params *, const em_per_channel_quant *,
-                               const em_conv_dims *, const em_nn_dw_geom *, const int8_t *, int32_t,
-                               int32_t, const int8_t *, const int32_t *, int8_t *, int32_t);
-typedef em_nn_dw_run_t em_nn_dw_pixel_t;
-#define EM_NN_DW_RUN(name, npx, unit, tail)                                                        \
+/* One out-of-line instance per kind. */
+#define EM_NN_DW_BLOCK(name, unit, tail, kw_fixed)                                                 \
     static __attribute__((noinline)) void name(                                                   \
         const em_conv_params *p, const em_per_channel_quant *quant, const em_conv_dims *d,          \
-        const em_nn_dw_geom *g, const int8_t *x0, int32_t ky_lo, int32_t ky_hi,                   \
-        const int8_t *weights, const int32_t *bias, int8_t *out, int32_t c)                        \
+        const em_nn_dw_geom *g, const int8_t *input, const int8_t *weights, const int32_t *bias,  \
+        int8_t *output, int32_t c)                                                                 \
     {                                                                                              \
-        em_nn_dw_run(p, quant, d, g, x0, ky_lo, ky_hi, weights, bias, out, npx, unit, tail, c);    \
-    }
-#define EM_NN_DW_PIXEL(name, unit, tail)                                                           \
-    static __attribute__((noinline)) void name(                                                   \
-        const em_conv_params *p, const em_per_channel_quant *quant, const em_conv_dims *d,          \
-        const em_nn_dw_geom *g, const int8_t *x_image, int32_t iy0, int32_t ix0,                  \
-        const int8_t *weights, const int32_t *bias, int8_t *out, int32_t c)                        \
-    {                                                                                              \
-        em_nn_dw_pixel(p, quant, d, g, x_image, iy0, ix0, weights, bias, out, unit, tail, c);      \
+        em_nn_dw_block(p, quant, d, g, input, weights, bias, output, c, unit, tail, kw_fixed);     \
     }
 /* M = 1, full blocks (the common case); M = 1, the last partial block; M > 1 (predicated). */
-EM_NN_DW_RUN(em_nn_dw_run_1f, 1, true, false)
-EM_NN_DW_RUN(em_nn_dw_run_2f, 2, true, false)
-EM_NN_DW_RUN(em_nn_dw_run_3f, 3, true, false)
-EM_NN_DW_RUN(em_nn_dw_run_4f, 4, true, false)
-EM_NN_DW_RUN(em_nn_dw_run_1t, 1, true, true)
-EM_NN_DW_RUN(em_nn_dw_run_2t, 2, true, true)
-EM_NN_DW_RUN(em_nn_dw_run_3t, 3, true, true)
-EM_NN_DW_RUN(em_nn_dw_run_4t, 4, true, true)
-EM_NN_DW_RUN(em_nn_dw_run_1s, 1, false, true)
-EM_NN_DW_RUN(em_nn_dw_run_2s, 2, false, true)
-EM_NN_DW_RUN(em_nn_dw_run_3s, 3, false, true)
-EM_NN_DW_RUN(em_nn_dw_run_4s, 4, false, true)
-EM_NN_DW_PIXEL(em_nn_dw_pixel_full, true, false)
-EM_NN_DW_PIXEL(em_nn_dw_pixel_tail, true, true)
-EM_NN_DW_PIXEL(em_nn_dw_pixel_strided, false, true)
-
-/** kind: 0 full block (M = 1), 1 partial block (M = 1), 2 strided (M > 1). */
-static em_nn_dw_run_t em_nn_dw_run_fn(int npx, int kind)
-{
-    static const em_nn_dw_run_t fns[3][4] = {
-        {em_nn_dw_run_1f, em_nn_dw_run_2f, em_nn_dw_run_3f, em_nn_dw_run_4f},
-        {em_nn_dw_run_1t, em_nn_dw_run_2t, em_nn_dw_run_3t, em_nn_dw_run_4t},
-        {em_nn_dw_run_1s, em_nn_dw_run_2s, em_nn_dw_run_3s, em_nn_dw_run_4s}};
-    return fns[kind][npx - 1];
-}
-
-static em_nn_dw_pixel_t em_nn_dw_pixel_fn(int kind)
-{
-    static const em_nn_dw_pixel_t fns[3] = {em_nn_dw_pixel_full, em_nn_dw_pixel_tail, em_nn_dw_pixel_strided};
-    return fns[kind];
-}
+EM_NN_DW_BLOCK(em_nn_dw_block_full, true, false, 0)
+EM_NN_DW_BLOCK(em_nn_dw_block_full_kw3, true, false, 3) /* KW = 3 taps unrolled */
+EM_NN_DW_BLOCK(em_nn_dw_block_tail, true, true, 0)
+EM_NN_DW_BLOCK(em_nn_dw_block_strided, false, true, 0)
 
 EM_NN_ALWAYS_INLINE void em_nn_dw_mve(const em_conv_params *p, const em_per_channel_quant *quant,
                                       const em_conv_dims *d, const int8_t *input,
@@ -303,36 +362,25 @@ EM_NN_ALWAYS_INLINE void em_nn_dw_mve(const em_conv_params *p, const em_per_chan
     g.px_step = p->stride_w * d->input_c;
     g.tap_step = p->dilation_w * d->input_c;
     const int32_t span_w = (d->kernel_w - 1) * p->dilation_w;
-    int8_t *out = output;
-    for (int32_t n = 0; n < d->batches; n++) {
-        const int8_t *x_image = input + (int32_t)n * d->input_h * g.row_stride;
-        for (int32_t oy = 0; oy < d->output_h; oy++) {
-            const int32_t iy0 = oy * p->stride_h - p->pad_top;
-            int32_t ky_lo = 0, ky_hi = d->kernel_h;
-            while (ky_lo < ky_hi && iy0 + ky_lo * p->dilation_h < 0) ky_lo++;
-            while (ky_hi > ky_lo && iy0 + (ky_hi - 1) * p->dilation_h >= d->input_h) ky_hi--;
-            for (int32_t ox = 0; ox < d->output_w;) {
-                const int32_t ix0 = ox * p->stride_w - p->pad_left;
-                int npx = 0; /* the run of pixels whose windows lie inside horizontally */
-                while (npx < 4 && ox + npx < d->output_w && ix0 + npx * p->stride_w >= 0
-                       && ix0 + npx * p->stride_w + span_w < d->input_w) {
-                    npx++;
-                }
-                const int8_t *x0 = ky_lo < ky_hi && npx > 0
-                                       ? x_image + (iy0 + ky_lo * p->dilation_h) * g.row_stride + ix0 * g.c
-                                       : x_image;
-                for (int32_t c = 0; c < g.c; c += 4) {
-                    const int kind = !unit ? 2 : (c + 4 > g.c ? 1 : 0);
-                    if (npx == 0) {
-                        em_nn_dw_pixel_fn(kind)(p, quant, d, &g, x_image, iy0, ix0, weights, bias, out, c);
-                    } else {
-                        em_nn_dw_run_fn(npx, kind)(p, quant, d, &g, x0, ky_lo, ky_hi, weights, bias, out, c);
-                    }
-                }
-                npx = npx == 0 ? 1 : npx;
-                ox += npx;
-                out += npx * g.cm;
-            }
+    /* Interior columns: ox·sw − pl >= 0 and ox·sw − pl + span_w <= W − 1. */
+    g.ox_lo = (p->pad_left + p->stride_w - 1) / p->stride_w;
+    const int32_t last = d->input_w - 1 - span_w + p->pad_left;
+    g.ox_hi = last >= 0 ? last / p->stride_w + 1 : 0;
+    g.ox_hi = g.ox_hi < d->output_w ? g.ox_hi : d->output_w;
+    const int32_t c_full = unit ? (g.c & ~3) : 0; /* channels of the unpredicated blocks */
+    int32_t c = 0;
+    for (; c < c_full; c += 4) {
+        if (d->kernel_w == 3) {
+            em_nn_dw_block_full_kw3(p, quant, d, &g, input, weights, bias, output, c);
+        } else {
+            em_nn_dw_block_full(p, quant, d, &g, input, weights, bias, output, c);
+        }
+    }
+    for (; c < g.c; c += 4) {
+        if (unit) {
+            em_nn_dw_block_tail(p, quant, d, &g, input, weights, bias, output, c);
+        } else {
+            em_nn_dw_block_strided(p, quant, d, &g, input, weights, bias, output, c);
         }
     }
 }

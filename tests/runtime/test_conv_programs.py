@@ -136,6 +136,14 @@ CASES = {
     "dw_all_padding_rows": ((1, 2, 3, 6), "depthwise_conv2d", dict(padding=(2, 2, 2, 2), in_zp=127)),
     "dw10x4_c7": ((1, 10, 4, 7), "depthwise_conv2d", dict(k=(10, 4), stride=(2, 1), padding=(4, 5, 1, 2), in_zp=-128)),
     "dw3x3_c16_wide": ((1, 4, 13, 16), "depthwise_conv2d", dict(in_zp=0, act=(-20, 100))),
+    # MVE per-block paths: border columns from per-block sums (<= 8) or tap by tap (more), top/bottom
+    # rows tap by tap, interior runs of 4 and a last run of 1..3, partial last channel block.
+    "dw3x3_c1_runs_4_4_1": ((1, 5, 11, 1), "depthwise_conv2d", dict(in_zp=-128)),
+    "dw3x3_c15_run_2": ((1, 4, 4, 15), "depthwise_conv2d", dict(in_zp=5)),
+    "dw3x3_c17_run_4_3": ((1, 3, 9, 17), "depthwise_conv2d", dict(in_zp=-1, out_zp=-4)),
+    "dw3x3_c33_s2_right_border": ((1, 7, 8, 33), "depthwise_conv2d", dict(stride=(2, 2), padding=(1, 1, 1, 1), in_zp=100)),
+    "dw1x11_c16_ten_border_columns": ((1, 3, 10, 16), "depthwise_conv2d", dict(k=(1, 11), padding=(0, 0, 5, 5), in_zp=-128)),
+    "dw3x3_c16_m2_border_sums": ((1, 5, 6, 16), "depthwise_conv2d", dict(m=2, padding=(2, 1, 2, 1), in_zp=3)),
 }
 
 
