@@ -3,21 +3,13 @@ host runner and by the Cortex-M55 (MVE) runner in QEMU. The reference agrees wit
 quantized model within 1 LSB; both devices equal the reference byte for byte."""
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 import torch
 from torch import nn
 
 import compiler
-from ember_build.board import load_board
-from ember_build.qemu import run_firmware
-
-REPO = Path(__file__).resolve().parents[2]
-SCONS = Path(sys.executable).with_name("scons")
+from tests.integration.runners import DEVICES, output_of
 
 
 class SmallCnn(nn.Module):
@@ -57,14 +49,6 @@ def _nhwc(x: torch.Tensor) -> np.ndarray:
     return x.permute(1, 2, 0)[None].contiguous().numpy()
 
 
-@pytest.fixture(scope="module")
-def runners():
-    for board in ("host", "corstone300"):
-        build = subprocess.run([str(SCONS), "em_run", f"board={board}"], cwd=REPO, capture_output=True, text=True)
-        assert build.returncode == 0, build.stdout + build.stderr
-    return {"host": REPO / "build/host/em_run", "cortex-m55": REPO / "build/corstone300/em_run.elf"}
-
-
 def test_reference_agrees_with_pytorch():
     program = compiler.lower(SmallCnn().eval(), (torch.zeros(SHAPE),), _calibration())
     assert [op.kind for op in program.graph.ops] == [
@@ -78,21 +62,10 @@ def test_reference_agrees_with_pytorch():
     assert np.abs(lsb).max() <= 1 and (lsb == 0).mean() >= 0.99
 
 
-@pytest.mark.parametrize("target", ["host", "cortex-m55"])
-def test_device_equals_reference(runners, tmp_path, target):
+@pytest.mark.parametrize("board,target", DEVICES)
+def test_device_equals_reference(tmp_path, board, target):
     program = compiler.lower(SmallCnn().eval(), (torch.zeros(SHAPE),), _calibration(), target=target)
-    path = program.save(tmp_path / "cnn.embr")
     for i, x in enumerate(_inputs(2)):
         image = _nhwc(x)
-        (tmp_path / "x.bin").write_bytes(image.tobytes())
-        args = f"{path.name} --input x.bin --output y.bin"
-        if target == "host":
-            run = subprocess.run([str(runners[target]), *args.split()], cwd=tmp_path, capture_output=True,
-                                 text=True, timeout=60)
-            code, console = run.returncode, run.stdout + run.stderr
-        else:
-            result = run_firmware(load_board("corstone300"), runners[target], args=args, timeout_s=120, cwd=tmp_path)
-            code, console = result.exit_code, result.console_text
-        assert code == 0, console
-        got = np.frombuffer((tmp_path / "y.bin").read_bytes(), np.float32)
+        got = np.frombuffer(output_of(board, program, [image], tmp_path), np.float32)
         np.testing.assert_array_equal(got, program.run_reference(image)[0].reshape(-1), err_msg=f"input {i}")

@@ -2,10 +2,6 @@
 below the radius, long rows — the host and Cortex-M55 runners against reference.softmax_s8."""
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -14,11 +10,7 @@ from compiler.planner import Region, plan_memory
 from compiler.program import Program
 from compiler.reference import softmax_parameters
 from compiler.target import Target
-from ember_build.board import load_board
-from ember_build.qemu import run_firmware
-
-REPO = Path(__file__).resolve().parents[2]
-SCONS = Path(sys.executable).with_name("scons")
+from tests.integration.runners import DEVICES, output_of
 
 
 def _rows(width: int) -> np.ndarray:
@@ -38,24 +30,11 @@ def _program(target: str, rows: np.ndarray, input_scale: float) -> Program:
     return Program(graph, Target(target), "softmax", plan)
 
 
-@pytest.mark.parametrize("board,target", [("host", "host"), ("corstone300", "cortex-m55")])
+@pytest.mark.parametrize("board,target", DEVICES)
 @pytest.mark.parametrize("width,input_scale", [(1, 0.1), (12, 0.05), (37, 0.5), (300, 0.02), (10, 4.0)])
 def test_softmax_rows_equal_the_reference(tmp_path, board, target, width, input_scale):
-    build = subprocess.run([str(SCONS), "em_run", f"board={board}"], cwd=REPO, capture_output=True, text=True)
-    assert build.returncode == 0, build.stdout + build.stderr
     rows = _rows(width)
     program = _program(target, rows, input_scale)
-    program.save(tmp_path / "p.embr")
-    (tmp_path / "x.bin").write_bytes(rows.tobytes())
-    args = ["p.embr", "--input", "x.bin", "--output", "y.bin"]
-    if board == "host":
-        run = subprocess.run([str(REPO / "build/host/em_run"), *args], cwd=tmp_path, capture_output=True, text=True)
-        code, console = run.returncode, run.stdout + run.stderr
-    else:
-        result = run_firmware(load_board(board), REPO / "build/corstone300/em_run.elf", args=" ".join(args),
-                              timeout_s=60, cwd=tmp_path)
-        code, console = result.exit_code, result.console_text
-    assert code == 0, console
-    got = np.frombuffer((tmp_path / "y.bin").read_bytes(), np.int8).reshape(rows.shape)
+    got = np.frombuffer(output_of(board, program, [rows], tmp_path), np.int8).reshape(rows.shape)
     np.testing.assert_array_equal(got, program.run_reference(rows)[0])
     assert np.all(got[0] == got[0][0])  # a flat row stays flat

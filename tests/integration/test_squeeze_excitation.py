@@ -3,10 +3,6 @@ ReLU and hardsigmoid, and a channel-vector mul broadcast over the map — refere
 of PyTorch, host and Cortex-M55 runners equal to the reference byte for byte."""
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 import torch
@@ -14,11 +10,7 @@ from torch import nn
 from torch.nn import functional as F
 
 import compiler
-from ember_build.board import load_board
-from ember_build.qemu import run_firmware
-
-REPO = Path(__file__).resolve().parents[2]
-SCONS = Path(sys.executable).with_name("scons")
+from tests.integration.runners import DEVICES, output_of
 SHAPE = (1, 16, 9, 7)
 
 
@@ -52,22 +44,9 @@ def test_reference_agrees_with_pytorch():
     assert np.abs(lsb).max() <= 1 and (lsb == 0).mean() >= 0.99
 
 
-@pytest.mark.parametrize("board,target", [("host", "host"), ("corstone300", "cortex-m55")])
+@pytest.mark.parametrize("board,target", DEVICES)
 def test_device_equals_reference(tmp_path, board, target):
-    build = subprocess.run([str(SCONS), "em_run", f"board={board}"], cwd=REPO, capture_output=True, text=True)
-    assert build.returncode == 0, build.stdout + build.stderr
     program = _program(target)
-    program.save(tmp_path / "p.embr")
     image = np.random.default_rng(2).normal(size=(1, SHAPE[2], SHAPE[3], SHAPE[1])).astype(np.float32)
-    (tmp_path / "x.bin").write_bytes(image.tobytes())
-    args = ["p.embr", "--input", "x.bin", "--output", "y.bin"]
-    if board == "host":
-        run = subprocess.run([str(REPO / "build/host/em_run"), *args], cwd=tmp_path, capture_output=True, text=True)
-        code, console = run.returncode, run.stdout + run.stderr
-    else:
-        result = run_firmware(load_board(board), REPO / "build/corstone300/em_run.elf", args=" ".join(args),
-                              timeout_s=60, cwd=tmp_path)
-        code, console = result.exit_code, result.console_text
-    assert code == 0, console
-    got = np.frombuffer((tmp_path / "y.bin").read_bytes(), np.float32)
+    got = np.frombuffer(output_of(board, program, [image], tmp_path), np.float32)
     np.testing.assert_array_equal(got, program.run_reference(image)[0].reshape(-1))

@@ -1,0 +1,53 @@
+"""Runs a program on a board's em_run (the SCons-built runner: natively on the host, in QEMU on
+emulated boards) and returns its first output, so every integration test drives devices alike."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from compiler.program import Program
+from ember_build.board import load_board
+from ember_build.qemu import run_firmware
+
+REPO = Path(__file__).resolve().parents[2]
+SCONS = Path(sys.executable).with_name("scons")
+TIMEOUT_S = 120.0
+# (board, compiler target) pairs the integration tests run on: scalar host and the MVE M55.
+DEVICES = [("host", "host"), ("corstone300", "cortex-m55")]
+
+
+def build_runner(board: str) -> Path:
+    """`scons em_run board=<board>`; the runner's path."""
+    build = subprocess.run([str(SCONS), "em_run", f"board={board}"], cwd=REPO, capture_output=True, text=True)
+    assert build.returncode == 0, build.stdout + build.stderr
+    return REPO / "build" / board / ("em_run" if board == "host" else "em_run.elf")
+
+
+def run(board: str, program: Program, inputs: list[np.ndarray], workdir: Path) -> tuple[int, str, bytes]:
+    """(exit code, console, output 0's bytes) of one invoke of `program` on `inputs`."""
+    runner = build_runner(board)
+    program.save(workdir / "p.embr")
+    args = ["p.embr"]
+    for k, value in enumerate(inputs):
+        (workdir / f"x{k}.bin").write_bytes(np.ascontiguousarray(value).tobytes())
+        args += ["--input", f"x{k}.bin"]
+    args += ["--output", "y.bin"]
+    output = workdir / "y.bin"
+    output.unlink(missing_ok=True)
+    if board == "host":
+        result = subprocess.run([str(runner), *args], cwd=workdir, capture_output=True, text=True, timeout=TIMEOUT_S)
+        code, console = result.returncode, result.stdout + result.stderr
+    else:
+        emulated = run_firmware(load_board(board), runner, args=" ".join(args), timeout_s=TIMEOUT_S, cwd=workdir)
+        code, console = (-1 if emulated.timed_out else emulated.exit_code), emulated.console_text
+    return code, console, output.read_bytes() if output.exists() else b""
+
+
+def output_of(board: str, program: Program, inputs: list[np.ndarray], workdir: Path) -> bytes:
+    """Output 0's bytes; fails the test with the console when the runner does not exit 0."""
+    code, console, output = run(board, program, inputs, workdir)
+    assert code == 0, console
+    return output
