@@ -67,6 +67,39 @@ static void guard_stack_with_mpu(void)
 }
 #endif
 
+/* Stack painting: every free stack word holds this at reset; em_bsp_stack_peak() finds the
+ * deepest one overwritten. */
+#define STACK_PAINT 0xA5A5A5A5u
+#define STACK_PAINT_MARGIN_BYTES 64u /* left unpainted below the live SP of Reset_Handler */
+
+/** Lowest stack word software may touch (above the MPU guard on Armv7-M). */
+static uint32_t *stack_floor(void)
+{
+#if EM_CORTEX_M_HAS_MSPLIM
+    return &__em_stack_bottom;
+#else
+    return (uint32_t *)((uintptr_t)&__em_stack_bottom + EM_CORTEX_M_STACK_GUARD_BYTES);
+#endif
+}
+
+static void paint_stack(void)
+{
+    uint32_t *sp;
+    __asm volatile("mov %0, sp" : "=r"(sp));
+    for (uint32_t *word = stack_floor(); word < sp - STACK_PAINT_MARGIN_BYTES / 4u; ++word) {
+        *(volatile uint32_t *)word = STACK_PAINT;
+    }
+}
+
+size_t em_bsp_stack_peak(void)
+{
+    const uint32_t *word = stack_floor();
+    while (word < &__em_stack_top && *(const volatile uint32_t *)word == STACK_PAINT) {
+        ++word;
+    }
+    return (size_t)((uintptr_t)&__em_stack_top - (uintptr_t)word);
+}
+
 void Reset_Handler(void) __attribute__((noreturn));
 
 /*
@@ -93,6 +126,7 @@ void Reset_Handler(void)
            (size_t)((uintptr_t)&__em_data_end - (uintptr_t)&__em_data_start));
     memset(&__em_bss_start, 0,
            (size_t)((uintptr_t)&__em_bss_end - (uintptr_t)&__em_bss_start));
+    paint_stack();
 
     em_cortex_m_console_init();
     em_cortex_m_counter_init();

@@ -61,6 +61,11 @@ uint64_t em_bsp_counter_overhead(void)
     return overhead;
 }
 
+size_t em_bsp_stack_peak(void)
+{
+    return 0; /* the host's stack belongs to the OS: not measured */
+}
+
 void em_bsp_exit(int status)
 {
     fflush(stdout);

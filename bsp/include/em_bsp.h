@@ -41,6 +41,13 @@ const char *em_bsp_counter_unit(void);
  */
 uint64_t em_bsp_counter_overhead(void);
 
+/**
+ * Most stack bytes in use at any moment since reset, measured by painting: the BSP fills the
+ * free stack with a pattern at reset and this scans for the deepest word overwritten. 0 where
+ * the board cannot measure it (the host).
+ */
+size_t em_bsp_stack_peak(void);
+
 /** Ends the program with @p status (0 = success). Under QEMU, exits the emulator. */
 void em_bsp_exit(int status) __attribute__((noreturn));
 

@@ -3,6 +3,7 @@
 Console lines (apps/<app>/firmware/responder.c):
     EM program bytes=<n> arena=<n> unit=<counter unit>
     EM vector <i> instructions=<n> score_bits=<8 hex digits> output=<hex bytes>
+    EM stack peak=<bytes>        (0 where the board cannot measure it)
     EM done
 """
 from __future__ import annotations
@@ -17,6 +18,7 @@ from compiler.program import write_atomically
 from ember_build.elf_check import flash_bytes
 
 _PROGRAM = re.compile(r"^EM program bytes=(\d+) arena=(\d+) unit=(.+)$", re.M)
+_STACK = re.compile(r"^EM stack peak=(\d+)$", re.M)
 _VECTOR = re.compile(r"^EM vector (\d+) instructions=(\d+) score_bits=([0-9a-f]{8}) output=([0-9a-f]*)$", re.M)
 
 
@@ -28,6 +30,9 @@ def parse_console(text: str) -> tuple[dict, list[dict]]:
         for m in _VECTOR.finditer(text)
     ]
     info = {"program_bytes": int(header[1]), "arena": int(header[2]), "unit": header[3].strip()} if header else {}
+    stack = _STACK.search(text)
+    if stack:
+        info["stack_peak"] = int(stack[1])
     return info, vectors
 
 
@@ -57,6 +62,7 @@ def check_run(console: str, exit_code: int, expected_npz: Path, compile_summary:
         "arena_bytes": compile_summary["arena_bytes"],
         "program_bytes": compile_summary["program_bytes"],
         "flash_bytes": flash_bytes(elf),
+        "stack_peak_bytes": info.get("stack_peak"),  # measured by stack painting; 0 on the host
         "scores": [v["score"] for v in vectors],
         "tier": compile_summary["tier"],
         "model": compile_summary.get("model"),

@@ -29,6 +29,12 @@ def test_device_outputs_equal_the_reference(board, unit):
     assert report["instructions_per_inference"] > 0
     assert all(size > 0 for size in report["arena_bytes"].values())
     assert report["flash_bytes"] > report["program_bytes"] > 250_000  # ~270 k int8 weights
+    if board == "host":
+        assert report["stack_peak_bytes"] == 0  # not measured on the host
+    else:  # painted stack: some used, less than the board's stack (and more than main's frame)
+        from ember_build.board import load_board
+
+        assert 256 < report["stack_peak_bytes"] < load_board(board).stack_bytes
     # normal and anomalous windows alternate; the anomalous ones must score higher
     scores = report["scores"]
     assert min(scores[1::2]) > max(scores[0::2])

@@ -62,6 +62,9 @@ int em_app_main(void) {
         const float score = anomaly_score(features, (const float *)output.data, output.size / sizeof(float));
         respond(i, count, score, output.data, output.size);
     }
+    em_print("EM stack peak=");
+    em_print_u64(em_bsp_stack_peak());
+    em_print("\n");
     em_print("EM done\n");
     return 0;
 }
