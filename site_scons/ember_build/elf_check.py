@@ -18,6 +18,15 @@ def flash_bytes(elf: Path) -> int:
                    if s["sh_flags"] & SH_FLAGS.SHF_ALLOC and s["sh_type"] != "SHT_NOBITS")
 
 
+def function_names(elf: Path) -> set[str]:
+    """Names of the functions defined in `elf`."""
+    with open(elf, "rb") as f:
+        table = ELFFile(f).get_section_by_name(".symtab")
+        if not isinstance(table, SymbolTableSection):
+            return set()
+        return {s.name for s in table.iter_symbols() if s["st_info"]["type"] == "STT_FUNC" and s["st_shndx"] != "SHN_UNDEF"}
+
+
 def heap_symbols(elf: Path) -> list[str]:
     """Names of heap allocator functions defined in `elf`."""
     with open(elf, "rb") as f:

@@ -199,12 +199,16 @@ def chart(report: SizeReport, title: str, out: Path) -> None:
     plt.close(fig)
 
 
-def write_size_report(elf: Path, out_dir: Path, title: str) -> dict:
-    """Writes size.json, size.md and size.png into out_dir; returns the JSON data."""
+def write_size_report(elf: Path, out_dir: Path, title: str, extra: dict | None = None) -> dict:
+    """Writes size.json (with `extra` fields, e.g. the static stack bound), size.md and size.png
+    into out_dir; returns the JSON data."""
     report = measure(elf)
     out_dir.mkdir(parents=True, exist_ok=True)
     chart(report, title, out_dir / "size.png")
-    (out_dir / "size.md").write_text(markdown(report, title, "size.png"))
-    data = report.as_json()
+    data = report.as_json() | (extra or {})
+    text = markdown(report, title, "size.png")
+    if data.get("stack_bound_bytes") is not None:
+        text += f"\nStatic stack bound: {data['stack_bound_bytes']:,} B (deepest path: {' → '.join(data['stack_bound_path'])}).\n"
+    (out_dir / "size.md").write_text(text)
     (out_dir / "size.json").write_text(json.dumps(data, indent=2) + "\n")
     return data

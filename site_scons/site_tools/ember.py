@@ -59,6 +59,8 @@ def generate(env, **kwargs) -> None:
         "Hex": Builder(action="$OBJCOPY -O ihex $SOURCE $TARGET", suffix=".hex", src_suffix=".elf"),
     })
     env["EMBER_CROSS"] = cross
+    if cross:  # call-graph dumps (.ci beside each object) for the static stack bound
+        env.Append(CCFLAGS=["-fcallgraph-info=su"])
     if not env.get("VERBOSE"):
         env.Replace(CCCOMSTR="CC $TARGET", LINKCOMSTR="LINK $TARGET", ARCOMSTR="AR $TARGET",
                     RANLIBCOMSTR="RANLIB $TARGET")

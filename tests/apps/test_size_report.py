@@ -64,3 +64,52 @@ def test_component_rules():
 
 def _component(size: dict, name: str) -> dict:
     return next(c for c in size["components"] if c["name"] == name)
+
+
+def test_static_stack_bound_covers_the_measured_peak(size):
+    report = subprocess.run([str(Path(sys.executable).with_name("scons")), "app=anomaly", "board=corstone300", "run=1"],
+                            cwd=REPO, capture_output=True, text=True, timeout=900)
+    assert report.returncode == 0, report.stdout[-2000:]
+    measured = json.loads((OUT / "report.json").read_text())["stack_peak_bytes"]
+    bound = json.loads((OUT / "size.json").read_text())["stack_bound_bytes"]
+    assert bound is not None and measured <= bound < 32768
+    assert json.loads((OUT / "size.json").read_text())["stack_bound_path"][0] == "Reset_Handler"
+
+
+def _ci(tmp_path, text: str) -> list[Path]:
+    path = tmp_path / "unit.ci"
+    path.write_text('graph: { title: "unit.c"\n' + text + "\n}\n")
+    return [path]
+
+
+def _node(name: str, size: int | None = None, kind: str = "static") -> str:
+    frame = f"\\n{size} bytes ({kind})" if size is not None else ""
+    return f'node: {{ title: "{name}" label: "{name}\\nunit.c:1:1{frame}" }}'
+
+
+def _edge(source: str, target: str) -> str:
+    return f'edge: {{ sourcename: "{source}" targetname: "{target}" label: "unit.c:2:2" }}'
+
+
+def test_stack_bound_takes_the_deepest_path_and_resolves_indirect_calls(tmp_path):
+    from ember_build.stack_bound import EXCEPTION_FRAME_BYTES, static_bound
+
+    graph = "\n".join([_node("Reset_Handler", 8), _node("em_app_main", 100), _node("em_x_eval", 300),
+                       _node("em_y_eval", 50), _node("small", 10), _node("SysTick_Handler", 16),
+                       _edge("Reset_Handler", "em_app_main"), _edge("em_app_main", "__indirect_call"),
+                       _edge("em_app_main", "small"), _edge("em_x_eval", "memcpy")])
+    bound = static_bound(_ci(tmp_path, graph))
+    assert bound.bytes == 8 + 100 + 300 + EXCEPTION_FRAME_BYTES + 16
+    assert bound.path[:3] == ["Reset_Handler", "em_app_main", "em_x_eval"] and "memcpy" in bound.no_dump
+    linked_only_y = static_bound(_ci(tmp_path, graph), linked={"Reset_Handler", "em_app_main", "em_y_eval", "small"})
+    assert linked_only_y.bytes == 8 + 100 + 50 + EXCEPTION_FRAME_BYTES + 16
+
+
+def test_stack_bound_is_unknown_for_recursion_and_dynamic_frames(tmp_path):
+    from ember_build.stack_bound import static_bound
+
+    recursive = "\n".join([_node("Reset_Handler", 8), _node("f", 16), _edge("Reset_Handler", "f"), _edge("f", "f")])
+    assert static_bound(_ci(tmp_path, recursive)).bytes is None
+    dynamic = "\n".join([_node("Reset_Handler", 8), _node("g", 16, "dynamic"), _edge("Reset_Handler", "g")])
+    result = static_bound(_ci(tmp_path, dynamic))
+    assert result.bytes is None and "dynamically sized" in result.reason
