@@ -144,6 +144,12 @@ def _mul(node: Node, args: list) -> tuple[str, dict]:
     return "aten.mul", {}
 
 
+def _cat(node: Node, args: list) -> tuple[str, dict]:
+    dim = node.args[1] if len(node.args) > 1 else 0
+    rank = node.args[0][0].meta["val"].dim()
+    return "aten.cat", {"dim": int(dim) % rank, "rank": rank}
+
+
 def _reshape(node: Node, args: list) -> tuple[str, dict]:
     return "aten.reshape", {}
 
@@ -188,6 +194,7 @@ IMPORTERS: dict[object, Callable[[Node, list], tuple[str, dict]]] = {
     aten.mean.dim: _global_average,
     aten.add.Tensor: _add,
     aten.mul.Tensor: _mul,
+    aten.cat.default: _cat,
     aten.softmax.int: _softmax,
     aten._softmax.default: _softmax,
     aten.sigmoid.default: _elementwise,
@@ -242,7 +249,9 @@ def import_program(program: ExportedProgram) -> Graph:
                 raise UnsupportedOpError(str(node.target), origin_of(node),
                                          "Ember lowers linear, conv2d, pooling, add and elementwise "
                                          "activations in this release.")
-            tensor_args = [a for a in node.args if isinstance(a, Node)]
+            # tensor inputs in order, including those inside a list argument (cat)
+            tensor_args = [a for arg in node.args for a in (arg if isinstance(arg, (list, tuple)) else [arg])
+                           if isinstance(a, Node)]
             kind, attrs = importer(node, tensor_args)
             graph.add_tensor(_value_tensor(node.name, node))
             graph.ops.append(Op(kind, [a.name for a in tensor_args], [node.name], attrs, origin_of(node)))

@@ -122,7 +122,8 @@ class CortexMQuantizer(Quantizer):
                       **{op: self._annotate_binary for op in BINARY_OPS},
                       **{op: self._annotate_shared for op in SHARED_SCALE_OPS},
                       **{op: self._annotate_activation for op in ACTIVATION_OPS},
-                      **{op: self._annotate_softmax for op in SOFTMAX_OPS}}
+                      **{op: self._annotate_softmax for op in SOFTMAX_OPS},
+                      aten.cat.default: self._annotate_concatenation}
         for node in model.graph.nodes:
             annotate = annotators.get(node.target) if node.op == "call_function" else None
             if annotate is not None and not self._skipped(node) and "quantization_annotation" not in node.meta:
@@ -152,6 +153,14 @@ class CortexMQuantizer(Quantizer):
     def _annotate_activation(self, node: Node) -> None:
         node.meta["quantization_annotation"] = QuantizationAnnotation(
             input_qspec_map={node.args[0]: ACTIVATION_QSPEC}, output_qspec=ACTIVATION_QSPEC, _annotated=True)
+
+    def _annotate_concatenation(self, node: Node) -> None:
+        """All inputs and the output share the first input's quantization: a pure copy."""
+        first, *rest = node.args[0]
+        shared = SharedQuantizationSpec((first, node))
+        node.meta["quantization_annotation"] = QuantizationAnnotation(
+            input_qspec_map={first: ACTIVATION_QSPEC, **{other: shared for other in rest}},
+            output_qspec=shared, _annotated=True)
 
     def _annotate_softmax(self, node: Node) -> None:
         node.meta["quantization_annotation"] = QuantizationAnnotation(

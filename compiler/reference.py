@@ -216,6 +216,11 @@ def mul_s8(a: np.ndarray, b: np.ndarray, *, a_offset: int, b_offset: int, output
     return np.clip(out, activation_min, activation_max).astype(np.int8)
 
 
+def concat_s8(inputs: list[np.ndarray], *, axis: int) -> np.ndarray:
+    """Concatenation along `axis` of int8 tensors sharing one quantization (a pure copy)."""
+    return np.concatenate([np.asarray(x, np.int8) for x in inputs], axis=axis)
+
+
 def lut_s8(x: np.ndarray, table: np.ndarray) -> np.ndarray:
     """out = table[x + 128]: any int8 → int8 elementwise function, tabulated ahead of time."""
     return np.asarray(table, np.int8)[np.asarray(x, np.int16) + 128]

@@ -7,6 +7,7 @@ runtime adapter, from which the registry is generated.
 from __future__ import annotations
 
 from compiler.ops.add import ADD
+from compiler.ops.concatenation import CONCATENATION
 from compiler.ops.conv2d import CONV2D
 from compiler.ops.depthwise_conv2d import DEPTHWISE_CONV2D
 from compiler.ops.dequantize import DEQUANTIZE
@@ -28,6 +29,7 @@ OP_TABLE: dict[str, OpSpec] = {spec.kind: spec for spec in (
     LUT,
     SOFTMAX,
     MUL,
+    CONCATENATION,
 )}
 OPCODES: dict[int, OpSpec] = {spec.opcode: spec for spec in OP_TABLE.values()}
 

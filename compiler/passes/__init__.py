@@ -10,6 +10,7 @@ from compiler.passes.convert_to_nhwc import convert_to_nhwc
 from compiler.passes.fold_activations import fold_activations
 from compiler.passes.lower_boundaries import lower_boundaries
 from compiler.passes.lower_quantized_add import lower_quantized_add
+from compiler.passes.lower_quantized_concatenation import lower_quantized_concatenation
 from compiler.passes.lower_quantized_conv2d import lower_quantized_conv2d
 from compiler.passes.lower_quantized_linear import lower_quantized_linear
 from compiler.passes.lower_quantized_lut import lower_quantized_lut
@@ -29,6 +30,7 @@ IR_PASSES = (
     lower_quantized_pool2d,
     lower_quantized_add,
     lower_quantized_mul,
+    lower_quantized_concatenation,
     lower_quantized_lut,
     lower_quantized_softmax,
     lower_quantized_reshape,

@@ -32,6 +32,7 @@ class OpCode(object):
     LUT = 8
     SOFTMAX = 9
     MUL = 10
+    CONCATENATION = 11
 
 
 class OpOptions(object):
@@ -45,6 +46,7 @@ class OpOptions(object):
     LutOptions = 7
     SoftmaxOptions = 8
     MulOptions = 9
+    ConcatenationOptions = 10
 
 
 # Affine quantization: real = scale * (q - zero_point). One entry per tensor, or one per
@@ -1367,6 +1369,48 @@ def MulOptionsAddActivationMax(builder, activationMax):
     builder.PrependInt32Slot(6, activationMax, 127)
 
 def MulOptionsEnd(builder):
+    return builder.EndObject()
+
+
+
+# CONCATENATION of int8 tensors sharing one quantization along `axis` (compiler/reference.py:
+# concat_s8): inputs 1..N, one output.
+class ConcatenationOptions(object):
+    __slots__ = ['_tab']
+
+    @classmethod
+    def GetRootAs(cls, buf, offset=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
+        x = ConcatenationOptions()
+        x.Init(buf, n + offset)
+        return x
+
+    @classmethod
+    def GetRootAsConcatenationOptions(cls, buf, offset=0):
+        """This method is deprecated. Please switch to GetRootAs."""
+        return cls.GetRootAs(buf, offset)
+    @classmethod
+    def ConcatenationOptionsBufferHasIdentifier(cls, buf, offset, size_prefixed=False):
+        return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x45\x4D\x42\x52", size_prefixed=size_prefixed)
+
+    # ConcatenationOptions
+    def Init(self, buf, pos):
+        self._tab = flatbuffers.table.Table(buf, pos)
+
+    # ConcatenationOptions
+    def Axis(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+def ConcatenationOptionsStart(builder):
+    builder.StartObject(1)
+
+def ConcatenationOptionsAddAxis(builder, axis):
+    builder.PrependInt32Slot(0, axis, 0)
+
+def ConcatenationOptionsEnd(builder):
     return builder.EndObject()
 
 

@@ -55,7 +55,8 @@ enum {
     EM_OP_ADD = 7,
     EM_OP_LUT = 8,
     EM_OP_SOFTMAX = 9,
-    EM_OP_MUL = 10
+    EM_OP_MUL = 10,
+    EM_OP_CONCATENATION = 11
 };
 
 /** Union tags of the schema's OpOptions (Operator.options_type). */
@@ -69,7 +70,8 @@ enum {
     EM_OPTIONS_ADD = 6,
     EM_OPTIONS_LUT = 7,
     EM_OPTIONS_SOFTMAX = 8,
-    EM_OPTIONS_MUL = 9
+    EM_OPTIONS_MUL = 9,
+    EM_OPTIONS_CONCATENATION = 10
 };
 
 /** Field slots of the options tables (declaration order in program.fbs). */
@@ -123,6 +125,7 @@ enum {
     EM_MUL_OPTIONS_ACTIVATION_MIN = 5,
     EM_MUL_OPTIONS_ACTIVATION_MAX = 6
 };
+enum { EM_CONCATENATION_OPTIONS_AXIS = 0 };
 enum { EM_SOFTMAX_OPTIONS_INPUT_MULTIPLIER = 0, EM_SOFTMAX_OPTIONS_INPUT_LEFT_SHIFT = 1, EM_SOFTMAX_OPTIONS_DIFF_MIN = 2 };
 enum {
     EM_ADD_OPTIONS_INPUT1_OFFSET = 0,

@@ -252,6 +252,18 @@ typedef struct {
 em_status em_mul_s8(const em_mul_params *params, const em_add_dims *dims, const int8_t *a, const int8_t *b,
                     int8_t *output);
 
+/**
+ * Copies one concatenation input into its slice of the output (reference.concat_s8): for each of
+ * @p outer rows, @p inner int8 values go to output + row · @p output_inner + @p offset.
+ * @param outer         >= 1: product of the dimensions before the axis
+ * @param inner         >= 1: this input's elements per row (its axis size × the dims after it)
+ * @param output_inner  >= inner + offset: the output's elements per row
+ * @param offset        >= 0: where this input starts within an output row
+ * @return EM_OK, or EM_ERR_BAD_ARGUMENT for NULL pointers or sizes out of range.
+ */
+em_status em_concat_copy_s8(const int8_t *input, int32_t outer, int32_t inner, int32_t output_inner,
+                            int32_t offset, int8_t *output);
+
 /** Softmax parameters (reference.softmax_parameters): beta · input scale · 2^26 as a Q31
  *  multiplier (>= 0) and a left shift (0..31); differences below diff_min (<= 0) give -128. */
 typedef struct {
