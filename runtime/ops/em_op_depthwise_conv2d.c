@@ -10,6 +10,7 @@
  * The options decode is the same as em_op_conv2d.c's, kept here so that each adapter links alone.
  */
 #include "em_nn_functions.h"
+#include "em_op_conv_options.h"
 #include "em_op_support.h"
 
 enum { EM_DW_INPUT, EM_DW_WEIGHTS, EM_DW_BIAS, EM_DW_N_INPUTS };
@@ -25,23 +26,7 @@ static em_status em_dw_decode(const em_op_context *ctx, em_dw_args *a)
 {
     em_conv_params *p = &a->params;
     em_status s = em_op_operands(ctx, a->in, EM_DW_N_INPUTS, &a->output, 1u);
-    if (s == EM_OK) s = em_op_options(ctx, EM_OPTIONS_CONV_2D);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_STRIDE_H, 1, &p->stride_h);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_STRIDE_W, 1, &p->stride_w);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_DILATION_H, 1, &p->dilation_h);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_DILATION_W, 1, &p->dilation_w);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_PAD_TOP, 0, &p->pad_top);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_PAD_BOTTOM, 0, &p->pad_bottom);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_PAD_LEFT, 0, &p->pad_left);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_PAD_RIGHT, 0, &p->pad_right);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_GROUPS, 1, &p->groups);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_DEPTH_MULTIPLIER, 1, &p->depth_multiplier);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_INPUT_ZERO_POINT, 0, &p->input_zero_point);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_OUTPUT_OFFSET, 0, &p->output_offset);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_ACTIVATION_MIN, -128, &p->activation_min);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_ACTIVATION_MAX, 127, &p->activation_max);
-    if (s == EM_OK) s = em_op_option_vector(ctx, EM_CONV_2D_OPTIONS_OUTPUT_MULTIPLIER, &a->multiplier);
-    if (s == EM_OK) s = em_op_option_vector(ctx, EM_CONV_2D_OPTIONS_OUTPUT_SHIFT, &a->shift);
+    if (s == EM_OK) s = em_conv_options_decode(ctx, p, &a->multiplier, &a->shift);
     return s;
 }
 
@@ -53,14 +38,6 @@ static em_conv_dims em_dw_dims(const em_dw_args *a)
                             em_op_dim(w, 0), em_op_dim(w, 1), em_op_dim(&a->output, 1),
                             em_op_dim(&a->output, 2), em_op_dim(w, 2)};
     return d;
-}
-
-/** True when @p out is reference.output_size(...) and >= 1 (64-bit: no overflow). */
-static bool em_dw_out_ok(int32_t out, int32_t size, int32_t kernel, int32_t stride,
-                             int32_t dilation, int32_t pad_before, int32_t pad_after)
-{
-    const int64_t span = (int64_t)size + pad_before + pad_after - (int64_t)dilation * (kernel - 1) - 1;
-    return span >= 0 && out == span / stride + 1;
 }
 
 static em_status em_dw_check(const em_op_context *ctx)
@@ -82,10 +59,10 @@ static em_status em_dw_check(const em_op_context *ctx)
         || p->pad_left < 0 || p->pad_right < 0 || p->groups != 1 || p->depth_multiplier < 1
         || (int64_t)d.input_c * p->depth_multiplier != d.output_c || em_op_dim(&a.in[EM_DW_BIAS], 0) != d.output_c
         || em_op_dim(&a.output, 0) != d.batches || em_op_dim(&a.output, 3) != d.output_c
-        || !em_dw_out_ok(d.output_h, d.input_h, d.kernel_h, p->stride_h, p->dilation_h,
-                             p->pad_top, p->pad_bottom)
-        || !em_dw_out_ok(d.output_w, d.input_w, d.kernel_w, p->stride_w, p->dilation_w,
-                             p->pad_left, p->pad_right)) {
+        || !em_conv_output_size_ok(d.output_h, d.input_h, d.kernel_h, p->stride_h, p->dilation_h,
+                                   p->pad_top, p->pad_bottom)
+        || !em_conv_output_size_ok(d.output_w, d.input_w, d.kernel_w, p->stride_w, p->dilation_w,
+                                   p->pad_left, p->pad_right)) {
         return EM_ERR_BAD_OPERATOR;
     }
     /* The kernels index with int32: every tensor below 2 GiB. */
