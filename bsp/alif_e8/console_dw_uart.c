@@ -30,7 +30,7 @@
 
 #include "em_bsp.h"
 #include "../cortex_m/em_cortex_m.h"
-#include "../ra8d1/em_silicon.h"
+#include "../cortex_m/em_silicon.h"
 
 #ifndef EM_BSP_CONSOLE_BASE
 #error "EM_BSP_CONSOLE_BASE must come from board.yaml (console.base)"

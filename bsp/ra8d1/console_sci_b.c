@@ -37,7 +37,7 @@
 
 #include "em_bsp.h"
 #include "../cortex_m/em_cortex_m.h"
-#include "em_silicon.h"
+#include "../cortex_m/em_silicon.h"
 
 #ifndef EM_BSP_CONSOLE_BASE
 #error "EM_BSP_CONSOLE_BASE must come from board.yaml (console.base)"

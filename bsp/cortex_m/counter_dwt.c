@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "em_bsp.h"
-#include "../cortex_m/em_cortex_m.h"
+#include "em_cortex_m.h"
 
 #define DEMCR (*(volatile uint32_t *)0xE000EDFCu)
 #define DEMCR_TRCENA (1u << 24)

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "em_bsp.h"
-#include "../cortex_m/em_cortex_m.h"
+#include "em_cortex_m.h"
 #include "em_silicon.h"
 
 /* Armv8-M ARM (DDI0553): Debug Halting Control and Status Register, C_DEBUGEN = bit 0. */
