@@ -1,0 +1,57 @@
+"""conv2d: 1x1 (in place and padded), 3x3, wide K (taps without scratch), grouped, dilated,
+strided, asymmetric padding, channel tails around SMLAD words / MVE lanes, input zero points at
+the ends (padding = the zero point), clamps, shifts > 0."""
+from __future__ import annotations
+
+import numpy as np
+
+from compiler import reference
+from conformance import Case, edge_int8, int8_tensor, requantization, rng_for, single_op
+from compiler.ir import Tensor
+
+# name: (input NHWC, kernel (KH, KW), C_OUT, groups, stride, dilation, padding (t, b, l, r), input zp)
+CASES = {
+    "1x1_c64_o33": ((1, 5, 5, 64), (1, 1), 33, 1, (1, 1), (1, 1), (0, 0, 0, 0), 7),
+    "1x1_padded_c17": ((1, 3, 10, 17), (1, 1), 6, 1, (1, 1), (1, 1), (1, 0, 0, 1), -3),
+    "1x1_c1": ((1, 5, 4, 1), (1, 1), 3, 1, (1, 1), (1, 1), (0, 0, 0, 0), -128),
+    "1x1_s2_c5": ((2, 7, 6, 5), (1, 1), 7, 1, (2, 2), (1, 1), (0, 0, 0, 0), 127),
+    "3x3_c3_o16": ((1, 7, 9, 3), (3, 3), 16, 1, (1, 1), (1, 1), (1, 1, 1, 1), -128),
+    "3x3_s2_asym": ((2, 9, 8, 3), (3, 3), 5, 1, (2, 2), (1, 1), (0, 1, 0, 1), 127),
+    "3x3_c5_o7_s1x2": ((1, 6, 9, 5), (3, 3), 7, 1, (1, 2), (1, 1), (1, 1, 1, 1), 127),
+    "3x3_c64_o6": ((1, 5, 4, 64), (3, 3), 6, 1, (1, 1), (1, 1), (1, 1, 1, 1), -128),
+    "3x3_c128_no_scratch": ((1, 4, 3, 128), (3, 3), 7, 1, (1, 1), (1, 1), (1, 1, 1, 1), 127),
+    "1x3_row": ((1, 4, 9, 17), (1, 3), 7, 1, (1, 1), (1, 1), (0, 0, 1, 1), -128),
+    "5x3_dil2": ((1, 9, 8, 17), (5, 3), 9, 1, (1, 1), (2, 2), (2, 3, 1, 2), -128),
+    "3x3_dil2x1_s2x1_groups3": ((2, 5, 6, 6), (3, 2), 9, 3, (2, 1), (2, 1), (3, 0, 1, 0), 1),
+    "3x3_groups4_c32": ((1, 6, 5, 32), (3, 3), 8, 4, (1, 1), (1, 1), (1, 0, 2, 1), 127),
+    "1x1_groups2_c10": ((1, 3, 5, 10), (1, 1), 6, 2, (1, 1), (1, 1), (0, 0, 0, 0), -128),
+    "2x2_s3_valid": ((1, 8, 7, 4), (2, 2), 5, 1, (3, 3), (1, 1), (0, 0, 0, 0), 0),
+    "7x1_pad_all": ((1, 3, 2, 2), (7, 1), 3, 1, (1, 1), (1, 1), (3, 3, 0, 0), -128),
+}
+
+
+def cases() -> list[Case]:
+    out = []
+    for k, (name, (shape, (kh, kw), c_out, groups, stride, dilation, padding, in_zp)) in enumerate(CASES.items()):
+        rng = rng_for("conv2d", name)
+        c_in = shape[3]
+        taps = kh * kw * (c_in // groups)
+        w = edge_int8(rng, (c_out, kh, kw, c_in // groups))
+        multiplier, shift = requantization(rng, c_out, taps)
+        bias_range = int(3000 * np.sqrt(taps))
+        bias = rng.integers(-bias_range, bias_range, size=c_out, dtype=np.int32)
+        out_zp = [-128, 127, 0, int(rng.integers(-128, 128))][k % 4]
+        act = (-128, 127) if k % 3 else (-100, 90)
+        oh = reference.output_size(shape[1], kh, stride[0], dilation[0], padding[0], padding[1])
+        ow = reference.output_size(shape[2], kw, stride[1], dilation[1], padding[2], padding[3])
+        x = edge_int8(rng, shape)
+        attrs = dict(stride=stride, dilation=dilation, padding=padding, groups=groups, input_zero_point=in_zp,
+                     output_offset=out_zp, activation_min=act[0], activation_max=act[1],
+                     multiplier=multiplier, shift=shift)
+        operands = [int8_tensor("x", shape, in_zp), int8_tensor("w", w.shape, data=w),
+                    Tensor("b", "int32", (c_out,), data=bias)]
+        out.append(single_op(
+            "conv2d", operands, int8_tensor("y", (shape[0], oh, ow, c_out), out_zp), attrs, [x], name=name,
+            params={"input": shape, "kernel": (kh, kw), "c_out": c_out, "groups": groups, "stride": stride,
+                    "dilation": dilation, "padding": padding, "input_zp": in_zp, "output_zp": out_zp, "act": act}))
+    return out

@@ -1,0 +1,55 @@
+"""depthwise_conv2d: depth multipliers 1..3, channel tails around 4-channel words and 16-lane
+blocks, borders fully / partly padded, dilation, stride, asymmetric padding, runs of 1..4
+interior columns, input zero points at the ends, clamps, shifts > 0."""
+from __future__ import annotations
+
+import numpy as np
+
+from compiler import reference
+from conformance import Case, edge_int8, int8_tensor, requantization, rng_for, single_op
+from compiler.ir import Tensor
+
+# name: (input NHWC, kernel (KH, KW), multiplier, stride, dilation, padding (t, b, l, r), input zp)
+CASES = {
+    "3x3_c64": ((1, 12, 5, 64), (3, 3), 1, (1, 1), (1, 1), (1, 1, 1, 1), -128),
+    "3x3_m2_s2_c3": ((2, 7, 9, 3), (3, 3), 2, (2, 2), (1, 1), (0, 1, 1, 0), 127),
+    "5x3_m3_c17": ((1, 6, 11, 17), (5, 3), 3, (1, 2), (1, 1), (2, 2, 1, 1), -128),
+    "3x3_dil2_c5": ((1, 9, 9, 5), (3, 3), 1, (1, 1), (2, 2), (2, 1, 2, 3), 127),
+    "3x3_c32_m2_wide_pad": ((1, 8, 7, 32), (3, 3), 2, (2, 1), (1, 2), (1, 1, 2, 2), -7),
+    "all_padding_rows": ((1, 2, 3, 6), (3, 3), 1, (1, 1), (1, 1), (2, 2, 2, 2), 127),
+    "10x4_c7": ((1, 10, 4, 7), (10, 4), 1, (2, 1), (1, 1), (4, 5, 1, 2), -128),
+    "3x3_c1_runs": ((1, 5, 11, 1), (3, 3), 1, (1, 1), (1, 1), (1, 1, 1, 1), -128),
+    "3x3_c15": ((1, 4, 4, 15), (3, 3), 1, (1, 1), (1, 1), (1, 1, 1, 1), 5),
+    "3x3_c17_out_zp": ((1, 3, 9, 17), (3, 3), 1, (1, 1), (1, 1), (1, 1, 1, 1), -1),
+    "3x3_c33_s2": ((1, 7, 8, 33), (3, 3), 1, (2, 2), (1, 1), (1, 1, 1, 1), 100),
+    "1x11_c16_border_columns": ((1, 3, 10, 16), (1, 11), 1, (1, 1), (1, 1), (0, 0, 5, 5), -128),
+    "3x3_c16_m2_border": ((1, 5, 6, 16), (3, 3), 2, (1, 1), (1, 1), (2, 1, 2, 1), 3),
+    "3x3_c6_m1_tail2": ((1, 6, 9, 6), (3, 3), 1, (1, 1), (1, 1), (0, 2, 2, 0), -128),
+    "1x1_c9_m4": ((1, 3, 3, 9), (1, 1), 4, (1, 1), (1, 1), (0, 0, 0, 0), 127),
+}
+
+
+def cases() -> list[Case]:
+    out = []
+    for k, (name, (shape, (kh, kw), m, stride, dilation, padding, in_zp)) in enumerate(CASES.items()):
+        rng = rng_for("depthwise_conv2d", name)
+        c_out = shape[3] * m
+        w = edge_int8(rng, (kh, kw, c_out))
+        multiplier, shift = requantization(rng, c_out, kh * kw)
+        bias_range = int(3000 * np.sqrt(kh * kw))
+        bias = rng.integers(-bias_range, bias_range, size=c_out, dtype=np.int32)
+        out_zp = [-128, 127, 0, int(rng.integers(-128, 128))][k % 4]
+        act = (-128, 127) if k % 3 else (-100, 90)
+        oh = reference.output_size(shape[1], kh, stride[0], dilation[0], padding[0], padding[1])
+        ow = reference.output_size(shape[2], kw, stride[1], dilation[1], padding[2], padding[3])
+        x = edge_int8(rng, shape)
+        attrs = dict(stride=stride, dilation=dilation, padding=padding, depth_multiplier=m, input_zero_point=in_zp,
+                     output_offset=out_zp, activation_min=act[0], activation_max=act[1],
+                     multiplier=multiplier, shift=shift)
+        operands = [int8_tensor("x", shape, in_zp), int8_tensor("w", w.shape, data=w),
+                    Tensor("b", "int32", (c_out,), data=bias)]
+        out.append(single_op(
+            "depthwise_conv2d", operands, int8_tensor("y", (shape[0], oh, ow, c_out), out_zp), attrs, [x], name=name,
+            params={"input": shape, "kernel": (kh, kw), "depth_multiplier": m, "stride": stride,
+                    "dilation": dilation, "padding": padding, "input_zp": in_zp, "output_zp": out_zp, "act": act}))
+    return out

@@ -1,0 +1,37 @@
+"""fully_connected: row tails 0..3 around SMLAD words and 16-lane MVE blocks, 4-row groups plus
+1..3, a flattened NHWC input, rows of -128 / 127, shifts > 0, clamps, output offsets at the ends."""
+from __future__ import annotations
+
+import numpy as np
+
+from conformance import Case, edge_int8, int8_tensor, requantization, rng_for, single_op, zero_point
+from compiler.ir import Tensor
+
+# input shape ([B, I] or [B, H, W, C]), O
+SHAPES = [((1, 1), 1), ((2, 7), 5), ((3, 33), 6), ((1, 640), 13), ((2, 130), 11), ((1, 16), 32),
+          ((4, 19), 3), ((1, 3, 5, 7), 9), ((1, 1000), 2)]
+
+
+def cases() -> list[Case]:
+    out = []
+    for k, (x_shape, n_out) in enumerate(SHAPES):
+        rng = rng_for("fully_connected", k)
+        n_in = int(np.prod(x_shape[1:]))
+        w = edge_int8(rng, (n_out, n_in))
+        w[0, :] = -128
+        if n_out > 2:
+            w[-1, ::2] = 127
+        multiplier, shift = requantization(rng, n_out, n_in, 0.15)
+        bias = rng.integers(-3000, 3000, size=n_out, dtype=np.int32)
+        zp = zero_point(rng, k)
+        act = (-128, 127) if k % 3 else (int(rng.integers(-128, -60)), int(rng.integers(60, 128)))
+        x = edge_int8(rng, x_shape)
+        x[0] = -128
+        attrs = dict(multiplier=multiplier, shift=shift, output_offset=zp, activation_min=act[0], activation_max=act[1])
+        operands = [int8_tensor("x", x_shape), int8_tensor("w", (n_out, n_in), data=w),
+                    Tensor("b", "int32", (n_out,), data=bias)]
+        out.append(single_op(
+            "fully_connected", operands, int8_tensor("y", (x_shape[0], n_out), zp), attrs, [x],
+            name=f"{'x'.join(map(str, x_shape))}_o{n_out}",
+            params={"input": x_shape, "out_features": n_out, "output_offset": zp, "act": act}))
+    return out

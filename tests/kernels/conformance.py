@@ -1,0 +1,263 @@
+"""The kernel conformance suite's machinery: single-op cases, the devices they run on, and one
+batched launch of em_run per device.
+
+A `Case` is one op of the compiler's operator table in a program of its own (compiler IR ->
+planner -> writer, no torch), its program inputs and, from compiler.reference, the bytes its
+output must equal. tests/kernels/cases/<op>.py generates an op's cases (see the README there);
+`all_cases()` collects every file. `run_batch()` writes each case's program, inputs and expected
+output to files, lists them in a manifest and runs `em_run --batch` once: natively for the host,
+in QEMU (files through semihosting) for a board. The runner prints one verdict per case.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+import subprocess
+import sys
+import time
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from compiler import reference
+from compiler.fixedpoint import quantize_multiplier
+from compiler.ir import NUMPY_DTYPES, Graph, Op, Quant, Tensor
+from compiler.ops import OP_TABLE
+from compiler.planner import Region, plan_memory
+from compiler.target import TIERS, Target
+from compiler.writer import write_program
+
+REPO = Path(__file__).resolve().parents[2]
+CASES_PACKAGE = "cases"
+CASES_DIR = Path(__file__).parent / CASES_PACKAGE
+ARENA_BYTES = 256 * 1024  # em_run's pool is 512 KiB: every case must plan into this
+SCONS = Path(sys.executable).with_name("scons")
+RUN_TIMEOUT_S = 300.0
+
+
+# ---- cases ------------------------------------------------------------------------------------
+
+@dataclass
+class Case:
+    """One single-op program. `params` is what a failure prints (shapes, attrs that matter)."""
+
+    op: str
+    name: str
+    params: dict
+    graph: Graph
+    inputs: list[np.ndarray]  # one per graph input, in order
+    _expected: bytes | None = field(default=None, repr=False)
+
+    @property
+    def id(self) -> str:
+        return f"{self.op}/{self.name}"
+
+    @property
+    def output(self) -> Tensor:
+        return self.graph.tensors[self.graph.outputs[0]]
+
+    def expected(self) -> bytes:
+        """The reference's output bytes (computed once)."""
+        if self._expected is None:
+            out = reference.run(self.graph, self.inputs)[self.graph.outputs[0]]
+            self._expected = np.ascontiguousarray(out, NUMPY_DTYPES[self.output.dtype]).tobytes()
+        return self._expected
+
+    def input_bytes(self) -> list[bytes]:
+        return [np.ascontiguousarray(x, NUMPY_DTYPES[self.graph.tensors[n].dtype]).tobytes()
+                for n, x in zip(self.graph.inputs, self.inputs)]
+
+
+def rng_for(*words: object) -> np.random.Generator:
+    """A generator seeded from the case's names: stable across runs and case lists."""
+    return np.random.default_rng(zlib.crc32(repr(words).encode()))
+
+
+def int8_tensor(name: str, shape, zero_point: int = 0, scale: float = 0.05, data=None) -> Tensor:
+    return Tensor(name, "int8", tuple(shape), Quant.per_tensor(scale, zero_point), data=data)
+
+
+def edge_int8(rng: np.random.Generator, shape, ends: float = 0.1) -> np.ndarray:
+    """Random int8 with about `ends` of the values at -128 or 127, the first -128, the last 127."""
+    x = rng.integers(-128, 128, size=shape, dtype=np.int8)
+    flat = x.reshape(-1)
+    at_ends = rng.random(flat.size) < ends
+    flat[at_ends] = rng.choice(np.array([-128, 127], np.int8), size=int(at_ends.sum()))
+    flat[0], flat[-1] = -128, 127
+    return x
+
+
+def zero_point(rng: np.random.Generator, k: int) -> int:
+    """Zero points at both ends, zero and random ones in turn (k: the case's index)."""
+    return [-128, 127, 0, int(rng.integers(-128, 128))][k % 4]
+
+
+def requantization(rng: np.random.Generator, n: int, taps: int, left_shift_share: float = 0.1):
+    """Per-channel (multiplier, shift) arrays that spread sums of `taps` int8 products over the
+    int8 range, with about `left_shift_share` of the channels at shift > 0 (they saturate)."""
+    spread = float(np.log2(0.012 / np.sqrt(max(taps, 1))))
+    reals = 2.0 ** rng.uniform(spread - 1.0, spread + 1.0, size=n)
+    reals[(rng.random(n) < left_shift_share) & (np.arange(n) > 0)] = 3.0
+    pairs = [quantize_multiplier(float(r)) for r in reals]
+    return np.array([m for m, _ in pairs], np.int32), np.array([s for _, s in pairs], np.int32)
+
+
+def single_op(op: str, operands: list[Tensor], output: Tensor, attrs: dict, inputs: list[np.ndarray],
+              name: str, params: dict) -> Case:
+    """A case whose program is the one op `op`(operands) -> output. Operands with data are
+    constants; the others are the program's inputs, fed `inputs` in order. Planned into one arena."""
+    if op not in OP_TABLE:
+        raise ValueError(f"case {op}/{name}: {op!r} is not in compiler.ops.OP_TABLE")
+    tensors: dict[str, Tensor] = {}
+    for t in [*operands, output]:
+        tensors.setdefault(t.name, t)
+    runtime = [t.name for t in operands if not t.is_constant]
+    runtime = list(dict.fromkeys(runtime))  # x op x: one program input
+    graph = Graph(tensors, [Op(op, [t.name for t in operands], [output.name], attrs, origin=f"{op}/{name}")],
+                  runtime, [output.name])
+    plan_memory(graph, Region("sram", ARENA_BYTES))
+    if len(inputs) != len(runtime):
+        raise ValueError(f"case {op}/{name}: {len(runtime)} program inputs, {len(inputs)} given")
+    return Case(op, name, params, graph, inputs)
+
+
+def all_cases() -> list[Case]:
+    """Every case of every tests/kernels/cases/<op>.py (each exports `cases() -> list[Case]`)."""
+    here = str(Path(__file__).parent)
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    found: list[Case] = []
+    for module in sorted(pkgutil.iter_modules([str(CASES_DIR)]), key=lambda m: m.name):
+        if module.name.startswith("_"):
+            continue
+        found += importlib.import_module(f"{CASES_PACKAGE}.{module.name}").cases()
+    ids = [c.id for c in found]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise ValueError(f"duplicate case ids: {duplicates}")
+    return found
+
+
+# ---- devices ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Device:
+    """A board (and tier override) the suite runs on; `name` is the pytest id."""
+
+    name: str
+    board: str
+    tier: str = ""  # "": the board's own
+
+    def load(self):
+        from ember_build.board import load_board
+
+        return load_board(self.board).for_tier(self.tier)
+
+    @property
+    def target(self) -> Target:
+        board = self.load()
+        return Target(board.cpu, board.tier)
+
+    def build_runner(self) -> Path:
+        """`scons em_run board=<board> [tier=<tier>]`; the runner's path."""
+        args = [str(SCONS), "em_run", f"board={self.board}"] + ([f"tier={self.tier}"] if self.tier else [])
+        build = subprocess.run(args, cwd=REPO, capture_output=True, text=True)
+        if build.returncode != 0:
+            raise RuntimeError(f"{' '.join(args)} failed:\n{build.stdout}{build.stderr}")
+        board = self.load()
+        return REPO / "build" / board.build_name / ("em_run" if board.emulator is None else "em_run.elf")
+
+
+DEVICES = [
+    Device("host", "host"),
+    Device("corstone300", "corstone300"),             # M55: mve
+    Device("mps2_an386", "mps2_an386"),               # M4: dsp
+    Device("mps2_an505", "mps2_an505"),               # M33: dsp
+    Device("mps2_an385", "mps2_an385"),               # M3: scalar
+    Device("corstone300-dsp", "corstone300", "dsp"),  # M55 built without MVE
+]
+
+
+def other_tier(tier: str) -> str:
+    """A tier that is not `tier`, for the refused-program case."""
+    return next(t for t in reversed(TIERS) if t != tier)
+
+
+# ---- one launch per device --------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Verdict:
+    status: str  # "EM_OK", an em_status name, "EM_RUN_EXIT_IO", or "missing" (no verdict line)
+    detail: str  # "match instructions=123", "mismatch at byte 5 of 40: got 3, want 4", ...
+    console: str = ""  # the runner's lines before this verdict (its error messages)
+
+    @property
+    def matched(self) -> bool:
+        return self.status == "EM_OK" and self.detail.startswith("match")
+
+
+@dataclass
+class BatchRun:
+    verdicts: list[Verdict]
+    exit_code: int | None
+    console: str
+    seconds: float
+
+
+VERDICT = re.compile(r"^case (\d+): (\S+) ?(.*)$")
+
+
+def run_batch(device: Device, runner: Path, programs: list[tuple[bytes, list[bytes], bytes]],
+              workdir: Path) -> BatchRun:
+    """Runs every (program, inputs, expected output) in one launch of `runner` on `device`."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for i, (program, inputs, expected) in enumerate(programs):
+        names = [f"c{i}.embr", f"c{i}.want"] + [f"c{i}.x{k}" for k in range(len(inputs))]
+        for name, data in zip(names, [program, expected, *inputs]):
+            (workdir / name).write_bytes(data)
+        lines.append(" ".join(names))
+    (workdir / "manifest.txt").write_text("\n".join(lines) + "\n")
+    board = device.load()
+    start = time.monotonic()
+    if board.emulator is None:
+        done = subprocess.run([str(runner), "--batch", "manifest.txt"], cwd=workdir, capture_output=True,
+                              text=True, timeout=RUN_TIMEOUT_S)
+        code, console = done.returncode, done.stdout + done.stderr
+    else:
+        from ember_build.qemu import run_firmware
+
+        done = run_firmware(board, runner, args="--batch manifest.txt", timeout_s=RUN_TIMEOUT_S, cwd=workdir)
+        code, console = (None if done.timed_out else done.exit_code), done.console_text + done.stderr_text
+    seconds = time.monotonic() - start
+    verdicts: list[Verdict | None] = [None] * len(programs)
+    pending: list[str] = []
+    for line in console.splitlines():
+        m = VERDICT.match(line)
+        if m and int(m.group(1)) < len(programs):
+            verdicts[int(m.group(1))] = Verdict(m.group(2), m.group(3), "\n".join(pending))
+            pending = []
+        else:
+            pending.append(line)
+    tail = "\n".join(console.splitlines()[-20:])
+    missing = Verdict("missing", f"no verdict: the runner exited {code} before this case; its console ends:\n{tail}")
+    return BatchRun([v or missing for v in verdicts], code, console, seconds)
+
+
+def describe_failure(device: Device, case: Case, verdict: Verdict) -> str:
+    """The op, the case's parameters and the first differing byte (with its output index)."""
+    text = f"{case.id} on {device.name} ({device.target.tier}): {case.params}\n  {verdict.status} {verdict.detail}"
+    m = re.match(r"mismatch at byte (\d+) of (\d+): got (\d+), want (\d+)", verdict.detail)
+    if m:
+        k, got, want = int(m.group(1)), int(m.group(3)), int(m.group(4))
+        item = np.dtype(NUMPY_DTYPES[case.output.dtype]).itemsize
+        index = tuple(int(i) for i in np.unravel_index(k // item, case.output.shape))
+        if item == 1:  # bytes as int8
+            got, want = (v - 256 if v > 127 else v for v in (got, want))
+        text += f"\n  first difference: output{list(index)} (byte {k}): device {got}, reference {want}"
+    if verdict.console:
+        text += f"\n  runner: {verdict.console}"
+    return text
