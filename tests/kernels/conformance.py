@@ -105,6 +105,20 @@ def requantization(rng: np.random.Generator, n: int, taps: int, left_shift_share
     return np.array([m for m, _ in pairs], np.int32), np.array([s for _, s in pairs], np.int32)
 
 
+def random_window(rng: np.random.Generator, max_kernel: int = 5, max_stride: int = 3, max_dilation: int = 2,
+                  max_extra: int = 8) -> dict:
+    """A random 2-D window: kernel, stride, dilation, asymmetric padding (each side below the
+    dilated kernel) and an input height / width from the smallest that fits up to `max_extra` more."""
+    kernel = tuple(int(k) for k in rng.integers(1, max_kernel + 1, size=2))
+    stride = tuple(int(s) for s in rng.integers(1, max_stride + 1, size=2))
+    dilation = tuple(int(d) for d in rng.integers(1, max_dilation + 1, size=2))
+    reach = [(k - 1) * d + 1 for k, d in zip(kernel, dilation)]
+    padding = tuple(int(rng.integers(0, reach[i // 2])) for i in range(4))
+    size = tuple(max(1, reach[i] - padding[2 * i] - padding[2 * i + 1]) + int(rng.integers(0, max_extra + 1))
+                 for i in range(2))
+    return {"kernel": kernel, "stride": stride, "dilation": dilation, "padding": padding, "size": size}
+
+
 def single_op(op: str, operands: list[Tensor], output: Tensor, attrs: dict, inputs: list[np.ndarray],
               name: str, params: dict) -> Case:
     """A case whose program is the one op `op`(operands) -> output. Operands with data are

@@ -18,6 +18,22 @@ ZPS = [(-128, 127, -128), (127, -128, 127), (0, 0, 0), None]
 SCALES = [None, (0.5, 0.001, 0.3), (0.02, 0.02, 0.04)]
 
 
+
+def random_shapes(count: int = 10) -> list:
+    """Seeded random operand shapes in each broadcast form: same, scalar, channel row; the
+    broadcast operand first or second."""
+    found = []
+    for i in range(count):
+        rng = rng_for("add", "random", i)
+        full = tuple(int(d) for d in rng.integers(1, 10, size=int(rng.integers(1, 5))))
+        other = [full, (1,) * int(rng.integers(1, 5)), (1,) * int(rng.integers(0, 4)) + full[-1:]][i % 3]
+        found.append((other, full, bool(i % 2)) if i % 4 >= 2 else (full, other, bool(i % 2)))
+    return found
+
+
+SHAPES += random_shapes()
+
+
 def params(rng, k: int) -> dict:
     scale_a, scale_b, scale_out = SCALES[k % 3] or (float(v) for v in 2.0 ** rng.uniform(-8, 0, size=3))
     zps = ZPS[k % 4] or tuple(int(v) for v in rng.integers(-128, 128, size=3))

@@ -11,6 +11,26 @@ CASES = [([(1, 3, 5, 7), (1, 3, 5, 9)], 3, None), ([(2, 3, 5, 7), (2, 1, 5, 7), 
          ([(1, 4, 4, 1), (1, 4, 4, 3), (1, 4, 4, 16), (1, 4, 4, 2)], 3, None), ([(1, 2, 2, 5)], 3, None)]
 
 
+
+def random_cases(count: int = 10) -> list:
+    """Seeded random ranks 1..4, axes, 1..8 inputs, sizes 1..9; some with a constant input."""
+    found = []
+    for i in range(count):
+        rng = rng_for("concatenation", "random", i)
+        base = [int(d) for d in rng.integers(1, 10, size=int(rng.integers(1, 5)))]
+        axis = int(rng.integers(0, len(base)))
+        shapes = []
+        for _ in range(int(rng.integers(1, 9))):
+            shape = list(base)
+            shape[axis] = int(rng.integers(1, 10))
+            shapes.append(tuple(shape))
+        found.append((shapes, axis, int(rng.integers(0, len(shapes))) if i % 3 == 0 else None))
+    return found
+
+
+CASES += random_cases()
+
+
 def cases() -> list[Case]:
     out = []
     for k, (shapes, axis, constant) in enumerate(CASES):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from compiler import reference
-from conformance import Case, edge_int8, int8_tensor, requantization, rng_for, single_op
+from conformance import Case, edge_int8, int8_tensor, random_window, requantization, rng_for, single_op
 from compiler.ir import Tensor
 
 # name: (input NHWC, kernel (KH, KW), C_OUT, groups, stride, dilation, padding (t, b, l, r), input zp)
@@ -30,28 +30,45 @@ CASES = {
 }
 
 
+RANDOM = 12  # more cases on seeded random windows and channel counts
+
+
+def random_cases() -> dict:
+    found = {}
+    for i in range(RANDOM):
+        rng = rng_for("conv2d", "random", i)
+        win = random_window(rng)
+        groups = int(rng.choice([1, 1, 1, 2, 3, 4]))
+        c_in, c_out = groups * int(rng.integers(1, 13)), groups * int(rng.integers(1, 7))
+        shape = (int(rng.integers(1, 3)), *win["size"], c_in)
+        in_zp = [-128, 127, 0, int(rng.integers(-128, 128))][i % 4]
+        found[f"random{i}"] = (shape, win["kernel"], c_out, groups, win["stride"], win["dilation"], win["padding"], in_zp)
+    return found
+
+
+def case(k: int, name: str, shape, kernel, c_out, groups, stride, dilation, padding, in_zp) -> Case:
+    rng = rng_for("conv2d", name)
+    (kh, kw), c_in = kernel, shape[3]
+    taps = kh * kw * (c_in // groups)
+    w = edge_int8(rng, (c_out, kh, kw, c_in // groups))
+    multiplier, shift = requantization(rng, c_out, taps)
+    bias_range = int(3000 * np.sqrt(taps))
+    bias = rng.integers(-bias_range, bias_range, size=c_out, dtype=np.int32)
+    out_zp = [-128, 127, 0, int(rng.integers(-128, 128))][k % 4]
+    act = (-128, 127) if k % 3 else (-100, 90)
+    oh = reference.output_size(shape[1], kh, stride[0], dilation[0], padding[0], padding[1])
+    ow = reference.output_size(shape[2], kw, stride[1], dilation[1], padding[2], padding[3])
+    x = edge_int8(rng, shape)
+    attrs = dict(stride=stride, dilation=dilation, padding=padding, groups=groups, input_zero_point=in_zp,
+                 output_offset=out_zp, activation_min=act[0], activation_max=act[1],
+                 multiplier=multiplier, shift=shift)
+    operands = [int8_tensor("x", shape, in_zp), int8_tensor("w", w.shape, data=w),
+                Tensor("b", "int32", (c_out,), data=bias)]
+    return single_op(
+        "conv2d", operands, int8_tensor("y", (shape[0], oh, ow, c_out), out_zp), attrs, [x], name=name,
+        params={"input": shape, "kernel": (kh, kw), "c_out": c_out, "groups": groups, "stride": stride,
+                "dilation": dilation, "padding": padding, "input_zp": in_zp, "output_zp": out_zp, "act": act})
+
+
 def cases() -> list[Case]:
-    out = []
-    for k, (name, (shape, (kh, kw), c_out, groups, stride, dilation, padding, in_zp)) in enumerate(CASES.items()):
-        rng = rng_for("conv2d", name)
-        c_in = shape[3]
-        taps = kh * kw * (c_in // groups)
-        w = edge_int8(rng, (c_out, kh, kw, c_in // groups))
-        multiplier, shift = requantization(rng, c_out, taps)
-        bias_range = int(3000 * np.sqrt(taps))
-        bias = rng.integers(-bias_range, bias_range, size=c_out, dtype=np.int32)
-        out_zp = [-128, 127, 0, int(rng.integers(-128, 128))][k % 4]
-        act = (-128, 127) if k % 3 else (-100, 90)
-        oh = reference.output_size(shape[1], kh, stride[0], dilation[0], padding[0], padding[1])
-        ow = reference.output_size(shape[2], kw, stride[1], dilation[1], padding[2], padding[3])
-        x = edge_int8(rng, shape)
-        attrs = dict(stride=stride, dilation=dilation, padding=padding, groups=groups, input_zero_point=in_zp,
-                     output_offset=out_zp, activation_min=act[0], activation_max=act[1],
-                     multiplier=multiplier, shift=shift)
-        operands = [int8_tensor("x", shape, in_zp), int8_tensor("w", w.shape, data=w),
-                    Tensor("b", "int32", (c_out,), data=bias)]
-        out.append(single_op(
-            "conv2d", operands, int8_tensor("y", (shape[0], oh, ow, c_out), out_zp), attrs, [x], name=name,
-            params={"input": shape, "kernel": (kh, kw), "c_out": c_out, "groups": groups, "stride": stride,
-                    "dilation": dilation, "padding": padding, "input_zp": in_zp, "output_zp": out_zp, "act": act}))
-    return out
+    return [case(k, name, *spec) for k, (name, spec) in enumerate({**CASES, **random_cases()}.items())]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from compiler import reference
-from conformance import Case, edge_int8, int8_tensor, requantization, rng_for, single_op
+from conformance import Case, edge_int8, int8_tensor, random_window, requantization, rng_for, single_op
 from compiler.ir import Tensor
 
 # name: (input NHWC, kernel (KH, KW), multiplier, stride, dilation, padding (t, b, l, r), input zp)
@@ -29,27 +29,43 @@ CASES = {
 }
 
 
+RANDOM = 12  # more cases on seeded random windows, channel counts and multipliers
+
+
+def random_cases() -> dict:
+    found = {}
+    for i in range(RANDOM):
+        rng = rng_for("depthwise_conv2d", "random", i)
+        win = random_window(rng)
+        m = int(rng.choice([1, 1, 1, 2, 3]))
+        shape = (int(rng.integers(1, 3)), *win["size"], int(rng.integers(1, 40)))
+        in_zp = [-128, 127, 0, int(rng.integers(-128, 128))][i % 4]
+        found[f"random{i}"] = (shape, win["kernel"], m, win["stride"], win["dilation"], win["padding"], in_zp)
+    return found
+
+
+def case(k: int, name: str, shape, kernel, m, stride, dilation, padding, in_zp) -> Case:
+    rng = rng_for("depthwise_conv2d", name)
+    (kh, kw), c_out = kernel, shape[3] * m
+    w = edge_int8(rng, (kh, kw, c_out))
+    multiplier, shift = requantization(rng, c_out, kh * kw)
+    bias_range = int(3000 * np.sqrt(kh * kw))
+    bias = rng.integers(-bias_range, bias_range, size=c_out, dtype=np.int32)
+    out_zp = [-128, 127, 0, int(rng.integers(-128, 128))][k % 4]
+    act = (-128, 127) if k % 3 else (-100, 90)
+    oh = reference.output_size(shape[1], kh, stride[0], dilation[0], padding[0], padding[1])
+    ow = reference.output_size(shape[2], kw, stride[1], dilation[1], padding[2], padding[3])
+    x = edge_int8(rng, shape)
+    attrs = dict(stride=stride, dilation=dilation, padding=padding, depth_multiplier=m, input_zero_point=in_zp,
+                 output_offset=out_zp, activation_min=act[0], activation_max=act[1],
+                 multiplier=multiplier, shift=shift)
+    operands = [int8_tensor("x", shape, in_zp), int8_tensor("w", w.shape, data=w),
+                Tensor("b", "int32", (c_out,), data=bias)]
+    return single_op(
+        "depthwise_conv2d", operands, int8_tensor("y", (shape[0], oh, ow, c_out), out_zp), attrs, [x], name=name,
+        params={"input": shape, "kernel": (kh, kw), "depth_multiplier": m, "stride": stride,
+                "dilation": dilation, "padding": padding, "input_zp": in_zp, "output_zp": out_zp, "act": act})
+
+
 def cases() -> list[Case]:
-    out = []
-    for k, (name, (shape, (kh, kw), m, stride, dilation, padding, in_zp)) in enumerate(CASES.items()):
-        rng = rng_for("depthwise_conv2d", name)
-        c_out = shape[3] * m
-        w = edge_int8(rng, (kh, kw, c_out))
-        multiplier, shift = requantization(rng, c_out, kh * kw)
-        bias_range = int(3000 * np.sqrt(kh * kw))
-        bias = rng.integers(-bias_range, bias_range, size=c_out, dtype=np.int32)
-        out_zp = [-128, 127, 0, int(rng.integers(-128, 128))][k % 4]
-        act = (-128, 127) if k % 3 else (-100, 90)
-        oh = reference.output_size(shape[1], kh, stride[0], dilation[0], padding[0], padding[1])
-        ow = reference.output_size(shape[2], kw, stride[1], dilation[1], padding[2], padding[3])
-        x = edge_int8(rng, shape)
-        attrs = dict(stride=stride, dilation=dilation, padding=padding, depth_multiplier=m, input_zero_point=in_zp,
-                     output_offset=out_zp, activation_min=act[0], activation_max=act[1],
-                     multiplier=multiplier, shift=shift)
-        operands = [int8_tensor("x", shape, in_zp), int8_tensor("w", w.shape, data=w),
-                    Tensor("b", "int32", (c_out,), data=bias)]
-        out.append(single_op(
-            "depthwise_conv2d", operands, int8_tensor("y", (shape[0], oh, ow, c_out), out_zp), attrs, [x], name=name,
-            params={"input": shape, "kernel": (kh, kw), "depth_multiplier": m, "stride": stride,
-                    "dilation": dilation, "padding": padding, "input_zp": in_zp, "output_zp": out_zp, "act": act}))
-    return out
+    return [case(k, name, *spec) for k, (name, spec) in enumerate({**CASES, **random_cases()}.items())]

@@ -8,6 +8,8 @@ from compiler.ir import Tensor
 
 SHAPES = [(1, 1), (1, 256), (2, 19), (1, 4, 3, 11), (1, 1001)]
 
+SHAPES += [tuple(int(d) for d in rng_for("dequantize", "random", i).integers(1, 40, size=1 + i % 4)) for i in range(5)]
+
 
 def cases() -> list[Case]:
     out = []

@@ -12,6 +12,21 @@ SHAPES = [((1, 1), 1), ((2, 7), 5), ((3, 33), 6), ((1, 640), 13), ((2, 130), 11)
           ((4, 19), 3), ((1, 3, 5, 7), 9), ((1, 1000), 2)]
 
 
+
+def random_shapes(count: int = 10) -> list:
+    """Seeded random [B, I] -> O (a quarter of them with a flattened [B, H, W, C] input)."""
+    found = []
+    for i in range(count):
+        rng = rng_for("fully_connected", "random", i)
+        b, n_out = int(rng.integers(1, 5)), int(rng.integers(1, 41))
+        x_shape = (b, *(int(d) for d in rng.integers(1, 8, size=3))) if i % 4 == 3 else (b, int(rng.integers(1, 301)))
+        found.append((x_shape, n_out))
+    return found
+
+
+SHAPES += random_shapes()
+
+
 def cases() -> list[Case]:
     out = []
     for k, (x_shape, n_out) in enumerate(SHAPES):

@@ -8,6 +8,8 @@ from conformance import Case, edge_int8, int8_tensor, rng_for, single_op
 
 SHAPES = [(1, 1), (1, 256), (2, 17), (1, 3, 5, 33), (1, 1001), (1, 4, 4, 16)]
 
+SHAPES += [tuple(int(d) for d in rng_for("lut", "random", i).integers(1, 12, size=1 + i % 4)) for i in range(6)]
+
 
 def table(rng, k: int) -> np.ndarray:
     codes = np.arange(-128, 128, dtype=np.int16)

@@ -16,6 +16,22 @@ SHAPES = [((1, 8, 8, 32), (1, 8, 8, 32), False), ((2, 3, 5, 7), (2, 3, 5, 7), Tr
 ZPS = [(-128, 127, -128), (127, -128, 127), (0, 0, 0), (127, 127, 5), None]
 
 
+
+def random_shapes(count: int = 10) -> list:
+    """Seeded random operand shapes in each broadcast form: same, scalar, channel row; the
+    broadcast operand first or second."""
+    found = []
+    for i in range(count):
+        rng = rng_for("mul", "random", i)
+        full = tuple(int(d) for d in rng.integers(1, 10, size=int(rng.integers(1, 5))))
+        other = [full, (1,) * int(rng.integers(1, 5)), (1,) * int(rng.integers(0, 4)) + full[-1:]][i % 3]
+        found.append((other, full, bool(i % 2)) if i % 4 >= 2 else (full, other, bool(i % 2)))
+    return found
+
+
+SHAPES += random_shapes()
+
+
 def params(rng, k: int) -> dict:
     scale_a, scale_b = (float(v) for v in 2.0 ** rng.uniform(-6, -2, size=2))
     scale_out = scale_a * scale_b * float(2.0 ** rng.uniform(4, 9))

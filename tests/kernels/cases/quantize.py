@@ -9,6 +9,8 @@ from compiler.ir import Tensor
 
 SHAPES = [(1, 1), (1, 7), (2, 17), (1, 3, 5, 33), (1, 1003)]
 
+SHAPES += [tuple(int(d) for d in rng_for("quantize", "random", i).integers(1, 40, size=1 + i % 4)) for i in range(5)]
+
 
 def cases() -> list[Case]:
     out = []

@@ -12,6 +12,19 @@ SHAPES = [((1, 1), 0.1), ((1, 2), 0.05), ((3, 10), 0.02), ((2, 17), 0.5), ((1, 4
           ((5, 33), 0.004), ((1, 300), 0.1), ((4, 16), 1.0)]
 
 
+
+def random_shapes(count: int = 8) -> list:
+    found = []
+    for i in range(count):
+        rng = rng_for("softmax", "random", i)
+        shape = (int(rng.integers(1, 6)), int(rng.integers(1, 120)))
+        found.append((shape, float(2.0 ** rng.uniform(-8, 1))))
+    return found
+
+
+SHAPES += random_shapes()
+
+
 def cases() -> list[Case]:
     out = []
     for k, (shape, scale) in enumerate(SHAPES):
