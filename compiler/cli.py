@@ -54,12 +54,13 @@ def _calibration(path: Path, shape: tuple[int, ...]):
 
 
 def _lower(args: argparse.Namespace) -> int:
+    from compiler.target import Target
+
+    target = Target(args.target, args.tier or "")  # a bad CPU or tier fails before torch loads
     import torch
 
     from compiler import lower
-    from compiler.target import Target
 
-    target = Target(args.target, args.tier or "")  # a bad CPU or tier fails before the model loads
     shape = tuple(int(d) for d in args.input_shape.split(","))
     model = _load_model_factory(args.model)()
     program = lower(model, (torch.zeros(shape),), _calibration(args.calibration, shape),
