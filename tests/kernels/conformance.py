@@ -177,7 +177,7 @@ class Device:
 
     def build_runner(self) -> Path:
         """`scons em_run board=<board> [tier=<tier>]`; the runner's path."""
-        args = [str(SCONS), "em_run", f"board={self.board}"] + ([f"tier={self.tier}"] if self.tier else [])
+        args = [str(SCONS), "-j2", "em_run", f"board={self.board}"] + ([f"tier={self.tier}"] if self.tier else [])
         build = subprocess.run(args, cwd=REPO, capture_output=True, text=True)
         if build.returncode != 0:
             raise RuntimeError(f"{' '.join(args)} failed:\n{build.stdout}{build.stderr}")
