@@ -105,6 +105,18 @@ def requantization(rng: np.random.Generator, n: int, taps: int, left_shift_share
     return np.array([m for m, _ in pairs], np.int32), np.array([s for _, s in pairs], np.int32)
 
 
+def requantization_edges(n: int = 24):
+    """(bias, multiplier, shift) per channel for accumulators equal to their bias: exact ties of
+    the rounding (half away from zero, both signs) at shifts -1..-4, INT32 extremes, shifts at
+    both ends of -31..30, a zero multiplier; channels past 20 repeat the pattern."""
+    bias = [(1 if i % 2 else -1) * ((2 * i + 1) << (1 + i % 4)) for i in range(16)] + [-(2**31), 2**31 - 1, -5, 7]
+    multiplier = [1 << 30] * 16 + [2**31 - 1, 2**31 - 1, 1 << 30, 0]
+    shift = [-(1 + i % 4) for i in range(16)] + [-31, 0, 30, 0]
+    pick = [i % 20 for i in range(n)]
+    return (np.array([bias[i] for i in pick], np.int32), np.array([multiplier[i] for i in pick], np.int32),
+            np.array([shift[i] for i in pick], np.int32))
+
+
 def random_window(rng: np.random.Generator, max_kernel: int = 5, max_stride: int = 3, max_dilation: int = 2,
                   max_extra: int = 8) -> dict:
     """A random 2-D window: kernel, stride, dilation, asymmetric padding (each side below the

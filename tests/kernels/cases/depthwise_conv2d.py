@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from compiler import reference
-from conformance import Case, edge_int8, int8_tensor, random_window, requantization, rng_for, single_op
+from conformance import (Case, edge_int8, int8_tensor, random_window, requantization, requantization_edges, rng_for,
+                         single_op)
 from compiler.ir import Tensor
 
 # name: (input NHWC, kernel (KH, KW), multiplier, stride, dilation, padding (t, b, l, r), input zp)
@@ -68,4 +69,21 @@ def case(k: int, name: str, shape, kernel, m, stride, dilation, padding, in_zp) 
 
 
 def cases() -> list[Case]:
-    return [case(k, name, *spec) for k, (name, spec) in enumerate({**CASES, **random_cases()}.items())]
+    return [case(k, name, *spec) for k, (name, spec) in enumerate({**CASES, **random_cases()}.items())] + edge_cases()
+
+
+def edge_cases() -> list[Case]:
+    """Every input at the input zero point (padding too), so each accumulator is its bias: the
+    requantization's ties (both signs) and extremes, per output channel, on lane tails."""
+    out = []
+    for shape, c_out, m in (((1, 3, 5, 20), 20, 1), ((1, 2, 7, 37), 74, 2)):
+        c_in, in_zp = shape[3], [-128, 127][c_out % 2]
+        bias, multiplier, shift = requantization_edges(c_out)
+        w = edge_int8(rng_for("depthwise_conv2d", "edges", c_out), (3, 3, c_out))
+        attrs = dict(stride=(1, 1), dilation=(1, 1), padding=(1, 1, 1, 1), depth_multiplier=m, input_zero_point=in_zp,
+                     output_offset=0, activation_min=-128, activation_max=127, multiplier=multiplier, shift=shift)
+        operands = [int8_tensor("x", shape, in_zp), int8_tensor("w", w.shape, data=w), Tensor("b", "int32", (c_out,), data=bias)]
+        out.append(single_op("depthwise_conv2d", operands, int8_tensor("y", (*shape[:3], c_out)), attrs,
+                             [np.full(shape, in_zp, np.int8)], name=f"requantize_edges_c{c_out}",
+                             params={"input": shape, "c_out": c_out, "input_zp": in_zp, "bias": "ties and INT32 extremes"}))
+    return out

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from conformance import Case, edge_int8, int8_tensor, requantization, rng_for, single_op, zero_point
+from conformance import (Case, edge_int8, int8_tensor, requantization, requantization_edges, rng_for, single_op,
+                         zero_point)
 from compiler.ir import Tensor
 
 # input shape ([B, I] or [B, H, W, C]), O
@@ -28,7 +29,7 @@ SHAPES += random_shapes()
 
 
 def cases() -> list[Case]:
-    out = []
+    out = edge_cases()
     for k, (x_shape, n_out) in enumerate(SHAPES):
         rng = rng_for("fully_connected", k)
         n_in = int(np.prod(x_shape[1:]))
@@ -49,4 +50,18 @@ def cases() -> list[Case]:
             "fully_connected", operands, int8_tensor("y", (x_shape[0], n_out), zp), attrs, [x],
             name=f"{'x'.join(map(str, x_shape))}_o{n_out}",
             params={"input": x_shape, "out_features": n_out, "output_offset": zp, "act": act}))
+    return out
+
+
+def edge_cases() -> list[Case]:
+    """Accumulators equal to the bias (x = 0): the requantization's ties and extremes."""
+    out = []
+    for batches, n_out in ((1, 20), (3, 37)):
+        bias, multiplier, shift = requantization_edges(n_out)
+        w = edge_int8(rng_for("fully_connected", "edges", n_out), (n_out, 5))
+        attrs = dict(multiplier=multiplier, shift=shift, output_offset=0, activation_min=-128, activation_max=127)
+        operands = [int8_tensor("x", (batches, 5)), int8_tensor("w", w.shape, data=w), Tensor("b", "int32", (n_out,), data=bias)]
+        out.append(single_op("fully_connected", operands, int8_tensor("y", (batches, n_out)), attrs,
+                             [np.zeros((batches, 5), np.int8)], name=f"requantize_edges_b{batches}_o{n_out}",
+                             params={"input": (batches, 5), "out_features": n_out, "bias": "ties and INT32 extremes"}))
     return out
