@@ -28,7 +28,6 @@ from compiler.ir import NUMPY_DTYPES, Graph, Op, Quant, Tensor
 from compiler.ops import OP_TABLE
 from compiler.planner import Region, plan_memory
 from compiler.target import TIERS, Target
-from compiler.writer import write_program
 
 REPO = Path(__file__).resolve().parents[2]
 CASES_PACKAGE = "cases"
@@ -129,6 +128,68 @@ def random_window(rng: np.random.Generator, max_kernel: int = 5, max_stride: int
     size = tuple(max(1, reach[i] - padding[2 * i] - padding[2 * i + 1]) + int(rng.integers(0, max_extra + 1))
                  for i in range(2))
     return {"kernel": kernel, "stride": stride, "dilation": dilation, "padding": padding, "size": size}
+
+
+def random_pool_windows(op: str, count: int) -> list[tuple]:
+    """Seeded random ((N, H, W, C), kernel, stride, padding) of pooling (padding below the kernel)."""
+    found = []
+    for i in range(count):
+        rng = rng_for(op, "random", i)
+        win = random_window(rng, max_kernel=6, max_dilation=1)
+        found.append(((int(rng.integers(1, 3)), *win["size"], int(rng.integers(1, 40))), win["kernel"],
+                      win["stride"], win["padding"]))
+    return found
+
+
+def random_broadcast_shapes(op: str, count: int) -> list[tuple]:
+    """Seeded random (a shape, b shape, b constant?) in each broadcast form the elementwise
+    adapters take: same shape, scalar, channel row; the broadcast operand first or second."""
+    found = []
+    for i in range(count):
+        rng = rng_for(op, "random", i)
+        full = tuple(int(d) for d in rng.integers(1, 10, size=int(rng.integers(1, 5))))
+        other = [full, (1,) * int(rng.integers(1, 5)), (1,) * int(rng.integers(0, 4)) + full[-1:]][i % 3]
+        found.append((other, full, bool(i % 2)) if i % 4 >= 2 else (full, other, bool(i % 2)))
+    return found
+
+
+def elementwise_cases(op: str, shapes: list[tuple], params, twice_shape: tuple) -> list[Case]:
+    """Cases of a broadcasting binary op (add, mul): one per (a shape, b shape, b constant?), with
+    attrs `params(rng, k)`, and x op x on `twice_shape`."""
+    out = []
+    for k, (a_shape, b_shape, b_constant) in enumerate(shapes):
+        rng = rng_for(op, k)
+        p = params(rng, k)
+        a, b = edge_int8(rng, a_shape), edge_int8(rng, b_shape)
+        operands = [int8_tensor("a", a_shape), int8_tensor("b", b_shape, data=b if b_constant else None)]
+        name = f"{'x'.join(map(str, a_shape))}_{op}_{'x'.join(map(str, b_shape))}{'_const' if b_constant else ''}"
+        out.append(single_op(op, operands, int8_tensor("y", np.broadcast_shapes(a_shape, b_shape)), p,
+                             [a] if b_constant else [a, b], name=name,
+                             params={"a": a_shape, "b": b_shape, "b_constant": b_constant, **p}))
+    rng = rng_for(op, "twice")
+    p = params(rng, 1)
+    x = edge_int8(rng, twice_shape)
+    out.append(single_op(op, [int8_tensor("x", x.shape)] * 2, int8_tensor("y", x.shape), p, [x],
+                         name=f"x_{op}_x_{'x'.join(map(str, twice_shape))}", params={"a": x.shape, "b": "the same tensor", **p}))
+    return out
+
+
+def conv_case(op: str, name: str, x: np.ndarray, weights: np.ndarray, bias: np.ndarray, attrs: dict,
+              params: dict) -> Case:
+    """A conv2d / depthwise_conv2d case: input x, constants, attrs (the reference's keywords);
+    the output shape follows from the window. `params` gets the attrs that shape the window."""
+    kh, kw = weights.shape[1:3] if op == "conv2d" else weights.shape[:2]
+    c_out = weights.shape[0] if op == "conv2d" else weights.shape[2]
+    (sh, sw), (dh, dw), (top, bottom, left, right) = attrs["stride"], attrs["dilation"], attrs["padding"]
+    y_shape = (x.shape[0], reference.output_size(x.shape[1], kh, sh, dh, top, bottom),
+               reference.output_size(x.shape[2], kw, sw, dw, left, right), c_out)
+    operands = [int8_tensor("x", x.shape, attrs["input_zero_point"]), int8_tensor("w", weights.shape, data=weights),
+                Tensor("b", "int32", (c_out,), data=bias)]
+    shown = {"input": x.shape, "kernel": (kh, kw), "c_out": c_out,
+             **{k: attrs[k] for k in ("groups", "depth_multiplier", "stride", "dilation", "padding", "input_zero_point",
+                                      "output_offset", "activation_min", "activation_max") if k in attrs}}
+    return single_op(op, operands, int8_tensor("y", y_shape, attrs["output_offset"]), attrs, [x], name=name,
+                     params={**shown, **params})
 
 
 def single_op(op: str, operands: list[Tensor], output: Tensor, attrs: dict, inputs: list[np.ndarray],

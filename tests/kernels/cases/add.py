@@ -3,11 +3,9 @@ broadcast), both operands program inputs or one constant, x + x, zero points at 
 far apart, shifts > 0 with clamps, odd lengths around the SIMD words."""
 from __future__ import annotations
 
-import numpy as np
-
 from compiler import reference
 from compiler.fixedpoint import quantize_multiplier
-from conformance import Case, edge_int8, int8_tensor, rng_for, single_op
+from conformance import Case, elementwise_cases, random_broadcast_shapes
 
 # a shape, b shape, b constant?
 SHAPES = [((1, 8, 8, 32), (1, 8, 8, 32), False), ((2, 3, 5, 7), (2, 3, 5, 7), True),
@@ -16,22 +14,7 @@ SHAPES = [((1, 8, 8, 32), (1, 8, 8, 32), False), ((2, 3, 5, 7), (2, 3, 5, 7), Tr
           ((1,), (3, 5, 7), True), ((1, 1003), (1, 1003), False)]
 ZPS = [(-128, 127, -128), (127, -128, 127), (0, 0, 0), None]
 SCALES = [None, (0.5, 0.001, 0.3), (0.02, 0.02, 0.04)]
-
-
-
-def random_shapes(count: int = 10) -> list:
-    """Seeded random operand shapes in each broadcast form: same, scalar, channel row; the
-    broadcast operand first or second."""
-    found = []
-    for i in range(count):
-        rng = rng_for("add", "random", i)
-        full = tuple(int(d) for d in rng.integers(1, 10, size=int(rng.integers(1, 5))))
-        other = [full, (1,) * int(rng.integers(1, 5)), (1,) * int(rng.integers(0, 4)) + full[-1:]][i % 3]
-        found.append((other, full, bool(i % 2)) if i % 4 >= 2 else (full, other, bool(i % 2)))
-    return found
-
-
-SHAPES += random_shapes()
+SHAPES += random_broadcast_shapes("add", 10)
 
 
 def params(rng, k: int) -> dict:
@@ -51,20 +34,4 @@ def params(rng, k: int) -> dict:
 
 
 def cases() -> list[Case]:
-    out = []
-    for k, (a_shape, b_shape, b_constant) in enumerate(SHAPES):
-        rng = rng_for("add", k)
-        p = params(rng, k)
-        a, b = edge_int8(rng, a_shape), edge_int8(rng, b_shape)
-        y_shape = np.broadcast_shapes(a_shape, b_shape)
-        operands = [int8_tensor("a", a_shape), int8_tensor("b", b_shape, data=b if b_constant else None)]
-        inputs = [a] if b_constant else [a, b]
-        out.append(single_op("add", operands, int8_tensor("y", y_shape), p, inputs,
-                             name=f"{'x'.join(map(str, a_shape))}+{'x'.join(map(str, b_shape))}{'_const' if b_constant else ''}",
-                             params={"a": a_shape, "b": b_shape, "b_constant": b_constant, **p}))
-    rng = rng_for("add", "twice")
-    p = params(rng, 2)
-    x = edge_int8(rng, (1, 9, 9, 20))
-    out.append(single_op("add", [int8_tensor("x", x.shape)] * 2, int8_tensor("y", x.shape), p, [x],
-                         name="x+x_1x9x9x20", params={"a": x.shape, "b": "the same tensor", **p}))
-    return out
+    return elementwise_cases("add", SHAPES, params, (1, 9, 9, 20))

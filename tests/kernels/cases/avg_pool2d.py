@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from compiler import reference
-from conformance import Case, edge_int8, int8_tensor, random_window, rng_for, single_op, zero_point
+from conformance import Case, edge_int8, int8_tensor, random_pool_windows, rng_for, single_op, zero_point
 
 # (N, H, W, C), kernel, stride, padding (t, b, l, r)
 SHAPES = [((1, 9, 7, 17), (3, 3), (1, 1), (1, 1, 1, 1)), ((2, 11, 10, 5), (3, 3), (2, 2), (1, 0, 0, 1)),
@@ -13,20 +13,7 @@ SHAPES = [((1, 9, 7, 17), (3, 3), (1, 1), (1, 1, 1, 1)), ((2, 11, 10, 5), (3, 3)
           ((1, 5, 25, 64), (5, 25), (1, 1), (0, 0, 0, 0)), ((1, 3, 300, 15), (2, 300), (1, 1), (1, 0, 0, 0)),
           ((3, 7, 6, 1), (2, 3), (1, 2), (1, 1, 2, 0)), ((1, 6, 6, 32), (1, 1), (3, 2), (0, 0, 0, 0))]
 
-RANDOM = 10  # more cases on seeded random windows (each padding side below the kernel)
-
-
-def random_shapes() -> list:
-    found = []
-    for i in range(RANDOM):
-        rng = rng_for("avg_pool2d", "random", i)
-        win = random_window(rng, max_kernel=6, max_dilation=1)
-        found.append(((int(rng.integers(1, 3)), *win["size"], int(rng.integers(1, 40))), win["kernel"], win["stride"],
-                      win["padding"]))
-    return found
-
-
-SHAPES += random_shapes()
+SHAPES += random_pool_windows("avg_pool2d", 10)  # seeded random windows
 
 
 def cases() -> list[Case]:

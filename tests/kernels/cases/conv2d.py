@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from compiler import reference
-from conformance import (Case, edge_int8, int8_tensor, random_window, requantization, requantization_edges, rng_for,
-                         single_op)
-from compiler.ir import Tensor
+from conformance import Case, conv_case, edge_int8, random_window, requantization, requantization_edges, rng_for
 
 # name: (input NHWC, kernel (KH, KW), C_OUT, groups, stride, dilation, padding (t, b, l, r), input zp)
 CASES = {
@@ -49,44 +46,32 @@ def random_cases() -> dict:
 
 def case(k: int, name: str, shape, kernel, c_out, groups, stride, dilation, padding, in_zp) -> Case:
     rng = rng_for("conv2d", name)
-    (kh, kw), c_in = kernel, shape[3]
-    taps = kh * kw * (c_in // groups)
-    w = edge_int8(rng, (c_out, kh, kw, c_in // groups))
+    taps = kernel[0] * kernel[1] * (shape[3] // groups)
+    w = edge_int8(rng, (c_out, *kernel, shape[3] // groups))
     multiplier, shift = requantization(rng, c_out, taps)
     bias_range = int(3000 * np.sqrt(taps))
     bias = rng.integers(-bias_range, bias_range, size=c_out, dtype=np.int32)
     out_zp = [-128, 127, 0, int(rng.integers(-128, 128))][k % 4]
     act = (-128, 127) if k % 3 else (-100, 90)
-    oh = reference.output_size(shape[1], kh, stride[0], dilation[0], padding[0], padding[1])
-    ow = reference.output_size(shape[2], kw, stride[1], dilation[1], padding[2], padding[3])
-    x = edge_int8(rng, shape)
     attrs = dict(stride=stride, dilation=dilation, padding=padding, groups=groups, input_zero_point=in_zp,
-                 output_offset=out_zp, activation_min=act[0], activation_max=act[1],
-                 multiplier=multiplier, shift=shift)
-    operands = [int8_tensor("x", shape, in_zp), int8_tensor("w", w.shape, data=w),
-                Tensor("b", "int32", (c_out,), data=bias)]
-    return single_op(
-        "conv2d", operands, int8_tensor("y", (shape[0], oh, ow, c_out), out_zp), attrs, [x], name=name,
-        params={"input": shape, "kernel": (kh, kw), "c_out": c_out, "groups": groups, "stride": stride,
-                "dilation": dilation, "padding": padding, "input_zp": in_zp, "output_zp": out_zp, "act": act})
-
-
-def cases() -> list[Case]:
-    return [case(k, name, *spec) for k, (name, spec) in enumerate({**CASES, **random_cases()}.items())] + edge_cases()
+                 output_offset=out_zp, activation_min=act[0], activation_max=act[1], multiplier=multiplier, shift=shift)
+    return conv_case("conv2d", name, edge_int8(rng, shape), w, bias, attrs, {})
 
 
 def edge_cases() -> list[Case]:
     """Every input at the input zero point (padding too), so each accumulator is its bias: the
     requantization's ties (both signs) and extremes, per output channel, on lane tails."""
     out = []
-    for shape, c_out, m in (((1, 3, 5, 3), 20, 1), ((1, 2, 7, 16), 37, 1)):
-        c_in, in_zp = shape[3], [-128, 127][c_out % 2]
+    for shape, c_out in (((1, 3, 5, 3), 20), ((1, 2, 7, 16), 37)):
+        in_zp = [-128, 127][c_out % 2]
         bias, multiplier, shift = requantization_edges(c_out)
-        w = edge_int8(rng_for("conv2d", "edges", c_out), (c_out, 3, 3, c_in))
+        w = edge_int8(rng_for("conv2d", "edges", c_out), (c_out, 3, 3, shape[3]))
         attrs = dict(stride=(1, 1), dilation=(1, 1), padding=(1, 1, 1, 1), groups=1, input_zero_point=in_zp,
                      output_offset=0, activation_min=-128, activation_max=127, multiplier=multiplier, shift=shift)
-        operands = [int8_tensor("x", shape, in_zp), int8_tensor("w", w.shape, data=w), Tensor("b", "int32", (c_out,), data=bias)]
-        out.append(single_op("conv2d", operands, int8_tensor("y", (*shape[:3], c_out)), attrs,
-                             [np.full(shape, in_zp, np.int8)], name=f"requantize_edges_c{c_out}",
-                             params={"input": shape, "c_out": c_out, "input_zp": in_zp, "bias": "ties and INT32 extremes"}))
+        out.append(conv_case("conv2d", f"requantize_edges_c{c_out}", np.full(shape, in_zp, np.int8), w, bias, attrs,
+                             {"bias": "ties and INT32 extremes"}))
     return out
+
+
+def cases() -> list[Case]:
+    return [case(k, name, *spec) for k, (name, spec) in enumerate({**CASES, **random_cases()}.items())] + edge_cases()

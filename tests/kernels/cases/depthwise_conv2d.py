@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from compiler import reference
-from conformance import (Case, edge_int8, int8_tensor, random_window, requantization, requantization_edges, rng_for,
-                         single_op)
-from compiler.ir import Tensor
+from conformance import Case, conv_case, edge_int8, random_window, requantization, requantization_edges, rng_for
 
 # name: (input NHWC, kernel (KH, KW), multiplier, stride, dilation, padding (t, b, l, r), input zp)
 CASES = {
@@ -47,43 +44,32 @@ def random_cases() -> dict:
 
 def case(k: int, name: str, shape, kernel, m, stride, dilation, padding, in_zp) -> Case:
     rng = rng_for("depthwise_conv2d", name)
-    (kh, kw), c_out = kernel, shape[3] * m
-    w = edge_int8(rng, (kh, kw, c_out))
-    multiplier, shift = requantization(rng, c_out, kh * kw)
-    bias_range = int(3000 * np.sqrt(kh * kw))
+    c_out = shape[3] * m
+    w = edge_int8(rng, (*kernel, c_out))
+    multiplier, shift = requantization(rng, c_out, kernel[0] * kernel[1])
+    bias_range = int(3000 * np.sqrt(kernel[0] * kernel[1]))
     bias = rng.integers(-bias_range, bias_range, size=c_out, dtype=np.int32)
     out_zp = [-128, 127, 0, int(rng.integers(-128, 128))][k % 4]
     act = (-128, 127) if k % 3 else (-100, 90)
-    oh = reference.output_size(shape[1], kh, stride[0], dilation[0], padding[0], padding[1])
-    ow = reference.output_size(shape[2], kw, stride[1], dilation[1], padding[2], padding[3])
-    x = edge_int8(rng, shape)
     attrs = dict(stride=stride, dilation=dilation, padding=padding, depth_multiplier=m, input_zero_point=in_zp,
-                 output_offset=out_zp, activation_min=act[0], activation_max=act[1],
-                 multiplier=multiplier, shift=shift)
-    operands = [int8_tensor("x", shape, in_zp), int8_tensor("w", w.shape, data=w),
-                Tensor("b", "int32", (c_out,), data=bias)]
-    return single_op(
-        "depthwise_conv2d", operands, int8_tensor("y", (shape[0], oh, ow, c_out), out_zp), attrs, [x], name=name,
-        params={"input": shape, "kernel": (kh, kw), "depth_multiplier": m, "stride": stride,
-                "dilation": dilation, "padding": padding, "input_zp": in_zp, "output_zp": out_zp, "act": act})
-
-
-def cases() -> list[Case]:
-    return [case(k, name, *spec) for k, (name, spec) in enumerate({**CASES, **random_cases()}.items())] + edge_cases()
+                 output_offset=out_zp, activation_min=act[0], activation_max=act[1], multiplier=multiplier, shift=shift)
+    return conv_case("depthwise_conv2d", name, edge_int8(rng, shape), w, bias, attrs, {})
 
 
 def edge_cases() -> list[Case]:
     """Every input at the input zero point (padding too), so each accumulator is its bias: the
     requantization's ties (both signs) and extremes, per output channel, on lane tails."""
     out = []
-    for shape, c_out, m in (((1, 3, 5, 20), 20, 1), ((1, 2, 7, 37), 74, 2)):
-        c_in, in_zp = shape[3], [-128, 127][c_out % 2]
+    for shape, m in (((1, 3, 5, 20), 1), ((1, 2, 7, 37), 2)):
+        c_out, in_zp = shape[3] * m, [-128, 127][m % 2]
         bias, multiplier, shift = requantization_edges(c_out)
         w = edge_int8(rng_for("depthwise_conv2d", "edges", c_out), (3, 3, c_out))
         attrs = dict(stride=(1, 1), dilation=(1, 1), padding=(1, 1, 1, 1), depth_multiplier=m, input_zero_point=in_zp,
                      output_offset=0, activation_min=-128, activation_max=127, multiplier=multiplier, shift=shift)
-        operands = [int8_tensor("x", shape, in_zp), int8_tensor("w", w.shape, data=w), Tensor("b", "int32", (c_out,), data=bias)]
-        out.append(single_op("depthwise_conv2d", operands, int8_tensor("y", (*shape[:3], c_out)), attrs,
-                             [np.full(shape, in_zp, np.int8)], name=f"requantize_edges_c{c_out}",
-                             params={"input": shape, "c_out": c_out, "input_zp": in_zp, "bias": "ties and INT32 extremes"}))
+        out.append(conv_case("depthwise_conv2d", f"requantize_edges_c{c_out}", np.full(shape, in_zp, np.int8), w, bias,
+                             attrs, {"bias": "ties and INT32 extremes"}))
     return out
+
+
+def cases() -> list[Case]:
+    return [case(k, name, *spec) for k, (name, spec) in enumerate({**CASES, **random_cases()}.items())] + edge_cases()

@@ -2,8 +2,6 @@
 (diff_min cuts), rows all equal, one -128 among 127s and the reverse, output fixed at 1/256, -128."""
 from __future__ import annotations
 
-import numpy as np
-
 from compiler import reference
 from conformance import Case, edge_int8, int8_tensor, rng_for, single_op
 
