@@ -24,6 +24,9 @@ Schema (every field; see bsp/corstone300/board.yaml for a commented example):
                       (or, with cc a cross compiler, a real board: built, flashed by the user)
     bin               bool, optional (default false): every loadable section lies in one memory
                       region, so `objcopy -O binary` gives a flashable image (firmware.bin)
+
+`tier` is the best the CPU runs; `Board.for_tier()` gives the board built for a lower tier
+(`scons tier=dsp`: an M55 without MVE), its CPU flag swapped as LOWER_TIER_FLAGS says.
 """
 
 from __future__ import annotations
