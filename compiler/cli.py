@@ -54,15 +54,17 @@ def _calibration(path: Path, shape: tuple[int, ...]):
 
 
 def _lower(args: argparse.Namespace) -> int:
+    from compiler.target import Target
+
+    target = Target(args.target, args.tier or "")  # a bad CPU or tier fails before torch loads
     import torch
 
     from compiler import lower
-    from compiler.target import Target
 
     shape = tuple(int(d) for d in args.input_shape.split(","))
     model = _load_model_factory(args.model)()
     program = lower(model, (torch.zeros(shape),), _calibration(args.calibration, shape),
-                    Target(args.target, args.tier or ""), int8_io=args.int8_io, name=args.name)
+                    target, int8_io=args.int8_io, name=args.name)
     program.save(args.output)
     print(program.summary())
     print(f"wrote {args.output} ({len(program.to_bytes())} bytes)")
@@ -100,7 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--input-shape", required=True, help="example input shape, e.g. 1,640")
     p.add_argument("--calibration", required=True, type=Path, help=".npy of representative inputs")
     p.add_argument("--target", default="cortex-m55")
-    p.add_argument("--tier", default=None, help="override the CPU's best tier (scalar, dsp, mve)")
+    p.add_argument("--tier", default=None, help="a lower tier than the CPU's best (scalar, dsp, mve): "
+                   "e.g. dsp for an M55 built without MVE; the program records it and a runtime of "
+                   "another tier refuses it (EM_ERR_WRONG_TIER)")
     p.add_argument("--int8-io", action="store_true", help="take and return int8 instead of float32")
     p.add_argument("--name", default="model")
     p.add_argument("-o", "--output", type=Path, default=Path("model.embr"))

@@ -39,7 +39,9 @@ class Target:
         if self.tier not in TIERS:
             raise TargetError(f"unknown tier {self.tier!r}; known: {', '.join(TIERS)}")
         if TIERS.index(self.tier) > TIERS.index(best):
-            raise TargetError(f"{self.cpu} cannot run tier {self.tier!r}: its best is {best!r}")
+            runnable = ", ".join(TIERS[: TIERS.index(best) + 1])
+            raise TargetError(f"{self.cpu} cannot run tier {self.tier!r}: its best is {best!r}; "
+                              f"choose one of: {runnable}")
 
     @property
     def tier_index(self) -> int:

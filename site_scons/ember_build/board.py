@@ -24,10 +24,14 @@ Schema (every field; see bsp/corstone300/board.yaml for a commented example):
                       (or, with cc a cross compiler, a real board: built, flashed by the user)
     bin               bool, optional (default false): every loadable section lies in one memory
                       region, so `objcopy -O binary` gives a flashable image (firmware.bin)
+
+`tier` is the best the CPU runs; `Board.for_tier()` gives the board built for a lower tier
+(`scons tier=dsp`: an M55 without MVE), its CPU flag swapped as LOWER_TIER_FLAGS says.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import types
 from dataclasses import dataclass, field
@@ -55,6 +59,25 @@ class BoardError(ValueError):
 
 class UnknownBoardError(LookupError):
     """No bsp/<name>/board.yaml; the message lists the known boards."""
+
+
+class TierOverrideError(ValueError):
+    """A tier override (`tier=`) the board's CPU cannot run, or one no build flags are known for."""
+
+
+# How GCC 12 builds a CPU for a tier below its best: the flags that replace board.yaml's CPU flag.
+# cortex-m4/m7 have no `+nodsp`, and -march=armv7-m with a hard-float FPU has no newlib multilib:
+# their scalar build keeps the CPU and asks em_nn_tier.h for the kernels' scalar path.
+LOWER_TIER_FLAGS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("-mcpu=cortex-m55", "dsp"): ("-mcpu=cortex-m55+nomve",),
+    ("-mcpu=cortex-m55", "scalar"): ("-mcpu=cortex-m55+nomve+nodsp",),
+    ("-march=armv8.1-m.main+mve.fp+fp.dp", "dsp"): ("-march=armv8.1-m.main+dsp+fp.dp",),
+    ("-march=armv8.1-m.main+mve.fp+fp.dp", "scalar"): ("-march=armv8.1-m.main+fp.dp",),
+    ("-mcpu=cortex-m33", "scalar"): ("-mcpu=cortex-m33+nodsp",),
+    ("-mcpu=cortex-m35p", "scalar"): ("-mcpu=cortex-m35p+nodsp",),
+    ("-mcpu=cortex-m4", "scalar"): ("-mcpu=cortex-m4", "-DEM_NN_FORCE_SCALAR"),
+    ("-mcpu=cortex-m7", "scalar"): ("-mcpu=cortex-m7", "-DEM_NN_FORCE_SCALAR"),
+}
 
 
 def known_boards(bsp_root: Path = BSP_ROOT) -> list[str]:
@@ -112,9 +135,12 @@ class Board:
     emulator: tuple[str, ...] | None
     directory: Path = field(compare=False)
     bin: bool = False
+    best_tier: str = ""  # board.yaml's tier; `tier` is lower in a build for a tier override
 
     def __post_init__(self) -> None:
         where = self.directory / "board.yaml"
+        if not self.best_tier:
+            object.__setattr__(self, "best_tier", self.tier)
 
         def fail(field_name: str, problem: str) -> None:
             raise BoardError(f"{where}: field '{field_name}': {problem}")
@@ -190,6 +216,35 @@ class Board:
     def counter_fraction(self) -> Fraction:
         """Instructions per SysTick tick, exactly: 1e9 / (clock_hz x 2^shift)."""
         return Fraction(10**9, self.clock_hz * 2**self.counter.icount_shift)
+
+    @property
+    def build_name(self) -> str:
+        """The build folder's name: the board's, with the tier appended for a tier override
+        (build/corstone300-dsp/), so an override never overwrites the default build."""
+        return self.name if self.tier == self.best_tier else f"{self.name}-{self.tier}"
+
+    def for_tier(self, tier: str) -> "Board":
+        """This board built for `tier` (default: its own). A lower tier than board.yaml's
+        (an M55 without MVE runs dsp) swaps the CPU flag as LOWER_TIER_FLAGS says; a higher one
+        (mve on an M4) is a TierOverrideError naming the tiers the board can run."""
+        if not tier or tier == self.tier:
+            return self
+        runnable = TIERS[: TIERS.index(self.best_tier) + 1]
+        if tier not in TIERS:
+            raise TierOverrideError(f"unknown tier {tier!r} for board {self.name}; "
+                                    f"known tiers: {', '.join(TIERS)}")
+        if tier not in runnable:
+            raise TierOverrideError(
+                f"board {self.name} ({self.cpu}) cannot run tier {tier!r}: its best tier is "
+                f"{self.best_tier!r}; choose one of: {', '.join(runnable)} (or a board whose CPU has {tier})")
+        cpu_flags = [f for f in self.cflags if f.startswith(("-mcpu=", "-march="))]
+        key = (cpu_flags[0] if len(cpu_flags) == 1 else "", tier)
+        if key not in LOWER_TIER_FLAGS:
+            raise TierOverrideError(f"board {self.name}: no flags known to build {' '.join(cpu_flags) or self.cpu} "
+                                    f"for tier {tier!r}; add them to LOWER_TIER_FLAGS in {__file__}")
+        at = self.cflags.index(key[0])
+        cflags = self.cflags[:at] + LOWER_TIER_FLAGS[key] + self.cflags[at + 1:]
+        return dataclasses.replace(self, tier=tier, cflags=cflags, best_tier=self.best_tier)
 
     def region(self, name: str) -> MemoryRegion:
         for r in self.memory:

@@ -100,7 +100,7 @@ def build_app(env, app: str, run: bool = False, train: bool = False):
     model_inputs = (_python_sources("compiler", f"apps/{app}") + [str(checkpoint), str(REPO / "apps" / app / "app.yaml"),
                     str(board.directory / "board.yaml"), str(REPO / "site_scons/ember_build/app_build.py")])
     generated = app_env.Command([str(gen / name) for name in GENERATED], model_inputs,
-                                Action(_compile_model, f"compiling model of {app} for {board.name}"))
+                                Action(_compile_model, f"compiling model of {app} for {board.name}, tier {board.tier}"))
     app_env.Append(CPPPATH=[str(gen), str(REPO / "apps" / app / "firmware")])
     sources = (sorted(Glob(str(REPO / "apps" / app / "firmware" / "*.c"), strings=True))
                + [str(gen / n) for n in ("em_model_program.c", "em_registry.c", "em_test_vectors.c")])
@@ -121,7 +121,7 @@ def build_app(env, app: str, run: bool = False, train: bool = False):
             targets.append(app_env.Bin(str(out / "firmware.bin"), elf))
     if run:
         report = app_env.Command(str(out / "report.json"), [elf[0], str(gen / "expected.npz"), str(gen / "compile.json")],
-                                 Action(_run_and_check, f"running {app} on {board.name}"))
+                                 Action(_run_and_check, f"running {app} on {board.name}, tier {board.tier}"))
         AlwaysBuild(report)
         targets.append(report)
     return targets

@@ -3,6 +3,7 @@
  * @brief em_run: loads any program file, runs it once on its inputs, writes its output.
  *
  *     em_run PROGRAM [--input FILE]... [--output FILE]
+ *     em_run --batch MANIFEST
  *
  * Uses only ember.h and em_bsp.h, so the same source runs on the host and on every board
  * (files through semihosting under QEMU). Inputs: the k-th --input holds the raw bytes of
@@ -10,6 +11,18 @@
  * ("instructions: N" under QEMU, "cycles: N" on silicon, "ns: N" on the host) and the arena
  * sizes. Exit status: 0, the em_status value of a load/invoke failure, or EM_RUN_EXIT_USAGE /
  * EM_RUN_EXIT_IO for the runner's own errors.
+ *
+ * Batch mode runs many programs in one launch (one QEMU boot for a whole test suite). MANIFEST is
+ * a text file, one case per line: `PROGRAM EXPECTED [INPUT]...` (file names separated by spaces;
+ * EXPECTED holds the bytes output 0 must equal). Each case loads, runs and compares, then prints
+ * one verdict line:
+ *
+ *     case <n>: EM_OK match <unit>=<count>
+ *     case <n>: EM_OK mismatch at byte <k> of <size>: got <g>, want <w>   (bytes as 0..255)
+ *     case <n>: <em_status name | EM_RUN_EXIT_IO | EM_RUN_EXIT_USAGE>  (load / invoke / file failure)
+ *
+ * and the run exits 0 once every case has its verdict (a failing case does not stop the rest);
+ * EM_RUN_EXIT_IO / EM_RUN_EXIT_USAGE when the manifest itself cannot be read or parsed.
  *
  * No heap: the program and the arenas are static. Board builds may place them in big memories
  * with -DEM_RUN_PROGRAM_SECTION=".em_arena.ddr" -DEM_RUN_ARENA_SECTION=".em_arena.sram" and
@@ -27,6 +40,9 @@
 #endif
 #ifndef EM_RUN_ARENA_CAPACITY
 #define EM_RUN_ARENA_CAPACITY (512u * 1024u) /* shared by all arenas, carved 16-aligned */
+#endif
+#ifndef EM_RUN_MANIFEST_CAPACITY
+#define EM_RUN_MANIFEST_CAPACITY (32u * 1024u)
 #endif
 #define EM_RUN_EXIT_USAGE 64
 #define EM_RUN_EXIT_IO 74
@@ -48,6 +64,8 @@
 static uint8_t program_bytes[EM_RUN_PROGRAM_CAPACITY] __attribute__((aligned(16)))
 EM_RUN_PROGRAM_PLACEMENT;
 static uint8_t arena_pool[EM_RUN_ARENA_CAPACITY] __attribute__((aligned(16))) EM_RUN_ARENA_PLACEMENT;
+/* The batch manifest, NUL-terminated in place; beside the program (small boards' .bss is tight). */
+static char manifest_text[EM_RUN_MANIFEST_CAPACITY + 1u] EM_RUN_PROGRAM_PLACEMENT;
 
 #define EM_RUN_MAX_INPUT_FILES 8
 
@@ -56,7 +74,17 @@ typedef struct {
     const char *inputs[EM_RUN_MAX_INPUT_FILES]; /* in program input order */
     uint32_t n_inputs;
     const char *output; /* NULL: not written */
+    const char *manifest; /* non-NULL: batch mode, nothing else is given */
 } em_run_args;
+
+/** A loaded program, its arenas and the bytes of its file in program_bytes. */
+typedef struct {
+    em_program program;
+    uint8_t *arenas[EM_MAX_ARENAS];
+    uint32_t sizes[EM_MAX_ARENAS];
+    size_t file_size;
+    uint64_t count; /* counter ticks of the invoke, less the counter's own overhead */
+} em_run_state;
 
 /** Writes "<label><value>\n". */
 static void print_line_u64(const char *label, uint64_t value)
@@ -86,6 +114,10 @@ static int em_run_status(em_status status)
 static bool em_run_parse(int argc, const char **argv, em_run_args *args)
 {
     memset(args, 0, sizeof *args);
+    if (argc == 2 && strcmp(argv[0], "--batch") == 0) {
+        args->manifest = argv[1];
+        return true;
+    }
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--input") == 0 && i + 1 < argc && args->n_inputs < EM_RUN_MAX_INPUT_FILES) {
             args->inputs[args->n_inputs++] = argv[++i];
@@ -117,65 +149,86 @@ static bool em_run_arenas(const em_program *program, uint8_t **arenas, uint32_t 
     return true;
 }
 
-static int em_run(const em_run_args *args)
+/** Loads @p program_path, fills its inputs from @p inputs and invokes it once. Failures are
+ * printed ("em_run: ..."). @return 0, an em_status value, or EM_RUN_EXIT_IO / _USAGE. */
+static int em_run_invoke(em_run_state *state, const char *program_path, const char *const *inputs,
+                         uint32_t n_inputs, bool print_arenas)
 {
-    size_t size = 0;
-    const int read = em_bsp_file_read(args->program, program_bytes, sizeof program_bytes, &size);
+    em_program *program = &state->program;
+    state->file_size = 0;
+    const int read = em_bsp_file_read(program_path, program_bytes, sizeof program_bytes, &state->file_size);
     if (read != 0) {
         return em_run_fail(read == -2 ? "program too large: " : "cannot read program: ",
-                           args->program, EM_RUN_EXIT_IO);
+                           program_path, EM_RUN_EXIT_IO);
     }
-    em_program program;
-    em_status status = em_program_load(&program, program_bytes, size);
+    em_status status = em_program_load(program, program_bytes, state->file_size);
     if (status != EM_OK) {
-        if (program.error_operator != EM_NO_OPERATOR) {
+        if (program->error_operator != EM_NO_OPERATOR) {
             em_print("em_run: operator ");
-            em_print_u64(program.error_operator);
+            em_print_u64(program->error_operator);
             em_print(" (opcode ");
-            em_print_u64(program.error_opcode);
+            em_print_u64(program->error_opcode);
             em_print(")\n");
         }
         return em_run_status(status);
     }
-    uint8_t *arenas[EM_MAX_ARENAS];
-    uint32_t sizes[EM_MAX_ARENAS];
-    if (!em_run_arenas(&program, arenas, sizes)) {
+    if (!em_run_arenas(program, state->arenas, state->sizes)) {
         return em_run_status(EM_ERR_ARENA_TOO_SMALL);
     }
-    for (uint32_t i = 0; i < program.n_arenas; i++) {
-        em_print("arena ");
-        em_print_u64(i);
-        print_line_u64(": bytes ", sizes[i]);
-        memset(arenas[i], 0, sizes[i]);
+    for (uint32_t i = 0; i < program->n_arenas; i++) {
+        if (print_arenas) {
+            em_print("arena ");
+            em_print_u64(i);
+            print_line_u64(": bytes ", state->sizes[i]);
+        }
+        memset(state->arenas[i], 0, state->sizes[i]);
     }
-    em_tensor input, output;
-    if (args->n_inputs > program.n_inputs) {
+    if (n_inputs > program->n_inputs) {
         return em_run_fail("more --input files than the program has inputs", NULL, EM_RUN_EXIT_USAGE);
     }
-    for (uint32_t k = 0; k < args->n_inputs; k++) {
-        status = em_program_input(&program, k, arenas, &input);
+    em_tensor input;
+    for (uint32_t k = 0; k < n_inputs; k++) {
+        status = em_program_input(program, k, state->arenas, &input);
         if (status != EM_OK) {
             return em_run_status(status);
         }
         size_t got = 0;
-        if (em_bsp_file_read(args->inputs[k], input.data, input.size, &got) != 0 || got != input.size) {
-            return em_run_fail("an input file must be exactly the size of its input: ", args->inputs[k],
+        if (em_bsp_file_read(inputs[k], input.data, input.size, &got) != 0 || got != input.size) {
+            return em_run_fail("an input file must be exactly the size of its input: ", inputs[k],
                                EM_RUN_EXIT_IO);
         }
     }
     const uint64_t start = em_bsp_counter_read();
-    status = em_program_invoke(&program, arenas, sizes, EM_MAX_ARENAS);
+    status = em_program_invoke(program, state->arenas, state->sizes, EM_MAX_ARENAS);
     const uint64_t elapsed = em_bsp_counter_read() - start;
     if (status != EM_OK) {
         return em_run_status(status);
     }
     const uint64_t overhead = em_bsp_counter_overhead();
+    state->count = elapsed > overhead ? elapsed - overhead : 0u;
+    return 0;
+}
+
+/** Prints the counter's unit up to its first space ("instructions", "cycles", "ns"). */
+static void em_run_print_unit(void)
+{
     const char *unit = em_bsp_counter_unit();
     const char *space = strchr(unit, ' ');
     em_bsp_console_write(unit, space != NULL ? (size_t)(space - unit) : strlen(unit));
-    print_line_u64(": ", elapsed > overhead ? elapsed - overhead : 0u);
-    if (args->output != NULL && program.n_outputs > 0u) {
-        status = em_program_output(&program, 0, arenas, &output);
+}
+
+static int em_run(const em_run_args *args)
+{
+    static em_run_state state;
+    const int code = em_run_invoke(&state, args->program, args->inputs, args->n_inputs, true);
+    if (code != 0) {
+        return code;
+    }
+    em_run_print_unit();
+    print_line_u64(": ", state.count);
+    if (args->output != NULL && state.program.n_outputs > 0u) {
+        em_tensor output;
+        const em_status status = em_program_output(&state.program, 0, state.arenas, &output);
         if (status != EM_OK) {
             return em_run_status(status);
         }
@@ -186,6 +239,113 @@ static int em_run(const em_run_args *args)
     return 0;
 }
 
+static const char *em_run_code_name(int code)
+{
+    if (code == EM_RUN_EXIT_IO) {
+        return "EM_RUN_EXIT_IO";
+    }
+    return code == EM_RUN_EXIT_USAGE ? "EM_RUN_EXIT_USAGE" : em_status_name((em_status)code);
+}
+
+/** One manifest case: words[0] program, words[1] expected output, words[2..] inputs. The
+ * expected bytes are read into program_bytes behind the program (it runs in place). */
+static void em_run_case(uint32_t number, const char *const *words, uint32_t n_words)
+{
+    static em_run_state state;
+    int code = EM_RUN_EXIT_USAGE;
+    if (n_words < 2u) {
+        em_run_fail("a case needs PROGRAM EXPECTED [INPUT]...", NULL, code);
+    } else {
+        code = em_run_invoke(&state, words[0], words + 2, n_words - 2u, false);
+    }
+    em_tensor output;
+    size_t want_size = 0;
+    if (code == 0) {
+        const size_t used = (state.file_size + 15u) & ~(size_t)15u;
+        const em_status status = em_program_output(&state.program, 0, state.arenas, &output);
+        if (status != EM_OK) {
+            code = em_run_status(status);
+        } else if (em_bsp_file_read(words[1], program_bytes + used, sizeof program_bytes - used, &want_size) != 0) {
+            code = em_run_fail("cannot read expected output: ", words[1], EM_RUN_EXIT_IO);
+        }
+    }
+    em_print("case ");
+    em_print_u64(number);
+    em_print(": ");
+    em_print(em_run_code_name(code));
+    if (code != 0) {
+        em_print("\n");
+        return;
+    }
+    const uint8_t *got = output.data;
+    const uint8_t *want = program_bytes + ((state.file_size + 15u) & ~(size_t)15u);
+    size_t k = 0;
+    while (k < output.size && k < want_size && got[k] == want[k]) {
+        k++;
+    }
+    if (k == output.size && k == want_size) {
+        em_print(" match ");
+        em_run_print_unit();
+        print_line_u64("=", state.count);
+        return;
+    }
+    em_print(" mismatch at byte ");
+    em_print_u64(k);
+    em_print(" of ");
+    em_print_u64(output.size);
+    if (k < output.size && k < want_size) {
+        em_print(": got ");
+        em_print_u64(got[k]);
+        em_print(", want ");
+        print_line_u64("", want[k]);
+    } else {
+        print_line_u64(": expected size ", want_size);
+    }
+}
+
+/** Runs every case of the manifest (see the file comment); 0 once each has its verdict. */
+static int em_run_batch(const char *manifest)
+{
+    size_t size = 0;
+    if (em_bsp_file_read(manifest, manifest_text, EM_RUN_MANIFEST_CAPACITY, &size) != 0) {
+        return em_run_fail("cannot read manifest (or larger than EM_RUN_MANIFEST_CAPACITY): ", manifest,
+                           EM_RUN_EXIT_IO);
+    }
+    manifest_text[size] = '\0';
+    uint32_t cases = 0;
+    char *cursor = manifest_text;
+    while (*cursor != '\0') {
+        const char *words[2u + EM_RUN_MAX_INPUT_FILES];
+        uint32_t n_words = 0;
+        bool too_many = false;
+        while (*cursor != '\0' && *cursor != '\n') {  /* one line: words split at spaces, in place */
+            while (*cursor == ' ' || *cursor == '\t' || *cursor == '\r') {
+                *cursor++ = '\0';
+            }
+            if (*cursor == '\0' || *cursor == '\n') {
+                break;
+            }
+            if (n_words < sizeof words / sizeof words[0]) {
+                words[n_words++] = cursor;
+            } else {
+                too_many = true;
+            }
+            while (*cursor != '\0' && *cursor != '\n' && *cursor != ' ' && *cursor != '\t' && *cursor != '\r') {
+                cursor++;
+            }
+        }
+        if (*cursor == '\n') {
+            *cursor++ = '\0';
+        }
+        if (n_words == 0u) {
+            continue; /* blank line */
+        }
+        em_run_case(cases++, words, too_many ? 0u : n_words);
+    }
+    print_line_u64("cases: ", cases);
+    return 0;
+}
+
 int em_app_main(void)
 {
     static char storage[512];
@@ -193,8 +353,8 @@ int em_app_main(void)
     const int argc = em_bsp_args(storage, sizeof storage, argv, EM_RUN_MAX_ARGS);
     em_run_args args;
     if (argc < 0 || !em_run_parse(argc, argv, &args)) {
-        return em_run_fail("usage: em_run PROGRAM [--input FILE]... [--output FILE]", NULL,
-                           EM_RUN_EXIT_USAGE);
+        return em_run_fail("usage: em_run PROGRAM [--input FILE]... [--output FILE] | em_run --batch MANIFEST",
+                           NULL, EM_RUN_EXIT_USAGE);
     }
-    return em_run(&args);
+    return args.manifest != NULL ? em_run_batch(args.manifest) : em_run(&args);
 }

@@ -1,0 +1,1 @@
+"""Conformance cases, one file per op: see README.md."""

@@ -1,0 +1,37 @@
+"""add: every broadcast form the adapter takes (same shape, scalar, channel row; either operand
+broadcast), both operands program inputs or one constant, x + x, zero points at the ends, scales
+far apart, shifts > 0 with clamps, odd lengths around the SIMD words."""
+from __future__ import annotations
+
+from compiler import reference
+from compiler.fixedpoint import quantize_multiplier
+from conformance import Case, elementwise_cases, random_broadcast_shapes
+
+# a shape, b shape, b constant?
+SHAPES = [((1, 8, 8, 32), (1, 8, 8, 32), False), ((2, 3, 5, 7), (2, 3, 5, 7), True),
+          ((1, 4, 3, 17), (1,), True), ((2, 3, 3, 5), (1, 1, 1, 1), False), ((2, 4, 5, 19), (1, 1, 1, 19), True),
+          ((3, 6, 33), (33,), False), ((1, 1, 1, 1), (1, 1, 1, 1), False), ((1, 1, 1, 19), (2, 4, 5, 19), False),
+          ((1,), (3, 5, 7), True), ((1, 1003), (1, 1003), False)]
+ZPS = [(-128, 127, -128), (127, -128, 127), (0, 0, 0), None]
+SCALES = [None, (0.5, 0.001, 0.3), (0.02, 0.02, 0.04)]
+SHAPES += random_broadcast_shapes("add", 10)
+
+
+def params(rng, k: int) -> dict:
+    scale_a, scale_b, scale_out = SCALES[k % 3] or (float(v) for v in 2.0 ** rng.uniform(-8, 0, size=3))
+    zps = ZPS[k % 4] or tuple(int(v) for v in rng.integers(-128, 128, size=3))
+    twice = 2 * max(scale_a, scale_b)
+    ma, sa = quantize_multiplier(scale_a / twice)
+    mb, sb = quantize_multiplier(scale_b / twice)
+    mo, so = quantize_multiplier(twice / ((1 << reference.ADD_LEFT_SHIFT) * scale_out))
+    p = dict(a_offset=-zps[0], a_multiplier=ma, a_shift=sa, b_offset=-zps[1], b_multiplier=mb, b_shift=sb,
+             output_offset=zps[2], output_multiplier=mo, output_shift=so, activation_min=-128, activation_max=127)
+    if k % 5 == 3:  # shifts > 0 on every requantization, and clamps
+        m = quantize_multiplier(3.0)[0]
+        p.update(a_multiplier=m, a_shift=2, b_multiplier=m, b_shift=1, output_multiplier=m, output_shift=3,
+                 activation_min=-30, activation_max=40)
+    return p
+
+
+def cases() -> list[Case]:
+    return elementwise_cases("add", SHAPES, params, (1, 9, 9, 20))

@@ -1,0 +1,77 @@
+"""conv2d: 1x1 (in place and padded), 3x3, wide K (taps without scratch), grouped, dilated,
+strided, asymmetric padding, channel tails around SMLAD words / MVE lanes, input zero points at
+the ends (padding = the zero point), clamps, shifts > 0."""
+from __future__ import annotations
+
+import numpy as np
+
+from conformance import Case, conv_case, edge_int8, random_window, requantization, requantization_edges, rng_for
+
+# name: (input NHWC, kernel (KH, KW), C_OUT, groups, stride, dilation, padding (t, b, l, r), input zp)
+CASES = {
+    "1x1_c64_o33": ((1, 5, 5, 64), (1, 1), 33, 1, (1, 1), (1, 1), (0, 0, 0, 0), 7),
+    "1x1_padded_c17": ((1, 3, 10, 17), (1, 1), 6, 1, (1, 1), (1, 1), (1, 0, 0, 1), -3),
+    "1x1_c1": ((1, 5, 4, 1), (1, 1), 3, 1, (1, 1), (1, 1), (0, 0, 0, 0), -128),
+    "1x1_s2_c5": ((2, 7, 6, 5), (1, 1), 7, 1, (2, 2), (1, 1), (0, 0, 0, 0), 127),
+    "3x3_c3_o16": ((1, 7, 9, 3), (3, 3), 16, 1, (1, 1), (1, 1), (1, 1, 1, 1), -128),
+    "3x3_s2_asym": ((2, 9, 8, 3), (3, 3), 5, 1, (2, 2), (1, 1), (0, 1, 0, 1), 127),
+    "3x3_c5_o7_s1x2": ((1, 6, 9, 5), (3, 3), 7, 1, (1, 2), (1, 1), (1, 1, 1, 1), 127),
+    "3x3_c64_o6": ((1, 5, 4, 64), (3, 3), 6, 1, (1, 1), (1, 1), (1, 1, 1, 1), -128),
+    "3x3_c128_no_scratch": ((1, 4, 3, 128), (3, 3), 7, 1, (1, 1), (1, 1), (1, 1, 1, 1), 127),
+    "1x3_row": ((1, 4, 9, 17), (1, 3), 7, 1, (1, 1), (1, 1), (0, 0, 1, 1), -128),
+    "5x3_dil2": ((1, 9, 8, 17), (5, 3), 9, 1, (1, 1), (2, 2), (2, 3, 1, 2), -128),
+    "3x3_dil2x1_s2x1_groups3": ((2, 5, 6, 6), (3, 2), 9, 3, (2, 1), (2, 1), (3, 0, 1, 0), 1),
+    "3x3_groups4_c32": ((1, 6, 5, 32), (3, 3), 8, 4, (1, 1), (1, 1), (1, 0, 2, 1), 127),
+    "1x1_groups2_c10": ((1, 3, 5, 10), (1, 1), 6, 2, (1, 1), (1, 1), (0, 0, 0, 0), -128),
+    "2x2_s3_valid": ((1, 8, 7, 4), (2, 2), 5, 1, (3, 3), (1, 1), (0, 0, 0, 0), 0),
+    "7x1_pad_all": ((1, 3, 2, 2), (7, 1), 3, 1, (1, 1), (1, 1), (3, 3, 0, 0), -128),
+}
+
+
+RANDOM = 12  # more cases on seeded random windows and channel counts
+
+
+def random_cases() -> dict:
+    found = {}
+    for i in range(RANDOM):
+        rng = rng_for("conv2d", "random", i)
+        win = random_window(rng)
+        groups = int(rng.choice([1, 1, 1, 2, 3, 4]))
+        c_in, c_out = groups * int(rng.integers(1, 13)), groups * int(rng.integers(1, 7))
+        shape = (int(rng.integers(1, 3)), *win["size"], c_in)
+        in_zp = [-128, 127, 0, int(rng.integers(-128, 128))][i % 4]
+        found[f"random{i}"] = (shape, win["kernel"], c_out, groups, win["stride"], win["dilation"], win["padding"], in_zp)
+    return found
+
+
+def case(k: int, name: str, shape, kernel, c_out, groups, stride, dilation, padding, in_zp) -> Case:
+    rng = rng_for("conv2d", name)
+    taps = kernel[0] * kernel[1] * (shape[3] // groups)
+    w = edge_int8(rng, (c_out, *kernel, shape[3] // groups))
+    multiplier, shift = requantization(rng, c_out, taps)
+    bias_range = int(3000 * np.sqrt(taps))
+    bias = rng.integers(-bias_range, bias_range, size=c_out, dtype=np.int32)
+    out_zp = [-128, 127, 0, int(rng.integers(-128, 128))][k % 4]
+    act = (-128, 127) if k % 3 else (-100, 90)
+    attrs = dict(stride=stride, dilation=dilation, padding=padding, groups=groups, input_zero_point=in_zp,
+                 output_offset=out_zp, activation_min=act[0], activation_max=act[1], multiplier=multiplier, shift=shift)
+    return conv_case("conv2d", name, edge_int8(rng, shape), w, bias, attrs, {})
+
+
+def edge_cases() -> list[Case]:
+    """Every input at the input zero point (padding too), so each accumulator is its bias: the
+    requantization's ties (both signs) and extremes, per output channel, on lane tails."""
+    out = []
+    for shape, c_out in (((1, 3, 5, 3), 20), ((1, 2, 7, 16), 37)):
+        in_zp = [-128, 127][c_out % 2]
+        bias, multiplier, shift = requantization_edges(c_out)
+        w = edge_int8(rng_for("conv2d", "edges", c_out), (c_out, 3, 3, shape[3]))
+        attrs = dict(stride=(1, 1), dilation=(1, 1), padding=(1, 1, 1, 1), groups=1, input_zero_point=in_zp,
+                     output_offset=0, activation_min=-128, activation_max=127, multiplier=multiplier, shift=shift)
+        out.append(conv_case("conv2d", f"requantize_edges_c{c_out}", np.full(shape, in_zp, np.int8), w, bias, attrs,
+                             {"bias": "ties and INT32 extremes"}))
+    return out
+
+
+def cases() -> list[Case]:
+    return [case(k, name, *spec) for k, (name, spec) in enumerate({**CASES, **random_cases()}.items())] + edge_cases()

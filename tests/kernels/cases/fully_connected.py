@@ -1,0 +1,67 @@
+"""fully_connected: row tails 0..3 around SMLAD words and 16-lane MVE blocks, 4-row groups plus
+1..3, a flattened NHWC input, rows of -128 / 127, shifts > 0, clamps, output offsets at the ends."""
+from __future__ import annotations
+
+import numpy as np
+
+from conformance import (Case, edge_int8, int8_tensor, requantization, requantization_edges, rng_for, single_op,
+                         zero_point)
+from compiler.ir import Tensor
+
+# input shape ([B, I] or [B, H, W, C]), O
+SHAPES = [((1, 1), 1), ((2, 7), 5), ((3, 33), 6), ((1, 640), 13), ((2, 130), 11), ((1, 16), 32),
+          ((4, 19), 3), ((1, 3, 5, 7), 9), ((1, 1000), 2)]
+
+
+
+def random_shapes(count: int = 10) -> list:
+    """Seeded random [B, I] -> O (a quarter of them with a flattened [B, H, W, C] input)."""
+    found = []
+    for i in range(count):
+        rng = rng_for("fully_connected", "random", i)
+        b, n_out = int(rng.integers(1, 5)), int(rng.integers(1, 41))
+        x_shape = (b, *(int(d) for d in rng.integers(1, 8, size=3))) if i % 4 == 3 else (b, int(rng.integers(1, 301)))
+        found.append((x_shape, n_out))
+    return found
+
+
+SHAPES += random_shapes()
+
+
+def cases() -> list[Case]:
+    out = edge_cases()
+    for k, (x_shape, n_out) in enumerate(SHAPES):
+        rng = rng_for("fully_connected", k)
+        n_in = int(np.prod(x_shape[1:]))
+        w = edge_int8(rng, (n_out, n_in))
+        w[0, :] = -128
+        if n_out > 2:
+            w[-1, ::2] = 127
+        multiplier, shift = requantization(rng, n_out, n_in, 0.15)
+        bias = rng.integers(-3000, 3000, size=n_out, dtype=np.int32)
+        zp = zero_point(rng, k)
+        act = (-128, 127) if k % 3 else (int(rng.integers(-128, -60)), int(rng.integers(60, 128)))
+        x = edge_int8(rng, x_shape)
+        x[0] = -128
+        attrs = dict(multiplier=multiplier, shift=shift, output_offset=zp, activation_min=act[0], activation_max=act[1])
+        operands = [int8_tensor("x", x_shape), int8_tensor("w", (n_out, n_in), data=w),
+                    Tensor("b", "int32", (n_out,), data=bias)]
+        out.append(single_op(
+            "fully_connected", operands, int8_tensor("y", (x_shape[0], n_out), zp), attrs, [x],
+            name=f"{'x'.join(map(str, x_shape))}_o{n_out}",
+            params={"input": x_shape, "out_features": n_out, "output_offset": zp, "act": act}))
+    return out
+
+
+def edge_cases() -> list[Case]:
+    """Accumulators equal to the bias (x = 0): the requantization's ties and extremes."""
+    out = []
+    for batches, n_out in ((1, 20), (3, 37)):
+        bias, multiplier, shift = requantization_edges(n_out)
+        w = edge_int8(rng_for("fully_connected", "edges", n_out), (n_out, 5))
+        attrs = dict(multiplier=multiplier, shift=shift, output_offset=0, activation_min=-128, activation_max=127)
+        operands = [int8_tensor("x", (batches, 5)), int8_tensor("w", w.shape, data=w), Tensor("b", "int32", (n_out,), data=bias)]
+        out.append(single_op("fully_connected", operands, int8_tensor("y", (batches, n_out)), attrs,
+                             [np.zeros((batches, 5), np.int8)], name=f"requantize_edges_b{batches}_o{n_out}",
+                             params={"input": (batches, 5), "out_features": n_out, "bias": "ties and INT32 extremes"}))
+    return out

@@ -1,0 +1,29 @@
+"""mul: every broadcast form the adapter takes (same shape, scalar, channel row such as an SE
+gate; either operand broadcast), products at ±2^14 (-128 · -128 with zero points at the ends),
+one operand constant, x · x, clamps, odd lengths."""
+from __future__ import annotations
+
+from compiler.fixedpoint import quantize_multiplier
+from conformance import Case, elementwise_cases, random_broadcast_shapes
+
+# a shape, b shape, b constant?
+SHAPES = [((1, 8, 8, 32), (1, 8, 8, 32), False), ((2, 3, 5, 7), (2, 3, 5, 7), True),
+          ((1, 4, 3, 17), (1,), True), ((2, 3, 3, 5), (1, 1, 1, 1), False), ((2, 4, 5, 19), (1, 1, 1, 19), False),
+          ((3, 6, 33), (33,), True), ((1, 1, 1, 1), (1, 1, 1, 1), False), ((1, 1, 1, 24), (1, 7, 5, 24), False),
+          ((1,), (3, 5, 7), False), ((1, 1003), (1, 1003), False)]
+ZPS = [(-128, 127, -128), (127, -128, 127), (0, 0, 0), (127, 127, 5), None]
+SHAPES += random_broadcast_shapes("mul", 10)
+
+
+def params(rng, k: int) -> dict:
+    scale_a, scale_b = (float(v) for v in 2.0 ** rng.uniform(-6, -2, size=2))
+    scale_out = scale_a * scale_b * float(2.0 ** rng.uniform(4, 9))
+    zps = ZPS[k % 5] or tuple(int(v) for v in rng.integers(-128, 128, size=3))
+    m, s = quantize_multiplier(scale_a * scale_b / scale_out)
+    act = (-128, 127) if k % 3 else (-100, 110)
+    return dict(a_offset=-zps[0], b_offset=-zps[1], output_offset=zps[2], output_multiplier=m, output_shift=s,
+                activation_min=act[0], activation_max=act[1])
+
+
+def cases() -> list[Case]:
+    return elementwise_cases("mul", SHAPES, params, (1, 5, 5, 13))

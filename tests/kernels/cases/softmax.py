@@ -1,0 +1,44 @@
+"""softmax (last axis): row lengths 1..300 around the SIMD widths, input scales small to large
+(diff_min cuts), rows all equal, one -128 among 127s and the reverse, output fixed at 1/256, -128."""
+from __future__ import annotations
+
+from compiler import reference
+from conformance import Case, edge_int8, int8_tensor, rng_for, single_op
+
+# shape, input scale
+SHAPES = [((1, 1), 0.1), ((1, 2), 0.05), ((3, 10), 0.02), ((2, 17), 0.5), ((1, 4, 3, 15), 0.0625),
+          ((5, 33), 0.004), ((1, 300), 0.1), ((4, 16), 1.0)]
+
+
+
+def random_shapes(count: int = 8) -> list:
+    found = []
+    for i in range(count):
+        rng = rng_for("softmax", "random", i)
+        shape = (int(rng.integers(1, 6)), int(rng.integers(1, 120)))
+        found.append((shape, float(2.0 ** rng.uniform(-8, 1))))
+    return found
+
+
+SHAPES += random_shapes()
+
+
+def cases() -> list[Case]:
+    out = []
+    for k, (shape, scale) in enumerate(SHAPES):
+        rng = rng_for("softmax", k)
+        x = edge_int8(rng, shape)
+        rows = x.reshape(-1, shape[-1])
+        if rows.shape[0] > 2:
+            rows[0] = 127
+            rows[1] = 127
+            rows[1, -1] = -128
+            rows[2] = -128
+            rows[2, 0] = 127
+        zp = int(rng.integers(-128, 128))
+        attrs = reference.softmax_parameters(scale)
+        out.append(single_op("softmax", [int8_tensor("x", shape, zp, scale)],
+                             int8_tensor("y", shape, -128, 1 / 256), attrs, [x],
+                             name=f"{'x'.join(map(str, shape))}_scale{scale}",
+                             params={"shape": shape, "input_scale": scale, **attrs}))
+    return out

@@ -1,0 +1,350 @@
+"""The kernel conformance suite's machinery: single-op cases, the devices they run on, and one
+batched launch of em_run per device.
+
+A `Case` is one op of the compiler's operator table in a program of its own (compiler IR ->
+planner -> writer, no torch), its program inputs and, from compiler.reference, the bytes its
+output must equal. tests/kernels/cases/<op>.py generates an op's cases (see the README there);
+`all_cases()` collects every file. `run_batch()` writes each case's program, inputs and expected
+output to files, lists them in a manifest and runs `em_run --batch` once: natively for the host,
+in QEMU (files through semihosting) for a board. The runner prints one verdict per case.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+import subprocess
+import sys
+import time
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from compiler import reference
+from compiler.fixedpoint import quantize_multiplier
+from compiler.ir import NUMPY_DTYPES, Graph, Op, Quant, Tensor
+from compiler.ops import OP_TABLE
+from compiler.planner import Region, plan_memory
+from compiler.target import TIERS, Target
+
+REPO = Path(__file__).resolve().parents[2]
+CASES_PACKAGE = "cases"
+CASES_DIR = Path(__file__).parent / CASES_PACKAGE
+ARENA_BYTES = 256 * 1024  # em_run's pool is 512 KiB: every case must plan into this
+SCONS = Path(sys.executable).with_name("scons")
+RUN_TIMEOUT_S = 300.0
+
+
+# ---- cases ------------------------------------------------------------------------------------
+
+@dataclass
+class Case:
+    """One single-op program. `params` is what a failure prints (shapes, attrs that matter)."""
+
+    op: str
+    name: str
+    params: dict
+    graph: Graph
+    inputs: list[np.ndarray]  # one per graph input, in order
+    _expected: bytes | None = field(default=None, repr=False)
+
+    @property
+    def id(self) -> str:
+        return f"{self.op}/{self.name}"
+
+    @property
+    def output(self) -> Tensor:
+        return self.graph.tensors[self.graph.outputs[0]]
+
+    def expected(self) -> bytes:
+        """The reference's output bytes (computed once)."""
+        if self._expected is None:
+            out = reference.run(self.graph, self.inputs)[self.graph.outputs[0]]
+            self._expected = np.ascontiguousarray(out, NUMPY_DTYPES[self.output.dtype]).tobytes()
+        return self._expected
+
+    def input_bytes(self) -> list[bytes]:
+        return [np.ascontiguousarray(x, NUMPY_DTYPES[self.graph.tensors[n].dtype]).tobytes()
+                for n, x in zip(self.graph.inputs, self.inputs)]
+
+
+def rng_for(*words: object) -> np.random.Generator:
+    """A generator seeded from the case's names: stable across runs and case lists."""
+    return np.random.default_rng(zlib.crc32(repr(words).encode()))
+
+
+def int8_tensor(name: str, shape, zero_point: int = 0, scale: float = 0.05, data=None) -> Tensor:
+    return Tensor(name, "int8", tuple(shape), Quant.per_tensor(scale, zero_point), data=data)
+
+
+def edge_int8(rng: np.random.Generator, shape, ends: float = 0.1) -> np.ndarray:
+    """Random int8 with about `ends` of the values at -128 or 127, the first -128, the last 127."""
+    x = rng.integers(-128, 128, size=shape, dtype=np.int8)
+    flat = x.reshape(-1)
+    at_ends = rng.random(flat.size) < ends
+    flat[at_ends] = rng.choice(np.array([-128, 127], np.int8), size=int(at_ends.sum()))
+    flat[0], flat[-1] = -128, 127
+    return x
+
+
+def zero_point(rng: np.random.Generator, k: int) -> int:
+    """Zero points at both ends, zero and random ones in turn (k: the case's index)."""
+    return [-128, 127, 0, int(rng.integers(-128, 128))][k % 4]
+
+
+def requantization(rng: np.random.Generator, n: int, taps: int, left_shift_share: float = 0.1):
+    """Per-channel (multiplier, shift) arrays that spread sums of `taps` int8 products over the
+    int8 range, with about `left_shift_share` of the channels at shift > 0 (they saturate)."""
+    spread = float(np.log2(0.012 / np.sqrt(max(taps, 1))))
+    reals = 2.0 ** rng.uniform(spread - 1.0, spread + 1.0, size=n)
+    reals[(rng.random(n) < left_shift_share) & (np.arange(n) > 0)] = 3.0
+    pairs = [quantize_multiplier(float(r)) for r in reals]
+    return np.array([m for m, _ in pairs], np.int32), np.array([s for _, s in pairs], np.int32)
+
+
+def requantization_edges(n: int = 24):
+    """(bias, multiplier, shift) per channel for accumulators equal to their bias: exact ties of
+    the rounding (half away from zero, both signs) at shifts -1..-4, INT32 extremes, shifts at
+    both ends of -31..30, a zero multiplier; channels past 20 repeat the pattern."""
+    bias = [(1 if i % 2 else -1) * ((2 * i + 1) << (1 + i % 4)) for i in range(16)] + [-(2**31), 2**31 - 1, -5, 7]
+    multiplier = [1 << 30] * 16 + [2**31 - 1, 2**31 - 1, 1 << 30, 0]
+    shift = [-(1 + i % 4) for i in range(16)] + [-31, 0, 30, 0]
+    pick = [i % 20 for i in range(n)]
+    return (np.array([bias[i] for i in pick], np.int32), np.array([multiplier[i] for i in pick], np.int32),
+            np.array([shift[i] for i in pick], np.int32))
+
+
+def random_window(rng: np.random.Generator, max_kernel: int = 5, max_stride: int = 3, max_dilation: int = 2,
+                  max_extra: int = 8) -> dict:
+    """A random 2-D window: kernel, stride, dilation, asymmetric padding (each side below the
+    dilated kernel) and an input height / width from the smallest that fits up to `max_extra` more."""
+    kernel = tuple(int(k) for k in rng.integers(1, max_kernel + 1, size=2))
+    stride = tuple(int(s) for s in rng.integers(1, max_stride + 1, size=2))
+    dilation = tuple(int(d) for d in rng.integers(1, max_dilation + 1, size=2))
+    reach = [(k - 1) * d + 1 for k, d in zip(kernel, dilation)]
+    padding = tuple(int(rng.integers(0, reach[i // 2])) for i in range(4))
+    size = tuple(max(1, reach[i] - padding[2 * i] - padding[2 * i + 1]) + int(rng.integers(0, max_extra + 1))
+                 for i in range(2))
+    return {"kernel": kernel, "stride": stride, "dilation": dilation, "padding": padding, "size": size}
+
+
+def random_pool_windows(op: str, count: int) -> list[tuple]:
+    """Seeded random ((N, H, W, C), kernel, stride, padding) of pooling (padding below the kernel)."""
+    found = []
+    for i in range(count):
+        rng = rng_for(op, "random", i)
+        win = random_window(rng, max_kernel=6, max_dilation=1)
+        found.append(((int(rng.integers(1, 3)), *win["size"], int(rng.integers(1, 40))), win["kernel"],
+                      win["stride"], win["padding"]))
+    return found
+
+
+def random_broadcast_shapes(op: str, count: int) -> list[tuple]:
+    """Seeded random (a shape, b shape, b constant?) in each broadcast form the elementwise
+    adapters take: same shape, scalar, channel row; the broadcast operand first or second."""
+    found = []
+    for i in range(count):
+        rng = rng_for(op, "random", i)
+        full = tuple(int(d) for d in rng.integers(1, 10, size=int(rng.integers(1, 5))))
+        other = [full, (1,) * int(rng.integers(1, 5)), (1,) * int(rng.integers(0, 4)) + full[-1:]][i % 3]
+        found.append((other, full, bool(i % 2)) if i % 4 >= 2 else (full, other, bool(i % 2)))
+    return found
+
+
+def elementwise_cases(op: str, shapes: list[tuple], params, twice_shape: tuple) -> list[Case]:
+    """Cases of a broadcasting binary op (add, mul): one per (a shape, b shape, b constant?), with
+    attrs `params(rng, k)`, and x op x on `twice_shape`."""
+    out = []
+    for k, (a_shape, b_shape, b_constant) in enumerate(shapes):
+        rng = rng_for(op, k)
+        p = params(rng, k)
+        a, b = edge_int8(rng, a_shape), edge_int8(rng, b_shape)
+        operands = [int8_tensor("a", a_shape), int8_tensor("b", b_shape, data=b if b_constant else None)]
+        name = f"{'x'.join(map(str, a_shape))}_{op}_{'x'.join(map(str, b_shape))}{'_const' if b_constant else ''}"
+        out.append(single_op(op, operands, int8_tensor("y", np.broadcast_shapes(a_shape, b_shape)), p,
+                             [a] if b_constant else [a, b], name=name,
+                             params={"a": a_shape, "b": b_shape, "b_constant": b_constant, **p}))
+    rng = rng_for(op, "twice")
+    p = params(rng, 1)
+    x = edge_int8(rng, twice_shape)
+    out.append(single_op(op, [int8_tensor("x", x.shape)] * 2, int8_tensor("y", x.shape), p, [x],
+                         name=f"x_{op}_x_{'x'.join(map(str, twice_shape))}", params={"a": x.shape, "b": "the same tensor", **p}))
+    return out
+
+
+def conv_case(op: str, name: str, x: np.ndarray, weights: np.ndarray, bias: np.ndarray, attrs: dict,
+              params: dict) -> Case:
+    """A conv2d / depthwise_conv2d case: input x, constants, attrs (the reference's keywords);
+    the output shape follows from the window. `params` gets the attrs that shape the window."""
+    kh, kw = weights.shape[1:3] if op == "conv2d" else weights.shape[:2]
+    c_out = weights.shape[0] if op == "conv2d" else weights.shape[2]
+    (sh, sw), (dh, dw), (top, bottom, left, right) = attrs["stride"], attrs["dilation"], attrs["padding"]
+    y_shape = (x.shape[0], reference.output_size(x.shape[1], kh, sh, dh, top, bottom),
+               reference.output_size(x.shape[2], kw, sw, dw, left, right), c_out)
+    operands = [int8_tensor("x", x.shape, attrs["input_zero_point"]), int8_tensor("w", weights.shape, data=weights),
+                Tensor("b", "int32", (c_out,), data=bias)]
+    shown = {"input": x.shape, "kernel": (kh, kw), "c_out": c_out,
+             **{k: attrs[k] for k in ("groups", "depth_multiplier", "stride", "dilation", "padding", "input_zero_point",
+                                      "output_offset", "activation_min", "activation_max") if k in attrs}}
+    return single_op(op, operands, int8_tensor("y", y_shape, attrs["output_offset"]), attrs, [x], name=name,
+                     params={**shown, **params})
+
+
+def single_op(op: str, operands: list[Tensor], output: Tensor, attrs: dict, inputs: list[np.ndarray],
+              name: str, params: dict) -> Case:
+    """A case whose program is the one op `op`(operands) -> output. Operands with data are
+    constants; the others are the program's inputs, fed `inputs` in order. Planned into one arena."""
+    if op not in OP_TABLE:
+        raise ValueError(f"case {op}/{name}: {op!r} is not in compiler.ops.OP_TABLE")
+    tensors: dict[str, Tensor] = {}
+    for t in [*operands, output]:
+        tensors.setdefault(t.name, t)
+    runtime = [t.name for t in operands if not t.is_constant]
+    runtime = list(dict.fromkeys(runtime))  # x op x: one program input
+    graph = Graph(tensors, [Op(op, [t.name for t in operands], [output.name], attrs, origin=f"{op}/{name}")],
+                  runtime, [output.name])
+    plan_memory(graph, Region("sram", ARENA_BYTES))
+    if len(inputs) != len(runtime):
+        raise ValueError(f"case {op}/{name}: {len(runtime)} program inputs, {len(inputs)} given")
+    return Case(op, name, params, graph, inputs)
+
+
+def all_cases() -> list[Case]:
+    """Every case of every tests/kernels/cases/<op>.py (each exports `cases() -> list[Case]`)."""
+    here = str(Path(__file__).parent)
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    found: list[Case] = []
+    for module in sorted(pkgutil.iter_modules([str(CASES_DIR)]), key=lambda m: m.name):
+        if module.name.startswith("_"):
+            continue
+        found += importlib.import_module(f"{CASES_PACKAGE}.{module.name}").cases()
+    ids = [c.id for c in found]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise ValueError(f"duplicate case ids: {duplicates}")
+    return found
+
+
+# ---- devices ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Device:
+    """A board (and tier override) the suite runs on; `name` is the pytest id."""
+
+    name: str
+    board: str
+    tier: str = ""  # "": the board's own
+
+    def load(self):
+        from ember_build.board import load_board
+
+        return load_board(self.board).for_tier(self.tier)
+
+    @property
+    def target(self) -> Target:
+        board = self.load()
+        return Target(board.cpu, board.tier)
+
+    def build_runner(self) -> Path:
+        """`scons em_run board=<board> [tier=<tier>]`; the runner's path."""
+        args = [str(SCONS), "-j2", "em_run", f"board={self.board}"] + ([f"tier={self.tier}"] if self.tier else [])
+        build = subprocess.run(args, cwd=REPO, capture_output=True, text=True)
+        if build.returncode != 0:
+            raise RuntimeError(f"{' '.join(args)} failed:\n{build.stdout}{build.stderr}")
+        board = self.load()
+        return REPO / "build" / board.build_name / ("em_run" if board.emulator is None else "em_run.elf")
+
+
+DEVICES = [
+    Device("host", "host"),
+    Device("corstone300", "corstone300"),             # M55: mve
+    Device("mps2_an386", "mps2_an386"),               # M4: dsp
+    Device("mps2_an505", "mps2_an505"),               # M33: dsp
+    Device("mps2_an385", "mps2_an385"),               # M3: scalar
+    Device("corstone300-dsp", "corstone300", "dsp"),  # M55 built without MVE
+]
+
+
+def other_tier(tier: str) -> str:
+    """A tier that is not `tier`, for the refused-program case."""
+    return next(t for t in reversed(TIERS) if t != tier)
+
+
+# ---- one launch per device --------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Verdict:
+    status: str  # "EM_OK", an em_status name, "EM_RUN_EXIT_IO", or "missing" (no verdict line)
+    detail: str  # "match instructions=123", "mismatch at byte 5 of 40: got 3, want 4", ...
+    console: str = ""  # the runner's lines before this verdict (its error messages)
+
+    @property
+    def matched(self) -> bool:
+        return self.status == "EM_OK" and self.detail.startswith("match")
+
+
+@dataclass
+class BatchRun:
+    verdicts: list[Verdict]
+    exit_code: int | None
+    console: str
+    seconds: float
+
+
+VERDICT = re.compile(r"^case (\d+): (\S+) ?(.*)$")
+
+
+def run_batch(device: Device, runner: Path, programs: list[tuple[bytes, list[bytes], bytes]],
+              workdir: Path) -> BatchRun:
+    """Runs every (program, inputs, expected output) in one launch of `runner` on `device`."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for i, (program, inputs, expected) in enumerate(programs):
+        names = [f"c{i}.embr", f"c{i}.want"] + [f"c{i}.x{k}" for k in range(len(inputs))]
+        for name, data in zip(names, [program, expected, *inputs]):
+            (workdir / name).write_bytes(data)
+        lines.append(" ".join(names))
+    (workdir / "manifest.txt").write_text("\n".join(lines) + "\n")
+    board = device.load()
+    start = time.monotonic()
+    if board.emulator is None:
+        done = subprocess.run([str(runner), "--batch", "manifest.txt"], cwd=workdir, capture_output=True,
+                              text=True, timeout=RUN_TIMEOUT_S)
+        code, console = done.returncode, done.stdout + done.stderr
+    else:
+        from ember_build.qemu import run_firmware
+
+        done = run_firmware(board, runner, args="--batch manifest.txt", timeout_s=RUN_TIMEOUT_S, cwd=workdir)
+        code, console = (None if done.timed_out else done.exit_code), done.console_text + done.stderr_text
+    seconds = time.monotonic() - start
+    verdicts: list[Verdict | None] = [None] * len(programs)
+    pending: list[str] = []
+    for line in console.splitlines():
+        m = VERDICT.match(line)
+        if m and int(m.group(1)) < len(programs):
+            verdicts[int(m.group(1))] = Verdict(m.group(2), m.group(3), "\n".join(pending))
+            pending = []
+        else:
+            pending.append(line)
+    tail = "\n".join(console.splitlines()[-20:])
+    missing = Verdict("missing", f"no verdict: the runner exited {code} before this case; its console ends:\n{tail}")
+    return BatchRun([v or missing for v in verdicts], code, console, seconds)
+
+
+def describe_failure(device: Device, case: Case, verdict: Verdict) -> str:
+    """The op, the case's parameters and the first differing byte (with its output index)."""
+    text = f"{case.id} on {device.name} ({device.target.tier}): {case.params}\n  {verdict.status} {verdict.detail}"
+    m = re.match(r"mismatch at byte (\d+) of (\d+): got (\d+), want (\d+)", verdict.detail)
+    if m:
+        k, got, want = int(m.group(1)), int(m.group(3)), int(m.group(4))
+        item = np.dtype(NUMPY_DTYPES[case.output.dtype]).itemsize
+        index = tuple(int(i) for i in np.unravel_index(k // item, case.output.shape))
+        if item == 1:  # bytes as int8
+            got, want = (v - 256 if v > 127 else v for v in (got, want))
+        text += f"\n  first difference: output{list(index)} (byte {k}): device {got}, reference {want}"
+    if verdict.console:
+        text += f"\n  runner: {verdict.console}"
+    return text

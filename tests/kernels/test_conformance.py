@@ -1,0 +1,68 @@
+"""The kernel conformance suite: every case of tests/kernels/cases/ (one file per op, golden
+bytes from compiler/reference.py) unchanged on every device: the host build, each tier's QEMU
+board, and corstone300 built without MVE (tier override dsp). One em_run launch per device runs
+all cases (`em_run --batch`); each case is a test of its own, and a failure prints the op, the
+case's parameters and the first differing byte.
+
+Each device's batch also holds one program of another tier: the runtime must refuse it with
+EM_ERR_WRONG_TIER (the program records its tier; the runtime's comes from em_nn_tier.h)."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from compiler.target import Target
+from compiler.writer import write_program
+from conformance import DEVICES, BatchRun, Case, Device, all_cases, describe_failure, other_tier, run_batch
+
+CASES = all_cases()
+WRONG_TIER = "wrong_tier_refused"
+HAVE_QEMU = shutil.which("qemu-system-arm") is not None and shutil.which("arm-none-eabi-gcc") is not None
+
+
+def wrong_tier_program(device: Device, case: Case) -> bytes:
+    """`case`'s program, recorded for a tier the device's runtime does not run."""
+    target = device.target
+    return write_program(case.graph, Target("cortex-m55", other_tier(target.tier)))
+
+
+@pytest.fixture(scope="module", params=DEVICES, ids=lambda d: d.name)
+def batch(request, tmp_path_factory) -> tuple[Device, BatchRun]:
+    device: Device = request.param
+    if device.board != "host" and not HAVE_QEMU:
+        pytest.skip("needs qemu-system-arm and arm-none-eabi-gcc")
+    runner = device.build_runner()
+    target = device.target
+    programs = [(write_program(c.graph, target), c.input_bytes(), c.expected()) for c in CASES]
+    programs.append((wrong_tier_program(device, CASES[0]), CASES[0].input_bytes(), CASES[0].expected()))
+    run = run_batch(device, runner, programs, tmp_path_factory.mktemp(device.name))
+    print(f"\n{device.name}: {len(programs)} cases in one launch, {run.seconds:.1f} s")
+    return device, run
+
+
+@pytest.mark.parametrize("index", range(len(CASES)), ids=[c.id for c in CASES])
+def test_case_matches_reference(batch, index):
+    device, run = batch
+    verdict = run.verdicts[index]
+    assert verdict.matched, describe_failure(device, CASES[index], verdict)
+
+
+def test_program_of_another_tier_is_refused(batch):
+    device, run = batch
+    verdict = run.verdicts[len(CASES)]
+    assert verdict.status == "EM_ERR_WRONG_TIER", (
+        f"{device.name}: a program of tier {other_tier(device.target.tier)} gave {verdict.status} {verdict.detail}")
+
+
+def test_batch_ran_to_the_end(batch):
+    device, run = batch
+    assert run.exit_code == 0 and f"cases: {len(CASES) + 1}" in run.console, run.console[-2000:]
+
+
+def test_every_op_of_the_runtime_has_cases():
+    """An op in the operator table without a cases file fails here: add tests/kernels/cases/<op>.py."""
+    from compiler.ops import OP_TABLE
+
+    covered = {c.op for c in CASES}
+    assert set(OP_TABLE) <= covered, f"ops without conformance cases: {sorted(set(OP_TABLE) - covered)}"
