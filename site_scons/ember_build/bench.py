@@ -125,24 +125,41 @@ def exported(name: str):
 
 @cache
 def _lowered(name: str, tier: str):
-    from compiler.importer import import_program
+    _repo_on_path()
+    from compiler.pipeline import import_program, lower_graph  # the pipeline registers torchao's ops first
     from compiler.options import LoweringOptions
-    from compiler.pipeline import lower_graph
     from compiler.target import Target
 
     cpu = {"mve": "cortex-m55", "dsp": "cortex-m4", "scalar": "cortex-m3"}[tier]
     return lower_graph(import_program(exported(name)), LoweringOptions(Target(cpu, tier), int8_io=True))
 
 
-def lower(name: str, cpu: str, tier: str, arena=None):
-    """A planned int8-in/int8-out Program of model `name` for `cpu` (lowered once per tier)."""
+def arena_regions(board: Board) -> list:
+    """The board's arena regions, fastest first, less the stack where it shares one."""
+    from compiler.planner import Region
+
+    regions = sorted((r for r in board.memory if r.arena), key=lambda r: r.speed)
+    stack = board.placement.get("stack")
+    return [Region(r.name, r.size - ((board.stack_bytes or 0) if r.name == stack else 0)) for r in regions]
+
+
+def lower(name: str, cpu: str, tier: str, regions: list | None = None):
+    """A planned int8-in/int8-out Program of model `name` for `cpu` (lowered once per tier),
+    its activations in the first of `regions` they fit in (one unbounded region by default:
+    a small fast RAM, like the M33's 16 KiB beside its stack, may hold only some models)."""
+    from compiler.errors import PlanError
     from compiler.planner import Region, plan_memory
     from compiler.program import Program
     from compiler.target import Target
 
-    graph = copy.deepcopy(_lowered(name, tier))  # planning writes offsets into the graph
-    plan = plan_memory(graph, arena or Region("sram", 1 << 30))
-    return Program(graph, Target(cpu, tier), name, plan)
+    errors = []
+    for region in regions or [Region("sram", 1 << 30)]:
+        graph = copy.deepcopy(_lowered(name, tier))  # planning writes offsets into the graph
+        try:
+            return Program(graph, Target(cpu, tier), name, plan_memory(graph, region))
+        except PlanError as error:
+            errors.append(str(error))
+    raise BenchError(f"{name} fits no arena region: {'; '.join(errors)}")
 
 
 def bench_input(program, seed: int = 2) -> np.ndarray:
@@ -231,11 +248,11 @@ def compile_bench(name: str, board: Board, out_dir: Path) -> dict:
     expected output (expected.npz) and the layer table with the program's sizes (layers.json)."""
     _repo_on_path()
     from compiler.program import write_atomically
-    from ember_build.app_build import arena_header_c, arena_region
+    from ember_build.app_build import arena_header_c
 
     out = Path(out_dir)
-    region = arena_region(board)
-    program = lower(name, board.cpu, board.tier, region)
+    program = lower(name, board.cpu, board.tier, arena_regions(board))
+    region = program.graph.arenas[0]
     program.emit_c(out)
     program.save(out / "program.embr")
     x = bench_input(program)
