@@ -155,11 +155,14 @@ em_status em_program_invoke_profiled(const em_program *program, uint8_t *const *
                                      const uint32_t *arena_sizes, uint32_t n_arenas,
                                      em_profile *profile)
 {
-    if (!em_program_is_loaded(program) || profile == NULL || profile->read == NULL
-        || profile->entries == NULL || profile->capacity < program->n_operators) {
+    if (profile == NULL) {
         return EM_ERR_BAD_ARGUMENT;
     }
     profile->count = 0u;
+    if (!em_program_is_loaded(program) || profile->read == NULL || profile->entries == NULL
+        || profile->capacity < program->n_operators) {
+        return EM_ERR_BAD_ARGUMENT;
+    }
     em_status s = em_check_arenas(program, arenas, arena_sizes, n_arenas);
     if (s != EM_OK) {
         return s;
