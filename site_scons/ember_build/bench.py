@@ -329,6 +329,7 @@ def run_bench(board: Board, elf: Path, gen_dir: Path, out: Path) -> dict:
 
 SUMMARY_FIELDS = ("instructions", "macs", "arena_bytes", "code_bytes", "match")
 LAYER_FIELDS = ("model", "board", "layer", "op", "shape", "macs", "instructions")
+TOP_LAYERS = 3  # kernels.md names the layers where each model spends most, per board
 
 
 def kernels_json(records: list[dict]) -> dict:
@@ -348,7 +349,7 @@ def _per(macs: int, instructions: int) -> str:
 
 
 def kernels_md(records: list[dict]) -> str:
-    """Whole-model totals against CMSIS-NN, then a table per model and board."""
+    """Whole-model totals against CMSIS-NN, the costliest layers, then a table per model and board."""
     title = {name: m.title for name, m in MODELS.items()}
     lines = ["# Kernel benchmark", "",
              "Instructions counted by QEMU (`-icount`, SysTick; MEASURING.md) for one int8-in, int8-out "
@@ -363,6 +364,15 @@ def kernels_md(records: list[dict]) -> str:
         lines.append(f"| {title.get(r['model'], r['model'])} | {r['board']} | {r['tier']} | {r['instructions']:,} | "
                      f"{f'{ref:,}' if ref else '-'} | {ratio} | {r['macs']:,} | {_per(r['macs'], r['instructions'])} | "
                      f"{r['arena_bytes']:,} | {r['code_bytes']:,} | {'yes' if r['match'] else 'NO'} |")
+    lines += ["", f"## The {TOP_LAYERS} layers that take the most instructions", "",
+              "| model | board | " + " | ".join(f"#{i + 1}" for i in range(TOP_LAYERS)) + " |",
+              "|---|---|" + "---|" * TOP_LAYERS]
+    for r in records:
+        top = sorted(r["layers"], key=lambda row: -row["instructions"])[:TOP_LAYERS]
+        cells = [f"{row['layer']} {row['op']} {row['shape']}: {row['instructions']:,} "
+                 f"({100 * row['instructions'] / max(r['instructions'], 1):.0f}%)" for row in top]
+        lines.append(f"| {title.get(r['model'], r['model'])} | {r['board']} | "
+                     + " | ".join(cells + [""] * (TOP_LAYERS - len(cells))) + " |")
     for r in records:
         lines += ["", f"## {title.get(r['model'], r['model'])} on {r['board']} ({r['tier']})", "",
                   "| layer | op | shape | MACs | instructions | MACs/instr | share |",

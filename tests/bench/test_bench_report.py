@@ -91,6 +91,9 @@ def test_kernels_md_compares_with_cmsis_nn_and_lists_layers(program):
     assert "| DS-CNN | corstone300 | mve | 2,000 | 1,777,901 | 0.00 | 7,232 | 3.62 | 640 | 9,000 | yes |" in text
     assert "| stem | conv2d | 9x10x3 -> 5x5x8 k3x3/2 | 5,400 | 100 | 54.00 | 5.0% |" in text
     assert "| (runtime between operators) | | | | 500 | | |" in text  # 2000 - (100 + ... + 500)
+    # the three costliest layers: softmax (500), fc (400), pool (300) of 2,000
+    assert ("| DS-CNN | corstone300 | softmax softmax 4 -> 4: 500 (25%) | fc fully_connected 1x1x8 -> 4: 400 (20%) | "
+            "pool avg_pool2d 5x5x8 -> 1x1x8: 300 (15%) |") in text
 
 
 def test_write_reports_orders_models_then_boards(tmp_path, program):
