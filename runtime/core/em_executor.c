@@ -8,6 +8,7 @@
  * table, finds the registration and calls eval(), whose operand and option reads are trusted
  * too (em_registry.h). What the caller passes at each call (arenas, sizes, indices) is checked.
  */
+#include "em_profile.h"
 #include "em_program_view.h"
 #include "em_registry.h"
 
@@ -74,8 +75,10 @@ uint32_t em_tensor_elements(const em_tensor *t)
     return n;
 }
 
-/** The caller's arenas against the loaded program's plan (checked at every call). */
-static em_status em_check_arenas(const em_program *program, uint8_t *const *arenas,
+/** The caller's arenas against the loaded program's plan (checked at every call). Forced
+ *  inline, like everything invoke runs, so that a profiling build (two callers) compiles
+ *  em_program_invoke() to the same code as a build without profiling (one caller). */
+static inline __attribute__((always_inline)) em_status em_check_arenas(const em_program *program, uint8_t *const *arenas,
                                  const uint32_t *arena_sizes, uint32_t n_arenas)
 {
     if (n_arenas < program->n_arenas) {
@@ -98,16 +101,14 @@ static em_status em_check_arenas(const em_program *program, uint8_t *const *aren
     return EM_OK;
 }
 
-em_status em_program_invoke(const em_program *program, uint8_t *const *arenas,
-                            const uint32_t *arena_sizes, uint32_t n_arenas)
+/**
+ * Every operator in order. With @p profile NULL this is the plain invoke: em_program_invoke()
+ * passes a constant NULL into this forced-inline body, so the profiling code is compiled out of
+ * it (em_profile.h: zero cost when off).
+ */
+static inline __attribute__((always_inline)) em_status
+em_invoke_operators(const em_program *program, uint8_t *const *arenas, em_profile *profile)
 {
-    if (!em_program_is_loaded(program)) {
-        return EM_ERR_BAD_ARGUMENT; /* never loaded, or its load failed: never run it */
-    }
-    em_status s = em_check_arenas(program, arenas, arena_sizes, n_arenas);
-    if (s != EM_OK) {
-        return s;
-    }
     em_op_context ctx;
     for (uint32_t i = 0; i < program->n_operators; i++) {
         const uint16_t opcode = em_operator_open_trusted(program, i, &ctx);
@@ -118,13 +119,57 @@ em_status em_program_invoke(const em_program *program, uint8_t *const *arenas,
         if (reg == NULL) {
             return EM_ERR_UNKNOWN_OP;
         }
-        s = reg->eval(&ctx);
+        em_status s;
+        if (profile != NULL) {
+            const uint64_t start = profile->read();
+            s = reg->eval(&ctx);
+            const uint64_t spent = profile->read() - start;
+            profile->entries[i] = (em_profile_entry){
+                opcode, reg->name, spent > profile->overhead ? spent - profile->overhead : 0u};
+            profile->count = i + 1u;
+        } else {
+            s = reg->eval(&ctx);
+        }
         if (s != EM_OK) {
             return s;
         }
     }
     return EM_OK;
 }
+
+em_status em_program_invoke(const em_program *program, uint8_t *const *arenas,
+                            const uint32_t *arena_sizes, uint32_t n_arenas)
+{
+    if (!em_program_is_loaded(program)) {
+        return EM_ERR_BAD_ARGUMENT; /* never loaded, or its load failed: never run it */
+    }
+    em_status s = em_check_arenas(program, arenas, arena_sizes, n_arenas);
+    if (s != EM_OK) {
+        return s;
+    }
+    return em_invoke_operators(program, arenas, NULL);
+}
+
+#if defined(EM_PROFILE) && EM_PROFILE
+em_status em_program_invoke_profiled(const em_program *program, uint8_t *const *arenas,
+                                     const uint32_t *arena_sizes, uint32_t n_arenas,
+                                     em_profile *profile)
+{
+    if (profile == NULL) {
+        return EM_ERR_BAD_ARGUMENT;
+    }
+    profile->count = 0u;
+    if (!em_program_is_loaded(program) || profile->read == NULL || profile->entries == NULL
+        || profile->capacity < program->n_operators) {
+        return EM_ERR_BAD_ARGUMENT;
+    }
+    em_status s = em_check_arenas(program, arenas, arena_sizes, n_arenas);
+    if (s != EM_OK) {
+        return s;
+    }
+    return em_invoke_operators(program, arenas, profile);
+}
+#endif
 
 static em_status em_program_io(const em_program *program, bool output, uint32_t index,
                                uint8_t *const *arenas, em_tensor *tensor)

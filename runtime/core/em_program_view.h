@@ -136,11 +136,12 @@ em_program_tensor_trusted(em_trusted_view v, uint32_t index, uint8_t *const *are
 
 /**
  * Operator @p index (< program->n_operators) of a LOADED program into @p ctx (inputs, outputs,
- * options; ctx->verified = true, ctx->view = NULL), without checks.
+ * options; ctx->verified = true, ctx->view = NULL), without checks. Forced inline: invoke runs
+ * it per operator, and em_program_invoke() must compile alike with and without EM_PROFILE.
  * @return its opcode.
  */
-static inline uint16_t em_operator_open_trusted(const em_program *program, uint32_t index,
-                                                em_op_context *ctx)
+static inline __attribute__((always_inline)) uint16_t
+em_operator_open_trusted(const em_program *program, uint32_t index, em_op_context *ctx)
 {
     const em_fb_buf b = {program->data, (uint32_t)program->size};
     const em_fb_table op = em_fb_trusted_vector_table(&b, program->operators_pos, index);

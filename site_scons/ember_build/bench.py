@@ -1,0 +1,401 @@
+"""The kernel benchmark (`./scons bench`): the four MLPerf Tiny models, layer by layer, on each
+tier's QEMU board, counted as in MEASURING.md.
+
+Per model and board: lower the model (int8 in and out) for the board's tier, build em_bench
+firmware (tools/em_bench) with only the model's ops, run it twice in QEMU, check the device's
+output against the reference and the two runs' counts against each other, and record the
+whole-network count, the per-operator counts and sizes. Then write build/bench/kernels.json
+and kernels.md from all of them.
+
+Weights are seeded random and calibrated on seeded random inputs: instruction counts do not
+depend on training. Quantizing (torch.export + PT2E) is the slow step and is independent of
+the target, so it runs once per model per process; lowering runs once per tier.
+
+SCons calls compile_bench, run_bench and write_reports (tools/em_bench/SConscript); tests
+import the shaping functions (layer_rows, kernels_json, kernels_md).
+"""
+from __future__ import annotations
+
+import copy
+import importlib
+import json
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from ember_build.board import Board
+
+REPO = Path(__file__).resolve().parents[2]
+BENCH_DIR = REPO / "build" / "bench"
+# One board per tier, and the M33 as a second DSP core.
+BOARDS = ("corstone300", "mps2_an386", "mps2_an505", "mps2_an385")
+RUN_TIMEOUT_S = 300.0
+RUNS = 2  # identical counts required (MEASURING.md, step 5)
+
+
+class BenchError(RuntimeError):
+    """A benchmark run that cannot be trusted: a mismatch, a crash, or counts that differ."""
+
+
+@dataclass(frozen=True)
+class BenchModel:
+    name: str
+    title: str
+    module: str      # Python module (under apps/) with the builder
+    builder: str     # function returning the nn.Module
+    input_shape: tuple[int, ...]  # PyTorch layout (NCHW or N, features)
+    cmsis_nn: dict[str, int]      # CMSIS-NN whole-network instructions per tier (issue 3)
+
+    @property
+    def sources(self) -> list[Path]:
+        """Python files whose change means lowering again."""
+        return [REPO / (self.module.replace(".", "/") + ".py")]
+
+
+MODELS: dict[str, BenchModel] = {m.name: m for m in (
+    BenchModel("ds_cnn", "DS-CNN", "apps.kws.model", "ds_cnn", (1, 1, 49, 10),
+               {"mve": 1_777_901, "dsp": 7_838_321, "scalar": 10_537_554}),
+    BenchModel("resnet8", "ResNet-8", "apps.image_classification.model", "resnet8", (1, 3, 32, 32),
+               {"mve": 4_801_923, "dsp": 29_848_967, "scalar": 41_749_422}),
+    BenchModel("mobilenet_v1_025", "MobileNetV1-0.25 (96×96)", "apps.person_detect.model", "mobilenet_v1_025",
+               (1, 3, 96, 96), {"mve": 6_421_336, "dsp": 24_708_864, "scalar": 32_074_347}),
+    BenchModel("autoencoder", "autoencoder", "apps.anomaly.model", "AnomalyAutoencoder", (1, 640),
+               {"mve": 146_640, "dsp": 578_882, "scalar": 952_180}),
+)}
+CMSIS_NN_NOTE = "CMSIS-NN commit 99f736a, -O3, GCC 12.2, whole network (issue 3)"
+
+
+def _repo_on_path() -> None:
+    if str(REPO) not in sys.path:  # SCons restores sys.path after reading SConscripts
+        sys.path.insert(0, str(REPO))
+
+
+def select(names: str, known: tuple[str, ...] | list[str], what: str) -> list[str]:
+    """The comma-separated `names` (all of `known` when empty), checked."""
+    chosen = [n.strip() for n in names.split(",") if n.strip()] or list(known)
+    unknown = [n for n in chosen if n not in known]
+    if unknown:
+        raise BenchError(f"unknown {what} {', '.join(unknown)}; known: {', '.join(known)}")
+    return chosen
+
+
+# ---- models: seeded weights, calibration, input ---------------------------------------------
+
+def build_model(name: str, seed: int = 0):
+    """The model with seeded random weights and non-trivial batch-norm statistics, in eval mode."""
+    import torch
+
+    _repo_on_path()
+    spec = MODELS[name]
+    torch.manual_seed(seed)
+    model = getattr(importlib.import_module(spec.module), spec.builder)()
+    for module in model.modules():
+        if isinstance(module, (torch.nn.BatchNorm1d, torch.nn.BatchNorm2d)):
+            module.running_mean.uniform_(-0.2, 0.2)
+            module.running_var.uniform_(0.5, 1.5)
+            module.weight.data.uniform_(0.5, 1.5)
+            module.bias.data.uniform_(-0.2, 0.2)
+    return model.eval()
+
+
+def calibration_data(name: str, batches: int = 4, batch: int = 4, seed: int = 1) -> list:
+    import torch
+
+    shape = MODELS[name].input_shape[1:]
+    generator = torch.Generator().manual_seed(seed)
+    return [torch.randn(batch, *shape, generator=generator) for _ in range(batches)]
+
+
+@cache
+def exported(name: str):
+    """The model quantized (PT2E) and re-exported: the target-independent, slow part."""
+    import torch
+
+    _repo_on_path()
+    from compiler.frontend import quantize, reexport
+
+    example = (torch.zeros(MODELS[name].input_shape),)
+    return reexport(quantize(build_model(name), example, calibration_data(name)), example)
+
+
+@cache
+def _lowered(name: str, tier: str):
+    _repo_on_path()
+    from compiler.pipeline import import_program, lower_graph  # the pipeline registers torchao's ops first
+    from compiler.options import LoweringOptions
+    from compiler.target import Target
+
+    cpu = {"mve": "cortex-m55", "dsp": "cortex-m4", "scalar": "cortex-m3"}[tier]
+    return lower_graph(import_program(exported(name)), LoweringOptions(Target(cpu, tier), int8_io=True))
+
+
+def arena_regions(board: Board) -> list:
+    """The board's arena regions, fastest first, less the stack where it shares one."""
+    from compiler.planner import Region
+
+    regions = sorted((r for r in board.memory if r.arena), key=lambda r: r.speed)
+    stack = board.placement.get("stack")
+    return [Region(r.name, r.size - ((board.stack_bytes or 0) if r.name == stack else 0)) for r in regions]
+
+
+def lower(name: str, cpu: str, tier: str, regions: list | None = None):
+    """A planned int8-in/int8-out Program of model `name` for `cpu` (lowered once per tier),
+    its activations in the first of `regions` they fit in (one unbounded region by default:
+    a small fast RAM, like the M33's 16 KiB beside its stack, may hold only some models)."""
+    from compiler.errors import PlanError
+    from compiler.planner import Region, plan_memory
+    from compiler.program import Program
+    from compiler.target import Target
+
+    errors = []
+    for region in regions or [Region("sram", 1 << 30)]:
+        graph = copy.deepcopy(_lowered(name, tier))  # planning writes offsets into the graph
+        try:
+            return Program(graph, Target(cpu, tier), name, plan_memory(graph, region))
+        except PlanError as error:
+            errors.append(str(error))
+    raise BenchError(f"{name} fits no arena region: {'; '.join(errors)}")
+
+
+def bench_input(program, seed: int = 2) -> np.ndarray:
+    """A seeded standard-normal input, quantized as the program's int8 input expects."""
+    tensor = program.graph.tensors[program.graph.inputs[0]]
+    scale, zero_point = float(tensor.quant.scale[0]), int(tensor.quant.zero_point[0])
+    x = np.random.default_rng(seed).standard_normal(tensor.shape)
+    return np.clip(np.rint(x / scale) + zero_point, -128, 127).astype(np.int8)
+
+
+# ---- layers: names, shapes, MACs --------------------------------------------------------------
+
+def _dims(shape: tuple[int, ...]) -> str:
+    return "x".join(str(d) for d in shape[1:])
+
+
+def _conv_macs(graph, op) -> int:
+    weight = graph.tensors[op.inputs[1]].shape  # [C_OUT, KH, KW, C_IN / groups]
+    return int(np.prod(graph.tensors[op.outputs[0]].shape)) * int(np.prod(weight[1:]))
+
+
+def _depthwise_macs(graph, op) -> int:
+    weight = graph.tensors[op.inputs[1]].shape  # [KH, KW, C_OUT]
+    return int(np.prod(graph.tensors[op.outputs[0]].shape)) * weight[0] * weight[1]
+
+
+def _fully_connected_macs(graph, op) -> int:
+    weight = graph.tensors[op.inputs[1]].shape  # [OUT, IN]
+    return int(np.prod(graph.tensors[op.outputs[0]].shape)) * weight[1]
+
+
+# Multiply-accumulates of the ops that have them (the others count 0, as CMSIS-NN's figures do).
+MAC_RULES: dict[str, Callable] = {
+    "conv2d": _conv_macs,
+    "depthwise_conv2d": _depthwise_macs,
+    "fully_connected": _fully_connected_macs,
+}
+
+
+def _shape(graph, op) -> str:
+    """"in -> out" activation shapes without the batch; kernel and stride for convolutions."""
+    text = f"{_dims(graph.tensors[op.inputs[0]].shape)} -> {_dims(graph.tensors[op.outputs[0]].shape)}"
+    if op.kind in ("conv2d", "depthwise_conv2d"):
+        weight = graph.tensors[op.inputs[1]].shape
+        kh, kw = (weight[1], weight[2]) if op.kind == "conv2d" else (weight[0], weight[1])
+        text += f" k{kh}x{kw}/{op.attrs['stride'][0]}"
+    return text
+
+
+def layer_name(op) -> str:
+    """The module path of the layer that produced `op` (its origin "path (Type) at file:line"), or
+    the op's kind when it came from a function call."""
+    match = re.match(r"^([\w.]+) \(\w+\) at ", op.origin)
+    return match.group(1) if match else op.kind
+
+
+def layer_rows(graph) -> list[dict]:
+    """One row per op, in program order: layer, op, shape, macs (names made unique)."""
+    rows, seen = [], {}
+    for op in graph.ops:
+        name = layer_name(op)
+        seen[name] = seen.get(name, 0) + 1
+        rows.append({"layer": name if seen[name] == 1 else f"{name}#{seen[name]}", "op": op.kind,
+                     "shape": _shape(graph, op), "macs": MAC_RULES.get(op.kind, lambda g, o: 0)(graph, op)})
+    return rows
+
+
+# ---- compile (SCons step 1) -------------------------------------------------------------------
+
+def input_c(data: np.ndarray, operators: int) -> tuple[str, str]:
+    """(em_test_vectors.c, em_test_vectors.h): the int8 input and the operator count."""
+    flat = np.ascontiguousarray(data).reshape(-1).view(np.int8)
+    rows = ",\n    ".join(", ".join(str(int(v)) for v in flat[i:i + 24]) for i in range(0, len(flat), 24))
+    header = ("/* Generated by site_scons/ember_build/bench.py. Do not edit. */\n"
+              "#ifndef EM_TEST_VECTORS_H\n#define EM_TEST_VECTORS_H\n#include <stdint.h>\n"
+              f"#define EM_BENCH_INPUT_BYTES {len(flat)}u\n#define EM_BENCH_OPERATORS {operators}u\n"
+              f"extern const int8_t em_bench_input[{len(flat)}];\n#endif\n")
+    source = ("/* Generated by site_scons/ember_build/bench.py. Do not edit. */\n"
+              '#include "em_test_vectors.h"\n\n'
+              f"const int8_t em_bench_input[{len(flat)}] = {{\n    {rows}\n}};\n")
+    return source, header
+
+
+def compile_bench(name: str, board: Board, out_dir: Path) -> dict:
+    """Lowers model `name` for `board` into `out_dir`: program C sources, input, arena header,
+    expected output (expected.npz) and the layer table with the program's sizes (layers.json)."""
+    _repo_on_path()
+    from compiler.program import write_atomically
+    from ember_build.app_build import arena_header_c
+
+    out = Path(out_dir)
+    program = lower(name, board.cpu, board.tier, arena_regions(board))
+    region = program.graph.arenas[0]
+    program.emit_c(out)
+    program.save(out / "program.embr")
+    x = bench_input(program)
+    expected = program.run_reference(x)[0]
+    source, header = input_c(x, len(program.graph.ops))
+    write_atomically(out / "em_test_vectors.c", source)
+    write_atomically(out / "em_test_vectors.h", header)
+    write_atomically(out / "em_model_arena.h", arena_header_c(program.arena_bytes[region.name], region.name))
+    write_atomically(out / "plan.txt", program.summary() + "\n")
+    np.savez(out / "expected.npz", input=x, output=expected)
+    summary = {"model": name, "board": board.name, "tier": board.tier,
+               "arena_bytes": int(sum(program.arena_bytes.values())),
+               "program_bytes": len(program.to_bytes()), "layers": layer_rows(program.graph)}
+    write_atomically(out / "layers.json", json.dumps(summary, indent=1) + "\n")
+    return summary
+
+
+# ---- run (SCons step 2) -----------------------------------------------------------------------
+
+_HEADER = re.compile(r"^EM bench program=(\d+) arena=(\d+) operators=(\d+) unit=(.+)$", re.M)
+_INVOKE = re.compile(r"^EM bench invoke count=(\d+) output=([0-9a-f]*)$", re.M)
+_OP = re.compile(r"^EM bench op (\d+) (\w+) count=(\d+)$", re.M)
+_PROFILED = re.compile(r"^EM bench profiled output=([0-9a-f]*)$", re.M)
+
+
+def parse_console(text: str) -> dict:
+    """What em_bench printed (tools/em_bench/em_bench.c); BenchError when a line is missing."""
+    header, invoke, profiled = _HEADER.search(text), _INVOKE.search(text), _PROFILED.search(text)
+    if not (header and invoke and profiled and "EM done" in text):
+        raise BenchError(f"em_bench did not finish; its console:\n{text[-2000:]}")
+    ops = [{"index": int(m[1]), "name": m[2], "count": int(m[3])} for m in _OP.finditer(text)]
+    if [op["index"] for op in ops] != list(range(int(header[3]))):
+        raise BenchError(f"em_bench printed {len(ops)} operator counts for {header[3]} operators")
+    return {"unit": header[4].strip(), "count": int(invoke[1]), "output": bytes.fromhex(invoke[2]),
+            "profiled_output": bytes.fromhex(profiled[1]), "ops": ops}
+
+
+def run_bench(board: Board, elf: Path, gen_dir: Path, out: Path) -> dict:
+    """Runs `elf` RUNS times, checks outputs and counts; writes and returns the result (out)."""
+    _repo_on_path()
+    from compiler.program import write_atomically
+    from ember_build.qemu import run_firmware
+    from ember_build.size_report import measure
+
+    runs = []
+    for _ in range(RUNS):
+        result = run_firmware(board, elf, timeout_s=RUN_TIMEOUT_S)
+        if result.timed_out or result.exit_code != 0:
+            raise BenchError(f"{elf} on {board.name}: "
+                             f"{'timed out' if result.timed_out else f'exit {result.exit_code}'}\n"
+                             f"{result.console_text[-2000:]}{result.stderr_text[-1000:]}")
+        runs.append(parse_console(result.console_text))
+    counts = [(r["count"], [op["count"] for op in r["ops"]]) for r in runs]
+    if any(c != counts[0] for c in counts):
+        raise BenchError(f"{elf} on {board.name}: counts differ between identical runs: {counts}")
+    compiled = json.loads((Path(gen_dir) / "layers.json").read_text())
+    expected = np.ascontiguousarray(np.load(Path(gen_dir) / "expected.npz")["output"]).tobytes()
+    run = runs[0]
+    if len(run["ops"]) != len(compiled["layers"]):
+        raise BenchError(f"{elf}: {len(run['ops'])} operators ran, the program has {len(compiled['layers'])}")
+    layers = [dict(row, instructions=op["count"]) for row, op in zip(compiled["layers"], run["ops"])]
+    record = {
+        "model": compiled["model"], "board": board.name, "tier": compiled["tier"], "unit": run["unit"],
+        "instructions": run["count"], "macs": sum(row["macs"] for row in layers),
+        "arena_bytes": compiled["arena_bytes"], "code_bytes": measure(Path(elf)).as_json()["code_flash"],
+        "match": run["output"] == expected and run["profiled_output"] == expected,
+        "layers": layers,
+    }
+    write_atomically(Path(out), json.dumps(record, indent=1) + "\n")
+    return record
+
+
+# ---- reports (SCons step 3) -------------------------------------------------------------------
+
+SUMMARY_FIELDS = ("instructions", "macs", "arena_bytes", "code_bytes", "match")
+LAYER_FIELDS = ("model", "board", "layer", "op", "shape", "macs", "instructions")
+TOP_LAYERS = 3  # kernels.md names the layers where each model spends most, per board
+
+
+def kernels_json(records: list[dict]) -> dict:
+    """{"models": {model: {board: {instructions, macs, arena_bytes, code_bytes, match}}},
+        "layers": [{model, board, layer, op, shape, macs, instructions}]} (issue 3)."""
+    models: dict[str, dict] = {}
+    layers = []
+    for r in records:
+        models.setdefault(r["model"], {})[r["board"]] = {k: r[k] for k in SUMMARY_FIELDS}
+        layers += [{"model": r["model"], "board": r["board"], **{k: row[k] for k in LAYER_FIELDS[2:]}}
+                   for row in r["layers"]]
+    return {"models": models, "layers": layers}
+
+
+def _per(macs: int, instructions: int) -> str:
+    return f"{macs / instructions:.2f}" if macs and instructions else "-"
+
+
+def kernels_md(records: list[dict]) -> str:
+    """Whole-model totals against CMSIS-NN, the costliest layers, then a table per model and board."""
+    title = {name: m.title for name, m in MODELS.items()}
+    lines = ["# Kernel benchmark", "",
+             "Instructions counted by QEMU (`-icount`, SysTick; MEASURING.md) for one int8-in, int8-out "
+             "invoke; both runs of each firmware gave identical counts. "
+             f"CMSIS-NN: {CMSIS_NN_NOTE}; the M33 (mps2_an505) is compared with the M4 figure (dsp tier). "
+             "ratio = Ember / CMSIS-NN (below 1.00 is fewer instructions).", "",
+             "| model | board | tier | instructions | CMSIS-NN | ratio | MACs | MACs/instr | arena (B) | code (B) | match |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for r in records:
+        ref = MODELS[r["model"]].cmsis_nn.get(r["tier"]) if r["model"] in MODELS else None
+        ratio = f"{r['instructions'] / ref:.2f}" if ref else "-"
+        lines.append(f"| {title.get(r['model'], r['model'])} | {r['board']} | {r['tier']} | {r['instructions']:,} | "
+                     f"{f'{ref:,}' if ref else '-'} | {ratio} | {r['macs']:,} | {_per(r['macs'], r['instructions'])} | "
+                     f"{r['arena_bytes']:,} | {r['code_bytes']:,} | {'yes' if r['match'] else 'NO'} |")
+    lines += ["", f"## The {TOP_LAYERS} layers that take the most instructions", "",
+              "| model | board | " + " | ".join(f"#{i + 1}" for i in range(TOP_LAYERS)) + " |",
+              "|---|---|" + "---|" * TOP_LAYERS]
+    for r in records:
+        top = sorted(r["layers"], key=lambda row: -row["instructions"])[:TOP_LAYERS]
+        cells = [f"{row['layer']} {row['op']} {row['shape']}: {row['instructions']:,} "
+                 f"({100 * row['instructions'] / max(r['instructions'], 1):.0f}%)" for row in top]
+        lines.append(f"| {title.get(r['model'], r['model'])} | {r['board']} | "
+                     + " | ".join(cells + [""] * (TOP_LAYERS - len(cells))) + " |")
+    for r in records:
+        lines += ["", f"## {title.get(r['model'], r['model'])} on {r['board']} ({r['tier']})", "",
+                  "| layer | op | shape | MACs | instructions | MACs/instr | share |",
+                  "|---|---|---|---:|---:|---:|---:|"]
+        for row in r["layers"]:
+            share = f"{100 * row['instructions'] / r['instructions']:.1f}%" if r["instructions"] else "-"
+            lines.append(f"| {row['layer']} | {row['op']} | {row['shape']} | {row['macs']:,} | "
+                         f"{row['instructions']:,} | {_per(row['macs'], row['instructions'])} | {share} |")
+        between = r["instructions"] - sum(row["instructions"] for row in r["layers"])
+        lines.append(f"| (runtime between operators) | | | | {between:,} | | |")
+        lines.append(f"| **total** | | | **{r['macs']:,}** | **{r['instructions']:,}** | "
+                     f"**{_per(r['macs'], r['instructions'])}** | |")
+    return "\n".join(lines) + "\n"
+
+
+def write_reports(result_files: list[Path], out_dir: Path = BENCH_DIR) -> list[dict]:
+    """kernels.json and kernels.md from the per-run results, in model then board order."""
+    _repo_on_path()
+    from compiler.program import write_atomically
+
+    records = [json.loads(Path(f).read_text()) for f in result_files]
+    order = {name: i for i, name in enumerate([*MODELS, *BOARDS])}
+    records.sort(key=lambda r: (order.get(r["model"], 99), order.get(r["board"], 99)))
+    write_atomically(Path(out_dir) / "kernels.json", json.dumps(kernels_json(records), indent=1) + "\n")
+    write_atomically(Path(out_dir) / "kernels.md", kernels_md(records))
+    return records
