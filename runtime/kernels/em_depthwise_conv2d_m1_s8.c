@@ -57,9 +57,13 @@ typedef struct {
 
 #if EM_NN_TIER_MVE
 
+/** Four int32 of @p base at lane offsets @p off (elements); predicated only in a tail group. */
+#define EM_NN_DWF_GATHER(base, off, pred)                                                          \
+    (tail ? vldrwq_gather_shifted_offset_z_s32(base, off, pred) : vldrwq_gather_shifted_offset_s32(base, off))
+
 /** Channels c..c+15 of one pixel (c + 16 > C: @p tail, predicated). */
 EM_NN_DWF_INLINE void em_nn_dwf_group(const em_nn_dwf *k, const uintptr_t *tap, uintptr_t add, int32_t c,
-                                      int8_t *out, bool tail, bool left)
+                                      int8_t *out, bool tail, bool left, int32_t taps_fixed)
 {
     const int32_t cs = k->c;
     const mve_pred16_t p8 = tail ? vctp8q((uint32_t)(cs - c)) : 0xFFFF;
@@ -75,25 +79,27 @@ EM_NN_DWF_INLINE void em_nn_dwf_group(const em_nn_dwf *k, const uintptr_t *tap, 
     }
     int32x4_t a0, a1, a2, a3;
     if (k->bias != NULL) {
-        a0 = vldrwq_gather_shifted_offset_z_s32(k->bias + c, o0, q0);
-        a1 = vldrwq_gather_shifted_offset_z_s32(k->bias + c, o1, q1);
-        a2 = vldrwq_gather_shifted_offset_z_s32(k->bias + c, o2, q2);
-        a3 = vldrwq_gather_shifted_offset_z_s32(k->bias + c, o3, q3);
+        a0 = EM_NN_DWF_GATHER(k->bias + c, o0, q0);
+        a1 = EM_NN_DWF_GATHER(k->bias + c, o1, q1);
+        a2 = EM_NN_DWF_GATHER(k->bias + c, o2, q2);
+        a3 = EM_NN_DWF_GATHER(k->bias + c, o3, q3);
     } else {
         a0 = a1 = a2 = a3 = vdupq_n_s32(0);
     }
     const int8_t *w = k->w + c;
-    const int32_t taps = k->taps;
+    const int32_t taps = taps_fixed > 0 ? taps_fixed : k->taps; /* 9: unrolled */
     int32_t t = 0;
     for (; t + 2 <= taps; t += 2, w += 2 * cs) {
         const int8_t *x1 = (const int8_t *)(tap[t] + add) + c, *x2 = (const int8_t *)(tap[t + 1] + add) + c;
         const int8x16_t xv1 = tail ? vldrbq_z_s8(x1, p8) : vldrbq_s8(x1);
         const int8x16_t wv1 = tail ? vldrbq_z_s8(w, p8) : vldrbq_s8(w);
+        int16x8_t e = vmullbq_int_s8(xv1, wv1);
+        int16x8_t o = vmulltq_int_s8(xv1, wv1);
         const int8x16_t xv2 = tail ? vldrbq_z_s8(x2, p8) : vldrbq_s8(x2);
         const int8x16_t wv2 = tail ? vldrbq_z_s8(w + cs, p8) : vldrbq_s8(w + cs);
         /* |x·w| <= 128·127: two products fit int16 */
-        const int16x8_t e = vaddq_s16(vmullbq_int_s8(xv1, wv1), vmullbq_int_s8(xv2, wv2));
-        const int16x8_t o = vaddq_s16(vmulltq_int_s8(xv1, wv1), vmulltq_int_s8(xv2, wv2));
+        e = vaddq_s16(e, vmullbq_int_s8(xv2, wv2));
+        o = vaddq_s16(o, vmulltq_int_s8(xv2, wv2));
         a0 = vaddq_s32(a0, vmovlbq_s16(e));
         a1 = vaddq_s32(a1, vmovltq_s16(e));
         a2 = vaddq_s32(a2, vmovlbq_s16(o));
@@ -113,8 +119,8 @@ EM_NN_DWF_INLINE void em_nn_dwf_group(const em_nn_dwf *k, const uintptr_t *tap, 
      * shift <= −2) L = 0 and the right shift is shift + 1. */
 #define EM_NN_DWF_REQ(acc, off, pred)                                                              \
     do {                                                                                        \
-        const int32x4_t s_ = vldrwq_gather_shifted_offset_z_s32(k->shift + c, off, pred);      \
-        const int32x4_t m_ = vldrwq_gather_shifted_offset_z_s32(k->mult + c, off, pred);       \
+        const int32x4_t s_ = EM_NN_DWF_GATHER(k->shift + c, off, pred);                        \
+        const int32x4_t m_ = EM_NN_DWF_GATHER(k->mult + c, off, pred);                         \
         if (left) {                                                                             \
             const int32x4_t l_ = vmaxq_s32(vaddq_n_s32(s_, 2), vdupq_n_s32(0));                 \
             acc = vrshlq_s32(vmulhq_s32(vqshlq_s32(acc, l_), m_), vaddq_n_s32(vsubq_s32(s_, l_), 1)); \
@@ -143,28 +149,35 @@ EM_NN_DWF_INLINE void em_nn_dwf_group(const em_nn_dwf *k, const uintptr_t *tap, 
 }
 
 EM_NN_DWF_INLINE void em_nn_dwf_pixel_mve(const em_nn_dwf *k, const uintptr_t *tap, uintptr_t add,
-                                          int8_t *out, bool left)
+                                          int8_t *out, bool left, int32_t taps_fixed)
 {
     const int32_t full = k->c & ~15;
     int32_t c = 0;
     for (; c < full; c += 16) {
-        em_nn_dwf_group(k, tap, add, c, out, false, left);
+        em_nn_dwf_group(k, tap, add, c, out, false, left, taps_fixed);
     }
     if (c < k->c) {
-        em_nn_dwf_group(k, tap, add, c, out, true, left);
+        em_nn_dwf_group(k, tap, add, c, out, true, left, taps_fixed);
     }
 }
 
 static __attribute__((noinline)) void em_nn_dwf_pixel(const em_nn_dwf *k, const uintptr_t *tap,
                                                       uintptr_t add, int8_t *out)
 {
-    em_nn_dwf_pixel_mve(k, tap, add, out, false);
+    em_nn_dwf_pixel_mve(k, tap, add, out, false, 0);
+}
+
+/** 3x3 kernels (9 taps, unrolled), no positive pre-shift: the common depthwise layer. */
+static __attribute__((noinline)) void em_nn_dwf_pixel_9(const em_nn_dwf *k, const uintptr_t *tap,
+                                                        uintptr_t add, int8_t *out)
+{
+    em_nn_dwf_pixel_mve(k, tap, add, out, false, 9);
 }
 
 static __attribute__((noinline)) void em_nn_dwf_pixel_left(const em_nn_dwf *k, const uintptr_t *tap,
                                                            uintptr_t add, int8_t *out)
 {
-    em_nn_dwf_pixel_mve(k, tap, add, out, true);
+    em_nn_dwf_pixel_mve(k, tap, add, out, true, 0);
 }
 
 #else /* scalar and DSP: four channels per step, then one at a time */
@@ -262,7 +275,7 @@ bool em_nn_depthwise_m1_s8(const em_conv_params *params, const em_per_channel_qu
         left = left || quant->shift[c] > -2;
     }
     void (*const pixel)(const em_nn_dwf *, const uintptr_t *, uintptr_t, int8_t *) =
-        left ? em_nn_dwf_pixel_left : em_nn_dwf_pixel;
+        left ? em_nn_dwf_pixel_left : (k.taps == 9 ? em_nn_dwf_pixel_9 : em_nn_dwf_pixel);
 #else
     void (*const pixel)(const em_nn_dwf *, const uintptr_t *, uintptr_t, int8_t *) = em_nn_dwf_pixel_any;
 #endif
