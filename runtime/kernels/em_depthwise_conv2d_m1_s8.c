@@ -115,32 +115,45 @@ EM_NN_DWF_INLINE void em_nn_dwf_group(const em_nn_dwf *k, const uintptr_t *tap, 
         a2 = vaddq_s32(a2, vmovlbq_s16(o));
         a3 = vaddq_s32(a3, vmovltq_s16(o));
     }
-    /* em_nn_requantize_mve(), lane by lane; without any positive pre-shift (left false, every
-     * shift <= −2) L = 0 and the right shift is shift + 1. */
+    /* em_nn_requantize(), lane by lane: x = sat32(acc << L), L = max(shift + 2, 0) (0 for every
+     * channel unless @p left), then round(x·m / 2^E), E = 31 − shift + L, computed as VQDMULH
+     * (floor(x·m / 2^31); m >= 0, so it never saturates) and a rounding shift right by
+     * E − 31 = L − shift >= 1: floor(floor(y) / 2^n + 1/2) = floor(y / 2^n + 1/2) for integer
+     * 2^n, so this is the reference's single rounding. Narrowed as soon as each is done
+     * (fewer live registers). */
 #define EM_NN_DWF_REQ(acc, off, pred)                                                              \
     do {                                                                                        \
         const int32x4_t s_ = EM_NN_DWF_GATHER(k->shift + c, off, pred);                        \
         const int32x4_t m_ = EM_NN_DWF_GATHER(k->mult + c, off, pred);                         \
         if (left) {                                                                             \
             const int32x4_t l_ = vmaxq_s32(vaddq_n_s32(s_, 2), vdupq_n_s32(0));                 \
-            acc = vrshlq_s32(vmulhq_s32(vqshlq_s32(acc, l_), m_), vaddq_n_s32(vsubq_s32(s_, l_), 1)); \
+            acc = vrshlq_s32(vqdmulhq_s32(vqshlq_s32(acc, l_), m_), vsubq_s32(s_, l_));         \
         } else {                                                                                \
-            acc = vrshlq_s32(vmulhq_s32(acc, m_), vaddq_n_s32(s_, 1));                          \
+            acc = vrshlq_s32(vqdmulhq_s32(acc, m_), s_);                                        \
         }                                                                                       \
     } while (0)
-    EM_NN_DWF_REQ(a0, o0, q0);
-    EM_NN_DWF_REQ(a1, o1, q1);
-    EM_NN_DWF_REQ(a2, o2, q2);
-    EM_NN_DWF_REQ(a3, o3, q3);
-#undef EM_NN_DWF_REQ
     /* Saturating to int16 keeps the clamp exact: out_offset is int8, the clamp within int8. */
-    const int16x8_t zero16 = vdupq_n_s16(0);
-    int16x8_t ev = vqmovntq_s32(vqmovnbq_s32(zero16, a0), a1); /* channels 0, 2, .., 14 */
-    int16x8_t od = vqmovntq_s32(vqmovnbq_s32(zero16, a2), a3); /* channels 1, 3, .., 15 */
-    const int16x8_t lo = vdupq_n_s16((int16_t)k->act_min), hi = vdupq_n_s16((int16_t)k->act_max);
-    ev = vminq_s16(vmaxq_s16(vqaddq_n_s16(ev, (int16_t)k->out_offset), lo), hi);
-    od = vminq_s16(vmaxq_s16(vqaddq_n_s16(od, (int16_t)k->out_offset), lo), hi);
-    const int8x16_t y = vmovntq_s16(vmovnbq_s16(vdupq_n_s8(0), ev), od);
+    int16x8_t ev = vuninitializedq_s16(), od = vuninitializedq_s16();
+    EM_NN_DWF_REQ(a0, o0, q0);
+    ev = vqmovnbq_s32(ev, a0); /* channels 0, 4, 8, 12 in lanes 0, 2, 4, 6 */
+    EM_NN_DWF_REQ(a1, o1, q1);
+    ev = vqmovntq_s32(ev, a1); /* channels 2, 6, 10, 14 in lanes 1, 3, 5, 7 */
+    EM_NN_DWF_REQ(a2, o2, q2);
+    od = vqmovnbq_s32(od, a2);
+    EM_NN_DWF_REQ(a3, o3, q3);
+    od = vqmovntq_s32(od, a3);
+#undef EM_NN_DWF_REQ
+    ev = vqaddq_n_s16(ev, (int16_t)k->out_offset);
+    od = vqaddq_n_s16(od, (int16_t)k->out_offset);
+    int8x16_t y = vuninitializedq_s8();
+    if (k->act_min == -128 && k->act_max == 127) { /* the clamp is the saturating narrowing */
+        y = vqmovntq_s16(vqmovnbq_s16(y, ev), od);
+    } else {
+        const int16x8_t lo = vdupq_n_s16((int16_t)k->act_min), hi = vdupq_n_s16((int16_t)k->act_max);
+        ev = vminq_s16(vmaxq_s16(ev, lo), hi);
+        od = vminq_s16(vmaxq_s16(od, lo), hi);
+        y = vmovntq_s16(vmovnbq_s16(y, ev), od);
+    }
     if (tail) {
         vstrbq_p_s8(out + c, y, p8);
     } else {
