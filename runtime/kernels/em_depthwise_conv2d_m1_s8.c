@@ -33,6 +33,8 @@
 
 #if EM_NN_TIER_MVE
 #include <arm_mve.h>
+#elif defined(__ARM_FEATURE_SAT) && __ARM_FEATURE_SAT
+#include <arm_acle.h> /* __ssat */
 #endif
 
 #if defined(__GNUC__)
@@ -195,25 +197,46 @@ static __attribute__((noinline)) void em_nn_dwf_pixel_left(const em_nn_dwf *k, c
 
 #else /* scalar and DSP: four channels per step, then one at a time */
 
-EM_NN_DWF_INLINE int8_t em_nn_dwf_out(int32_t acc, const em_nn_dwf *k, int32_t c)
+/** Requantizes, offsets and clamps one sum. @p simple: every shift <= −2 (L = 0) and the clamp
+ *  is all of int8: then em_nn_requantize() is floor(acc·m / 2^32) rounded by a shift right of
+ *  E − 32 = −1 − shift >= 1 (the same single rounding), and the clamp is SSAT #8 (or a
+ *  compare on cores without it). */
+EM_NN_DWF_INLINE int8_t em_nn_dwf_out(int32_t acc, const em_nn_dwf *k, int32_t c, bool simple)
 {
+    if (simple) {
+        const int32_t right = -1 - k->shift[c];
+#if EM_NN_TIER_DSP && defined(__GNUC__)
+        int32_t high;
+        __asm__("smmul %0, %1, %2" : "=r"(high) : "r"(acc), "r"(k->mult[c]));
+#else
+        const int32_t high = (int32_t)(((int64_t)acc * k->mult[c]) >> 32);
+#endif
+        const int32_t v = ((high + (1 << (right - 1))) >> right) + k->out_offset;
+#if defined(__ARM_FEATURE_SAT) && __ARM_FEATURE_SAT
+        return (int8_t)__ssat(v, 8);
+#else
+        return (int8_t)(v < -128 ? -128 : (v > 127 ? 127 : v));
+#endif
+    }
     const int32_t v = em_nn_requantize(acc, k->mult[c], k->shift[c]) + k->out_offset;
     return (int8_t)(v < k->act_min ? k->act_min : (v > k->act_max ? k->act_max : v));
 }
 
-static __attribute__((noinline)) void em_nn_dwf_pixel_any(const em_nn_dwf *k, const uintptr_t *tap,
-                                                          uintptr_t add, int8_t *out)
+EM_NN_DWF_INLINE void em_nn_dwf_pixel_sd(const em_nn_dwf *k, const uintptr_t *tap, uintptr_t add,
+                                         int8_t *out, bool simple, int32_t taps_fixed)
 {
-    const int32_t cs = k->c, taps = k->taps;
+    const int32_t cs = k->c, taps = taps_fixed > 0 ? taps_fixed : k->taps;
+    const int32_t *const bias = k->bias;
     int32_t c = 0;
     for (; c + 4 <= cs; c += 4) {
         int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-        if (k->bias != NULL) {
-            a0 = k->bias[c], a1 = k->bias[c + 1], a2 = k->bias[c + 2], a3 = k->bias[c + 3];
+        if (bias != NULL) {
+            a0 = bias[c], a1 = bias[c + 1], a2 = bias[c + 2], a3 = bias[c + 3];
         }
         const int8_t *w = k->w + c;
+        const uintptr_t at = add + (uintptr_t)c;
         for (int32_t t = 0; t < taps; t++, w += cs) {
-            const int8_t *x = (const int8_t *)(tap[t] + add) + c;
+            const int8_t *x = (const int8_t *)(tap[t] + at);
 #if EM_NN_TIER_DSP
             /* SXTB16 splits both words alike into (c, c+2) and (c+1, c+3) halves. */
             const uint32_t xv = em_nn_read_s8x4(x), wv = em_nn_read_s8x4(w);
@@ -231,19 +254,38 @@ static __attribute__((noinline)) void em_nn_dwf_pixel_any(const em_nn_dwf *k, co
             a3 = (int32_t)((uint32_t)a3 + (uint32_t)(x[3] * w[3]));
 #endif
         }
-        out[c] = em_nn_dwf_out(a0, k, c);
-        out[c + 1] = em_nn_dwf_out(a1, k, c + 1);
-        out[c + 2] = em_nn_dwf_out(a2, k, c + 2);
-        out[c + 3] = em_nn_dwf_out(a3, k, c + 3);
+        out[c] = em_nn_dwf_out(a0, k, c, simple);
+        out[c + 1] = em_nn_dwf_out(a1, k, c + 1, simple);
+        out[c + 2] = em_nn_dwf_out(a2, k, c + 2, simple);
+        out[c + 3] = em_nn_dwf_out(a3, k, c + 3, simple);
     }
     for (; c < cs; c++) {
-        int32_t a = k->bias != NULL ? k->bias[c] : 0;
+        int32_t a = bias != NULL ? bias[c] : 0;
         const int8_t *w = k->w + c;
         for (int32_t t = 0; t < taps; t++, w += cs) {
             a = (int32_t)((uint32_t)a + (uint32_t)(((const int8_t *)(tap[t] + add))[c] * *w));
         }
-        out[c] = em_nn_dwf_out(a, k, c);
+        out[c] = em_nn_dwf_out(a, k, c, simple);
     }
+}
+
+static __attribute__((noinline)) void em_nn_dwf_pixel_any(const em_nn_dwf *k, const uintptr_t *tap,
+                                                          uintptr_t add, int8_t *out)
+{
+    em_nn_dwf_pixel_sd(k, tap, add, out, false, 0);
+}
+
+static __attribute__((noinline)) void em_nn_dwf_pixel_simple(const em_nn_dwf *k, const uintptr_t *tap,
+                                                             uintptr_t add, int8_t *out)
+{
+    em_nn_dwf_pixel_sd(k, tap, add, out, true, 0);
+}
+
+/** 3x3 kernels (9 taps unrolled), simple requantization: the common depthwise layer. */
+static __attribute__((noinline)) void em_nn_dwf_pixel_simple_9(const em_nn_dwf *k, const uintptr_t *tap,
+                                                               uintptr_t add, int8_t *out)
+{
+    em_nn_dwf_pixel_sd(k, tap, add, out, true, 9);
 }
 
 #endif
@@ -290,7 +332,12 @@ bool em_nn_depthwise_m1_s8(const em_conv_params *params, const em_per_channel_qu
     void (*const pixel)(const em_nn_dwf *, const uintptr_t *, uintptr_t, int8_t *) =
         left ? em_nn_dwf_pixel_left : (k.taps == 9 ? em_nn_dwf_pixel_9 : em_nn_dwf_pixel);
 #else
-    void (*const pixel)(const em_nn_dwf *, const uintptr_t *, uintptr_t, int8_t *) = em_nn_dwf_pixel_any;
+    bool simple = p.activation_min == -128 && p.activation_max == 127;
+    for (int32_t c = 0; c < cs; c++) {
+        simple = simple && quant->shift[c] <= -2;
+    }
+    void (*const pixel)(const em_nn_dwf *, const uintptr_t *, uintptr_t, int8_t *) =
+        !simple ? em_nn_dwf_pixel_any : (k.taps == 9 ? em_nn_dwf_pixel_simple_9 : em_nn_dwf_pixel_simple);
 #endif
     int8_t zp_row[EM_NN_DWF_MAX_CHANNELS];
     for (int32_t c = 0; c < cs; c++) {
