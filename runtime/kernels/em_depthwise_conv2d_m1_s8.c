@@ -222,9 +222,11 @@ EM_NN_DWF_INLINE int8_t em_nn_dwf_out(int32_t acc, const em_nn_dwf *k, int32_t c
     return (int8_t)(v < k->act_min ? k->act_min : (v > k->act_max ? k->act_max : v));
 }
 
-EM_NN_DWF_INLINE void em_nn_dwf_pixel_sd(const em_nn_dwf *k, const uintptr_t *tap, uintptr_t add,
+EM_NN_DWF_INLINE void em_nn_dwf_pixel_sd(const em_nn_dwf *k_arg, const uintptr_t *tap, uintptr_t add,
                                          int8_t *out, bool simple, int32_t taps_fixed)
 {
+    const em_nn_dwf k_local = *k_arg; /* the int8 stores may alias *k_arg: GCC would re-read it */
+    const em_nn_dwf *const k = &k_local;
     const int32_t cs = k->c, taps = taps_fixed > 0 ? taps_fixed : k->taps;
     const int32_t *const bias = k->bias;
     int32_t c = 0;
