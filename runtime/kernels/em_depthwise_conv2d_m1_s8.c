@@ -47,6 +47,15 @@
 #define EM_NN_DWF_MAX_TAPS 49
 #define EM_NN_DWF_MAX_CHANNELS 512
 
+/** One out-of-line instance of a pixel function @p impl(k, tap, add, out, @p flag, @p taps):
+ *  a variant flag and a tap count fixed at compile time (9: the 3x3 loop unrolled). */
+#define EM_NN_DWF_PIXEL(name, impl, flag, taps)                                                     \
+    static __attribute__((noinline)) void name(const em_nn_dwf *k, const uintptr_t *tap, uintptr_t add, \
+                                               int8_t *out)                                         \
+    {                                                                                               \
+        impl(k, tap, add, out, flag, taps);                                                         \
+    }
+
 /** What every pixel of one call shares. */
 typedef struct {
     int32_t c;                /**< channels (input = output) */
@@ -176,24 +185,9 @@ EM_NN_DWF_INLINE void em_nn_dwf_pixel_mve(const em_nn_dwf *k, const uintptr_t *t
     }
 }
 
-static __attribute__((noinline)) void em_nn_dwf_pixel(const em_nn_dwf *k, const uintptr_t *tap,
-                                                      uintptr_t add, int8_t *out)
-{
-    em_nn_dwf_pixel_mve(k, tap, add, out, false, 0);
-}
-
-/** 3x3 kernels (9 taps, unrolled), no positive pre-shift: the common depthwise layer. */
-static __attribute__((noinline)) void em_nn_dwf_pixel_9(const em_nn_dwf *k, const uintptr_t *tap,
-                                                        uintptr_t add, int8_t *out)
-{
-    em_nn_dwf_pixel_mve(k, tap, add, out, false, 9);
-}
-
-static __attribute__((noinline)) void em_nn_dwf_pixel_left(const em_nn_dwf *k, const uintptr_t *tap,
-                                                           uintptr_t add, int8_t *out)
-{
-    em_nn_dwf_pixel_mve(k, tap, add, out, true, 0);
-}
+EM_NN_DWF_PIXEL(em_nn_dwf_pixel, em_nn_dwf_pixel_mve, false, 0)
+EM_NN_DWF_PIXEL(em_nn_dwf_pixel_9, em_nn_dwf_pixel_mve, false, 9) /* 3x3, the common layer */
+EM_NN_DWF_PIXEL(em_nn_dwf_pixel_left, em_nn_dwf_pixel_mve, true, 0)
 
 #else /* scalar and DSP: four channels per step, then one at a time */
 
@@ -271,24 +265,9 @@ EM_NN_DWF_INLINE void em_nn_dwf_pixel_sd(const em_nn_dwf *k_arg, const uintptr_t
     }
 }
 
-static __attribute__((noinline)) void em_nn_dwf_pixel_any(const em_nn_dwf *k, const uintptr_t *tap,
-                                                          uintptr_t add, int8_t *out)
-{
-    em_nn_dwf_pixel_sd(k, tap, add, out, false, 0);
-}
-
-static __attribute__((noinline)) void em_nn_dwf_pixel_simple(const em_nn_dwf *k, const uintptr_t *tap,
-                                                             uintptr_t add, int8_t *out)
-{
-    em_nn_dwf_pixel_sd(k, tap, add, out, true, 0);
-}
-
-/** 3x3 kernels (9 taps unrolled), simple requantization: the common depthwise layer. */
-static __attribute__((noinline)) void em_nn_dwf_pixel_simple_9(const em_nn_dwf *k, const uintptr_t *tap,
-                                                               uintptr_t add, int8_t *out)
-{
-    em_nn_dwf_pixel_sd(k, tap, add, out, true, 9);
-}
+EM_NN_DWF_PIXEL(em_nn_dwf_pixel_any, em_nn_dwf_pixel_sd, false, 0)
+EM_NN_DWF_PIXEL(em_nn_dwf_pixel_simple, em_nn_dwf_pixel_sd, true, 0)
+EM_NN_DWF_PIXEL(em_nn_dwf_pixel_simple_9, em_nn_dwf_pixel_sd, true, 9) /* 3x3, the common layer */
 
 #endif
 
