@@ -297,7 +297,8 @@ bool em_nn_depthwise_m1_s8(const em_conv_params *params, const em_per_channel_qu
     k.mult = quant->multiplier;
     k.shift = quant->shift;
 #if EM_NN_TIER_MVE
-    if (cs < 16) { /* half a vector or less per pixel: the general path's 4-lane blocks do better */
+    if (cs < 32) { /* one 16-lane group per pixel: the general path's 4-lane blocks, which share
+                      * each weight load among 4 pixels, do better (measured: 48x48x8, 48x48x16) */
         return false;
     }
     /* The int16 pair sums need weights >= −127; a positive pre-shift takes the slower form. */

@@ -75,17 +75,19 @@ def _chains():
             dw_layer(rng, 35, stride=(2, 2), padding=(0, 1, 0, 1), in_zp=127, out_zp=-128, act=(-100, 90)),
             dw_layer(rng, 35, k=(5, 3), dilation=(2, 1), padding=(4, 3, 0, 2), in_zp=5, out_zp=-3),
         ]),
-        # Positive pre-shifts; a weight of −128 (Helium: general path); C = 16 exactly, then 1x1.
-        "shifts": ((2, 6, 5, 16), [
-            dw_layer(rng, 16, big_shift=True, in_zp=-7),
-            dw_layer(rng, 16, w_min=-128, in_zp=-128, out_zp=-128),
-            dw_layer(rng, 16, k=(1, 1), padding=(0, 0, 0, 0), stride=(1, 2), in_zp=-128),
+        # Positive pre-shifts; a weight of −128 (Helium: general path); C = 32 exactly, then 1x1.
+        "shifts": ((2, 6, 5, 32), [
+            dw_layer(rng, 32, big_shift=True, in_zp=-7),
+            dw_layer(rng, 32, w_min=-128, in_zp=-128, out_zp=-128),
+            dw_layer(rng, 32, k=(1, 1), padding=(0, 0, 0, 0), stride=(1, 2), in_zp=-128),
         ]),
-        # Few channels (C < 16, an odd count), depth multipliers > 1, 3x3 on a 1-pixel-wide map.
+        # Few channels (C < 32 takes Helium's general path; an odd count), depth multipliers > 1,
+        # 3x3 on a 1-pixel-wide map, then C = 18 (4-channel words and a tail of 2).
         "small": ((1, 5, 1, 3), [
             dw_layer(rng, 3, in_zp=127, out_zp=3),
             dw_layer(rng, 3, m=2, in_zp=3),
             dw_layer(rng, 6, m=3, k=(2, 1), padding=(1, 0, 0, 0), in_zp=-1),
+            dw_layer(rng, 18, k=(3, 3), padding=(1, 1, 1, 1), in_zp=-128),
         ]),
     }
 
