@@ -1,7 +1,8 @@
 /**
  * @file em_add_s8.c
  * @brief int8 elementwise add with per-tensor rescaling and broadcasting (scalar or row operand).
- *        Scalar and Helium (MVE) paths behind em_nn_tier.h; the DSP tier uses the scalar path.
+ *        Scalar (also the DSP tier's: its cost is the 32-bit requantization, not SIMD-able) and
+ *        Helium (MVE) paths behind em_nn_tier.h.
  *
  * compiler/reference.py:add_s8 per element:
  *   sa = requantize((a + a_offset) << 20, a_mult, a_shift), sb likewise,
@@ -15,6 +16,9 @@
  * A broadcast scalar operand is rescaled once per call; a row operand is rescaled per element.
  * MVE: 4 elements per step (widening loads VLDRB.S32, narrowing store VSTRB.32); the last
  * partial step is predicated and touches no byte past the operands or the output.
+ * Scalar and DSP, same-shape operands of >= EM_NN_ADD_TABLE_MIN elements: each input's
+ * rescaling is a function of its 256 codes, tabulated per call (2 KiB of stack), so an element
+ * costs two lookups and the output requantization (em_nn_requantize: SMMUL on DSP).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -131,7 +135,19 @@ static void em_nn_add_row(const em_add_params *p, const int8_t *a, bool a_scalar
     }
 }
 
-#else /* scalar (and DSP until it has its own path) */
+#else /* scalar and DSP */
+
+/** Below this many elements per call the tables cost more than they save. */
+#define EM_NN_ADD_TABLE_MIN 1024
+
+/** Each input's rescaled value as a function of its int8 code: 256 entries, indexed x + 128.
+ *  Built with em_nn_add_scaled() itself, so a lookup is the same bits as the computation. */
+static void em_nn_add_table(int32_t *table, int32_t offset, int32_t multiplier, int32_t shift)
+{
+    for (int32_t x = -128; x < 128; x++) {
+        table[x + 128] = em_nn_add_scaled(x, offset, multiplier, shift);
+    }
+}
 
 static void em_nn_add_row(const em_add_params *params, const int8_t *a, bool a_scalar, const int8_t *b,
                           bool b_scalar, int8_t *out, int32_t n)
@@ -144,6 +160,21 @@ static void em_nn_add_row(const em_add_params *params, const int8_t *a, bool a_s
         const int32_t sa = a_scalar ? sa0 : em_nn_add_scaled(a[i], p->a_offset, p->a_multiplier, p->a_shift);
         const int32_t sb = b_scalar ? sb0 : em_nn_add_scaled(b[i], p->b_offset, p->b_multiplier, p->b_shift);
         out[i] = em_nn_add_output(sa + sb, p);
+    }
+}
+
+/** Same-shape a + b over @p n elements through the two 256-entry tables: per element two
+ *  lookups and the output requantization only. */
+static void em_nn_add_tabled(const em_add_params *params, const int8_t *a, const int8_t *b, int8_t *out,
+                             int32_t n)
+{
+    int32_t ta[256], tb[256];
+    const em_add_params p = *params;
+    em_nn_add_table(ta, p.a_offset, p.a_multiplier, p.a_shift);
+    em_nn_add_table(tb, p.b_offset, p.b_multiplier, p.b_shift);
+    const int32_t *const ta0 = ta + 128, *const tb0 = tb + 128;
+    for (int32_t i = 0; i < n; i++) {
+        out[i] = em_nn_add_output(ta0[a[i]] + tb0[b[i]], &p);
     }
 }
 
@@ -179,6 +210,12 @@ em_status em_add_s8(const em_add_params *params, const em_add_dims *dims, const 
     const bool a_scalar = dims->a_broadcast == EM_ADD_BROADCAST_SCALAR;
     const bool b_scalar = dims->b_broadcast == EM_ADD_BROADCAST_SCALAR;
     if (dims->a_broadcast != EM_ADD_BROADCAST_ROW && dims->b_broadcast != EM_ADD_BROADCAST_ROW) {
+#if !EM_NN_TIER_MVE
+        if (!a_scalar && !b_scalar && dims->outer * dims->inner >= EM_NN_ADD_TABLE_MIN) {
+            em_nn_add_tabled(params, a, b, output, dims->outer * dims->inner);
+            return EM_OK;
+        }
+#endif
         em_nn_add_row(params, a, a_scalar, b, b_scalar, output, dims->outer * dims->inner);
         return EM_OK;
     }

@@ -1,7 +1,7 @@
 /**
  * @file em_avg_pool_s8.c
- * @brief int8 2-D average pooling, NHWC. Scalar and Helium (MVE) paths behind em_nn_tier.h; the
- *        DSP tier uses the scalar path for now.
+ * @brief int8 2-D average pooling, NHWC. Scalar, DSP (SXTAB16 sums of four channels) and Helium
+ *        (MVE) paths behind em_nn_tier.h.
  *
  * compiler/reference.py:avg_pool_s8 is out = clamp(zp + round_half_even(total / count)) with
  * total = Σ_real (x − zp) (padded cells hold real 0) and count = kernel area
@@ -34,6 +34,7 @@
 #include <stddef.h>
 
 #include "em_nn_functions.h"
+#include "em_nn_support.h"
 #include "em_nn_tier.h"
 
 #if EM_NN_TIER_MVE
@@ -176,7 +177,19 @@ static void em_nn_avg_pixel_mve(const em_nn_avg_pixel *px, int8_t *out)
     }
 }
 
-#else /* scalar (and DSP until it has its own path) */
+#else /* scalar and DSP */
+
+/** round_half_even((u − 256·count) / count) + zp, clamped, from u = Σ_real x + px->bias
+ *  (count <= u < 512·count: see the file comment). */
+static inline int8_t em_nn_avg_out(int32_t sum, const em_nn_avg_pixel *px)
+{
+    const uint32_t u = (uint32_t)sum;
+    const uint32_t q = u / px->count;
+    const uint32_t r = u - q * px->count;
+    const uint32_t up = 2u * r + (q & 1u) > px->count ? 1u : 0u;
+    const int32_t v = (int32_t)(q + up) + px->out_bias;
+    return (int8_t)(v < px->act_min ? px->act_min : (v > px->act_max ? px->act_max : v));
+}
 
 static void em_nn_avg_pixel_scalar(const em_nn_avg_pixel *px, int8_t *out)
 {
@@ -189,14 +202,50 @@ static void em_nn_avg_pixel_scalar(const em_nn_avg_pixel *px, int8_t *out)
                 sum += *cell;
             }
         }
-        const uint32_t u = (uint32_t)sum; /* count <= u < 512·count <= 2^31 */
-        const uint32_t q = u / px->count;
-        const uint32_t r = u - q * px->count;
-        const uint32_t up = 2u * r + (q & 1u) > px->count ? 1u : 0u;
-        const int32_t v = (int32_t)(q + up) + px->out_bias;
-        out[c] = (int8_t)(v < px->act_min ? px->act_min : (v > px->act_max ? px->act_max : v));
+        out[c] = em_nn_avg_out(sum, px);
     }
 }
+
+#if EM_NN_TIER_DSP
+/** One output pixel, four channels per word: SXTAB16 adds the bytes (c, c+2) and, rotated by 8,
+ *  (c+1, c+3) into int16 halves; <= 256 cells keep each half exact (256·(−128) = −32768), so
+ *  larger windows take the scalar path. The division is the scalar path's. */
+static void em_nn_avg_pixel_dsp(const em_nn_avg_pixel *px, int8_t *out)
+{
+    if (px->rows * px->cols > 256) {
+        em_nn_avg_pixel_scalar(px, out);
+        return;
+    }
+    const int32_t channels = px->channels, rows = px->rows, cols = px->cols, row_stride = px->row_stride;
+    int32_t c = 0;
+    for (; c + 4 <= channels; c += 4) {
+        uint32_t h02 = 0, h13 = 0;
+        const int8_t *row = px->in + c;
+        for (int32_t r = 0; r < rows; r++, row += row_stride) {
+            const int8_t *cell = row;
+            for (int32_t k = 0; k < cols; k++, cell += channels) {
+                const uint32_t v = em_nn_read_s8x4(cell);
+                h02 = (uint32_t)__sxtab16((int32_t)h02, (int32_t)v);
+                h13 = (uint32_t)__sxtab16((int32_t)h13, (int32_t)((v >> 8) | (v << 24)));
+            }
+        }
+        out[c] = em_nn_avg_out((int16_t)h02 + px->bias, px);
+        out[c + 1] = em_nn_avg_out((int16_t)h13 + px->bias, px);
+        out[c + 2] = em_nn_avg_out((int16_t)(h02 >> 16) + px->bias, px);
+        out[c + 3] = em_nn_avg_out((int16_t)(h13 >> 16) + px->bias, px);
+    }
+    for (; c < channels; c++) { /* 1..3 channels left */
+        int32_t sum = px->bias;
+        const int8_t *row = px->in + c;
+        for (int32_t r = 0; r < rows; r++, row += row_stride) {
+            for (int32_t k = 0; k < cols; k++) {
+                sum += row[k * channels];
+            }
+        }
+        out[c] = em_nn_avg_out(sum, px);
+    }
+}
+#endif
 
 #endif
 
@@ -238,6 +287,8 @@ em_status em_avg_pool_s8(const em_pool_params *params, const em_pool_dims *dims,
                 px.in = image + y_lo * px.row_stride + x_lo * channels;
 #if EM_NN_TIER_MVE
                 em_nn_avg_pixel_mve(&px, out);
+#elif EM_NN_TIER_DSP
+                em_nn_avg_pixel_dsp(&px, out);
 #else
                 em_nn_avg_pixel_scalar(&px, out);
 #endif

@@ -1,7 +1,7 @@
 /**
  * @file em_max_pool_s8.c
- * @brief int8 2-D max pooling, NHWC. Scalar and Helium (MVE) paths behind em_nn_tier.h; the DSP
- *        tier uses the scalar path for now.
+ * @brief int8 2-D max pooling, NHWC. Scalar, DSP (SSUB8 / SEL on four channels) and Helium (MVE)
+ *        paths behind em_nn_tier.h.
  *
  * Each window is first clipped to the input (padding never wins: padded cells are simply not
  * visited), so both paths take the max over exactly the real cells that
@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "em_nn_functions.h"
+#include "em_nn_support.h"
 #include "em_nn_tier.h"
 
 #if EM_NN_TIER_MVE
@@ -55,7 +56,7 @@ static void em_nn_max_pixel_mve(const int8_t *in, int32_t row_stride, int32_t ch
     }
 }
 
-#else /* scalar (and DSP until it has its own path) */
+#elif !EM_NN_TIER_DSP /* scalar */
 
 static void em_nn_max_pixel_scalar(const int8_t *in, int32_t row_stride, int32_t channels,
                                    int32_t rows, int32_t cols, int8_t act_min, int8_t act_max,
@@ -68,6 +69,42 @@ static void em_nn_max_pixel_scalar(const int8_t *in, int32_t row_stride, int32_t
             const int8_t *cell = row;
             for (int32_t k = 0; k < cols; k++, cell += channels) {
                 m = *cell > m ? *cell : m;
+            }
+        }
+        out[c] = m < act_max ? m : act_max;
+    }
+}
+
+#else
+/** One output pixel, four channels per word: SSUB8 sets a GE flag per byte where the cell is
+ *  >= the running max and SEL takes those bytes (a per-byte signed max); the clamp is the
+ *  same pair against act_max. Channels past the last full word one by one. */
+static void em_nn_max_pixel_dsp(const int8_t *in, int32_t row_stride, int32_t channels, int32_t rows,
+                                int32_t cols, int8_t act_min, int8_t act_max, int8_t *out)
+{
+    const uint32_t lo = 0x01010101u * (uint8_t)act_min, hi = 0x01010101u * (uint8_t)act_max;
+    int32_t c = 0;
+    for (; c + 4 <= channels; c += 4) {
+        uint32_t m = lo;
+        const int8_t *row = in + c;
+        for (int32_t r = 0; r < rows; r++, row += row_stride) {
+            const int8_t *cell = row;
+            for (int32_t k = 0; k < cols; k++, cell += channels) {
+                const uint32_t v = em_nn_read_s8x4(cell);
+                (void)__ssub8((int8x4_t)v, (int8x4_t)m);
+                m = (uint32_t)__sel((uint8x4_t)v, (uint8x4_t)m);
+            }
+        }
+        (void)__ssub8((int8x4_t)m, (int8x4_t)hi);
+        m = (uint32_t)__sel((uint8x4_t)hi, (uint8x4_t)m); /* min(m, act_max) */
+        __builtin_memcpy(out + c, &m, sizeof m);
+    }
+    for (; c < channels; c++) { /* 1..3 channels left */
+        int8_t m = act_min;
+        const int8_t *row = in + c;
+        for (int32_t r = 0; r < rows; r++, row += row_stride) {
+            for (int32_t k = 0; k < cols; k++) {
+                m = row[k * channels] > m ? row[k * channels] : m;
             }
         }
         out[c] = m < act_max ? m : act_max;
@@ -103,6 +140,9 @@ em_status em_max_pool_s8(const em_pool_params *params, const em_pool_dims *dims,
                 const int8_t *cell = image + y_lo * row_stride + x_lo * channels;
 #if EM_NN_TIER_MVE
                 em_nn_max_pixel_mve(cell, row_stride, channels, y_hi - y_lo, x_hi - x_lo, act_min,
+                                    act_max, out);
+#elif EM_NN_TIER_DSP
+                em_nn_max_pixel_dsp(cell, row_stride, channels, y_hi - y_lo, x_hi - x_lo, act_min,
                                     act_max, out);
 #else
                 em_nn_max_pixel_scalar(cell, row_stride, channels, y_hi - y_lo, x_hi - x_lo, act_min,

@@ -1,18 +1,82 @@
 /**
  * @file em_mul_s8.c
  * @brief int8 elementwise multiply with broadcasting, exactly compiler/reference.py:mul_s8.
+ *        Scalar (also the DSP tier's) and Helium (MVE) paths behind em_nn_tier.h.
  *
- * Scalar on every tier for now (squeeze-and-excitation gates are small next to the
- * convolutions around them); the requantization is em_nn_requantize, single rounding.
+ * out = clamp(requantize((a + a_offset)·(b + b_offset), mult, shift) + output_offset), one
+ * rounding (em_nn_requantize). |a + a_offset|, |b + b_offset| <= 256, so the product fits int32.
+ * The broadcast forms (em_add_dims) are walked row by row: a row is @p inner elements of each
+ * operand, or its one element (SCALAR), or the same @p inner elements every row (ROW).
+ * MVE: 4 elements per step (VLDRB.S32 widening loads, VSTRB.32 narrowing store), the last
+ * partial step predicated; the requantization is em_nn_requantize_mve()'s with per-tensor
+ * shifts in general-purpose registers (VQSHL / VRSHL by register): the same bits.
  */
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "em_nn_functions.h"
 #include "em_nn_support.h"
+#include "em_nn_tier.h"
 
-/** Index of operand element for output element (row, column) under broadcast kind @p how. */
-static inline int32_t em_mul_index(int32_t how, int32_t row, int32_t column, int32_t inner)
+#if EM_NN_TIER_MVE
+#include <arm_mve.h>
+#endif
+
+#if EM_NN_TIER_MVE
+
+/** @p n outputs from a[0..n) (or a[0] for every one, @p a_one) and b likewise. */
+static inline __attribute__((always_inline)) void
+em_nn_mul_row_mve(const em_mul_params *p, const int8_t *a, bool a_one, const int8_t *b, bool b_one,
+                  int8_t *out, int32_t n)
 {
-    return how == EM_ADD_BROADCAST_SCALAR ? 0 : (how == EM_ADD_BROADCAST_ROW ? column : row * inner + column);
+    const int32_t left = em_nn_requantize_left_shift(p->output_shift);
+    const int32_t right = p->output_shift - left + 1; /* −(E − 32) <= −1 */
+    const int32x4_t m = vdupq_n_s32(p->output_multiplier);
+    const int32x4_t lo = vdupq_n_s32(p->activation_min), hi = vdupq_n_s32(p->activation_max);
+    const int32_t ao = p->a_offset, bo = p->b_offset, oo = p->output_offset;
+    const int32x4_t a1 = vdupq_n_s32(a_one ? *a + ao : 0), b1 = vdupq_n_s32(b_one ? *b + bo : 0);
+    for (int32_t i = 0; i < n; i += 4) {
+        const mve_pred16_t pr = vctp32q((uint32_t)(n - i));
+        const int32x4_t xa = a_one ? a1 : vaddq_n_s32(vldrbq_z_s32(a + i, pr), ao);
+        const int32x4_t xb = b_one ? b1 : vaddq_n_s32(vldrbq_z_s32(b + i, pr), bo);
+        int32x4_t v = vrshlq_n_s32(vmulhq_s32(vqshlq_r_s32(vmulq_s32(xa, xb), left), m), right);
+        v = vminq_s32(vmaxq_s32(vaddq_n_s32(v, oo), lo), hi); /* |v| <= 2^29 + 128 */
+        vstrbq_p_s32(out + i, v, pr);
+    }
 }
+
+static void em_nn_mul_row(const em_mul_params *p, const int8_t *a, bool a_one, const int8_t *b, bool b_one,
+                          int8_t *out, int32_t n)
+{
+    if (a_one && b_one) {
+        em_nn_mul_row_mve(p, a, true, b, true, out, n);
+    } else if (a_one) {
+        em_nn_mul_row_mve(p, a, true, b, false, out, n);
+    } else if (b_one) {
+        em_nn_mul_row_mve(p, a, false, b, true, out, n);
+    } else {
+        em_nn_mul_row_mve(p, a, false, b, false, out, n);
+    }
+}
+
+#else /* scalar and DSP (whose cost is the 32-bit requantization: SMMUL inside em_nn_requantize) */
+
+static void em_nn_mul_row(const em_mul_params *p, const int8_t *a, bool a_one, const int8_t *b, bool b_one,
+                          int8_t *out, int32_t n)
+{
+    const int32_t ao = p->a_offset, bo = p->b_offset, oo = p->output_offset;
+    const int32_t mult = p->output_multiplier, shift = p->output_shift;
+    const int32_t lo = p->activation_min, hi = p->activation_max;
+    const int32_t sa = a_one ? 1 : 0, sb = b_one ? 1 : 0; /* strides */
+    const int32_t na = sa ^ 1, nb = sb ^ 1;
+    for (int32_t i = 0; i < n; i++) {
+        const int32_t x = a[i * na] + ao, y = b[i * nb] + bo;
+        const int32_t v = em_nn_requantize(x * y, mult, shift) + oo;
+        out[i] = (int8_t)(v < lo ? lo : (v > hi ? hi : v));
+    }
+}
+
+#endif
 
 em_status em_mul_s8(const em_mul_params *params, const em_add_dims *dims, const int8_t *a, const int8_t *b,
                     int8_t *output)
@@ -22,15 +86,19 @@ em_status em_mul_s8(const em_mul_params *params, const em_add_dims *dims, const 
         || params->output_shift < -31 || params->output_shift > 30) {
         return EM_ERR_BAD_ARGUMENT;
     }
-    const em_mul_params p = *params;
-    for (int32_t row = 0; row < dims->outer; row++) {
-        for (int32_t column = 0; column < dims->inner; column++) {
-            const int32_t x = a[em_mul_index(dims->a_broadcast, row, column, dims->inner)] + p.a_offset;
-            const int32_t y = b[em_mul_index(dims->b_broadcast, row, column, dims->inner)] + p.b_offset;
-            int32_t value = em_nn_requantize(x * y, p.output_multiplier, p.output_shift) + p.output_offset;
-            value = value < p.activation_min ? p.activation_min : (value > p.activation_max ? p.activation_max : value);
-            output[row * dims->inner + column] = (int8_t)value;
-        }
+    const em_mul_params p = *params; /* locals: the int8 stores may alias *params */
+    const int32_t inner = dims->inner, outer = dims->outer;
+    const int32_t ka = dims->a_broadcast, kb = dims->b_broadcast;
+    if (ka != EM_ADD_BROADCAST_ROW && kb != EM_ADD_BROADCAST_ROW) { /* one flat row */
+        em_nn_mul_row(&p, a, ka == EM_ADD_BROADCAST_SCALAR, b, kb == EM_ADD_BROADCAST_SCALAR, output,
+                      outer * inner);
+        return EM_OK;
+    }
+    for (int32_t row = 0; row < outer; row++) {
+        const int8_t *ra = ka == EM_ADD_BROADCAST_NONE ? a + row * inner : a;
+        const int8_t *rb = kb == EM_ADD_BROADCAST_NONE ? b + row * inner : b;
+        em_nn_mul_row(&p, ra, ka == EM_ADD_BROADCAST_SCALAR, rb, kb == EM_ADD_BROADCAST_SCALAR,
+                      output + row * inner, inner);
     }
     return EM_OK;
 }

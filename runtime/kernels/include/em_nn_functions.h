@@ -9,6 +9,7 @@
 #ifndef EM_NN_FUNCTIONS_H
 #define EM_NN_FUNCTIONS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -125,6 +126,16 @@ em_status em_depthwise_conv2d_s8(const em_nn_context *ctx, const em_conv_params 
                                  const em_per_channel_quant *quant, const em_conv_dims *dims,
                                  const int8_t *input, const int8_t *weights, const int32_t *bias,
                                  int8_t *output);
+
+/**
+ * Internal to em_depthwise_conv2d_s8(): its fast path for depth multiplier 1 (every tier), called
+ * after the arguments were validated. Takes KH·KW <= 49 and C <= 512; on Helium also needs every
+ * weight >= −127 (int16 pair sums) and C >= 32.
+ * @return true when it computed the output, false when the general path must.
+ */
+bool em_nn_depthwise_m1_s8(const em_conv_params *params, const em_per_channel_quant *quant,
+                           const em_conv_dims *dims, const int8_t *input, const int8_t *weights,
+                           const int32_t *bias, int8_t *output);
 
 /** Scratch bytes em_depthwise_conv2d_s8() needs: 0 on every tier today. Compiles on the host. */
 int32_t em_depthwise_conv2d_s8_get_buffer_size(const em_conv_params *params, const em_conv_dims *dims);
