@@ -415,19 +415,33 @@ def _box(visible: np.ndarray) -> np.ndarray | None:
     return np.array([cols[0], rows[0], cols[-1] + 1, rows[-1] + 1], dtype=np.float32) / size
 
 
-def render_scene(rng: np.random.Generator, size: int = YOLO_SIZE) -> Scene:
-    """One random scene: the lit image, its person boxes and each box's visible-pixel share."""
-    canvas, horizon = _background(rng, size)
-    canvas = canvas.copy()
-    people = int(rng.choice([0, 1, 2, 3, 4], p=[0.3, 0.4, 0.17, 0.08, 0.05]))
-    items: list[tuple[float, str]] = [(0.0, "person")] * people + [(0.0, "object")] * int(rng.integers(0, 6))
+def render_scene(rng: np.random.Generator, size: int = YOLO_SIZE, *, people: int | None = None,
+                 objects: int | None = None, plain: np.ndarray | None = None,
+                 palette: dict[str, np.ndarray] | None = None) -> Scene:
+    """One random scene: the lit image, its person boxes and each box's visible-pixel share.
+
+    By default everything is random. `people` / `objects` fix how many (objects=0: none at all,
+    not even in front of people); `plain` (RGB 0..1) paints a flat background and skips the
+    lighting; `palette` gives every figure the same colours (see draw_person) — together they
+    make a scene whose person pixels can be told from everything else, for checking the boxes.
+    """
+    if plain is None:
+        canvas, horizon = _background(rng, size)
+        canvas = canvas.copy()
+    else:
+        canvas, horizon = np.tile(np.asarray(plain, dtype=np.float64), (size, size, 1)), 0.0
+    if people is None:
+        people = int(rng.choice([0, 1, 2, 3, 4], p=[0.3, 0.4, 0.17, 0.08, 0.05]))
+    if objects is None:
+        objects = int(rng.integers(0, 6))
+    items = ["person"] * people + ["object"] * objects
     placed = []
-    for _, kind in items:
+    for kind in items:
         foot_y = rng.uniform(max(horizon, 0.3 * size), 1.3 * size)
         depth = (foot_y - horizon) / max(size - horizon, 1.0)  # nearer to the viewer lower in the frame
         height = size * np.exp(rng.uniform(np.log(0.1), np.log(1.2))) * (0.6 + 0.6 * depth)
         placed.append((foot_y, kind, np.array([rng.uniform(-0.1, 1.1) * size, foot_y]), height))
-        if kind == "person" and rng.random() < 0.3:  # an object in front of this person
+        if kind == "person" and objects and rng.random() < 0.3:  # an object in front of this person
             cover_y = foot_y + rng.uniform(0, 0.1) * size
             x = placed[-1][2][0] + rng.normal(0, 0.2) * height
             placed.append((cover_y + 1e-3, "object", np.array([x, cover_y]), height * rng.uniform(0.3, 0.8)))
@@ -436,7 +450,7 @@ def render_scene(rng: np.random.Generator, size: int = YOLO_SIZE) -> Scene:
     for _, kind, foot, height in placed:
         layer = Layer(size)
         if kind == "person":
-            draw_person(layer, rng, foot, height)
+            draw_person(layer, rng, foot, height, palette)
         else:
             _object(layer, rng, foot, height * 0.5)
         region = (layer.rows, layer.cols)  # compositing only where the layer painted
@@ -452,7 +466,8 @@ def render_scene(rng: np.random.Generator, size: int = YOLO_SIZE) -> Scene:
         if box is not None:
             boxes.append(box)
             areas.append(float((v > 0.5).sum()) / (size * size))
-    return Scene(_lighting(rng, canvas), np.array(boxes, np.float32).reshape(-1, 4), np.array(areas, np.float32))
+    image = _lighting(rng, canvas) if plain is None else np.clip(np.rint(canvas * 255), 0, 255).astype(np.uint8)
+    return Scene(image, np.array(boxes, np.float32).reshape(-1, 4), np.array(areas, np.float32))
 
 
 def synthetic(count: int, seed: int, size: int = YOLO_SIZE) -> Detections:
