@@ -96,7 +96,7 @@ class Utterance(NamedTuple):
 
 def as_float(audio: np.ndarray) -> np.ndarray:
     """int16 audio as float32 in -1..1."""
-    return (audio.astype(np.float32) / 32768.0).astype(np.float32)
+    return audio.astype(np.float32) / np.float32(32768.0)
 
 
 def _as_int16(audio: np.ndarray) -> np.ndarray:
@@ -177,7 +177,10 @@ def speak(utterance: Utterance) -> np.ndarray:
     run = subprocess.run(command, capture_output=True, timeout=60)
     if run.returncode != 0:
         raise EspeakError(f"{' '.join(command)} failed ({run.returncode}): {run.stderr.decode(errors='replace')}")
-    samples, rate = _read_wav_bytes(run.stdout)
+    try:
+        samples, rate = _read_wav_bytes(run.stdout)
+    except ValueError as error:
+        raise EspeakError(f"{' '.join(command)} wrote no usable WAV ({error})") from error
     audio = _trim(resample(samples, rate, SAMPLE_RATE))
     if audio.size == 0:
         raise EspeakError(f"{' '.join(command)} produced silence")
