@@ -209,7 +209,8 @@ def synthetic(count: int, seed: int) -> Images:
     """`count` images, classes in turn (balanced) then shuffled; the same seed gives the same bytes."""
     rng = np.random.default_rng(seed)
     labels = rng.permutation(np.arange(count) % len(CLASSES))
-    images = np.stack([render(int(label), rng) for label in labels]) if count else np.zeros((0, SIZE, SIZE, 3), np.uint8)
+    images = [render(int(label), rng) for label in labels]
+    images = np.stack(images) if images else np.zeros((0, SIZE, SIZE, 3), np.uint8)
     return Images(images, labels.astype(np.int64))
 
 

@@ -10,9 +10,10 @@ accent (`ACCENTS`) and a voice variant (`VARIANTS`), a speed (110–230 words pe
 (15–85) and a punctuation mark that changes the intonation — resampled to 16 kHz, trimmed of
 silence, given a random loudness and placed at a random time in the second, then mixed with a
 generated background (white, pink or brown noise, babble-like speech-shaped noise with a
-syllable rhythm, mains hum with harmonics) at a random signal-to-noise ratio, sometimes through
-a short random room reverberation. "unknown" clips speak the other 25 Speech Commands words
-(`UNKNOWN_WORDS`); "silence" clips are background only, from near-digital silence to loud.
+syllable rhythm, mains hum with harmonics) at a random signal-to-noise ratio (5–30 dB),
+sometimes through a short random room reverberation. "unknown" clips speak the other 25
+Speech Commands words (`UNKNOWN_WORDS`); "silence" clips are background only, from
+near-digital silence to loud.
 Voices are split between train / validation / test (about 80 / 10 / 10 %), so the held-out
 splits are spoken by voices the training set never heard, as Speech Commands holds out speakers.
 Rendered words are cached under build/data/kws/espeak/ keyed by every rendering parameter and
@@ -271,7 +272,7 @@ def _mix(rng: np.random.Generator, speech: np.ndarray | None) -> np.ndarray:
             clip = _reverb(rng, clip)
         if rng.random() < 0.85:
             speech_rms = np.sqrt(np.mean(clip[offset:offset + len(speech)] ** 2)) + 1e-9
-            snr_db = rng.uniform(0.0, 30.0)
+            snr_db = rng.uniform(5.0, 30.0)
             clip += background(rng, NOISES[rng.integers(len(NOISES))]) * speech_rms / 10 ** (snr_db / 20)
     elif rng.random() < 0.9:
         clip += background(rng, NOISES[rng.integers(len(NOISES))]) * 10 ** rng.uniform(-3.5, -0.8)

@@ -75,7 +75,8 @@ class Patch(NamedTuple):
     alpha: np.ndarray  # float [h, w] in 0..1
 
 
-def _window(size: int, x0: float, y0: float, x1: float, y1: float) -> tuple[slice, slice, np.ndarray, np.ndarray] | None:
+def _window(size: int, x0: float, y0: float, x1: float, y1: float
+            ) -> tuple[slice, slice, np.ndarray, np.ndarray] | None:
     c0, c1 = max(0, int(np.floor(x0)) - 1), min(size, int(np.ceil(x1)) + 2)
     r0, r1 = max(0, int(np.floor(y0)) - 1), min(size, int(np.ceil(y1)) + 2)
     if c0 >= c1 or r0 >= r1:
@@ -536,7 +537,8 @@ def read_image(path: Path, size: int) -> np.ndarray:
         raise CocoError(f"{path} is not a readable image ({error}); expected {_COCO_LAYOUT}") from error
 
 
-def load_coco(annotations: Path | str, images: Path | str, size: int = YOLO_SIZE, limit: int | None = None) -> Detections:
+def load_coco(annotations: Path | str, images: Path | str, size: int = YOLO_SIZE,
+              limit: int | None = None) -> Detections:
     """The first `limit` (all when None) images of a COCO annotation file, decoded to size × size."""
     index = coco_index(annotations, images)[:limit]
     pictures = [read_image(entry.path, size) for entry in index]
