@@ -1,0 +1,420 @@
+"""Audio for the keyword-spotting app: espeak-ng speaking the keywords, or Speech Commands v2.
+
+Both sources give `Clips`: `audio` int16 [N, 16000] (1 s at 16 kHz, mono; `as_float` maps it to
+-1..1) and `labels` int64 [N], indices into `LABELS` — the MLPerf Tiny KWS reference's order
+(down, go, left, no, off, on, right, stop, up, yes, silence, unknown). The MFCC front end is not
+here: it is part of the model (an op on the device), which takes raw audio.
+
+Synthetic clips. A keyword clip is one word spoken by espeak-ng — a voice made of an English
+accent (`ACCENTS`) and a voice variant (`VARIANTS`), a speed (110–230 words per minute), a pitch
+(15–85) and a punctuation mark that changes the intonation — resampled to 16 kHz, trimmed of
+silence, given a random loudness and placed at a random time in the second, then mixed with a
+generated background (white, pink or brown noise, babble-like speech-shaped noise with a
+syllable rhythm, mains hum with harmonics) at a random signal-to-noise ratio (5–30 dB),
+sometimes through a short random room reverberation. "unknown" clips speak the other 25
+Speech Commands words (`UNKNOWN_WORDS`); "silence" clips are background only, from
+near-digital silence to loud.
+Voices are split between train / validation / test (about 80 / 10 / 10 %), so the held-out
+splits are spoken by voices the training set never heard, as Speech Commands holds out speakers.
+Rendered words are cached under build/data/kws/espeak/ keyed by every rendering parameter and
+espeak-ng's version, so a second run only mixes; every clip is a function of (seed, split).
+espeak-ng is a Debian package (`apt-get install espeak-ng`; `./scons` installs it).
+
+Real data: the Speech Commands v2 folder (`<root>/<word>/*.wav`, `validation_list.txt`,
+`testing_list.txt`, `_background_noise_/`), never downloaded here. The ten keywords keep their
+labels, the other 25 words are "unknown", and "silence" clips are 1 s pieces of the background
+noise files, as the MLPerf Tiny reference (TensorFlow Datasets' speech_commands) builds them.
+`add_background` is the reference's training augmentation (background noise mixed into 80 % of
+the clips at a volume up to 0.1).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import wave
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from apps.common.datasets import CACHE_ROOT, DatasetError, require_dir
+
+SAMPLE_RATE = 16_000
+CLIP_SAMPLES = SAMPLE_RATE
+KEYWORDS = ("down", "go", "left", "no", "off", "on", "right", "stop", "up", "yes")
+LABELS = KEYWORDS + ("silence", "unknown")
+SILENCE, UNKNOWN = LABELS.index("silence"), LABELS.index("unknown")
+UNKNOWN_WORDS = ("backward", "bed", "bird", "cat", "dog", "eight", "five", "follow", "forward", "four",
+                 "happy", "house", "learn", "marvin", "nine", "one", "seven", "sheila", "six", "three",
+                 "tree", "two", "visual", "wow", "zero")
+SPLITS = ("train", "validation", "test")
+CACHE_DIR = CACHE_ROOT / "kws"
+
+# espeak-ng voices with English phonemes (the MBROLA ones need extra packages, so none of those)
+ACCENTS = ("en-us", "en-gb", "en-gb-scotland", "en-gb-x-gbclan", "en-gb-x-rp", "en-gb-x-gbcwmd",
+           "en-029", "en-us-nyc")
+VARIANTS = ("m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "f1", "f2", "f3", "f4", "f5",
+            "klatt", "klatt2", "klatt3", "klatt4", "Andy", "Annie", "Alicia", "Andrea", "Denis", "Gene",
+            "Jacky", "Lee", "Michael", "Mike", "aunty", "belinda", "benjamin", "david", "ed", "edward",
+            "grandma", "grandpa", "john", "linda", "max", "norbert", "paul", "rob", "robert", "shelby",
+            "steph", "travis", "victor", "zac", "whisperf", "croak")
+NOISES = ("white", "pink", "brown", "babble", "hum")
+_PUNCTUATION = ("", ".", "!", "?")
+_SPEECH_COMMANDS_LAYOUT = (
+    "the Speech Commands v2 folder: one folder per word (<root>/yes/*.wav, <root>/no/*.wav, … 35 words) "
+    "of 16 kHz mono 16-bit WAV files, validation_list.txt and testing_list.txt (paths like "
+    "'yes/0a7c2a8d_nohash_0.wav', one a line) and _background_noise_/*.wav, as unpacked from "
+    "speech_commands_v0.02.tar.gz. Download and unpack it yourself and pass that folder; "
+    "Ember never downloads data")
+
+
+class SpeechCommandsError(DatasetError):
+    """The Speech Commands folder is missing or malformed."""
+
+
+class EspeakError(RuntimeError):
+    """espeak-ng is missing or failed to render a word."""
+
+
+class Clips(NamedTuple):
+    audio: np.ndarray   # int16 [N, 16000]
+    labels: np.ndarray  # int64 [N], indices into LABELS
+
+
+class Utterance(NamedTuple):
+    """Everything espeak-ng's output depends on (with its version): the cache key."""
+    word: str
+    voice: str
+    speed: int
+    pitch: int
+
+
+def as_float(audio: np.ndarray) -> np.ndarray:
+    """int16 audio as float32 in -1..1."""
+    return audio.astype(np.float32) / np.float32(32768.0)
+
+
+def _as_int16(audio: np.ndarray) -> np.ndarray:
+    return np.clip(np.rint(audio * 32767.0), -32768, 32767).astype(np.int16)
+
+
+def voices(split: str) -> tuple[str, ...]:
+    """The espeak-ng voices (accent+variant) of a split; a fixed hash puts each voice in one split."""
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {SPLITS}, not {split!r}")
+    bucket = {"test": (0,), "validation": (1,), "train": tuple(range(2, 10))}[split]
+    every = [f"{accent}+{variant}" for accent in ACCENTS for variant in VARIANTS]
+    return tuple(v for v in every if zlib.crc32(v.encode()) % 10 in bucket)
+
+
+@lru_cache(maxsize=1)
+def espeak_version() -> str:
+    exe = shutil.which("espeak-ng")
+    if exe is None:
+        raise EspeakError("espeak-ng is not installed: the synthetic KWS data speaks its words with it. "
+                          "Install the Debian package (sudo apt-get install espeak-ng; ./scons does it), "
+                          "or pass the Speech Commands folder instead")
+    return subprocess.run([exe, "--version"], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def _read_wav_bytes(blob: bytes) -> tuple[np.ndarray, int]:
+    """Mono 16-bit PCM samples and the rate of a RIFF/WAVE blob, whatever its size fields say
+    (espeak-ng writing to a pipe cannot fill them in)."""
+    if blob[:4] != b"RIFF" or blob[8:12] != b"WAVE":
+        raise ValueError("not a RIFF/WAVE stream")
+    pos, rate, channels, bits, data = 12, 0, 0, 0, None
+    while pos + 8 <= len(blob):
+        tag, size = blob[pos:pos + 4], int.from_bytes(blob[pos + 4:pos + 8], "little")
+        if tag == b"fmt ":
+            channels = int.from_bytes(blob[pos + 10:pos + 12], "little")
+            rate = int.from_bytes(blob[pos + 12:pos + 16], "little")
+            bits = int.from_bytes(blob[pos + 22:pos + 24], "little")
+        elif tag == b"data":
+            end = len(blob) if size >= 0x7FFF0000 or pos + 8 + size > len(blob) else pos + 8 + size
+            data = blob[pos + 8:end]
+            break
+        pos += 8 + size + (size & 1)
+    if data is None or channels != 1 or bits != 16:
+        raise ValueError(f"expected mono 16-bit PCM, got {channels} channel(s) of {bits} bits")
+    return np.frombuffer(data[:len(data) // 2 * 2], dtype="<i2"), rate
+
+
+def resample(audio: np.ndarray, rate_in: int, rate_out: int) -> np.ndarray:
+    """Band-limited resampling by the FFT (zero-padded so the clip does not wrap around)."""
+    if rate_in == rate_out:
+        return audio.astype(np.float64)
+    pad = len(audio) + 256
+    n_out = int(round(pad * rate_out / rate_in))
+    spectrum = np.fft.rfft(audio.astype(np.float64), pad)[: n_out // 2 + 1]
+    out = np.fft.irfft(spectrum, n_out) * (n_out / pad)
+    return out[: int(round(len(audio) * rate_out / rate_in))]
+
+
+def _trim(audio: np.ndarray, margin: int = 320) -> np.ndarray:
+    """The clip without leading and trailing silence (below 2 % of the peak envelope), keeping 20 ms."""
+    envelope = np.convolve(np.abs(audio), np.ones(160) / 160, mode="same")
+    loud = np.flatnonzero(envelope > 0.02 * envelope.max()) if envelope.max() > 0 else np.array([], int)
+    if loud.size == 0:
+        return audio[:0]
+    return audio[max(0, loud[0] - margin): loud[-1] + margin]
+
+
+def _cache_path(cache_dir: Path, utterance: Utterance) -> Path:
+    key = hashlib.sha1(repr((espeak_version(), tuple(utterance))).encode()).hexdigest()
+    return cache_dir / "espeak" / key[:2] / f"{key}.npy"
+
+
+def speak(utterance: Utterance) -> np.ndarray:
+    """espeak-ng's rendering of `utterance`: float64 at 16 kHz, trimmed, peak 1."""
+    espeak_version()
+    command = ["espeak-ng", "-v", utterance.voice, "-s", str(utterance.speed), "-p", str(utterance.pitch),
+               "-z", "--stdout", utterance.word]
+    run = subprocess.run(command, capture_output=True, timeout=60)
+    if run.returncode != 0:
+        raise EspeakError(f"{' '.join(command)} failed ({run.returncode}): {run.stderr.decode(errors='replace')}")
+    try:
+        samples, rate = _read_wav_bytes(run.stdout)
+    except ValueError as error:
+        raise EspeakError(f"{' '.join(command)} wrote no usable WAV ({error})") from error
+    audio = _trim(resample(samples, rate, SAMPLE_RATE))
+    if audio.size == 0:
+        raise EspeakError(f"{' '.join(command)} produced silence")
+    return audio / np.abs(audio).max()
+
+
+def _cached_speech(utterances: list[Utterance], cache_dir: Path | None) -> dict[Utterance, np.ndarray]:
+    """Every utterance rendered, from the cache where it is there, by espeak-ng in parallel otherwise."""
+    found: dict[Utterance, np.ndarray] = {}
+    missing = []
+    for utterance in dict.fromkeys(utterances):
+        path = _cache_path(cache_dir, utterance) if cache_dir is not None else None
+        if path is not None and path.exists():
+            found[utterance] = np.load(path).astype(np.float64) / 32767.0
+        else:
+            missing.append(utterance)
+
+    def render(utterance: Utterance) -> tuple[Utterance, np.ndarray]:
+        samples = _as_int16(speak(utterance))  # int16 with or without a cache, so both give the same clips
+        if cache_dir is not None:  # written atomically: other processes may be reading the cache
+            path = _cache_path(cache_dir, utterance)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as tmp:
+                np.save(tmp, samples)
+            os.replace(tmp.name, path)
+        return utterance, samples.astype(np.float64) / 32767.0
+
+    with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
+        found.update(pool.map(render, missing))
+    return found
+
+
+def _coloured_noise(rng: np.random.Generator, n: int, exponent: float) -> np.ndarray:
+    """Noise with power ∝ 1/f^exponent (0 white, 1 pink, 2 brown), unit RMS."""
+    spectrum = np.fft.rfft(rng.normal(size=n))
+    f = np.fft.rfftfreq(n)
+    f[0] = f[1]
+    noise = np.fft.irfft(spectrum / f ** (exponent / 2), n)
+    return noise / (noise.std() + 1e-12)
+
+
+def background(rng: np.random.Generator, kind: str, n: int = CLIP_SAMPLES) -> np.ndarray:
+    """`n` samples of generated background noise of `kind` (one of NOISES), unit RMS."""
+    t = np.arange(n) / SAMPLE_RATE
+    if kind in ("white", "pink", "brown"):
+        return _coloured_noise(rng, n, {"white": 0.0, "pink": 1.0, "brown": 2.0}[kind])
+    if kind == "babble":
+        # speech-shaped noise (formant-like bands) switched on and off at syllable rates by several "talkers"
+        spectrum = np.fft.rfft(rng.normal(size=n))
+        f = np.fft.rfftfreq(n, 1 / SAMPLE_RATE)
+        shape = sum(np.exp(-0.5 * ((f - centre) / width) ** 2)
+                    for centre, width in ((rng.uniform(300, 800), 200), (rng.uniform(1000, 2200), 400),
+                                          (rng.uniform(2400, 3400), 500)))
+        voiced = np.fft.irfft(spectrum * shape, n)
+        rhythm = sum(np.clip(np.sin(2 * np.pi * rng.uniform(2.5, 6.0) * t + rng.uniform(0, 2 * np.pi)), 0, None)
+                     for _ in range(int(rng.integers(2, 6))))
+        noise = voiced * rhythm
+    elif kind == "hum":
+        mains = rng.choice([50.0, 60.0]) * rng.uniform(0.99, 1.01)
+        noise = sum(rng.uniform(0.1, 1.0) / k * np.sin(2 * np.pi * mains * k * t + rng.uniform(0, 2 * np.pi))
+                    for k in range(1, 8))
+        noise = noise + 0.05 * rng.normal(size=n)
+    else:
+        raise ValueError(f"noise kind must be one of {NOISES}, not {kind!r}")
+    return noise / (noise.std() + 1e-12)
+
+
+def _reverb(rng: np.random.Generator, audio: np.ndarray) -> np.ndarray:
+    """A small room: the dry sound plus an exponentially decaying noise tail (RT60 0.1–0.5 s)."""
+    length = int(SAMPLE_RATE * rng.uniform(0.1, 0.5))
+    decay = np.exp(-6.9 * np.arange(length) / length)
+    response = rng.normal(size=length) * decay * rng.uniform(0.02, 0.1)
+    response[0] = 1.0
+    wet = np.fft.irfft(np.fft.rfft(audio, len(audio) + length) * np.fft.rfft(response, len(audio) + length))
+    return wet[: len(audio)]
+
+
+def _mix(rng: np.random.Generator, speech: np.ndarray | None) -> np.ndarray:
+    """A float clip in -1..1: speech (or nothing, for silence) at a random time and level, over noise."""
+    clip = np.zeros(CLIP_SAMPLES)
+    if speech is not None:
+        if len(speech) > CLIP_SAMPLES:  # a very slow voice: keep the middle second
+            start = (len(speech) - CLIP_SAMPLES) // 2
+            speech = speech[start:start + CLIP_SAMPLES]
+        offset = int(rng.integers(0, CLIP_SAMPLES - len(speech) + 1))
+        clip[offset:offset + len(speech)] = speech * 10 ** rng.uniform(-1.3, -0.05)  # peak 0.05 … 0.9
+        if rng.random() < 0.3:
+            clip = _reverb(rng, clip)
+        if rng.random() < 0.85:
+            speech_rms = np.sqrt(np.mean(clip[offset:offset + len(speech)] ** 2)) + 1e-9
+            snr_db = rng.uniform(5.0, 30.0)
+            clip += background(rng, NOISES[rng.integers(len(NOISES))]) * speech_rms / 10 ** (snr_db / 20)
+    elif rng.random() < 0.9:
+        clip += background(rng, NOISES[rng.integers(len(NOISES))]) * 10 ** rng.uniform(-3.5, -0.8)
+    clip += rng.normal(0, 10 ** rng.uniform(-5, -3.5), CLIP_SAMPLES)  # a microphone's own noise floor
+    peak = np.abs(clip).max()
+    return clip / peak * 0.99 if peak > 0.99 else clip
+
+
+def synthetic(count: int, seed: int, split: str = "train", cache_dir: Path | None = CACHE_DIR) -> Clips:
+    """`count` clips, the 12 labels in turn (balanced) then shuffled, spoken by the voices of `split`.
+
+    The same (count, seed, split) gives the same bytes; `cache_dir=None` renders without caching.
+    """
+    split_voices = voices(split)
+    rng = np.random.default_rng([seed, SPLITS.index(split)])
+    labels = rng.permutation(np.arange(count) % len(LABELS)).astype(np.int64)
+    utterances: list[Utterance | None] = []
+    for label in labels:
+        if label == SILENCE:
+            utterances.append(None)
+            continue
+        word = KEYWORDS[label] if label != UNKNOWN else UNKNOWN_WORDS[rng.integers(len(UNKNOWN_WORDS))]
+        utterances.append(Utterance(word + _PUNCTUATION[rng.integers(len(_PUNCTUATION))],
+                                    split_voices[rng.integers(len(split_voices))],
+                                    int(rng.integers(11, 24)) * 10, int(rng.integers(3, 18)) * 5))
+    speech = _cached_speech([u for u in utterances if u is not None], cache_dir)
+    audio = np.stack([_as_int16(_mix(rng, None if u is None else speech[u])) for u in utterances]) \
+        if count else np.zeros((0, CLIP_SAMPLES), np.int16)
+    return Clips(audio, labels)
+
+
+def read_wav(path: Path) -> np.ndarray:
+    """int16 samples of a 16 kHz mono 16-bit WAV file, or SpeechCommandsError saying what is wrong."""
+    try:
+        with wave.open(str(path), "rb") as w:
+            rate, channels, width = w.getframerate(), w.getnchannels(), w.getsampwidth()
+            frames = w.readframes(w.getnframes())
+    except (wave.Error, EOFError, OSError) as error:
+        raise SpeechCommandsError(f"{path} is not a readable WAV file ({error}); expected {_SPEECH_COMMANDS_LAYOUT}") \
+            from error
+    if (rate, channels, width) != (SAMPLE_RATE, 1, 2):
+        raise SpeechCommandsError(f"{path} is {rate} Hz, {channels} channel(s), {8 * width} bits; expected "
+                                  f"16000 Hz mono 16-bit ({_SPEECH_COMMANDS_LAYOUT})")
+    return np.frombuffer(frames, dtype="<i2").astype(np.int16)
+
+
+def _fit(samples: np.ndarray) -> np.ndarray:
+    """Exactly one second: shorter clips padded with zeros at the end (as the reference does)."""
+    out = np.zeros(CLIP_SAMPLES, np.int16)
+    out[: min(len(samples), CLIP_SAMPLES)] = samples[:CLIP_SAMPLES]
+    return out
+
+
+def _listed(root: Path, name: str) -> set[str]:
+    path = root / name
+    if not path.is_file():
+        raise SpeechCommandsError(f"{path} is missing; expected {_SPEECH_COMMANDS_LAYOUT}")
+    return {line.strip().replace("\\", "/") for line in path.read_text().splitlines() if line.strip()}
+
+
+def speech_commands_index(root: Path | str, split: str) -> list[tuple[Path, int]]:
+    """(wav path, label) of every word clip of `split` in a Speech Commands v2 folder, sorted by path.
+
+    validation_list.txt and testing_list.txt name the held-out clips; every other clip is train.
+    """
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {SPLITS}, not {split!r}")
+    root = require_dir(root, SpeechCommandsError, _SPEECH_COMMANDS_LAYOUT)
+    validation, testing = _listed(root, "validation_list.txt"), _listed(root, "testing_list.txt")
+    words = sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith("_"))
+    absent = [k for k in KEYWORDS if k not in words]
+    if absent:
+        raise SpeechCommandsError(f"{root} has no folder for {', '.join(absent)}; expected {_SPEECH_COMMANDS_LAYOUT}")
+    entries = []
+    for word in words:
+        label = LABELS.index(word) if word in KEYWORDS else UNKNOWN
+        for path in sorted((root / word).glob("*.wav")):
+            name = f"{word}/{path.name}"
+            in_split = "test" if name in testing else "validation" if name in validation else "train"
+            if in_split == split:
+                entries.append((path, label))
+    return entries
+
+
+def _background_files(root: Path | str) -> list[Path]:
+    root = require_dir(root, SpeechCommandsError, _SPEECH_COMMANDS_LAYOUT)
+    folder = require_dir(root / "_background_noise_", SpeechCommandsError, _SPEECH_COMMANDS_LAYOUT)
+    files = sorted(folder.glob("*.wav"))
+    if not files:
+        raise SpeechCommandsError(f"{folder} holds no .wav file; expected {_SPEECH_COMMANDS_LAYOUT}")
+    return files
+
+
+def background_noise(root: Path | str) -> list[np.ndarray]:
+    """The long recordings of `<root>/_background_noise_/*.wav` as int16 arrays, sorted by name."""
+    return [read_wav(path) for path in _background_files(root)]
+
+
+def _silence(root: Path, split: str) -> list[np.ndarray]:
+    """1 s pieces of the background recordings; each piece goes to one split (~80/10/10) by a fixed hash."""
+    pieces = []
+    for path in _background_files(root):
+        samples = read_wav(path)
+        for index in range(len(samples) // CLIP_SAMPLES):
+            bucket = zlib.crc32(f"{path.name}:{index}".encode()) % 10
+            if {0: "test", 1: "validation"}.get(bucket, "train") == split:
+                pieces.append(samples[index * CLIP_SAMPLES:(index + 1) * CLIP_SAMPLES])
+    return pieces
+
+
+def load_speech_commands(root: Path | str, split: str) -> Clips:
+    """Every clip of `split`: the words (keywords, the rest as "unknown") then the silence pieces.
+
+    Loads the whole split into memory (the v2 train split is about 2.7 GB as int16); take
+    `speech_commands_index` and `read_wav` to stream it instead.
+    """
+    entries = speech_commands_index(root, split)
+    silence = _silence(Path(root).expanduser(), split)
+    audio = [_fit(read_wav(path)) for path, _ in entries] + silence
+    labels = [label for _, label in entries] + [SILENCE] * len(silence)
+    if not audio:
+        return Clips(np.zeros((0, CLIP_SAMPLES), np.int16), np.zeros(0, np.int64))
+    return Clips(np.stack(audio), np.asarray(labels, dtype=np.int64))
+
+
+def add_background(clips: Clips, noise: list[np.ndarray], rng: np.random.Generator,
+                   frequency: float = 0.8, volume: float = 0.1) -> Clips:
+    """The MLPerf Tiny training augmentation: a random 1 s piece of a random background recording,
+    scaled by uniform(0, `volume`), added to a `frequency` share of the clips, clipped to -1..1."""
+    audio = as_float(clips.audio)
+    for i in range(len(audio)):
+        if rng.random() < frequency:
+            source = noise[rng.integers(len(noise))]
+            start = int(rng.integers(0, max(1, len(source) - CLIP_SAMPLES)))
+            piece = as_float(_fit(source[start:start + CLIP_SAMPLES]))
+            audio[i] = np.clip(audio[i] + piece * rng.uniform(0, volume), -1.0, 1.0)
+    return Clips(_as_int16(audio), clips.labels)
+
+
+def dataset(split: str, count: int, seed: int, root: Path | str | None = None,
+            cache_dir: Path | None = CACHE_DIR) -> Clips:
+    """Speech Commands `split` from `root` when given (all of it; `count` ignored), else `count` synthetic clips."""
+    if root is not None:
+        return load_speech_commands(root, split)
+    return synthetic(count, seed, split, cache_dir)
