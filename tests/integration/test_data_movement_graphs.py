@@ -9,9 +9,11 @@ import pytest
 import torch
 import torch.nn.functional as F
 from torch import nn
+from torchao.quantization.pt2e.quantizer import QuantizationAnnotation
 
 import compiler
 from compiler.errors import UnsupportedOpError
+from compiler.quantizer import ACTIVATION_QSPEC, CortexMQuantizer
 from tests.integration.runners import DEVICES, output_of
 
 SHAPE = (1, 3, 6, 7)
@@ -145,6 +147,33 @@ def test_device_equals_reference(tmp_path, board, target):
     x = _nhwc(np.random.default_rng(7).normal(size=SHAPE).astype(np.float32) * 2)
     got = np.frombuffer(output_of(board, program, [np.ascontiguousarray(x)], tmp_path), np.float32)
     np.testing.assert_array_equal(got, program.run_reference(x)[0].reshape(-1))
+
+
+class IndependentQuantizer(CortexMQuantizer):
+    """A user's config: every data-movement op and cat observes its own output (nothing shared)."""
+
+    def _annotate_shared(self, node) -> None:
+        if node.target in (torch.ops.aten.max_pool2d.default, torch.ops.aten.avg_pool2d.default):
+            return super()._annotate_shared(node)
+        node.meta["quantization_annotation"] = QuantizationAnnotation(
+            input_qspec_map={node.args[0]: ACTIVATION_QSPEC}, output_qspec=ACTIVATION_QSPEC, _annotated=True)
+
+    def _annotate_concatenation(self, node) -> None:
+        node.meta["quantization_annotation"] = QuantizationAnnotation(
+            input_qspec_map={a: ACTIVATION_QSPEC for a in node.args[0]}, output_qspec=ACTIVATION_QSPEC, _annotated=True)
+
+
+def test_a_quantizer_that_shares_nothing_lowers_with_requantize():
+    program = compiler.lower(CatRequantize().eval(), (torch.zeros(SHAPE),), _calibration(), target="host",
+                             quantizer=IndependentQuantizer())
+    kinds = [op.kind for op in program.graph.ops]
+    assert kinds.count("requantize") >= 4  # cat inputs and the slice / pad / upsample chain
+    x = torch.randn(SHAPE, generator=torch.Generator().manual_seed(5)) * 2
+    ours = program.run_reference(_nhwc(x.numpy()))[0]
+    theirs = _nhwc(program.quantized_model(x).detach().numpy())
+    scale = float(program.graph.tensors[program.graph.producer(program.graph.outputs[0]).inputs[0]].quant.scale[0])
+    lsb = np.abs(np.rint((ours - theirs) / scale))
+    assert lsb.max() <= 1 and (lsb == 0).mean() >= 0.98
 
 
 class Unsupported(nn.Module):
