@@ -2,11 +2,13 @@
  * @file em_pad.c
  * @brief Constant pad of any rank and element size, exactly compiler/reference.py:pad.
  *
- * The output is filled with the value, then each input row (its innermost dimension, one
- * memcpy) lands at its padded place.
+ * The output is filled with the value, then each input run lands at its padded place; a run is
+ * the innermost dimension together with the unpadded dimensions inside it (e.g. a whole
+ * W x C row when only H and W are padded), so it is one copy.
  */
 #include <stddef.h>
 
+#include "em_nn_copy.h"
 #include "em_nn_data_movement.h"
 
 static void em_pad_fill(uint8_t *out, int32_t count, const uint8_t *value, int32_t element_size)
@@ -33,7 +35,8 @@ em_status em_pad(const void *input, const em_nn_shape *in_shape, const int32_t *
     int64_t out_total = 1, in_total = 1, base = 0;
     for (int32_t k = rank - 1; k >= 0; k--) {
         const int64_t out_dim = (int64_t)before[k] + in_shape->dims[k] + after[k];
-        if (before[k] < 0 || after[k] < 0 || in_shape->dims[k] < 1 || out_total * out_dim > INT32_MAX) {
+        /* half the int32 range in bytes: the run offsets below stay exact in int32 */
+        if (before[k] < 0 || after[k] < 0 || in_shape->dims[k] < 1 || out_total * out_dim > INT32_MAX / 2 / element_size) {
             return EM_ERR_BAD_ARGUMENT;
         }
         out_strides[k] = (int32_t)out_total;
@@ -44,19 +47,26 @@ em_status em_pad(const void *input, const em_nn_shape *in_shape, const int32_t *
     uint8_t *out = (uint8_t *)output;
     const uint8_t *in = (const uint8_t *)input;
     em_pad_fill(out, (int32_t)out_total, (const uint8_t *)value, element_size);
-    const int32_t run = rank > 0 ? in_shape->dims[rank - 1] : 1;
+    int32_t first = rank > 0 ? rank - 1 : 0; /* the run is dims[first..rank-1] */
+    while (first > 0 && before[first] == 0 && after[first] == 0) {
+        first--;
+    }
+    int32_t run = 1;
+    for (int32_t k = first; k < rank; k++) {
+        run *= in_shape->dims[k];
+    }
     const int32_t rows = (int32_t)(in_total / run);
     int32_t index[EM_NN_MAX_RANK] = {0};
-    int64_t offset = base; /* output element of the current row's first input element */
+    int32_t offset = (int32_t)base; /* output element of the current run's first input element (< out_total) */
     for (int32_t row = 0; row < rows; row++) {
-        __builtin_memcpy(out + offset * element_size, in + (int64_t)row * run * element_size,
-                         (size_t)run * (size_t)element_size);
-        for (int32_t d = rank - 2; d >= 0; d--) {
+        em_nn_copy_bytes(out + offset * element_size, in, run * element_size);
+        in += run * element_size;
+        for (int32_t d = first - 1; d >= 0; d--) {
             offset += out_strides[d];
             if (++index[d] < in_shape->dims[d]) {
                 break;
             }
-            offset -= (int64_t)out_strides[d] * in_shape->dims[d];
+            offset -= out_strides[d] * in_shape->dims[d];
             index[d] = 0;
         }
     }

@@ -8,25 +8,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "em_nn_copy.h"
 #include "em_nn_data_movement.h"
 
 /** Copies @p n elements, input stride @p stride (elements), to a contiguous output. */
 static void em_nn_copy_run(uint8_t *out, const uint8_t *in, int32_t n, int32_t stride, int32_t element_size)
 {
     if (stride == 1) {
-        /* __builtin_memcpy: firmware is -ffreestanding, where memcpy would not be inlined */
-        __builtin_memcpy(out, in, (size_t)n * (size_t)element_size);
+        em_nn_copy_bytes(out, in, n * element_size);
     } else if (element_size == 1) {
-        for (int32_t i = 0; i < n; i++) {
-            out[i] = in[(ptrdiff_t)i * stride];
-        }
-    } else if (element_size == 4) {
-        for (int32_t i = 0; i < n; i++) {
-            __builtin_memcpy(out + 4 * i, in + (ptrdiff_t)i * stride * 4, 4);
-        }
+        em_nn_gather_bytes(out, in, n, stride);
     } else {
         for (int32_t i = 0; i < n; i++) {
-            __builtin_memcpy(out + 2 * i, in + (ptrdiff_t)i * stride * 2, 2);
+            em_nn_copy_bytes(out + (ptrdiff_t)i * element_size, in + (ptrdiff_t)i * stride * element_size,
+                             element_size);
         }
     }
 }
@@ -62,30 +57,36 @@ em_status em_strided_copy(const void *input, const em_nn_shape *out_shape, const
             rank++;
         }
     }
-    if (total > INT32_MAX) {
+    int64_t span = 0; /* the farthest input element read */
+    for (int32_t k = 0; k < rank; k++) {
+        span += (int64_t)(dims[k] - 1) * strides[k];
+    }
+    /* offsets stay below 2 · span elements (a counter's carry adds a stride before it
+     * subtracts the dimension): half the int32 range in bytes keeps them exact */
+    if (total > INT32_MAX || span > INT32_MAX / 2 / element_size) {
         return EM_ERR_BAD_ARGUMENT;
     }
     const uint8_t *in = (const uint8_t *)input;
     uint8_t *out = (uint8_t *)output;
     if (rank == 0) {
-        __builtin_memcpy(out, in, (size_t)element_size);
+        em_nn_copy_bytes(out, in, element_size);
         return EM_OK;
     }
     const int32_t run = dims[rank - 1];
     const int32_t run_stride = strides[rank - 1];
     const int32_t outer = rank - 1;
     int32_t index[EM_NN_MAX_RANK] = {0};
-    int64_t offset = 0; /* in elements */
+    int32_t offset = 0; /* in elements */
     const int32_t rows = (int32_t)(total / run);
     for (int32_t row = 0; row < rows; row++) {
         em_nn_copy_run(out, in + offset * element_size, run, run_stride, element_size);
-        out += (size_t)run * (size_t)element_size;
+        out += run * element_size;
         for (int32_t d = outer - 1; d >= 0; d--) {
             offset += strides[d];
             if (++index[d] < dims[d]) {
                 break;
             }
-            offset -= (int64_t)strides[d] * dims[d];
+            offset -= strides[d] * dims[d];
             index[d] = 0;
         }
     }

@@ -8,6 +8,7 @@
  */
 #include <stddef.h>
 
+#include "em_nn_copy.h"
 #include "em_nn_data_movement.h"
 
 em_status em_upsample_nearest(const void *input, int32_t batches, int32_t h, int32_t w, int32_t c,
@@ -18,21 +19,21 @@ em_status em_upsample_nearest(const void *input, int32_t batches, int32_t h, int
         || (int64_t)batches * h * scale_h * w * scale_w * c * element_size > INT32_MAX) {
         return EM_ERR_BAD_ARGUMENT;
     }
-    const size_t pixel = (size_t)c * (size_t)element_size;
-    const size_t out_row = pixel * (size_t)w * (size_t)scale_w;
+    const int32_t pixel = c * element_size;
+    const int32_t out_row = pixel * w * scale_w;
     const uint8_t *in = (const uint8_t *)input;
     uint8_t *out = (uint8_t *)output;
     for (int32_t row = 0; row < batches * h; row++) {
         uint8_t *first = out;
         for (int32_t x = 0; x < w; x++) {
             for (int32_t r = 0; r < scale_w; r++) {
-                __builtin_memcpy(out, in, pixel);
+                em_nn_copy_bytes(out, in, pixel);
                 out += pixel;
             }
             in += pixel;
         }
         for (int32_t r = 1; r < scale_h; r++) {
-            __builtin_memcpy(out, first, out_row);
+            em_nn_copy_bytes(out, first, out_row);
             out += out_row;
         }
     }
