@@ -154,6 +154,74 @@ def _reshape(node: Node, args: list) -> tuple[str, dict]:
     return "aten.reshape", {}
 
 
+def _rank(node: Node) -> int:
+    return node.args[0].meta["val"].dim()
+
+
+def _dim_size(node: Node, dim: int) -> int:
+    return int(node.args[0].meta["val"].shape[dim])
+
+
+def _permute(node: Node, args: list) -> tuple[str, dict]:
+    rank = _rank(node)
+    return "aten.permute", {"perm": [int(d) % rank for d in node.args[1]]}
+
+
+def _transpose(node: Node, args: list) -> tuple[str, dict]:
+    rank = _rank(node)
+    perm = list(range(rank))
+    if node.target == aten.t.default:
+        perm.reverse()
+    else:
+        a, b = int(node.args[1]) % rank, int(node.args[2]) % rank
+        perm[a], perm[b] = perm[b], perm[a]
+    return "aten.permute", {"perm": perm}
+
+
+def _slice(node: Node, args: list) -> tuple[str, dict]:
+    """slice / narrow / select as (PyTorch dim, first index, step); select also drops the dim."""
+    dim = int(node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", 0)) % _rank(node)
+    size = _dim_size(node, dim)
+    if node.target == aten.slice.Tensor:
+        start, _, step = _args(node, (0, None, None, 1))[1:]
+        start = 0 if start is None else int(start)
+        start = min(max(start + size if start < 0 else start, 0), size)
+        return "aten.slice", {"dim": dim, "start": start, "step": int(step), "squeeze": False}
+    start = int(node.args[2])
+    start = start + size if start < 0 else start
+    return "aten.slice", {"dim": dim, "start": start, "step": 1, "squeeze": node.target == aten.select.int}
+
+
+def _pad(node: Node, args: list) -> tuple[str, dict]:
+    if node.target == aten.constant_pad_nd.default:
+        pad, value = _args(node, (None, 0.0))
+    else:
+        pad, mode, value = _args(node, (None, "constant", None))
+        if mode != "constant":
+            raise UnsupportedOpError(f"pad with mode {mode!r}", origin_of(node),
+                                     "Only constant padding lowers in this release (F.pad(..., mode='constant')).")
+    if any(int(p) < 0 for p in pad):
+        raise UnsupportedOpError(f"pad by negative amounts {list(pad)}", origin_of(node),
+                                 "Crop with slicing instead.")
+    return "aten.pad", {"pad": [int(p) for p in pad], "value": float(value or 0.0)}
+
+
+def _upsample_nearest(node: Node, args: list) -> tuple[str, dict]:
+    """Nearest upsampling by integer factors along H and W."""
+    (_, _, h, w), (_, _, oh, ow) = node.args[0].meta["val"].shape, node.meta["val"].shape
+    given = node.args[2] if node.target == aten.upsample_nearest2d.vec and len(node.args) > 2 else None
+    exact = oh % h == 0 and ow % w == 0 and (given is None or [float(f) for f in given] == [oh // h, ow // w])
+    if not exact:
+        raise UnsupportedOpError(f"nearest upsampling of {h}x{w} to {oh}x{ow}", origin_of(node),
+                                 "Only integer scale factors lower (e.g. scale_factor=2).")
+    return "aten.upsample_nearest", {"scale_h": int(oh // h), "scale_w": int(ow // w)}
+
+
+def _unsupported_resize(node: Node, args: list) -> tuple[str, dict]:
+    raise UnsupportedOpError(str(node.target), origin_of(node),
+                             "Only nearest upsampling by integer factors lowers (mode='nearest').")
+
+
 def _elementwise(node: Node, args: list) -> tuple[str, dict]:
     """A float activation, kept as the ATen call itself so a table of it computes exactly what
     PyTorch's quantized model computes."""
@@ -208,6 +276,23 @@ IMPORTERS: dict[object, Callable[[Node, list], tuple[str, dict]]] = {
     aten.view.default: _reshape,
     aten.reshape.default: _reshape,
     aten.relu.default: _relu,
+    aten.permute.default: _permute,
+    aten.transpose.int: _transpose,
+    aten.t.default: _transpose,
+    aten.slice.Tensor: _slice,
+    aten.narrow.default: _slice,
+    aten.select.int: _slice,
+    aten.pad.default: _pad,
+    aten.constant_pad_nd.default: _pad,
+    aten.upsample_nearest2d.vec: _upsample_nearest,
+    aten.upsample_nearest2d.default: _upsample_nearest,
+    aten.upsample_bilinear2d.vec: _unsupported_resize,
+    aten.upsample_bilinear2d.default: _unsupported_resize,
+    aten.upsample_bicubic2d.vec: _unsupported_resize,
+    aten.squeeze.dim: _reshape,
+    aten.squeeze.dims: _reshape,
+    aten.squeeze.default: _reshape,
+    aten.unsqueeze.default: _reshape,
     aten.relu_.default: _relu,
     aten.hardtanh.default: _hardtanh,
     aten.hardtanh_.default: _hardtanh,
@@ -247,8 +332,9 @@ def import_program(program: ExportedProgram) -> Graph:
             importer = IMPORTERS.get(node.target)
             if importer is None:
                 raise UnsupportedOpError(str(node.target), origin_of(node),
-                                         "Ember lowers linear, conv2d, pooling, add and elementwise "
-                                         "activations in this release.")
+                                         "Ember lowers linear, conv2d, pooling, add, mul, cat, softmax, "
+                                         "elementwise activations and data movement (pad, permute, slice, "
+                                         "upsample, reshape) in this release.")
             # tensor inputs in order, including those inside a list argument (cat)
             tensor_args = [a for arg in node.args for a in (arg if isinstance(arg, (list, tuple)) else [arg])
                            if isinstance(a, Node)]

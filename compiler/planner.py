@@ -10,6 +10,8 @@ Step by step:
 3. Choice. The plan with the smallest peak (arena size) wins.
 4. Verification. Every pair of tensors alive at the same time is checked for disjoint bytes,
    independently of how the plan was made; a failure is a compiler bug and raises PlanError.
+   A reshape's output (an op whose OpSpec says `output_aliases_input`) is no buffer of its own:
+   it shares its input's bytes, so the two are planned as one buffer alive over both lifetimes.
 5. Fit. A plan larger than the region's capacity raises PlanError naming the region, the bytes
    needed and the largest buffers.
 """
@@ -47,7 +49,31 @@ def _align(n: int) -> int:
     return (n + ALIGNMENT - 1) // ALIGNMENT * ALIGNMENT
 
 
+def aliases(graph: Graph) -> dict[str, str]:
+    """Tensor → the planned tensor whose bytes it shares (outputs of reshapes, transitively)."""
+    from compiler.ops import OP_TABLE
+
+    root: dict[str, str] = {}
+    for op in graph.ops:
+        spec = OP_TABLE.get(op.kind)
+        if spec is not None and spec.output_aliases_input and not graph.tensors[op.inputs[0]].is_constant:
+            root[op.outputs[0]] = root.get(op.inputs[0], op.inputs[0])
+    return root
+
+
 def lifetimes(graph: Graph) -> list[Buffer]:
+    """One buffer per planned tensor, aliases (see `aliases`) merged into their root's."""
+    root = aliases(graph)
+    merged: dict[str, Buffer] = {}
+    for buf in _own_lifetimes(graph):
+        name = root.get(buf.name, buf.name)
+        other = merged.get(name)
+        merged[name] = buf if other is None else Buffer(name, max(buf.size, other.size), min(buf.first, other.first),
+                                                         max(buf.last, other.last))
+    return [Buffer(name, b.size, b.first, b.last) for name, b in merged.items()]
+
+
+def _own_lifetimes(graph: Graph) -> list[Buffer]:
     last_step = max(len(graph.ops) - 1, 0)
     first: dict[str, int] = {name: 0 for name in graph.inputs}
     last: dict[str, int] = {name: 0 for name in graph.inputs}
@@ -146,6 +172,7 @@ def plan_memory(graph: Graph, region: Region) -> Plan:
             f"activations need {size} bytes but region {region.name} holds {region.capacity}; "
             f"largest buffers: {', '.join(f'{b.name} ({b.size} B)' for b in largest)}"
         )
+    offsets = {**offsets, **{name: offsets[root] for name, root in aliases(graph).items()}}
     for name, offset in offsets.items():
         graph.tensors[name].offset = offset
         graph.tensors[name].arena = 0

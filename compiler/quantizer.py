@@ -42,7 +42,8 @@ SOFTMAX_OPS = (aten.softmax.int, aten._softmax.default)
 SOFTMAX_OUTPUT_QSPEC = FixedQParamsQuantizationSpec(
     dtype=torch.int8, scale=1.0 / 256.0, zero_point=-128, quant_min=-128, quant_max=127,
     qscheme=torch.per_tensor_affine)
-# Ops whose output keeps the input's scale and zero point: pooling and reshapes move or pick
+# Ops whose output keeps the input's scale and zero point: pooling, reshapes and data movement
+# (permute, slice, constant pad, nearest upsampling) move or pick
 # values, so the int8 codes pass through unchanged.
 SHARED_SCALE_OPS = (
     aten.max_pool2d.default,
@@ -52,6 +53,11 @@ SHARED_SCALE_OPS = (
     aten.flatten.using_ints,
     aten.view.default,
     aten.reshape.default,
+    aten.squeeze.dim, aten.squeeze.dims, aten.squeeze.default, aten.unsqueeze.default,
+    aten.permute.default, aten.transpose.int, aten.t.default,
+    aten.slice.Tensor, aten.narrow.default, aten.select.int,
+    aten.pad.default, aten.constant_pad_nd.default,
+    aten.upsample_nearest2d.vec, aten.upsample_nearest2d.default,
 )
 
 

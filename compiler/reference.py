@@ -221,6 +221,44 @@ def concat_s8(inputs: list[np.ndarray], *, axis: int) -> np.ndarray:
     return np.concatenate([np.asarray(x, np.int8) for x in inputs], axis=axis)
 
 
+# Data movement: pad, transpose, slice, upsample_nearest and reshape move elements and compute
+# nothing, so they hold for any dtype (int8 codes sharing one quantization, int32, float32).
+
+def pad(x: np.ndarray, *, before: list[int], after: list[int], value) -> np.ndarray:
+    """x with before[d] / after[d] (>= 0) cells of `value` on each side of dimension d."""
+    x = np.asarray(x)
+    return np.pad(x, list(zip(before, after)), constant_values=np.asarray(value, x.dtype))
+
+
+def transpose(x: np.ndarray, *, perm: list[int]) -> np.ndarray:
+    """Output dimension k is input dimension perm[k] (NumPy's transpose)."""
+    return np.ascontiguousarray(np.transpose(np.asarray(x), perm))
+
+
+def slice_(x: np.ndarray, *, begin: list[int], step: list[int], shape: tuple[int, ...]) -> np.ndarray:
+    """out[i] = x[begin + i·step] along every dimension, `shape` elements (begin >= 0, step >= 1)."""
+    index = tuple(slice(b, b + (n - 1) * s + 1, s) for b, s, n in zip(begin, step, shape))
+    out = np.asarray(x)[index]
+    if out.shape != tuple(shape):
+        raise ValueError(f"slice of {np.shape(x)} from {begin} by {step} cannot give {tuple(shape)}")
+    return np.ascontiguousarray(out)
+
+
+def upsample_nearest(x: np.ndarray, *, scale_h: int, scale_w: int) -> np.ndarray:
+    """[N, H, W, C] → [N, H·scale_h, W·scale_w, C]: out[n, y, x, c] = x[n, y // scale_h, x // scale_w, c]."""
+    return np.repeat(np.repeat(np.asarray(x), scale_h, axis=1), scale_w, axis=2)
+
+
+def requantize_s8(x: np.ndarray, *, input_offset: int, output_offset: int, output_multiplier: int,
+                  output_shift: int) -> np.ndarray:
+    """int8 onto another scale and zero point: out = clamp(requantize(x + input_offset) +
+    output_offset), input_offset = −zp_in (|x + input_offset| <= 255), the multiplier / shift
+    encode scale_in / scale_out."""
+    centred = np.asarray(x, np.int64) + input_offset
+    out = requantize(centred, np.int64(output_multiplier), np.int64(output_shift)) + output_offset
+    return np.clip(out, INT8_MIN, INT8_MAX).astype(np.int8)
+
+
 def lut_s8(x: np.ndarray, table: np.ndarray) -> np.ndarray:
     """out = table[x + 128]: any int8 → int8 elementwise function, tabulated ahead of time."""
     return np.asarray(table, np.int8)[np.asarray(x, np.int16) + 128]

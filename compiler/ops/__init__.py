@@ -17,6 +17,12 @@ from compiler.ops.mul import MUL
 from compiler.ops.pool2d import AVG_POOL2D, MAX_POOL2D
 from compiler.ops.quantize import QUANTIZE
 from compiler.ops.softmax import SOFTMAX
+from compiler.ops.pad import PAD
+from compiler.ops.transpose import TRANSPOSE
+from compiler.ops.slice import SLICE
+from compiler.ops.upsample_nearest import UPSAMPLE_NEAREST
+from compiler.ops.reshape import RESHAPE
+from compiler.ops.requantize import REQUANTIZE
 from compiler.ops.spec import OpSpec
 
 OP_TABLE: dict[str, OpSpec] = {spec.kind: spec for spec in (
@@ -30,6 +36,7 @@ OP_TABLE: dict[str, OpSpec] = {spec.kind: spec for spec in (
     SOFTMAX,
     MUL,
     CONCATENATION,
+    PAD, TRANSPOSE, SLICE, UPSAMPLE_NEAREST, RESHAPE, REQUANTIZE,
 )}
 OPCODES: dict[int, OpSpec] = {spec.opcode: spec for spec in OP_TABLE.values()}
 

@@ -23,7 +23,20 @@ class OpSpec:
     # C symbol of the op's em_op_registration (runtime/ops/em_op_<kind>.c). The generated
     # registry names it, so the linker pulls that adapter and its kernels from the runtime library.
     registration: str
+    # The output holds exactly the input's bytes (reshape): the planner may give both one buffer.
+    output_aliases_input: bool = False
 
     def __post_init__(self) -> None:
         if not self.registration.startswith("em_op_"):
             raise ValueError(f"{self.kind}: registration symbol must start with em_op_")
+
+
+def int_vector(builder, values) -> int:
+    """An options table's [int] field."""
+    return builder.CreateNumpyVector(np.ascontiguousarray(values, dtype=np.int32).reshape(-1))
+
+
+def int_list(options, field: str) -> list[int]:
+    """An options table's [int] field `field` (generated accessor name) as a list; [] when absent."""
+    n = getattr(options, f"{field}Length")()
+    return [int(v) for v in getattr(options, f"{field}AsNumpy")()] if n else []

@@ -19,12 +19,21 @@ from compiler.passes.lower_quantized_pool2d import lower_quantized_pool2d
 from compiler.passes.lower_quantized_reshape import lower_quantized_reshape
 from compiler.passes.lower_quantized_softmax import lower_quantized_softmax
 from compiler.passes.remove_dead_tensors import remove_dead_tensors
+from compiler.passes.fold_quantize_pairs import fold_quantize_pairs
+from compiler.passes.lower_quantized_pad import lower_quantized_pad
+from compiler.passes.lower_quantized_transpose import lower_quantized_transpose
+from compiler.passes.lower_quantized_slice import lower_quantized_slice
+from compiler.passes.lower_quantized_upsample import lower_quantized_upsample
+from compiler.passes.fold_data_movement import fold_data_movement
 
 # Order matters: layout first (shapes the lowerings read), activations folded before the
 # quantized patterns are matched, reshapes lowered before the linear that folds them, and the
 # boundary quantize/dequantize ops are all that remains of q/dq pairs once the ops are lowered.
+# Requantizations (dequantize → quantize of another scale) are folded first, so the patterns
+# see one dequantize per input; transposes are folded after the data movement that made them.
 IR_PASSES = (
     convert_to_nhwc,
+    fold_quantize_pairs,
     fold_activations,
     lower_quantized_conv2d,
     lower_quantized_pool2d,
@@ -33,7 +42,12 @@ IR_PASSES = (
     lower_quantized_concatenation,
     lower_quantized_lut,
     lower_quantized_softmax,
+    lower_quantized_pad,
+    lower_quantized_transpose,
+    lower_quantized_slice,
+    lower_quantized_upsample,
     lower_quantized_reshape,
+    fold_data_movement,
     lower_quantized_linear,
     lower_boundaries,
     remove_dead_tensors,

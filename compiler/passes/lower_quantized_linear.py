@@ -14,20 +14,26 @@ import numpy as np
 from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op
 from compiler.options import LoweringOptions
+from compiler.passes.layout import TO_NCHW
 from compiler.passes.quantized_pattern import add_constant, clamp_range, match, replace, weighted_constants
 
 
-def _flattened_map(graph: Graph, tensor: str) -> tuple[str, tuple[int, int, int]] | None:
-    """(NHWC map, its (C, H, W)) if `tensor` is an int8 reshape of a 4-D map into [N, C·H·W]."""
+def _flattened_map(graph: Graph, tensor: str) -> tuple[str, tuple[int, int, int] | None] | None:
+    """If `tensor` is an int8 reshape of a 4-D map into [N, C·H·W]: (the NHWC map, and its
+    (C, H, W) when the weights must be reordered, None when the map's bytes are already in
+    PyTorch's order — lower_quantized_reshape put no transpose before the reshape, or the model's
+    own permute to NHWC cancelled it)."""
     op = graph.producer(tensor)
     if op is None or op.kind != "reshape":
         return None
-    source = graph.tensors[op.inputs[0]]
-    flat = graph.tensors[tensor]
-    if len(source.shape) != 4 or len(flat.shape) != 2 or flat.shape[0] != source.shape[0]:
+    source, flat = graph.tensors[op.inputs[0]], graph.tensors[tensor]
+    if len(flat.shape) != 2 or len(source.shape) != 4 or flat.shape[0] != source.shape[0]:
         return None
-    n, h, w, c = source.shape
-    return source.name, (c, h, w)
+    to_nchw = graph.producer(source.name)
+    if to_nchw is not None and to_nchw.kind == "transpose" and to_nchw.attrs["perm"] == list(TO_NCHW):
+        n, h, w, c = graph.tensors[to_nchw.inputs[0]].shape
+        return to_nchw.inputs[0], (c, h, w)
+    return source.name, None
 
 
 def _lower(graph: Graph, linear: Op) -> Op:
@@ -38,8 +44,10 @@ def _lower(graph: Graph, linear: Op) -> Op:
     x_name = x.name
     flattened = _flattened_map(graph, x.name)
     if flattened is not None:
-        x_name, (c, h, w) = flattened
-        weights = weights.reshape(-1, c, h, w).transpose(0, 2, 3, 1).reshape(weights.shape[0], -1)
+        x_name, chw = flattened
+        if chw is not None:
+            c, h, w = chw
+            weights = weights.reshape(-1, c, h, w).transpose(0, 2, 3, 1).reshape(weights.shape[0], -1)
     elif len(x.shape) != 2:
         raise UnsupportedOpError(f"linear on a rank-{len(x.shape)} input {list(x.shape)}", linear.origin,
                                  "Flatten the input to [batch, features] first.")

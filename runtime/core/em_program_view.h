@@ -91,8 +91,9 @@ static inline em_trusted_view em_trusted_view_of(const em_program *program)
  * Tensor @p index (< n_tensors) of a LOADED program, without checks: what
  * em_program_view_tensor() gave for it at load time, with arena tensors' data in @p arenas
  * (which must hold the program's n_arenas pointers). With @p describe false, only what eval()
- * needs to run is read: data, rank and shape (size, dtype, scale and zero_point are left 0;
- * check() has verified them). Inline: it is the bulk of invoke's per-operator work.
+ * needs to run is read: data, dtype, rank and shape (size, scale and zero_point are left 0;
+ * check() has verified them; dtype is read because the dtype-generic data-movement ops take
+ * their element size from it). Inline: it is the bulk of invoke's per-operator work.
  */
 static inline __attribute__((always_inline)) void
 em_program_tensor_trusted(em_trusted_view v, uint32_t index, uint8_t *const *arenas,
@@ -103,11 +104,10 @@ em_program_tensor_trusted(em_trusted_view v, uint32_t index, uint8_t *const *are
     const em_fb_vector shape = em_fb_trusted_vector(&b, &t, EM_TENSOR_SHAPE);
     const int32_t buffer = em_fb_trusted_i32(&b, &t, EM_TENSOR_BUFFER, -1);
     const uint32_t offset = em_fb_trusted_u32(&b, &t, EM_TENSOR_OFFSET, 0u);
+    const uint8_t dtype = em_fb_trusted_u8(&b, &t, EM_TENSOR_DTYPE, 0u);
     uint32_t size = 0u;
-    uint8_t dtype = 0u;
     if (describe) {
         size = em_fb_trusted_u32(&b, &t, EM_TENSOR_SIZE, 0u);
-        dtype = em_fb_trusted_u8(&b, &t, EM_TENSOR_DTYPE, 0u);
     }
     uint8_t *data;
     if (buffer >= 0) {

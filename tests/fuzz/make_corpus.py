@@ -13,6 +13,28 @@ sys.path[:0] = [str(REPO), str(REPO / "tests" / "runtime")]
 import programs  # noqa: E402
 
 
+def data_movement_program() -> bytes:
+    """Every data-movement op and requantize in one chain (their option vectors get fuzzed)."""
+    from compiler.ir import Graph, Op, Quant, Tensor
+    from compiler.planner import Region, plan_memory
+    from compiler.target import Target
+    from compiler.writer import write_program
+
+    shapes = {"x": (1, 2, 3, 4), "p": (1, 3, 3, 5), "t": (1, 5, 3, 3), "s": (1, 3, 2, 2), "u": (1, 6, 4, 2),
+              "r": (48,), "y": (48,)}
+    tensors = {n: Tensor(n, "int8", shape, Quant.per_tensor(0.1, 0)) for n, shape in shapes.items()}
+    ops = [Op("pad", ["x"], ["p"], {"before": [0, 1, 0, 0], "after": [0, 0, 0, 1], "value": -3}),
+           Op("transpose", ["p"], ["t"], {"perm": [0, 3, 1, 2]}),
+           Op("slice", ["t"], ["s"], {"begin": [0, 1, 0, 1], "step": [1, 1, 2, 1], "size": [1, 3, 2, 2]}),
+           Op("upsample_nearest", ["s"], ["u"], {"scale_h": 2, "scale_w": 2}),
+           Op("reshape", ["u"], ["r"], {}),
+           Op("requantize", ["r"], ["y"], {"input_offset": 3, "output_offset": -7, "output_multiplier": 1 << 30,
+                                           "output_shift": 1})]
+    graph = Graph(tensors, ops, ["x"], ["y"])
+    plan_memory(graph, Region("sram", 1 << 16))
+    return write_program(graph, Target("host"))
+
+
 def write_corpus(out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     seeds = {
@@ -21,10 +43,12 @@ def write_corpus(out: Path) -> list[Path]:
         "fc_big": programs.fc_program(programs.fc_case(batches=1, n_in=40, n_out=9, seed=4), 1)[0],
         "pipeline": programs.pipeline_program()[0],
     }
+    payloads = {name: programs.build(spec) for name, spec in seeds.items()}
+    payloads["data_movement"] = data_movement_program()
     paths = []
-    for name, spec in seeds.items():
+    for name, data in payloads.items():
         path = out / f"{name}.embr"
-        path.write_bytes(programs.build(spec))
+        path.write_bytes(data)
         paths.append(path)
     return paths
 

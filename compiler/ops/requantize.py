@@ -1,0 +1,40 @@
+"""requantize: int8 onto another scale and zero point, where producers quantized differently meet."""
+from __future__ import annotations
+
+import numpy as np
+
+from compiler import reference
+from compiler.ir import Op
+from compiler.ops.spec import OpSpec
+from compiler.schema import program_generated as fb
+
+FIELDS = (("input_offset", "InputOffset"), ("output_offset", "OutputOffset"),
+          ("output_multiplier", "OutputMultiplier"), ("output_shift", "OutputShift"))
+
+
+def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    return [reference.requantize_s8(inputs[0], **{attr: op.attrs[attr] for attr, _ in FIELDS})]
+
+
+def _write(builder, op: Op) -> int:
+    fb.RequantizeOptionsStart(builder)
+    for attr, schema in FIELDS:
+        getattr(fb, f"RequantizeOptionsAdd{schema}")(builder, int(op.attrs[attr]))
+    return fb.RequantizeOptionsEnd(builder)
+
+
+def _read(table) -> dict:
+    o = fb.RequantizeOptions()
+    o.Init(table.Bytes, table.Pos)
+    return {attr: getattr(o, schema)() for attr, schema in FIELDS}
+
+
+REQUANTIZE = OpSpec(
+    kind="requantize",
+    opcode=fb.OpCode.REQUANTIZE,
+    options_type=fb.OpOptions.RequantizeOptions,
+    reference=_reference,
+    write_options=_write,
+    read_options=_read,
+    registration="em_op_requantize",
+)

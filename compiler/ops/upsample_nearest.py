@@ -1,0 +1,37 @@
+"""upsample_nearest: an NHWC map repeated by integer factors along H and W (dtype-generic)."""
+from __future__ import annotations
+
+import numpy as np
+
+from compiler import reference
+from compiler.ir import Op
+from compiler.ops.spec import OpSpec
+from compiler.schema import program_generated as fb
+
+
+def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    return [reference.upsample_nearest(inputs[0], scale_h=op.attrs["scale_h"], scale_w=op.attrs["scale_w"])]
+
+
+def _write(builder, op: Op) -> int:
+    fb.UpsampleNearestOptionsStart(builder)
+    fb.UpsampleNearestOptionsAddScaleH(builder, int(op.attrs["scale_h"]))
+    fb.UpsampleNearestOptionsAddScaleW(builder, int(op.attrs["scale_w"]))
+    return fb.UpsampleNearestOptionsEnd(builder)
+
+
+def _read(table) -> dict:
+    o = fb.UpsampleNearestOptions()
+    o.Init(table.Bytes, table.Pos)
+    return {"scale_h": o.ScaleH(), "scale_w": o.ScaleW()}
+
+
+UPSAMPLE_NEAREST = OpSpec(
+    kind="upsample_nearest",
+    opcode=fb.OpCode.UPSAMPLE_NEAREST,
+    options_type=fb.OpOptions.UpsampleNearestOptions,
+    reference=_reference,
+    write_options=_write,
+    read_options=_read,
+    registration="em_op_upsample_nearest",
+)

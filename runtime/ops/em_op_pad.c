@@ -1,0 +1,62 @@
+/**
+ * @file em_op_pad.c
+ * @brief PAD adapter: input [any rank <= 8] -> output with before[k] + dims[k] + after[k]
+ *        along every dimension (PadOptions); the border holds `value` (INT8: -128..127, INT32)
+ *        or `float_value` (FLOAT32). Input and output of one dtype.
+ */
+#include "em_op_data_movement.h"
+
+typedef struct {
+    em_tensor input, output;
+    em_nn_shape shape; /**< the input's */
+    const int32_t *before, *after;
+    int32_t value;
+    float float_value;
+} em_pad_args;
+
+static em_status em_pad_decode(const em_op_context *ctx, em_pad_args *a)
+{
+    em_status s = em_op_operands(ctx, &a->input, 1u, &a->output, 1u);
+    if (s == EM_OK) s = em_op_options(ctx, EM_OPTIONS_PAD);
+    if (s == EM_OK && !em_op_shape_of(&a->input, &a->shape)) s = EM_ERR_BAD_OPERATOR;
+    if (s == EM_OK) s = em_op_option_ints(ctx, EM_PAD_OPTIONS_BEFORE, a->input.rank, &a->before);
+    if (s == EM_OK) s = em_op_option_ints(ctx, EM_PAD_OPTIONS_AFTER, a->input.rank, &a->after);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_PAD_OPTIONS_VALUE, 0, &a->value);
+    if (s == EM_OK) s = em_op_option_f32(ctx, EM_PAD_OPTIONS_FLOAT_VALUE, 0.0f, &a->float_value);
+    return s;
+}
+
+static em_status em_pad_check(const em_op_context *ctx)
+{
+    em_pad_args a;
+    const em_status s = em_pad_decode(ctx, &a);
+    if (s != EM_OK) {
+        return s;
+    }
+    if (!em_op_movable(&a.input, &a.output) || a.output.rank != a.input.rank
+        || (a.input.dtype == EM_DTYPE_INT8 && !em_op_in_s8(a.value))) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    for (int32_t k = 0; k < a.input.rank; k++) {
+        if (a.before[k] < 0 || a.after[k] < 0
+            || (int64_t)a.before[k] + a.shape.dims[k] + a.after[k] != em_op_dim(&a.output, k)) {
+            return EM_ERR_BAD_OPERATOR;
+        }
+    }
+    return EM_OK;
+}
+
+static em_status em_pad_eval(const em_op_context *ctx)
+{
+    em_pad_args a;
+    const em_status s = em_pad_decode(ctx, &a);
+    if (s != EM_OK) {
+        return s;
+    }
+    const int8_t code = (int8_t)a.value;
+    const void *value = a.input.dtype == EM_DTYPE_INT8 ? (const void *)&code
+                        : a.input.dtype == EM_DTYPE_FLOAT32 ? (const void *)&a.float_value : (const void *)&a.value;
+    return em_pad(a.input.data, &a.shape, a.before, a.after, value, em_op_element_size(a.input.dtype), a.output.data);
+}
+
+const em_op_registration em_op_pad = {EM_OP_PAD, "pad", em_pad_check, em_pad_eval};
