@@ -14,6 +14,7 @@
  */
 #include <stddef.h>
 
+#include "em_nn_dot_s8.h"
 #include "em_nn_functions.h"
 #include "em_nn_support.h"
 #include "em_nn_tier.h"
@@ -26,17 +27,6 @@ int32_t em_fully_connected_s8_get_buffer_size(const em_fc_dims *dims)
 {
     (void)dims;
     return 0;
-}
-
-/** Requantizes one accumulator (bias already added) and writes the clamped int8. */
-static inline int8_t em_nn_fc_output(uint32_t acc, const em_fc_params *params, int32_t multiplier,
-                                     int32_t shift)
-{
-    const int64_t scaled = (int64_t)em_nn_requantize((int32_t)acc, multiplier, shift)
-                           + params->output_offset;
-    const int64_t lo = params->activation_min;
-    const int64_t hi = params->activation_max;
-    return (int8_t)(scaled < lo ? lo : (scaled > hi ? hi : scaled));
 }
 
 #if EM_NN_TIER_MVE
@@ -103,7 +93,8 @@ static void em_nn_fc_row_mve(const em_fc_params *params, const em_per_channel_qu
     for (; o < n_out; o++) {
         const uint32_t b = bias != NULL ? (uint32_t)bias[o] : 0u;
         const int32_t dot = em_nn_dot_s8_mve(x, weights + (int32_t)o * n_in, n_in);
-        out[o] = em_nn_fc_output((uint32_t)dot + b, params, quant->multiplier[o], quant->shift[o]);
+        out[o] = em_nn_requantize_s8((int32_t)((uint32_t)dot + b), quant->multiplier[o], quant->shift[o],
+                                     params->output_offset, params->activation_min, params->activation_max);
     }
 }
 
@@ -122,37 +113,49 @@ static __attribute__((noinline)) void em_nn_fc_row_dsp(const em_fc_params *param
         em_nn_dot4_s8_dsp(x, weights + (int32_t)o * n_in, n_in, n_in, acc);
         for (int32_t r = 0; r < 4; r++) {
             const uint32_t b = bias != NULL ? (uint32_t)bias[o + r] : 0u;
-            out[o + r] = em_nn_fc_output((uint32_t)acc[r] + b, params, quant->multiplier[o + r],
-                                         quant->shift[o + r]);
+            out[o + r] = em_nn_requantize_s8((int32_t)((uint32_t)acc[r] + b), quant->multiplier[o + r],
+                                             quant->shift[o + r], params->output_offset,
+                                             params->activation_min, params->activation_max);
         }
     }
     for (; o < n_out; o++) {
         const uint32_t b = bias != NULL ? (uint32_t)bias[o] : 0u;
         const int32_t dot = em_nn_dot_s8_dsp(x, weights + (int32_t)o * n_in, n_in, 0);
-        out[o] = em_nn_fc_output((uint32_t)dot + b, params, quant->multiplier[o], quant->shift[o]);
+        out[o] = em_nn_requantize_s8((int32_t)((uint32_t)dot + b), quant->multiplier[o], quant->shift[o],
+                                     params->output_offset, params->activation_min, params->activation_max);
     }
 }
 
 #else /* scalar */
 
-/** Σ_i x[i]·w[i] over @p n int8 pairs, wrapping in 32 bits. */
-static inline uint32_t em_nn_dot_s8_scalar(const int8_t *x, const int8_t *w, int32_t n)
+/* Out of line: the four rows' pointers and sums need every register of the 4-row loop. The
+ * parameters are copied to locals: int8 stores may alias them, so GCC would re-read them. */
+static __attribute__((noinline)) void em_nn_fc_row_scalar(const em_fc_params *params,
+                                                          const em_per_channel_quant *quant,
+                                                          int32_t n_in, int32_t n_out,
+                                                          const int8_t *x, const int8_t *weights,
+                                                          const int32_t *bias, int8_t *out)
 {
-    uint32_t acc = 0;
-    for (int32_t i = 0; i < n; i++) {
-        acc += (uint32_t)((int32_t)x[i] * (int32_t)w[i]);
-    }
-    return acc;
-}
-
-static void em_nn_fc_row_scalar(const em_fc_params *params, const em_per_channel_quant *quant,
-                                int32_t n_in, int32_t n_out, const int8_t *x,
-                                const int8_t *weights, const int32_t *bias, int8_t *out)
-{
-    for (int32_t o = 0; o < n_out; o++) {
-        const uint32_t b = bias != NULL ? (uint32_t)bias[o] : 0u;
-        const uint32_t dot = em_nn_dot_s8_scalar(x, weights + (int32_t)o * n_in, n_in);
-        out[o] = em_nn_fc_output(dot + b, params, quant->multiplier[o], quant->shift[o]);
+    const int32_t offset = params->output_offset;
+    const int32_t lo = params->activation_min, hi = params->activation_max;
+    const int32_t *multiplier = quant->multiplier, *shift = quant->shift;
+    for (int32_t o = 0; o < n_out; o += 4) {
+        const int32_t rows = n_out - o < 4 ? n_out - o : 4;
+        int32_t acc[4] = {0, 0, 0, 0};
+        for (int32_t r = 0; r < rows; r++) {
+            acc[r] = bias != NULL ? bias[o + r] : 0;
+        }
+        const int8_t *w = weights + (int32_t)o * n_in;
+        if (rows == 4) {
+            em_nn_dot4_s8_scalar(x, w, n_in, n_in, acc);
+        } else {
+            for (int32_t r = 0; r < rows; r++) {
+                acc[r] = em_nn_dot_s8_scalar(x, w + r * n_in, n_in, acc[r]);
+            }
+        }
+        for (int32_t r = 0; r < rows; r++) {
+            out[o + r] = em_nn_requantize_s8(acc[r], multiplier[o + r], shift[o + r], offset, lo, hi);
+        }
     }
 }
 

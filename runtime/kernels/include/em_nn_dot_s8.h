@@ -1,0 +1,115 @@
+/**
+ * @file em_nn_dot_s8.h
+ * @brief Internal helpers shared by the conv2d and fully connected kernels (em_nn_*): the
+ *        requantized int8 output of one accumulator, and the scalar tier's 4-row dot product.
+ *
+ * Both match compiler/reference.py bit for bit (int32 sums wrap like the reference's).
+ */
+#ifndef EM_NN_DOT_S8_H
+#define EM_NN_DOT_S8_H
+
+#include <stdint.h>
+
+#include "em_nn_support.h"
+
+/**
+ * clamp(requantize(acc) + offset, lo, hi) as int8, in int32 only: requantize(acc) is clamped to
+ * [lo - offset, hi - offset] first (same result, since the clamp bounds are int8 and
+ * offset -128..127), so the addition cannot overflow.
+ * @param offset -128..127; lo <= hi, both -128..127
+ */
+static inline int8_t em_nn_requantize_s8(int32_t acc, int32_t multiplier, int32_t shift,
+                                         int32_t offset, int32_t lo, int32_t hi)
+{
+#if EM_NN_TIER_SCALAR && defined(__GNUC__) && defined(__thumb2__)
+    /* em_nn_requantize() with the high word of the product by SMULL: GCC 12 builds the int64
+     * product from UMULL + two MLA on Armv7-M. */
+    int32_t x = acc, right = -1 - shift;
+    if (shift > -2) {
+        const int32_t left = shift + 2;
+        const int ok = left == 32 ? acc == 0 : (uint32_t)(acc >> (31 - left)) + 1u <= 1u;
+        x = ok ? (int32_t)((uint32_t)acc << (left & 31)) : (acc < 0 ? EM_NN_INT32_MIN : EM_NN_INT32_MAX);
+        right = 1;
+    }
+    int32_t low, high;
+    __asm__("smull %0, %1, %2, %3" : "=&r"(low), "=&r"(high) : "r"(x), "r"(multiplier));
+    (void)low;
+    int32_t v = (high + (1 << (right - 1))) >> right;
+#else
+    int32_t v = em_nn_requantize(acc, multiplier, shift);
+#endif
+    v = v < lo - offset ? lo - offset : v;
+    v = v > hi - offset ? hi - offset : v;
+    return (int8_t)(v + offset);
+}
+
+#if EM_NN_TIER_SCALAR
+/**
+ * acc[r] += Σ_{i<n} x[i]·w[r·stride + i] for four weight rows r = 0..3, wrapping like the
+ * reference: each input byte is loaded once for the four rows (per input: five LDRSB, four MLA
+ * on Armv7-M / Armv8-M mainline).
+ */
+static inline void em_nn_dot4_s8_scalar(const int8_t *x, const int8_t *w, int32_t stride, int32_t n,
+                                        int32_t acc[4])
+{
+    const int8_t *w0 = w, *w2 = w + 2 * stride; /* rows 1 and 3 at [w0 + stride], [w2 + stride] */
+    uint32_t a0 = (uint32_t)acc[0], a1 = (uint32_t)acc[1], a2 = (uint32_t)acc[2], a3 = (uint32_t)acc[3];
+    int32_t steps = n >> 2;
+#if defined(__GNUC__) && defined(__thumb2__)
+    /* GCC 12 regroups the products (MUL + MLA + ADD) and spills the sums; by hand, per input:
+     * LDRSB of x, then per row LDRSB + MLA (row 1 / 3 by register offset before the post-index
+     * of row 0 / 2), four inputs per SUBS + BNE: 38 instructions per 16 MACs. */
+    if (steps > 0) {
+        int32_t xi, t;
+#define EM_NN_DOT4_STEP                                   \
+    "ldrsb  %[xi], [%[x]], #1\n\t"                      \
+    "ldrsb  %[t], [%[w0], %[s]]\n\t"                    \
+    "mla    %[a1], %[xi], %[t], %[a1]\n\t"              \
+    "ldrsb  %[t], [%[w0]], #1\n\t"                      \
+    "mla    %[a0], %[xi], %[t], %[a0]\n\t"              \
+    "ldrsb  %[t], [%[w2], %[s]]\n\t"                    \
+    "mla    %[a3], %[xi], %[t], %[a3]\n\t"              \
+    "ldrsb  %[t], [%[w2]], #1\n\t"                      \
+    "mla    %[a2], %[xi], %[t], %[a2]\n\t"
+        __asm__("1:\n\t" EM_NN_DOT4_STEP EM_NN_DOT4_STEP EM_NN_DOT4_STEP EM_NN_DOT4_STEP
+                "subs   %[n], %[n], #1\n\t"
+                "bne    1b"
+                : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x),
+                  [w0] "+r"(w0), [w2] "+r"(w2), [n] "+r"(steps), [xi] "=&r"(xi), [t] "=&r"(t)
+                : [s] "r"(stride)
+                : "cc", "memory");
+#undef EM_NN_DOT4_STEP
+    }
+#else
+    for (; steps > 0; steps--) {
+        for (int32_t j = 0; j < 4; j++) {
+            const int32_t xi = *x++;
+            a1 += (uint32_t)(xi * w0[stride]);
+            a0 += (uint32_t)(xi * *w0++);
+            a3 += (uint32_t)(xi * w2[stride]);
+            a2 += (uint32_t)(xi * *w2++);
+        }
+    }
+#endif
+    for (int32_t i = 0; i < (n & 3); i++) { /* 0..3 left */
+        const int32_t xi = x[i];
+        a0 += (uint32_t)(xi * w0[i]);
+        a1 += (uint32_t)(xi * w0[stride + i]);
+        a2 += (uint32_t)(xi * w2[i]);
+        a3 += (uint32_t)(xi * w2[stride + i]);
+    }
+    acc[0] = (int32_t)a0, acc[1] = (int32_t)a1, acc[2] = (int32_t)a2, acc[3] = (int32_t)a3;
+}
+
+/** acc + Σ_{i<n} x[i]·w[i], wrapping. */
+static inline int32_t em_nn_dot_s8_scalar(const int8_t *x, const int8_t *w, int32_t n, int32_t acc)
+{
+    uint32_t a = (uint32_t)acc;
+    for (int32_t i = 0; i < n; i++) {
+        a += (uint32_t)((int32_t)x[i] * (int32_t)w[i]);
+    }
+    return (int32_t)a;
+}
+#endif
+
+#endif /* EM_NN_DOT_S8_H */
