@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "em_nn_dot_s8.h"
 #include "em_nn_functions.h"
 #include "em_nn_support.h"
 #include "em_nn_tier.h"
@@ -77,10 +78,8 @@ static bool em_nn_conv2d_args_ok(const em_conv_params *p, const em_per_channel_q
 static inline int8_t em_nn_conv_output(uint32_t acc, const em_conv_params *p, int32_t multiplier,
                                        int32_t shift)
 {
-    const int64_t scaled = (int64_t)em_nn_requantize((int32_t)acc, multiplier, shift) + p->output_offset;
-    const int64_t lo = p->activation_min;
-    const int64_t hi = p->activation_max;
-    return (int8_t)(scaled < lo ? lo : (scaled > hi ? hi : scaled));
+    return em_nn_requantize_s8((int32_t)acc, multiplier, shift, p->output_offset, p->activation_min,
+                               p->activation_max);
 }
 
 /** True when the column of output pixel (column of the input x0) is contiguous in the input:
@@ -93,6 +92,9 @@ static inline bool em_nn_conv_in_place(const em_conv_params *p, const em_conv_di
 }
 
 #if EM_NN_TIER_MVE
+
+/** Pixels per block: their columns share each channel group's requantization constants. */
+#define EM_NN_CONV_BLOCK 4
 
 /** Patch bytes of one pixel and group, rounded up to 16 (vector stores). */
 static int32_t em_nn_conv_col_bytes(const em_conv_params *p, const em_conv_dims *d)
@@ -189,44 +191,97 @@ static inline int32_t em_nn_conv_dot_mve(const int8_t *col, const int8_t *w, int
 }
 
 /**
- * Output channels [o_begin, o_end) of one group for one pixel whose column (K int8) is
- * contiguous at @p col; weight rows w[o] at weights + o·K. Four channels share each column
- * load: unpredicated 16-lane steps, then one predicated (zeroing) tail step that reads nothing
- * past the column or the rows.
+ * Σ_{i<k} col[i]·w[r·k + i] for the four weight rows r = 0..3 (k >= 1): one 16-byte column load
+ * feeds four VMLADAVA. A tail-predicated loop (DLSTP / LETP): the last step's loads and sums
+ * cover only the k % 16 bytes left, so nothing past the column or the rows is read. In
+ * assembly: GCC 12 neither emits DLSTP here nor keeps the four row pointers in registers
+ * (11 instructions per step and ~20 per call of pointer set-up; by hand 10 and 5).
  */
-EM_NN_NOINLINE static void em_nn_conv_col_mve(const em_conv_params *p, const em_per_channel_quant *quant,
-                               int32_t k, int32_t o_begin, int32_t o_end, const int8_t *col,
-                               const int8_t *weights, const int32_t *bias, int8_t *out)
+static inline void em_nn_dot4_mve(const int8_t *col, const int8_t *w, int32_t k, int32_t *s0,
+                                  int32_t *s1, int32_t *s2, int32_t *s3)
 {
+#if defined(__GNUC__)
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    const int8_t *w0 = w, *w1 = w + k, *w2 = w1 + k, *w3 = w2 + k;
+    __asm__("dlstp.8 lr, %[k]\n"
+            "1:\n\t"
+            "vldrb.8     q0, [%[x]], #16\n\t"
+            "vldrb.8     q1, [%[w0]], #16\n\t"
+            "vmladava.s8 %[a0], q0, q1\n\t"
+            "vldrb.8     q1, [%[w1]], #16\n\t"
+            "vmladava.s8 %[a1], q0, q1\n\t"
+            "vldrb.8     q1, [%[w2]], #16\n\t"
+            "vmladava.s8 %[a2], q0, q1\n\t"
+            "vldrb.8     q1, [%[w3]], #16\n\t"
+            "vmladava.s8 %[a3], q0, q1\n\t"
+            "letp        lr, 1b"
+            : [a0] "+Te"(a0), [a1] "+Te"(a1), [a2] "+Te"(a2), [a3] "+Te"(a3), [x] "+r"(col),
+              [w0] "+r"(w0), [w1] "+r"(w1), [w2] "+r"(w2), [w3] "+r"(w3)
+            : [k] "r"(k)
+            : "q0", "q1", "lr", "memory");
+#else
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    for (int32_t i = 0; i < k; i += 16) {
+        const mve_pred16_t pr = vctp8q((uint32_t)(k - i));
+        const int8x16_t xv = vldrbq_z_s8(col + i, pr);
+        a0 = vmladavaq_p_s8(a0, xv, vldrbq_z_s8(w + i, pr), pr);
+        a1 = vmladavaq_p_s8(a1, xv, vldrbq_z_s8(w + k + i, pr), pr);
+        a2 = vmladavaq_p_s8(a2, xv, vldrbq_z_s8(w + 2 * k + i, pr), pr);
+        a3 = vmladavaq_p_s8(a3, xv, vldrbq_z_s8(w + 3 * k + i, pr), pr);
+    }
+#endif
+    *s0 = a0, *s1 = a1, *s2 = a2, *s3 = a3;
+}
+
+/** Requantization constants of one convolution, copied out of the parameters (int8 stores may
+ *  alias them, so GCC would re-read them after every store). */
+typedef struct {
+    const int32_t *multiplier, *shift, *bias; /**< [C_OUT]; bias may be NULL */
+    int32_t offset, lo, hi;                    /**< output zero point and clamp */
+} em_nn_conv_requant;
+
+/**
+ * Output channels [o_begin, o_end) of @p n_cols (1..EM_NN_CONV_BLOCK) pixels whose columns
+ * (K int8 each) are contiguous at cols[j]; pixel j's outputs at out + j·out_stride. Per group of
+ * four channels the bias, multiplier and shift vectors (and the shifts' derived vectors) are
+ * loaded once for all the pixels; per pixel four weight rows share each 16-byte column load
+ * (VMLADAVA into four sums), unpredicated steps then one zeroing tail step, and the four sums
+ * are requantized as one vector. 1..3 channels left run one by one.
+ */
+EM_NN_NOINLINE static void em_nn_conv_block_mve(const em_nn_conv_requant *q,
+                                                 const int8_t *const *cols, int32_t n_cols,
+                                                 int32_t k, int32_t o_begin, int32_t o_end,
+                                                 const int8_t *weights, int8_t *out,
+                                                 int32_t out_stride)
+{
+    const int32x4_t offset = vdupq_n_s32(q->offset);
+    const int32x4_t lo = vdupq_n_s32(q->lo), hi = vdupq_n_s32(q->hi);
+    const int32_t *bias = q->bias, *multiplier = q->multiplier, *shift = q->shift;
     int32_t o = o_begin;
     for (; o + 4 <= o_end; o += 4) {
+        const int32x4_t b = bias != NULL ? vld1q_s32(bias + o) : vdupq_n_s32(0);
+        const int32x4_t m = vld1q_s32(multiplier + o);
+        const int32x4_t sh = vld1q_s32(shift + o);
+        const int32x4_t left = vmaxq_s32(vaddq_n_s32(sh, 2), vdupq_n_s32(0));
+        const int32x4_t right = vaddq_n_s32(vsubq_s32(sh, left), 1); /* em_nn_requantize_mve */
         const int8_t *w0 = weights + (int32_t)o * k;
-        const int8_t *w1 = w0 + k;
-        const int8_t *w2 = w1 + k;
-        const int8_t *w3 = w2 + k;
-        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-        int32_t i = 0;
-        for (; i + 16 <= k; i += 16) {
-            const int8x16_t xv = vld1q_s8(col + i);
-            a0 = vmladavaq_s8(a0, xv, vld1q_s8(w0 + i));
-            a1 = vmladavaq_s8(a1, xv, vld1q_s8(w1 + i));
-            a2 = vmladavaq_s8(a2, xv, vld1q_s8(w2 + i));
-            a3 = vmladavaq_s8(a3, xv, vld1q_s8(w3 + i));
+        for (int32_t j = 0; j < n_cols; j++) {
+            int32_t a0, a1, a2, a3;
+            em_nn_dot4_mve(cols[j], w0, k, &a0, &a1, &a2, &a3);
+            int32x4_t v = vaddq_s32(em_nn_lanes4(a0, a1, a2, a3), b); /* wraps, as the reference */
+            v = vrshlq_s32(vmulhq_s32(vqshlq_s32(v, left), m), right);
+            v = vqaddq_s32(v, offset); /* saturates past the clamp */
+            v = vminq_s32(vmaxq_s32(v, lo), hi);
+            vstrbq_s32(out + j * out_stride + o, v);
         }
-        if (i < k) {
-            const mve_pred16_t pr = vctp8q((uint32_t)(k - i));
-            const int8x16_t xv = vldrbq_z_s8(col + i, pr);
-            a0 = vmladavaq_s8(a0, xv, vldrbq_z_s8(w0 + i, pr));
-            a1 = vmladavaq_s8(a1, xv, vldrbq_z_s8(w1 + i, pr));
-            a2 = vmladavaq_s8(a2, xv, vldrbq_z_s8(w2 + i, pr));
-            a3 = vmladavaq_s8(a3, xv, vldrbq_z_s8(w3 + i, pr));
-        }
-        em_nn_conv_store4_mve(em_nn_lanes4(a0, a1, a2, a3), p, quant, bias, o, out);
     }
     for (; o < o_end; o++) { /* 1..3 channels left */
         const uint32_t b = bias != NULL ? (uint32_t)bias[o] : 0u;
-        const int32_t dot = em_nn_conv_dot_mve(col, weights + (int32_t)o * k, k);
-        out[o] = em_nn_conv_output((uint32_t)dot + b, p, quant->multiplier[o], quant->shift[o]);
+        for (int32_t j = 0; j < n_cols; j++) {
+            const int32_t dot = em_nn_conv_dot_mve(cols[j], weights + (int32_t)o * k, k);
+            out[j * out_stride + o] = em_nn_requantize_s8((int32_t)((uint32_t)dot + b), multiplier[o],
+                                                          shift[o], q->offset, q->lo, q->hi);
+        }
     }
 }
 
@@ -295,58 +350,67 @@ EM_NN_NOINLINE static void em_nn_conv_taps_mve(const em_conv_params *p, const em
     }
 }
 
-/** The column of pixel (iy0, ix0) for group @p g: in place, packed into @p scratch, or NULL
- *  (no scratch: the caller reads taps). */
-static inline const int8_t *em_nn_conv_column_mve(const em_conv_params *p, const em_conv_dims *d,
-                                                  const int8_t *x_image, int32_t g, int32_t iy0,
-                                                  int32_t ix0, int8_t *scratch)
-{
-    if (em_nn_conv_in_place(p, d, iy0, ix0)) {
-        return x_image + ((int32_t)iy0 * d->input_w + ix0) * d->input_c;
-    }
-    if (scratch == NULL) {
-        return NULL;
-    }
-    em_nn_conv_pack_mve(p, d, x_image + g * (d->input_c / p->groups), iy0, ix0, scratch);
-    return scratch;
-}
-
 static void em_nn_conv2d_mve(const em_nn_context *ctx, const em_conv_params *p,
                              const em_per_channel_quant *quant, const em_conv_dims *d,
                              const int8_t *input, const int8_t *weights, const int32_t *bias,
                              int8_t *output)
 {
-    int8_t *scratch = NULL;
-    if (ctx != NULL && ctx->buf != NULL && ctx->size >= em_nn_conv_col_bytes(p, d)) {
-        scratch = (int8_t *)ctx->buf;
+    const int32_t col_bytes = em_nn_conv_col_bytes(p, d);
+    int32_t packable = 0; /* columns the scratch holds */
+    if (ctx != NULL && ctx->buf != NULL) {
+        packable = ctx->size / col_bytes;
+        packable = packable > EM_NN_CONV_BLOCK ? EM_NN_CONV_BLOCK : packable;
     }
     const int32_t cg = d->input_c / p->groups;
     const int32_t k = d->kernel_h * d->kernel_w * cg;
     const int32_t og = d->output_c / p->groups;
-    int8_t *out = output;
+    const int32_t pixels = d->output_h * d->output_w;
+    const em_nn_conv_requant q = {quant->multiplier, quant->shift, bias, p->output_offset,
+                                  p->activation_min, p->activation_max};
     for (int32_t n = 0; n < d->batches; n++) {
         const int8_t *x_image = input + (int32_t)n * d->input_h * d->input_w * d->input_c;
-        for (int32_t oy = 0; oy < d->output_h; oy++) {
-            const int32_t iy0 = oy * p->stride_h - p->pad_top;
-            for (int32_t ox = 0; ox < d->output_w; ox++, out += d->output_c) {
-                const int32_t ix0 = ox * p->stride_w - p->pad_left;
-                for (int32_t g = 0; g < p->groups; g++) {
-                    const int8_t *col = em_nn_conv_column_mve(p, d, x_image, g, iy0, ix0, scratch);
-                    if (col != NULL) {
-                        em_nn_conv_col_mve(p, quant, k, g * og, (g + 1) * og, col, weights, bias, out);
-                    } else {
-                        em_nn_conv_taps_mve(p, quant, d, x_image + g * cg, iy0, ix0, g * og,
-                                            (g + 1) * og, weights, bias, out);
+        int8_t *out_image = output + (int32_t)n * pixels * d->output_c;
+        for (int32_t first = 0; first < pixels; first += EM_NN_CONV_BLOCK) {
+            const int32_t block = pixels - first < EM_NN_CONV_BLOCK ? pixels - first : EM_NN_CONV_BLOCK;
+            for (int32_t g = 0; g < p->groups; g++) {
+                /* Pixels first.. in runs of columns (in place, or packed while the scratch
+                 * has room); without scratch a pixel that needs packing runs tap by tap. */
+                const int8_t *cols[EM_NN_CONV_BLOCK];
+                int32_t n_cols = 0, packed = 0, start = first;
+                for (int32_t px = first; px < first + block; px++) {
+                    const int32_t oy = px / d->output_w, ox = px - oy * d->output_w;
+                    const int32_t iy0 = oy * p->stride_h - p->pad_top;
+                    const int32_t ix0 = ox * p->stride_w - p->pad_left;
+                    const bool in_place = em_nn_conv_in_place(p, d, iy0, ix0);
+                    if (!in_place && packed == packable && n_cols > 0) { /* scratch full: flush */
+                        em_nn_conv_block_mve(&q, cols, n_cols, k, g * og, (g + 1) * og, weights,
+                                             out_image + start * d->output_c, d->output_c);
+                        n_cols = 0, packed = 0, start = px;
                     }
+                    if (in_place) {
+                        cols[n_cols++] = x_image + ((int32_t)iy0 * d->input_w + ix0) * d->input_c;
+                    } else if (packed < packable) {
+                        int8_t *col = (int8_t *)ctx->buf + packed++ * col_bytes;
+                        em_nn_conv_pack_mve(p, d, x_image + g * cg, iy0, ix0, col);
+                        cols[n_cols++] = col;
+                    } else { /* no scratch: this pixel's taps in place */
+                        em_nn_conv_taps_mve(p, quant, d, x_image + g * cg, iy0, ix0, g * og, (g + 1) * og,
+                                            weights, bias, out_image + px * d->output_c);
+                        start = px + 1;
+                    }
+                }
+                if (n_cols > 0) {
+                    em_nn_conv_block_mve(&q, cols, n_cols, k, g * og, (g + 1) * og, weights,
+                                         out_image + start * d->output_c, d->output_c);
                 }
             }
         }
     }
 }
 
-#elif EM_NN_TIER_DSP
+#else /* DSP and scalar: the same columns, each tier its own dot products */
 
-/** Patch bytes of one pixel and group (DSP: the int8 column, rounded up to 4). */
+/** Patch bytes of one pixel and group (the int8 column, rounded up to 4). */
 static int32_t em_nn_conv_col_bytes_dsp(const em_conv_params *p, const em_conv_dims *d)
 {
     const int32_t k = d->kernel_h * d->kernel_w * (d->input_c / p->groups);
@@ -386,6 +450,7 @@ EM_NN_NOINLINE static void em_nn_conv_pack_dsp(const em_conv_params *p, const em
     }
 }
 
+#if EM_NN_TIER_DSP
 /** Requantizes @p rows (1..4) accumulators of channels o.. and stores them (bias added here). */
 static inline void em_nn_conv_store_dsp(const int32_t acc[4], int32_t rows, const em_conv_params *p,
                                         const em_per_channel_quant *quant, const int32_t *bias,
@@ -462,6 +527,83 @@ EM_NN_NOINLINE static void em_nn_conv_taps_dsp(const em_conv_params *p, const em
     }
 }
 
+#else /* scalar */
+
+/** Output channels [o_begin, o_end) of one pixel whose column (K int8) is contiguous at @p col:
+ *  four weight rows share each column byte (em_nn_dot4_s8_scalar), 1..3 left one by one. The
+ *  parameters are copied to locals (int8 stores may alias them). */
+EM_NN_NOINLINE static void em_nn_conv_col_scalar(const em_conv_params *p,
+                                                  const em_per_channel_quant *quant, int32_t k,
+                                                  int32_t o_begin, int32_t o_end, const int8_t *col,
+                                                  const int8_t *weights, const int32_t *bias,
+                                                  int8_t *out)
+{
+    const int32_t offset = p->output_offset, lo = p->activation_min, hi = p->activation_max;
+    const int32_t *multiplier = quant->multiplier, *shift = quant->shift;
+    for (int32_t o = o_begin; o < o_end; o += 4) {
+        const int32_t rows = o_end - o < 4 ? o_end - o : 4;
+        int32_t acc[4] = {0, 0, 0, 0};
+        for (int32_t r = 0; r < rows; r++) {
+            acc[r] = bias != NULL ? bias[o + r] : 0;
+        }
+        const int8_t *w = weights + (int32_t)o * k;
+        if (rows == 4) {
+            em_nn_dot4_s8_scalar(col, w, k, k, acc);
+        } else {
+            for (int32_t r = 0; r < rows; r++) {
+                acc[r] = em_nn_dot_s8_scalar(col, w + r * k, k, acc[r]);
+            }
+        }
+        for (int32_t r = 0; r < rows; r++) {
+            out[o + r] = em_nn_requantize_s8(acc[r], multiplier[o + r], shift[o + r], offset, lo, hi);
+        }
+    }
+}
+
+/** One pixel and group without scratch: each output channel tap by tap (padded taps: zp·w). */
+static void em_nn_conv_taps_scalar(const em_conv_params *p, const em_per_channel_quant *quant,
+                                   const em_conv_dims *d, const int8_t *x_group, int32_t iy0,
+                                   int32_t ix0, int32_t o_begin, int32_t o_end,
+                                   const int8_t *weights, const int32_t *bias, int8_t *out)
+{
+    const int32_t cg = d->input_c / p->groups;
+    const int32_t k = d->kernel_h * d->kernel_w * cg;
+    const int32_t zp = p->input_zero_point;
+    for (int32_t o = o_begin; o < o_end; o++) {
+        const int8_t *w = weights + (int32_t)o * k;
+        uint32_t acc = bias != NULL ? (uint32_t)bias[o] : 0u;
+        for (int32_t ky = 0; ky < d->kernel_h; ky++) {
+            const int32_t iy = iy0 + ky * p->dilation_h;
+            const bool row_ok = iy >= 0 && iy < d->input_h;
+            for (int32_t kx = 0; kx < d->kernel_w; kx++, w += cg) {
+                const int32_t ix = ix0 + kx * p->dilation_w;
+                if (row_ok && ix >= 0 && ix < d->input_w) {
+                    const int8_t *x = x_group + ((int32_t)iy * d->input_w + ix) * d->input_c;
+                    acc = (uint32_t)em_nn_dot_s8_scalar(x, w, cg, (int32_t)acc);
+                } else { /* padded tap: every cell holds the zero point */
+                    for (int32_t i = 0; i < cg; i++) {
+                        acc += (uint32_t)(zp * (int32_t)w[i]);
+                    }
+                }
+            }
+        }
+        out[o] = em_nn_requantize_s8((int32_t)acc, quant->multiplier[o], quant->shift[o],
+                                     p->output_offset, p->activation_min, p->activation_max);
+    }
+}
+
+#endif
+
+#if EM_NN_TIER_DSP
+#define EM_NN_CONV_COL em_nn_conv_col_dsp
+#define EM_NN_CONV_TAPS em_nn_conv_taps_dsp
+#else
+#define EM_NN_CONV_COL em_nn_conv_col_scalar
+#define EM_NN_CONV_TAPS em_nn_conv_taps_scalar
+#endif
+
+/* One driver for DSP and scalar: per pixel and group, the column in place (1x1 ...), packed
+ * into the scratch, or (no scratch) tap by tap. */
 static void em_nn_conv2d_dsp(const em_nn_context *ctx, const em_conv_params *p,
                              const em_per_channel_quant *quant, const em_conv_dims *d,
                              const int8_t *input, const int8_t *weights, const int32_t *bias,
@@ -491,56 +633,11 @@ static void em_nn_conv2d_dsp(const em_nn_context *ctx, const em_conv_params *p,
                         col = scratch;
                     }
                     if (col != NULL) {
-                        em_nn_conv_col_dsp(p, quant, k, g * og, (g + 1) * og, col, weights, bias, out);
+                        EM_NN_CONV_COL(p, quant, k, g * og, (g + 1) * og, col, weights, bias, out);
                     } else {
-                        em_nn_conv_taps_dsp(p, quant, d, x_group, iy0, ix0, g * og, (g + 1) * og,
+                        EM_NN_CONV_TAPS(p, quant, d, x_group, iy0, ix0, g * og, (g + 1) * og,
                                             weights, bias, out);
                     }
-                }
-            }
-        }
-    }
-}
-
-#else /* scalar */
-
-static void em_nn_conv2d_scalar(const em_conv_params *p, const em_per_channel_quant *quant,
-                                const em_conv_dims *d, const int8_t *input, const int8_t *weights,
-                                const int32_t *bias, int8_t *output)
-{
-    const int32_t cg = d->input_c / p->groups;
-    const int32_t og = d->output_c / p->groups;
-    const int32_t k = d->kernel_h * d->kernel_w * cg;
-    const int32_t zp = p->input_zero_point;
-    int8_t *out = output;
-    for (int32_t n = 0; n < d->batches; n++) {
-        const int8_t *x_image = input + (int32_t)n * d->input_h * d->input_w * d->input_c;
-        for (int32_t oy = 0; oy < d->output_h; oy++) {
-            const int32_t iy0 = oy * p->stride_h - p->pad_top;
-            for (int32_t ox = 0; ox < d->output_w; ox++, out += d->output_c) {
-                const int32_t ix0 = ox * p->stride_w - p->pad_left;
-                for (int32_t o = 0; o < d->output_c; o++) {
-                    const int8_t *x_group = x_image + (o / og) * cg;
-                    const int8_t *w = weights + (int32_t)o * k;
-                    uint32_t acc = bias != NULL ? (uint32_t)bias[o] : 0u;
-                    for (int32_t ky = 0; ky < d->kernel_h; ky++) {
-                        const int32_t iy = iy0 + ky * p->dilation_h;
-                        const bool row_ok = iy >= 0 && iy < d->input_h;
-                        for (int32_t kx = 0; kx < d->kernel_w; kx++, w += cg) {
-                            const int32_t ix = ix0 + kx * p->dilation_w;
-                            if (row_ok && ix >= 0 && ix < d->input_w) {
-                                const int8_t *x = x_group + ((int32_t)iy * d->input_w + ix) * d->input_c;
-                                for (int32_t i = 0; i < cg; i++) {
-                                    acc += (uint32_t)((int32_t)x[i] * (int32_t)w[i]);
-                                }
-                            } else { /* padded tap: every cell holds the zero point */
-                                for (int32_t i = 0; i < cg; i++) {
-                                    acc += (uint32_t)(zp * (int32_t)w[i]);
-                                }
-                            }
-                        }
-                    }
-                    out[o] = em_nn_conv_output(acc, p, quant->multiplier[o], quant->shift[o]);
                 }
             }
         }
@@ -556,18 +653,15 @@ int32_t em_conv2d_s8_get_buffer_size(const em_conv_params *params, const em_conv
         || dims->kernel_h < 1 || dims->kernel_w < 1) {
         return 0;
     }
-    /* Contiguous columns (1x1 kernels ...) need scratch only at padded borders. */
-    return em_nn_conv_col_bytes(params, dims);
-#elif EM_NN_TIER_DSP
+    /* A block of columns; contiguous columns (1x1 kernels ...) need scratch only at padded
+     * borders. The kernel packs as many columns as ctx->size holds. */
+    return EM_NN_CONV_BLOCK * em_nn_conv_col_bytes(params, dims);
+#else
     if (params == NULL || dims == NULL || params->groups < 1 || dims->input_c < 1
         || dims->kernel_h < 1 || dims->kernel_w < 1) {
         return 0;
     }
     return em_nn_conv_col_bytes_dsp(params, dims);
-#else
-    (void)params;
-    (void)dims;
-    return 0;
 #endif
 }
 
@@ -582,11 +676,8 @@ em_status em_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params,
     }
 #if EM_NN_TIER_MVE
     em_nn_conv2d_mve(ctx, params, quant, dims, input, weights, bias, output);
-#elif EM_NN_TIER_DSP
-    em_nn_conv2d_dsp(ctx, params, quant, dims, input, weights, bias, output);
 #else
-    (void)ctx;
-    em_nn_conv2d_scalar(params, quant, dims, input, weights, bias, output);
+    em_nn_conv2d_dsp(ctx, params, quant, dims, input, weights, bias, output);
 #endif
     return EM_OK;
 }

@@ -17,7 +17,7 @@
 #include "em_op_support.h"
 
 /** Bytes of eval()'s stack lent to the kernel as scratch (bounded; no heap). */
-#define EM_CONV2D_STACK_SCRATCH 1024
+#define EM_CONV2D_STACK_SCRATCH 2048
 
 enum { EM_CONV2D_INPUT, EM_CONV2D_WEIGHTS, EM_CONV2D_BIAS, EM_CONV2D_N_INPUTS };
 
