@@ -10,7 +10,7 @@
  * unpredicated, the tail uses predicated zeroing loads (vctp8q), never reading past a row.
  * DSP: four weight rows per pass share each input word and its two SXTB16 (em_nn_dot4_s8_dsp:
  * two SMLAD per four int8 pairs); a row tail of 1..3 int8 runs scalar, so nothing past a row is
- * read.
+ * read. Scalar: four weight rows per pass share each input byte (em_nn_dot4_s8_scalar).
  */
 #include <stddef.h>
 
@@ -98,43 +98,23 @@ static void em_nn_fc_row_mve(const em_fc_params *params, const em_per_channel_qu
     }
 }
 
-#elif EM_NN_TIER_DSP
+#else /* DSP and scalar: four weight rows per pass, each tier its own dot products */
 
-/* Out of line: the pixel loop's state would otherwise compete for the 4-row dot's registers. */
-static __attribute__((noinline)) void em_nn_fc_row_dsp(const em_fc_params *params,
-                                                       const em_per_channel_quant *quant,
-                                                       int32_t n_in, int32_t n_out, const int8_t *x,
-                                                       const int8_t *weights, const int32_t *bias,
-                                                       int8_t *out)
-{
-    int32_t o = 0;
-    for (; o + 4 <= n_out; o += 4) {
-        int32_t acc[4] = {0, 0, 0, 0};
-        em_nn_dot4_s8_dsp(x, weights + (int32_t)o * n_in, n_in, n_in, acc);
-        for (int32_t r = 0; r < 4; r++) {
-            const uint32_t b = bias != NULL ? (uint32_t)bias[o + r] : 0u;
-            out[o + r] = em_nn_requantize_s8((int32_t)((uint32_t)acc[r] + b), quant->multiplier[o + r],
-                                             quant->shift[o + r], params->output_offset,
-                                             params->activation_min, params->activation_max);
-        }
-    }
-    for (; o < n_out; o++) {
-        const uint32_t b = bias != NULL ? (uint32_t)bias[o] : 0u;
-        const int32_t dot = em_nn_dot_s8_dsp(x, weights + (int32_t)o * n_in, n_in, 0);
-        out[o] = em_nn_requantize_s8((int32_t)((uint32_t)dot + b), quant->multiplier[o], quant->shift[o],
-                                     params->output_offset, params->activation_min, params->activation_max);
-    }
-}
-
-#else /* scalar */
+#if EM_NN_TIER_DSP
+#define EM_NN_FC_DOT4 em_nn_dot4_s8_dsp
+#define EM_NN_FC_DOT em_nn_dot_s8_dsp
+#else
+#define EM_NN_FC_DOT4 em_nn_dot4_s8_scalar
+#define EM_NN_FC_DOT em_nn_dot_s8_scalar
+#endif
 
 /* Out of line: the four rows' pointers and sums need every register of the 4-row loop. The
  * parameters are copied to locals: int8 stores may alias them, so GCC would re-read them. */
-static __attribute__((noinline)) void em_nn_fc_row_scalar(const em_fc_params *params,
-                                                          const em_per_channel_quant *quant,
-                                                          int32_t n_in, int32_t n_out,
-                                                          const int8_t *x, const int8_t *weights,
-                                                          const int32_t *bias, int8_t *out)
+static __attribute__((noinline)) void em_nn_fc_row(const em_fc_params *params,
+                                                   const em_per_channel_quant *quant, int32_t n_in,
+                                                   int32_t n_out, const int8_t *x,
+                                                   const int8_t *weights, const int32_t *bias,
+                                                   int8_t *out)
 {
     const int32_t offset = params->output_offset;
     const int32_t lo = params->activation_min, hi = params->activation_max;
@@ -147,10 +127,10 @@ static __attribute__((noinline)) void em_nn_fc_row_scalar(const em_fc_params *pa
         }
         const int8_t *w = weights + (int32_t)o * n_in;
         if (rows == 4) {
-            em_nn_dot4_s8_scalar(x, w, n_in, n_in, acc);
+            EM_NN_FC_DOT4(x, w, n_in, n_in, acc);
         } else {
             for (int32_t r = 0; r < rows; r++) {
-                acc[r] = em_nn_dot_s8_scalar(x, w + r * n_in, n_in, acc[r]);
+                acc[r] = EM_NN_FC_DOT(x, w + r * n_in, n_in, acc[r]);
             }
         }
         for (int32_t r = 0; r < rows; r++) {
@@ -177,10 +157,8 @@ em_status em_fully_connected_s8(const em_fc_params *params, const em_per_channel
         int8_t *out = output + (int32_t)b * n_out;
 #if EM_NN_TIER_MVE
         em_nn_fc_row_mve(params, quant, n_in, n_out, x, weights, bias, out);
-#elif EM_NN_TIER_DSP
-        em_nn_fc_row_dsp(params, quant, n_in, n_out, x, weights, bias, out);
 #else
-        em_nn_fc_row_scalar(params, quant, n_in, n_out, x, weights, bias, out);
+        em_nn_fc_row(params, quant, n_in, n_out, x, weights, bias, out);
 #endif
     }
     return EM_OK;

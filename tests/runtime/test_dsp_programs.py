@@ -126,7 +126,7 @@ DSP_CONV_CASES = [
     "conv3x3_c3_pairs_odd_pixels",    # packed columns, K = 27 (word tail 3), zp -128
     "conv1x1_in_place_c64",           # in place, 4-row groups + 1 row (33 channels)
     "conv1x1_padded_borders",         # in place inside, packed at the padded borders, Cg 17
-    "conv3x3_c128_taps_no_scratch",   # K = 1152 > the adapter's 1 KiB: tap by tap, zp 127
+    "conv3x3_c256_taps_no_scratch",   # K = 2304 > the adapter's 2 KiB: tap by tap, zp 127
     "conv_groups3_c6",                # groups, dilation, stride, asymmetric padding
     "dw3x3_dscnn_c64",                # depthwise M 1, full words, zp -128
     "dw5x3_m3_c17",                   # M 3 (scalar on DSP)
