@@ -43,8 +43,9 @@ def run(elf: Path, tmp_path: Path, data: bytes, x: np.ndarray) -> np.ndarray:
     return np.frombuffer((tmp_path / "out.bin").read_bytes(), np.int8)
 
 
-# batches, I, O: 0 / 1 / many steps of four inputs, tails 1..3, groups of 4 rows plus 1..3.
-FC_SHAPES = [(1, 3, 5), (2, 4, 4), (1, 7, 9), (3, 33, 6), (1, 640, 11)]
+# batches, I, O: 0 / 1 / many steps of four (4 rows) or eight (6 rows) inputs, input tails 1..7,
+# groups of 6 rows, then 4, then 1..3.
+FC_SHAPES = [(1, 3, 5), (2, 4, 4), (1, 7, 9), (2, 8, 6), (1, 15, 13), (3, 33, 6), (1, 640, 11)]
 
 
 @pytest.mark.parametrize("batches,n_in,n_out", FC_SHAPES)
