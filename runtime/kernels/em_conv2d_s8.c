@@ -103,13 +103,25 @@ static int32_t em_nn_conv_col_bytes(const em_conv_params *p, const em_conv_dims 
     return (k + 15) & ~15;
 }
 
-/** dst[0..n) = src[0..n), 16 bytes per step, predicated tail. */
+/** dst[0..n) = src[0..n), n >= 1: a tail-predicated loop (DLSTP / LETP) of 16-byte steps,
+ *  three instructions each (GCC 12 builds a VCTP, VMRS / VMSR and two VPST per step). */
 static inline void em_nn_copy_s8_mve(int8_t *dst, const int8_t *src, int32_t n)
 {
+#if defined(__GNUC__)
+    __asm__ volatile("dlstp.8 lr, %[n]\n"
+                     "1:\n\t"
+                     "vldrb.8 q0, [%[s]], #16\n\t"
+                     "vstrb.8 q0, [%[d]], #16\n\t"
+                     "letp    lr, 1b"
+                     : [s] "+r"(src), [d] "+r"(dst)
+                     : [n] "r"(n)
+                     : "q0", "lr", "memory");
+#else
     for (int32_t i = 0; i < n; i += 16) {
         const mve_pred16_t pr = vctp8q((uint32_t)(n - i));
         vstrbq_p_s8(dst + i, vldrbq_z_s8(src + i, pr), pr);
     }
+#endif
 }
 
 /** dst[0..n) = v. */
@@ -233,6 +245,64 @@ static inline void em_nn_dot4_mve(const int8_t *col, const int8_t *w, int32_t k,
     *s0 = a0, *s1 = a1, *s2 = a2, *s3 = a3;
 }
 
+/** One pixel's column and its four sums (em_nn_dot4_cols_mve); a NULL column ends a list. */
+typedef struct {
+    const int8_t *col;
+    int32_t sum[4];
+} em_nn_conv_col;
+
+/**
+ * For each column of the NULL-terminated list @p c (K = k >= 1 int8 each): c->sum[r] =
+ * Σ_{i<k} col[i]·w[r·k + i] for the four weight rows r = 0..3, by the loop of em_nn_dot4_mve;
+ * the loop over the columns is in the same assembly so that the rows' pointers are set up
+ * from registers (12 registers; GCC 12 spilled them around each column).
+ */
+static inline void em_nn_dot4_cols_mve(em_nn_conv_col *c, const int8_t *w, int32_t k)
+{
+#if defined(__GNUC__)
+    const int8_t *x, *p0, *p1, *p2, *p3;
+    int32_t a0, a1, a2, a3;
+    __asm__ volatile("ldr     %[x], [%[c]]\n\t"
+                     "cbz     %[x], 3f\n"
+                     "2:\n\t"
+                     "mov     %[p0], %[w]\n\t"
+                     "add     %[p1], %[w], %[k]\n\t"
+                     "add     %[p2], %[p1], %[k]\n\t"
+                     "add     %[p3], %[p2], %[k]\n\t"
+                     "movs    %[a0], #0\n\t"
+                     "movs    %[a1], #0\n\t"
+                     "movs    %[a2], #0\n\t"
+                     "movs    %[a3], #0\n\t"
+                     "dlstp.8 lr, %[k]\n"
+                     "1:\n\t"
+                     "vldrb.8     q0, [%[x]], #16\n\t"
+                     "vldrb.8     q1, [%[p0]], #16\n\t"
+                     "vmladava.s8 %[a0], q0, q1\n\t"
+                     "vldrb.8     q1, [%[p1]], #16\n\t"
+                     "vmladava.s8 %[a1], q0, q1\n\t"
+                     "vldrb.8     q1, [%[p2]], #16\n\t"
+                     "vmladava.s8 %[a2], q0, q1\n\t"
+                     "vldrb.8     q1, [%[p3]], #16\n\t"
+                     "vmladava.s8 %[a3], q0, q1\n\t"
+                     "letp        lr, 1b\n\t"
+                     "strd    %[a0], %[a1], [%[c], #4]\n\t"
+                     "strd    %[a2], %[a3], [%[c], #12]\n\t"
+                     "ldr     %[x], [%[c], #20]!\n\t"
+                     "cmp     %[x], #0\n\t"
+                     "bne     2b\n"
+                     "3:"
+                     : [c] "+r"(c), [x] "=&r"(x), [p0] "=&r"(p0), [p1] "=&r"(p1), [p2] "=&r"(p2),
+                       [p3] "=&r"(p3), [a0] "=&Te"(a0), [a1] "=&Te"(a1), [a2] "=&Te"(a2),
+                       [a3] "=&Te"(a3)
+                     : [w] "r"(w), [k] "r"(k)
+                     : "q0", "q1", "lr", "cc", "memory");
+#else
+    for (; c->col != NULL; c++) {
+        em_nn_dot4_mve(c->col, w, k, &c->sum[0], &c->sum[1], &c->sum[2], &c->sum[3]);
+    }
+#endif
+}
+
 /** Requantization constants of one convolution, copied out of the parameters (int8 stores may
  *  alias them, so GCC would re-read them after every store). */
 typedef struct {
@@ -242,43 +312,43 @@ typedef struct {
 
 /**
  * Output channels [o_begin, o_end) of @p n_cols (1..EM_NN_CONV_BLOCK) pixels whose columns
- * (K int8 each) are contiguous at cols[j]; pixel j's outputs at out + j·out_stride. Per group of
+ * (K int8 each) are contiguous at cols[j].col (cols has room for n_cols + 1 entries: the NULL
+ * end is written here); pixel j's outputs at out + j·out_stride. Per group of
  * four channels the bias, multiplier and shift vectors (and the shifts' derived vectors) are
  * loaded once for all the pixels; per pixel four weight rows share each 16-byte column load
  * (VMLADAVA into four sums), unpredicated steps then one zeroing tail step, and the four sums
  * are requantized as one vector. 1..3 channels left run one by one.
  */
-EM_NN_NOINLINE static void em_nn_conv_block_mve(const em_nn_conv_requant *q,
-                                                 const int8_t *const *cols, int32_t n_cols,
-                                                 int32_t k, int32_t o_begin, int32_t o_end,
-                                                 const int8_t *weights, int8_t *out,
+EM_NN_NOINLINE static void em_nn_conv_block_mve(const em_nn_conv_requant *q, em_nn_conv_col *cols,
+                                                 int32_t n_cols, int32_t k, int32_t o_begin,
+                                                 int32_t o_end, const int8_t *weights, int8_t *out,
                                                  int32_t out_stride)
 {
     const int32x4_t offset = vdupq_n_s32(q->offset);
     const int32x4_t lo = vdupq_n_s32(q->lo), hi = vdupq_n_s32(q->hi);
     const int32_t *bias = q->bias, *multiplier = q->multiplier, *shift = q->shift;
+    cols[n_cols].col = NULL;
     int32_t o = o_begin;
     for (; o + 4 <= o_end; o += 4) {
+        em_nn_dot4_cols_mve(cols, weights + (int32_t)o * k, k);
         const int32x4_t b = bias != NULL ? vld1q_s32(bias + o) : vdupq_n_s32(0);
         const int32x4_t m = vld1q_s32(multiplier + o);
         const int32x4_t sh = vld1q_s32(shift + o);
         const int32x4_t left = vmaxq_s32(vaddq_n_s32(sh, 2), vdupq_n_s32(0));
         const int32x4_t right = vaddq_n_s32(vsubq_s32(sh, left), 1); /* em_nn_requantize_mve */
-        const int8_t *w0 = weights + (int32_t)o * k;
-        for (int32_t j = 0; j < n_cols; j++) {
-            int32_t a0, a1, a2, a3;
-            em_nn_dot4_mve(cols[j], w0, k, &a0, &a1, &a2, &a3);
-            int32x4_t v = vaddq_s32(em_nn_lanes4(a0, a1, a2, a3), b); /* wraps, as the reference */
+        int8_t *y = out + o;
+        for (int32_t j = 0; j < n_cols; j++, y += out_stride) {
+            int32x4_t v = vaddq_s32(vld1q_s32(cols[j].sum), b); /* wraps, as the reference */
             v = vrshlq_s32(vmulhq_s32(vqshlq_s32(v, left), m), right);
             v = vqaddq_s32(v, offset); /* saturates past the clamp */
             v = vminq_s32(vmaxq_s32(v, lo), hi);
-            vstrbq_s32(out + j * out_stride + o, v);
+            vstrbq_s32(y, v);
         }
     }
     for (; o < o_end; o++) { /* 1..3 channels left */
         const uint32_t b = bias != NULL ? (uint32_t)bias[o] : 0u;
         for (int32_t j = 0; j < n_cols; j++) {
-            const int32_t dot = em_nn_conv_dot_mve(cols[j], weights + (int32_t)o * k, k);
+            const int32_t dot = em_nn_conv_dot_mve(cols[j].col, weights + (int32_t)o * k, k);
             out[j * out_stride + o] = em_nn_requantize_s8((int32_t)((uint32_t)dot + b), multiplier[o],
                                                           shift[o], q->offset, q->lo, q->hi);
         }
@@ -375,7 +445,7 @@ static void em_nn_conv2d_mve(const em_nn_context *ctx, const em_conv_params *p,
             for (int32_t g = 0; g < p->groups; g++) {
                 /* Pixels first.. in runs of columns (in place, or packed while the scratch
                  * has room); without scratch a pixel that needs packing runs tap by tap. */
-                const int8_t *cols[EM_NN_CONV_BLOCK];
+                em_nn_conv_col cols[EM_NN_CONV_BLOCK + 1]; /* + the NULL end */
                 int32_t n_cols = 0, packed = 0, start = first;
                 for (int32_t px = first; px < first + block; px++) {
                     const int32_t oy = px / d->output_w, ox = px - oy * d->output_w;
@@ -388,11 +458,11 @@ static void em_nn_conv2d_mve(const em_nn_context *ctx, const em_conv_params *p,
                         n_cols = 0, packed = 0, start = px;
                     }
                     if (in_place) {
-                        cols[n_cols++] = x_image + ((int32_t)iy0 * d->input_w + ix0) * d->input_c;
+                        cols[n_cols++].col = x_image + ((int32_t)iy0 * d->input_w + ix0) * d->input_c;
                     } else if (packed < packable) {
                         int8_t *col = (int8_t *)ctx->buf + packed++ * col_bytes;
                         em_nn_conv_pack_mve(p, d, x_image + g * cg, iy0, ix0, col);
-                        cols[n_cols++] = col;
+                        cols[n_cols++].col = col;
                     } else { /* no scratch: this pixel's taps in place */
                         em_nn_conv_taps_mve(p, quant, d, x_image + g * cg, iy0, ix0, g * og, (g + 1) * og,
                                             weights, bias, out_image + px * d->output_c);
@@ -463,25 +533,6 @@ static inline void em_nn_conv_store_dsp(const int32_t acc[4], int32_t rows, cons
     }
 }
 
-/** Output channels [o_begin, o_end) of one pixel whose column (K int8) is contiguous at @p col:
- *  four weight rows share each column word (em_nn_dot4_s8_dsp), 1..3 left one by one. */
-EM_NN_NOINLINE static void em_nn_conv_col_dsp(const em_conv_params *p, const em_per_channel_quant *quant,
-                                               int32_t k, int32_t o_begin, int32_t o_end,
-                                               const int8_t *col, const int8_t *weights,
-                                               const int32_t *bias, int8_t *out)
-{
-    int32_t o = o_begin;
-    for (; o + 4 <= o_end; o += 4) {
-        int32_t acc[4] = {0, 0, 0, 0};
-        em_nn_dot4_s8_dsp(col, weights + (int32_t)o * k, k, k, acc);
-        em_nn_conv_store_dsp(acc, 4, p, quant, bias, o, out);
-    }
-    for (; o < o_end; o++) {
-        const int32_t acc[4] = {em_nn_dot_s8_dsp(col, weights + (int32_t)o * k, k, 0), 0, 0, 0};
-        em_nn_conv_store_dsp(acc, 1, p, quant, bias, o, out);
-    }
-}
-
 /** One pixel and group without scratch: each tap's Cg channels read in place; a padded tap
  *  adds zp·w. */
 EM_NN_NOINLINE static void em_nn_conv_taps_dsp(const em_conv_params *p, const em_per_channel_quant *quant,
@@ -529,37 +580,6 @@ EM_NN_NOINLINE static void em_nn_conv_taps_dsp(const em_conv_params *p, const em
 
 #else /* scalar */
 
-/** Output channels [o_begin, o_end) of one pixel whose column (K int8) is contiguous at @p col:
- *  four weight rows share each column byte (em_nn_dot4_s8_scalar), 1..3 left one by one. The
- *  parameters are copied to locals (int8 stores may alias them). */
-EM_NN_NOINLINE static void em_nn_conv_col_scalar(const em_conv_params *p,
-                                                  const em_per_channel_quant *quant, int32_t k,
-                                                  int32_t o_begin, int32_t o_end, const int8_t *col,
-                                                  const int8_t *weights, const int32_t *bias,
-                                                  int8_t *out)
-{
-    const int32_t offset = p->output_offset, lo = p->activation_min, hi = p->activation_max;
-    const int32_t *multiplier = quant->multiplier, *shift = quant->shift;
-    for (int32_t o = o_begin; o < o_end; o += 4) {
-        const int32_t rows = o_end - o < 4 ? o_end - o : 4;
-        int32_t acc[4] = {0, 0, 0, 0};
-        for (int32_t r = 0; r < rows; r++) {
-            acc[r] = bias != NULL ? bias[o + r] : 0;
-        }
-        const int8_t *w = weights + (int32_t)o * k;
-        if (rows == 4) {
-            em_nn_dot4_s8_scalar(col, w, k, k, acc);
-        } else {
-            for (int32_t r = 0; r < rows; r++) {
-                acc[r] = em_nn_dot_s8_scalar(col, w + r * k, k, acc[r]);
-            }
-        }
-        for (int32_t r = 0; r < rows; r++) {
-            out[o + r] = em_nn_requantize_s8(acc[r], multiplier[o + r], shift[o + r], offset, lo, hi);
-        }
-    }
-}
-
 /** One pixel and group without scratch: each output channel tap by tap (padded taps: zp·w). */
 static void em_nn_conv_taps_scalar(const em_conv_params *p, const em_per_channel_quant *quant,
                                    const em_conv_dims *d, const int8_t *x_group, int32_t iy0,
@@ -595,10 +615,8 @@ static void em_nn_conv_taps_scalar(const em_conv_params *p, const em_per_channel
 #endif
 
 #if EM_NN_TIER_DSP
-#define EM_NN_CONV_COL em_nn_conv_col_dsp
 #define EM_NN_CONV_TAPS em_nn_conv_taps_dsp
 #else
-#define EM_NN_CONV_COL em_nn_conv_col_scalar
 #define EM_NN_CONV_TAPS em_nn_conv_taps_scalar
 #endif
 
@@ -633,7 +651,9 @@ static void em_nn_conv2d_dsp(const em_nn_context *ctx, const em_conv_params *p,
                         col = scratch;
                     }
                     if (col != NULL) {
-                        EM_NN_CONV_COL(p, quant, k, g * og, (g + 1) * og, col, weights, bias, out);
+                        em_nn_dot_rows_s8(col, weights, k, g * og, (g + 1) * og, bias, quant->multiplier,
+                                          quant->shift, p->output_offset, p->activation_min,
+                                          p->activation_max, out);
                     } else {
                         EM_NN_CONV_TAPS(p, quant, d, x_group, iy0, ix0, g * og, (g + 1) * og,
                                             weights, bias, out);

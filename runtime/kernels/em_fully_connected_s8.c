@@ -98,59 +98,6 @@ static void em_nn_fc_row_mve(const em_fc_params *params, const em_per_channel_qu
     }
 }
 
-#else /* DSP and scalar: four weight rows per pass, each tier its own dot products */
-
-#if EM_NN_TIER_DSP
-#define EM_NN_FC_DOT4 em_nn_dot4_s8_dsp
-#define EM_NN_FC_DOT em_nn_dot_s8_dsp
-#else
-#define EM_NN_FC_DOT4 em_nn_dot4_s8_scalar
-#define EM_NN_FC_DOT em_nn_dot_s8_scalar
-#endif
-
-/* Out of line: the four rows' pointers and sums need every register of the 4-row loop. The
- * parameters are copied to locals: int8 stores may alias them, so GCC would re-read them. */
-static __attribute__((noinline)) void em_nn_fc_row(const em_fc_params *params,
-                                                   const em_per_channel_quant *quant, int32_t n_in,
-                                                   int32_t n_out, const int8_t *x,
-                                                   const int8_t *weights, const int32_t *bias,
-                                                   int8_t *out)
-{
-    const int32_t offset = params->output_offset;
-    const int32_t lo = params->activation_min, hi = params->activation_max;
-    const int32_t *multiplier = quant->multiplier, *shift = quant->shift;
-    int32_t o = 0;
-#if EM_NN_TIER_SCALAR
-    for (; o + 6 <= n_out; o += 6) { /* six rows per input byte */
-        int32_t acc[6] = {0, 0, 0, 0, 0, 0};
-        if (bias != NULL) {
-            acc[0] = bias[o], acc[1] = bias[o + 1], acc[2] = bias[o + 2];
-            acc[3] = bias[o + 3], acc[4] = bias[o + 4], acc[5] = bias[o + 5];
-        }
-        em_nn_dot6_s8_scalar(x, weights + (int32_t)o * n_in, n_in, n_in, acc);
-        for (int32_t r = 0; r < 6; r++) {
-            out[o + r] = em_nn_requantize_s8(acc[r], multiplier[o + r], shift[o + r], offset, lo, hi);
-        }
-    }
-#endif
-    for (; o + 4 <= n_out; o += 4) { /* unrolled: the four sums stay in registers */
-        int32_t acc[4] = {0, 0, 0, 0};
-        if (bias != NULL) {
-            acc[0] = bias[o], acc[1] = bias[o + 1], acc[2] = bias[o + 2], acc[3] = bias[o + 3];
-        }
-        EM_NN_FC_DOT4(x, weights + (int32_t)o * n_in, n_in, n_in, acc);
-        out[o] = em_nn_requantize_s8(acc[0], multiplier[o], shift[o], offset, lo, hi);
-        out[o + 1] = em_nn_requantize_s8(acc[1], multiplier[o + 1], shift[o + 1], offset, lo, hi);
-        out[o + 2] = em_nn_requantize_s8(acc[2], multiplier[o + 2], shift[o + 2], offset, lo, hi);
-        out[o + 3] = em_nn_requantize_s8(acc[3], multiplier[o + 3], shift[o + 3], offset, lo, hi);
-    }
-    for (; o < n_out; o++) { /* 1..3 rows left */
-        const int32_t b = bias != NULL ? bias[o] : 0;
-        const int32_t dot = EM_NN_FC_DOT(x, weights + (int32_t)o * n_in, n_in, b);
-        out[o] = em_nn_requantize_s8(dot, multiplier[o], shift[o], offset, lo, hi);
-    }
-}
-
 #endif
 
 em_status em_fully_connected_s8(const em_fc_params *params, const em_per_channel_quant *quant,
@@ -170,7 +117,8 @@ em_status em_fully_connected_s8(const em_fc_params *params, const em_per_channel
 #if EM_NN_TIER_MVE
         em_nn_fc_row_mve(params, quant, n_in, n_out, x, weights, bias, out);
 #else
-        em_nn_fc_row(params, quant, n_in, n_out, x, weights, bias, out);
+        em_nn_dot_rows_s8(x, weights, n_in, 0, n_out, bias, quant->multiplier, quant->shift,
+                          params->output_offset, params->activation_min, params->activation_max, out);
 #endif
     }
     return EM_OK;

@@ -1,7 +1,8 @@
 /**
  * @file em_nn_dot_s8.h
  * @brief Internal helpers shared by the conv2d and fully connected kernels (em_nn_*): the
- *        requantized int8 output of one accumulator, and the scalar tier's 4-row dot product.
+ *        requantized int8 output of one accumulator, the scalar tier's 4- and 6-row dot products,
+ *        and the DSP / scalar rows-times-column loop (em_nn_dot_rows_s8).
  *
  * Both match compiler/reference.py bit for bit (int32 sums wrap like the reference's).
  */
@@ -178,6 +179,62 @@ static inline int32_t em_nn_dot_s8_scalar(const int8_t *x, const int8_t *w, int3
         a += (uint32_t)((int32_t)x[i] * (int32_t)w[i]);
     }
     return (int32_t)a;
+}
+#endif
+
+#if EM_NN_TIER_DSP || EM_NN_TIER_SCALAR
+/**
+ * out[o] = requantized clamp(bias[o] + Σ_{i<k} x[i]·w[o·k + i]) for output channels
+ * o = o_begin..o_end-1 (weight rows of k int8 at weights + o·k; bias may be NULL): the fully
+ * connected row and the convolution column of the DSP and scalar tiers. Scalar: six rows per input
+ * byte, then four; DSP: four rows per input word; 1..3 rows left one by one. Out of line and with
+ * the parameters as plain values: the rows' pointers and sums need every register of the dot
+ * loops, and int8 stores may alias a parameter struct (GCC would re-read it).
+ */
+static __attribute__((noinline)) void em_nn_dot_rows_s8(const int8_t *x, const int8_t *weights,
+                                                        int32_t k, int32_t o_begin, int32_t o_end,
+                                                        const int32_t *bias, const int32_t *multiplier,
+                                                        const int32_t *shift, int32_t offset,
+                                                        int32_t lo, int32_t hi, int8_t *out)
+{
+    int32_t o = o_begin;
+#if EM_NN_TIER_SCALAR
+    for (; o + 6 <= o_end; o += 6) {
+        int32_t acc[6] = {0, 0, 0, 0, 0, 0};
+        if (bias != NULL) {
+            acc[0] = bias[o], acc[1] = bias[o + 1], acc[2] = bias[o + 2];
+            acc[3] = bias[o + 3], acc[4] = bias[o + 4], acc[5] = bias[o + 5];
+        }
+        em_nn_dot6_s8_scalar(x, weights + (int32_t)o * k, k, k, acc);
+        for (int32_t r = 0; r < 6; r++) {
+            out[o + r] = em_nn_requantize_s8(acc[r], multiplier[o + r], shift[o + r], offset, lo, hi);
+        }
+    }
+#endif
+    for (; o + 4 <= o_end; o += 4) { /* unrolled: the four sums stay in registers */
+        int32_t acc[4] = {0, 0, 0, 0};
+        if (bias != NULL) {
+            acc[0] = bias[o], acc[1] = bias[o + 1], acc[2] = bias[o + 2], acc[3] = bias[o + 3];
+        }
+#if EM_NN_TIER_DSP
+        em_nn_dot4_s8_dsp(x, weights + (int32_t)o * k, k, k, acc);
+#else
+        em_nn_dot4_s8_scalar(x, weights + (int32_t)o * k, k, k, acc);
+#endif
+        out[o] = em_nn_requantize_s8(acc[0], multiplier[o], shift[o], offset, lo, hi);
+        out[o + 1] = em_nn_requantize_s8(acc[1], multiplier[o + 1], shift[o + 1], offset, lo, hi);
+        out[o + 2] = em_nn_requantize_s8(acc[2], multiplier[o + 2], shift[o + 2], offset, lo, hi);
+        out[o + 3] = em_nn_requantize_s8(acc[3], multiplier[o + 3], shift[o + 3], offset, lo, hi);
+    }
+    for (; o < o_end; o++) { /* 1..3 rows left */
+        const int32_t b = bias != NULL ? bias[o] : 0;
+#if EM_NN_TIER_DSP
+        const int32_t dot = em_nn_dot_s8_dsp(x, weights + (int32_t)o * k, k, b);
+#else
+        const int32_t dot = em_nn_dot_s8_scalar(x, weights + (int32_t)o * k, k, b);
+#endif
+        out[o] = em_nn_requantize_s8(dot, multiplier[o], shift[o], offset, lo, hi);
+    }
 }
 #endif
 
