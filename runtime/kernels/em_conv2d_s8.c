@@ -202,49 +202,6 @@ static inline int32_t em_nn_conv_dot_mve(const int8_t *col, const int8_t *w, int
     return acc;
 }
 
-/**
- * Σ_{i<k} col[i]·w[r·k + i] for the four weight rows r = 0..3 (k >= 1): one 16-byte column load
- * feeds four VMLADAVA. A tail-predicated loop (DLSTP / LETP): the last step's loads and sums
- * cover only the k % 16 bytes left, so nothing past the column or the rows is read. In
- * assembly: GCC 12 neither emits DLSTP here nor keeps the four row pointers in registers
- * (11 instructions per step and ~20 per call of pointer set-up; by hand 10 and 5).
- */
-static inline void em_nn_dot4_mve(const int8_t *col, const int8_t *w, int32_t k, int32_t *s0,
-                                  int32_t *s1, int32_t *s2, int32_t *s3)
-{
-#if defined(__GNUC__)
-    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-    const int8_t *w0 = w, *w1 = w + k, *w2 = w1 + k, *w3 = w2 + k;
-    __asm__("dlstp.8 lr, %[k]\n"
-            "1:\n\t"
-            "vldrb.8     q0, [%[x]], #16\n\t"
-            "vldrb.8     q1, [%[w0]], #16\n\t"
-            "vmladava.s8 %[a0], q0, q1\n\t"
-            "vldrb.8     q1, [%[w1]], #16\n\t"
-            "vmladava.s8 %[a1], q0, q1\n\t"
-            "vldrb.8     q1, [%[w2]], #16\n\t"
-            "vmladava.s8 %[a2], q0, q1\n\t"
-            "vldrb.8     q1, [%[w3]], #16\n\t"
-            "vmladava.s8 %[a3], q0, q1\n\t"
-            "letp        lr, 1b"
-            : [a0] "+Te"(a0), [a1] "+Te"(a1), [a2] "+Te"(a2), [a3] "+Te"(a3), [x] "+r"(col),
-              [w0] "+r"(w0), [w1] "+r"(w1), [w2] "+r"(w2), [w3] "+r"(w3)
-            : [k] "r"(k)
-            : "q0", "q1", "lr", "memory");
-#else
-    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-    for (int32_t i = 0; i < k; i += 16) {
-        const mve_pred16_t pr = vctp8q((uint32_t)(k - i));
-        const int8x16_t xv = vldrbq_z_s8(col + i, pr);
-        a0 = vmladavaq_p_s8(a0, xv, vldrbq_z_s8(w + i, pr), pr);
-        a1 = vmladavaq_p_s8(a1, xv, vldrbq_z_s8(w + k + i, pr), pr);
-        a2 = vmladavaq_p_s8(a2, xv, vldrbq_z_s8(w + 2 * k + i, pr), pr);
-        a3 = vmladavaq_p_s8(a3, xv, vldrbq_z_s8(w + 3 * k + i, pr), pr);
-    }
-#endif
-    *s0 = a0, *s1 = a1, *s2 = a2, *s3 = a3;
-}
-
 /** One pixel's column and its four sums (em_nn_dot4_cols_mve); a NULL column ends a list. */
 typedef struct {
     const int8_t *col;
@@ -253,9 +210,11 @@ typedef struct {
 
 /**
  * For each column of the NULL-terminated list @p c (K = k >= 1 int8 each): c->sum[r] =
- * Σ_{i<k} col[i]·w[r·k + i] for the four weight rows r = 0..3, by the loop of em_nn_dot4_mve;
- * the loop over the columns is in the same assembly so that the rows' pointers are set up
- * from registers (12 registers; GCC 12 spilled them around each column).
+ * Σ_{i<k} col[i]·w[r·k + i] for the four weight rows r = 0..3: one 16-byte column load feeds
+ * four VMLADAVA, in a tail-predicated loop (DLSTP / LETP: the last step's loads and sums cover
+ * only the k % 16 bytes left, so nothing past a column or a row is read). In assembly, the
+ * loop over the columns too: GCC 12 neither emits DLSTP here nor keeps the rows' pointers in
+ * registers (11 instructions per step and ~20 per column of pointer set-up; by hand 10 and 8).
  */
 static inline void em_nn_dot4_cols_mve(em_nn_conv_col *c, const int8_t *w, int32_t k)
 {
@@ -298,7 +257,16 @@ static inline void em_nn_dot4_cols_mve(em_nn_conv_col *c, const int8_t *w, int32
                      : "q0", "q1", "lr", "cc", "memory");
 #else
     for (; c->col != NULL; c++) {
-        em_nn_dot4_mve(c->col, w, k, &c->sum[0], &c->sum[1], &c->sum[2], &c->sum[3]);
+        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+        for (int32_t i = 0; i < k; i += 16) { /* the same tail predication by VCTP */
+            const mve_pred16_t pr = vctp8q((uint32_t)(k - i));
+            const int8x16_t xv = vldrbq_z_s8(c->col + i, pr);
+            a0 = vmladavaq_p_s8(a0, xv, vldrbq_z_s8(w + i, pr), pr);
+            a1 = vmladavaq_p_s8(a1, xv, vldrbq_z_s8(w + k + i, pr), pr);
+            a2 = vmladavaq_p_s8(a2, xv, vldrbq_z_s8(w + 2 * k + i, pr), pr);
+            a3 = vmladavaq_p_s8(a3, xv, vldrbq_z_s8(w + 3 * k + i, pr), pr);
+        }
+        c->sum[0] = a0, c->sum[1] = a1, c->sum[2] = a2, c->sum[3] = a3;
     }
 #endif
 }
@@ -622,42 +590,184 @@ static void em_nn_conv_taps_scalar(const em_conv_params *p, const em_per_channel
 
 /* One driver for DSP and scalar: per pixel and group, the column in place (1x1 ...), packed
  * into the scratch, or (no scratch) tap by tap. */
-static void em_nn_conv2d_dsp(const em_nn_context *ctx, const em_conv_params *p,
-                             const em_per_channel_quant *quant, const em_conv_dims *d,
-                             const int8_t *input, const int8_t *weights, const int32_t *bias,
-                             int8_t *output)
+#if EM_NN_TIER_DSP
+/** dst = the columns @p a and @p b (k int8 each) word by word: a's word i at dst[2i], b's at
+ *  dst[2i + 1], i < k / 4 (the tail of k % 4 bytes is not copied). */
+static void em_nn_conv_interleave_dsp(uint32_t *dst, const int8_t *a, const int8_t *b, int32_t k)
 {
+    for (int32_t i = 0; i + 4 <= k; i += 4, dst += 2) {
+        dst[0] = em_nn_read_s8x4(a + i);
+        dst[1] = em_nn_read_s8x4(b + i);
+    }
+}
+
+/**
+ * sums[2c + r] = Σ_{i<4n} col_c[i]·w_r[i] for two columns c (word-interleaved at @p x, see
+ * em_nn_conv_interleave_dsp) and two weight rows r (w_1 = w_0 + stride): each weight word's two
+ * SXTB16 serve both columns. Per four inputs: one LDRD, four SXTB16 of the columns, per row one
+ * LDR, two SXTB16 and four SMLAD: 21 instructions per 16 MACs (em_nn_dot4_s8_dsp: 25).
+ */
+static inline void em_nn_dot2x2_s8_dsp(const uint32_t *x, const int8_t *w, int32_t stride, int32_t n,
+                                       int32_t sums[4])
+{
+    int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
+#if defined(__GNUC__)
+    if (n > 0) {
+        int32_t x0a, x0b, x1a, x1b, t, u;
+        __asm__("1:\n\t"
+                "ldrd   %[t], %[u], [%[x]], #8\n\t"
+                "sxtb16 %[x0a], %[t]\n\t"
+                "sxtb16 %[x0b], %[t], ror #8\n\t"
+                "sxtb16 %[x1a], %[u]\n\t"
+                "sxtb16 %[x1b], %[u], ror #8\n\t"
+                "ldr    %[t], [%[w], %[s]]\n\t"
+                "sxtb16 %[u], %[t]\n\t"
+                "smlad  %[a01], %[x0a], %[u], %[a01]\n\t"
+                "smlad  %[a11], %[x1a], %[u], %[a11]\n\t"
+                "sxtb16 %[t], %[t], ror #8\n\t"
+                "smlad  %[a01], %[x0b], %[t], %[a01]\n\t"
+                "smlad  %[a11], %[x1b], %[t], %[a11]\n\t"
+                "ldr    %[t], [%[w]], #4\n\t"
+                "sxtb16 %[u], %[t]\n\t"
+                "smlad  %[a00], %[x0a], %[u], %[a00]\n\t"
+                "smlad  %[a10], %[x1a], %[u], %[a10]\n\t"
+                "sxtb16 %[t], %[t], ror #8\n\t"
+                "smlad  %[a00], %[x0b], %[t], %[a00]\n\t"
+                "smlad  %[a10], %[x1b], %[t], %[a10]\n\t"
+                "subs   %[n], %[n], #1\n\t"
+                "bne    1b"
+                : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [x] "+r"(x),
+                  [w] "+r"(w), [n] "+r"(n), [x0a] "=&r"(x0a), [x0b] "=&r"(x0b), [x1a] "=&r"(x1a),
+                  [x1b] "=&r"(x1b), [t] "=&r"(t), [u] "=&r"(u)
+                : [s] "r"(stride)
+                : "cc", "memory");
+    }
+#else
+    for (; n > 0; n--, x += 2, w += 4) {
+        const int32_t x0a = em_nn_sxtb16_02(x[0]), x0b = em_nn_sxtb16_13(x[0]);
+        const int32_t x1a = em_nn_sxtb16_02(x[1]), x1b = em_nn_sxtb16_13(x[1]);
+        uint32_t wv = em_nn_read_s8x4(w);
+        a00 = __smlad(x0b, em_nn_sxtb16_13(wv), __smlad(x0a, em_nn_sxtb16_02(wv), a00));
+        a10 = __smlad(x1b, em_nn_sxtb16_13(wv), __smlad(x1a, em_nn_sxtb16_02(wv), a10));
+        wv = em_nn_read_s8x4(w + stride);
+        a01 = __smlad(x0b, em_nn_sxtb16_13(wv), __smlad(x0a, em_nn_sxtb16_02(wv), a01));
+        a11 = __smlad(x1b, em_nn_sxtb16_13(wv), __smlad(x1a, em_nn_sxtb16_02(wv), a11));
+    }
+#endif
+    sums[0] = a00, sums[1] = a01, sums[2] = a10, sums[3] = a11;
+}
+
+/**
+ * Output channels [o_begin, o_end) of two pixels whose columns (k int8) are @p a and @p b,
+ * word-interleaved at @p x; outputs at out_a and out_b. Two weight rows per pass
+ * (em_nn_dot2x2_s8_dsp), the k % 4 tail and a last odd row in C.
+ */
+EM_NN_NOINLINE static void em_nn_conv_pair_dsp(const uint32_t *x, const int8_t *a, const int8_t *b,
+                                               int32_t k, int32_t o_begin, int32_t o_end,
+                                               const int8_t *weights, const int32_t *bias,
+                                               const em_per_channel_quant *quant,
+                                               const em_conv_params *p, int8_t *out_a, int8_t *out_b)
+{
+    const int32_t offset = p->output_offset, lo = p->activation_min, hi = p->activation_max;
+    const int32_t *multiplier = quant->multiplier, *shift = quant->shift;
+    const int32_t k4 = k & ~3;
+    int32_t o = o_begin;
+    for (; o + 2 <= o_end; o += 2) {
+        const int8_t *w0 = weights + (int32_t)o * k, *w1 = w0 + k;
+        int32_t sums[4];
+        em_nn_dot2x2_s8_dsp(x, w0, k, k >> 2, sums);
+        uint32_t s00 = (uint32_t)sums[0], s01 = (uint32_t)sums[1];
+        uint32_t s10 = (uint32_t)sums[2], s11 = (uint32_t)sums[3];
+        for (int32_t i = k4; i < k; i++) { /* 0..3 left, wrapping like the reference */
+            s00 += (uint32_t)(a[i] * w0[i]), s01 += (uint32_t)(a[i] * w1[i]);
+            s10 += (uint32_t)(b[i] * w0[i]), s11 += (uint32_t)(b[i] * w1[i]);
+        }
+        if (bias != NULL) {
+            s00 += (uint32_t)bias[o], s10 += (uint32_t)bias[o];
+            s01 += (uint32_t)bias[o + 1], s11 += (uint32_t)bias[o + 1];
+        }
+        out_a[o] = em_nn_requantize_s8((int32_t)s00, multiplier[o], shift[o], offset, lo, hi);
+        out_b[o] = em_nn_requantize_s8((int32_t)s10, multiplier[o], shift[o], offset, lo, hi);
+        out_a[o + 1] = em_nn_requantize_s8((int32_t)s01, multiplier[o + 1], shift[o + 1], offset, lo, hi);
+        out_b[o + 1] = em_nn_requantize_s8((int32_t)s11, multiplier[o + 1], shift[o + 1], offset, lo, hi);
+    }
+    if (o < o_end) { /* a last odd row */
+        const int32_t bo = bias != NULL ? bias[o] : 0;
+        const int8_t *w0 = weights + (int32_t)o * k;
+        out_a[o] = em_nn_requantize_s8(em_nn_dot_s8_dsp(a, w0, k, bo), multiplier[o], shift[o], offset, lo, hi);
+        out_b[o] = em_nn_requantize_s8(em_nn_dot_s8_dsp(b, w0, k, bo), multiplier[o], shift[o], offset, lo, hi);
+    }
+}
+#endif
+
+/** The column of pixel @p px for group @p g: in place, packed into @p col_buf (NULL: none). */
+static inline const int8_t *em_nn_conv_column(const em_conv_params *p, const em_conv_dims *d,
+                                              const int8_t *x_image, int32_t g, int32_t px,
+                                              int8_t *col_buf)
+{
+    const int32_t oy = px / d->output_w, ox = px - oy * d->output_w;
+    const int32_t iy0 = oy * p->stride_h - p->pad_top, ix0 = ox * p->stride_w - p->pad_left;
+    if (em_nn_conv_in_place(p, d, iy0, ix0)) {
+        return x_image + ((int32_t)iy0 * d->input_w + ix0) * d->input_c;
+    }
+    if (col_buf == NULL) {
+        return NULL;
+    }
+    em_nn_conv_pack_dsp(p, d, x_image + g * (d->input_c / p->groups), iy0, ix0, col_buf);
+    return col_buf;
+}
+
+/* One driver for DSP and scalar: per pixel and group, the column in place (1x1 ...), packed
+ * into the scratch, or (no scratch) tap by tap. DSP: pixels in pairs when the scratch holds
+ * two columns and their word-interleaved copy (em_nn_conv_pair_dsp). */
+static void em_nn_conv2d_cols(const em_nn_context *ctx, const em_conv_params *p,
+                              const em_per_channel_quant *quant, const em_conv_dims *d,
+                              const int8_t *input, const int8_t *weights, const int32_t *bias,
+                              int8_t *output)
+{
+    const int32_t col_bytes = em_nn_conv_col_bytes_dsp(p, d);
     int8_t *scratch = NULL;
-    if (ctx != NULL && ctx->buf != NULL && ctx->size >= em_nn_conv_col_bytes_dsp(p, d)) {
+    if (ctx != NULL && ctx->buf != NULL && ctx->size >= col_bytes) {
         scratch = (int8_t *)ctx->buf;
     }
     const int32_t cg = d->input_c / p->groups;
     const int32_t k = d->kernel_h * d->kernel_w * cg;
+#if EM_NN_TIER_DSP
+    /* Pairs pay from K = 32 on (measured: K 8 and 27 lose the interleaving's cost). */
+    const bool pairs = scratch != NULL && ctx->size >= 4 * col_bytes && k >= 32; /* a, b, a|b (2) */
+#endif
     const int32_t og = d->output_c / p->groups;
-    int8_t *out = output;
+    const int32_t pixels = d->output_h * d->output_w;
     for (int32_t n = 0; n < d->batches; n++) {
         const int8_t *x_image = input + (int32_t)n * d->input_h * d->input_w * d->input_c;
-        for (int32_t oy = 0; oy < d->output_h; oy++) {
-            const int32_t iy0 = oy * p->stride_h - p->pad_top;
-            for (int32_t ox = 0; ox < d->output_w; ox++, out += d->output_c) {
-                const int32_t ix0 = ox * p->stride_w - p->pad_left;
+        int8_t *out_image = output + (int32_t)n * pixels * d->output_c;
+        for (int32_t px = 0; px < pixels; px++) {
+            int8_t *out = out_image + px * d->output_c;
+#if EM_NN_TIER_DSP
+            if (pairs && px + 1 < pixels) {
                 for (int32_t g = 0; g < p->groups; g++) {
-                    const int8_t *x_group = x_image + g * cg;
-                    const int8_t *col = NULL;
-                    if (em_nn_conv_in_place(p, d, iy0, ix0)) {
-                        col = x_image + ((int32_t)iy0 * d->input_w + ix0) * d->input_c;
-                    } else if (scratch != NULL) {
-                        em_nn_conv_pack_dsp(p, d, x_group, iy0, ix0, scratch);
-                        col = scratch;
-                    }
-                    if (col != NULL) {
-                        em_nn_dot_rows_s8(col, weights, k, g * og, (g + 1) * og, bias, quant->multiplier,
-                                          quant->shift, p->output_offset, p->activation_min,
-                                          p->activation_max, out);
-                    } else {
-                        EM_NN_CONV_TAPS(p, quant, d, x_group, iy0, ix0, g * og, (g + 1) * og,
-                                            weights, bias, out);
-                    }
+                    const int8_t *a = em_nn_conv_column(p, d, x_image, g, px, scratch);
+                    const int8_t *b = em_nn_conv_column(p, d, x_image, g, px + 1, scratch + col_bytes);
+                    uint32_t *x = (uint32_t *)(void *)(scratch + 2 * col_bytes);
+                    em_nn_conv_interleave_dsp(x, a, b, k);
+                    em_nn_conv_pair_dsp(x, a, b, k, g * og, (g + 1) * og, weights, bias, quant, p, out,
+                                        out + d->output_c);
+                }
+                px++;
+                continue;
+            }
+#endif
+            for (int32_t g = 0; g < p->groups; g++) {
+                const int8_t *col = em_nn_conv_column(p, d, x_image, g, px, scratch);
+                if (col != NULL) {
+                    em_nn_dot_rows_s8(col, weights, k, g * og, (g + 1) * og, bias, quant->multiplier,
+                                      quant->shift, p->output_offset, p->activation_min,
+                                      p->activation_max, out);
+                } else {
+                    const int32_t oy = px / d->output_w, ox = px - oy * d->output_w;
+                    EM_NN_CONV_TAPS(p, quant, d, x_image + g * cg, oy * p->stride_h - p->pad_top,
+                                    ox * p->stride_w - p->pad_left, g * og, (g + 1) * og, weights,
+                                    bias, out);
                 }
             }
         }
@@ -681,7 +791,11 @@ int32_t em_conv2d_s8_get_buffer_size(const em_conv_params *params, const em_conv
         || dims->kernel_h < 1 || dims->kernel_w < 1) {
         return 0;
     }
+#if EM_NN_TIER_DSP
+    return 4 * em_nn_conv_col_bytes_dsp(params, dims); /* two columns and their interleaved copy */
+#else
     return em_nn_conv_col_bytes_dsp(params, dims);
+#endif
 #endif
 }
 
@@ -697,7 +811,7 @@ em_status em_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params,
 #if EM_NN_TIER_MVE
     em_nn_conv2d_mve(ctx, params, quant, dims, input, weights, bias, output);
 #else
-    em_nn_conv2d_dsp(ctx, params, quant, dims, input, weights, bias, output);
+    em_nn_conv2d_cols(ctx, params, quant, dims, input, weights, bias, output);
 #endif
     return EM_OK;
 }

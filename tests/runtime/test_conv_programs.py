@@ -123,7 +123,7 @@ CASES = {
     "conv1x1_padded_borders": ((1, 3, 10, 17), "conv2d", dict(k=(1, 1), c_out=6, padding=(1, 0, 0, 1), in_zp=-3)),
     "conv1x3_row_in_place": ((1, 4, 9, 17), "conv2d", dict(k=(1, 3), c_out=7, padding=(0, 0, 1, 1), in_zp=-128)),
     "conv3x3_c64_one_column": ((1, 5, 4, 64), "conv2d", dict(c_out=6, in_zp=-128, out_zp=-20)),
-    "conv3x3_c256_taps_no_scratch": ((1, 4, 3, 256), "conv2d", dict(c_out=7, in_zp=127)),
+    "conv3x3_c260_taps_no_scratch": ((1, 4, 3, 260), "conv2d", dict(c_out=7, in_zp=127)),
     # Column blocks (MVE: up to 4 pixels per block, tail-predicated K loop; scalar / DSP: dot4):
     # K % 16 = 15 and 1, channel tails 3 and 1, a last block of 1, strided 1x1, DS-CNN's first conv.
     "conv1x1_k15_c7_blocks": ((1, 3, 7, 15), "conv2d", dict(k=(1, 1), c_out=7, padding=(0, 0, 0, 0), in_zp=-128)),

@@ -50,55 +50,21 @@ FC_SHAPES = [(1, 3, 5), (2, 4, 4), (1, 7, 9), (2, 8, 6), (1, 15, 13), (3, 33, 6)
 
 @pytest.mark.parametrize("batches,n_in,n_out", FC_SHAPES)
 def test_fc_scalar_m3_matches_reference(m3, tmp_path, batches, n_in, n_out):
-    seed = batches * 1000003 + n_in * 1009 + n_out
-    case = programs.fc_case(batches=batches, n_in=n_in, n_out=n_out, seed=seed)
-    rng = np.random.default_rng(seed)
-    case.weights[0, :] = -128
-    case.weights[-1, ::2] = 127
-    spread = float(np.log2(0.012 / np.sqrt(n_in)))
-    reals = 2.0 ** rng.uniform(spread - 1.0, spread + 1.0, size=n_out)
-    reals[rng.random(n_out) < 0.2] = 3.0  # shift > 0: saturating pre-shift
-    pairs = [programs.quantize_multiplier(float(r)) for r in reals]
-    case.multiplier[:] = [m for m, _ in pairs]
-    case.shift[:] = [s for _, s in pairs]
-    case.bias[:] = rng.integers(-2000, 2000, size=n_out)
-    case.activation_min, case.activation_max = -128, 127
-    case.output_offset = int(rng.integers(-128, 128))
-    spec, _ = programs.fc_program(case, batches)
-    spec.tier = fb.Tier.SCALAR
-    x = rng.integers(-128, 128, size=(batches, n_in), dtype=np.int8)
-    x[0, :] = -128
-    got = run(m3, tmp_path, programs.build(spec), x)
-    want = reference.fully_connected_s8(x, case.weights, case.bias, case.multiplier, case.shift,
-                                        case.output_offset, case.activation_min, case.activation_max)
-    np.testing.assert_array_equal(got.reshape(want.shape), want)
+    data, x, want = programs.fc_edge_program(batches, n_in, n_out, fb.Tier.SCALAR)
+    np.testing.assert_array_equal(run(m3, tmp_path, data, x).reshape(want.shape), want)
 
 
 def test_fc_scalar_m3_requantize_ties_and_saturation(m3, tmp_path):
     """Exact ties (half up, both signs), INT32 extremes, shifts at both ends of -31..30."""
-    n_out = 20
-    case = programs.fc_case(batches=1, n_in=1, n_out=n_out)
-    case.weights[:] = 1
-    case.multiplier[:] = 1 << 30
-    case.shift[:16] = [-(1 + i % 4) for i in range(16)]
-    case.bias[:16] = [(1 if i % 2 else -1) * ((2 * i + 1) << (1 + i % 4)) for i in range(16)]
-    case.multiplier[16:] = [2**31 - 1, 2**31 - 1, 1 << 30, 0]
-    case.shift[16:] = [-31, 0, 30, 0]
-    case.bias[16:] = [-(2**31), 2**31 - 1, -5, 7]
-    case.output_offset, case.activation_min, case.activation_max = 0, -128, 127
-    spec, _ = programs.fc_program(case, 1)
-    spec.tier = fb.Tier.SCALAR
-    x = np.zeros((1, 1), dtype=np.int8)
-    got = run(m3, tmp_path, programs.build(spec), x)
-    want = reference.fully_connected_s8(x, case.weights, case.bias, case.multiplier, case.shift, 0, -128, 127)
-    np.testing.assert_array_equal(got.reshape(want.shape), want)
+    data, x, want = programs.fc_ties_program(fb.Tier.SCALAR)
+    np.testing.assert_array_equal(run(m3, tmp_path, data, x).reshape(want.shape), want)
 
 
 SCALAR_CONV_CASES = [
     "conv3x3_c3_pairs_odd_pixels",   # packed columns, K = 27, zp -128
     "conv1x1_in_place_c64",          # in place, 4-row groups + 1 row
     "conv1x1_padded_borders",        # in place inside, packed at the padded borders
-    "conv3x3_c256_taps_no_scratch",  # K = 2304 > the adapter's scratch: tap by tap, zp 127
+    "conv3x3_c260_taps_no_scratch",  # K = 2340 > the adapter's scratch: tap by tap, zp 127
     "conv_groups3_c6",               # groups, dilation, stride, asymmetric padding
     "conv10x4_s2_c1_dscnn_first",    # K = 40, rows fully padded
 ]
