@@ -22,9 +22,10 @@
 static inline int8_t em_nn_requantize_s8(int32_t acc, int32_t multiplier, int32_t shift,
                                          int32_t offset, int32_t lo, int32_t hi)
 {
-#if EM_NN_TIER_SCALAR && defined(__GNUC__) && defined(__thumb2__)
+#if (EM_NN_TIER_SCALAR || EM_NN_TIER_DSP) && defined(__GNUC__) && defined(__thumb2__)
     /* em_nn_requantize() with the high word of the product by SMULL (GCC 12 builds the int64
-     * product from UMULL + two MLA on Armv7-M), and its rounding shift by E - 32 = right as
+     * product from UMULL + two MLA on Armv7-M; DSP: SMMUL would do as well, SMULL is in both),
+     * and its rounding shift by E - 32 = right as
      * ((high >> (right - 1)) + 1) >> 1: floor((h + 2^(r-1)) / 2^r) = floor((floor(h / 2^(r-1))
      * + 1) / 2) for r >= 1, one instruction fewer than forming 2^(r-1). */
     int32_t x = acc, right_1 = -2 - shift;
