@@ -2,9 +2,10 @@
 on the host (scalar) and as Cortex-M55 firmware in QEMU (MVE), against compiler.reference.run byte
 for byte; malformed Conv2DOptions and shapes are refused at load with EM_ERR_BAD_OPERATOR.
 
-The MVE cases are chosen to reach every path of the Helium kernels through the adapter's 1 KiB
-stack scratch: in-place 1x1 columns, packed column pairs, one packed column (K > 512), no scratch
-(K > 1024, tap by tap), channel remainders, groups, depth multipliers (gathers), borders."""
+The MVE cases are chosen to reach every path of the Helium kernels through the adapter's 2304 B
+stack scratch: in-place 1x1 columns, blocks of up to 4 packed columns (fewer when K is large, a
+flush when the scratch is full), no scratch (K > 2304, tap by tap), K % 16 tails of the
+tail-predicated loop, channel remainders, groups, depth multipliers (gathers), borders."""
 from __future__ import annotations
 
 import shutil
