@@ -3,25 +3,28 @@
  * @brief int8 grouped 2-D convolution (NHWC), per-channel requantization. Scalar, DSP and
  *        Helium (MVE) paths behind em_nn_tier.h.
  *
- * Both paths compute the int32 sums exactly (wrapping like the reference) and requantize with
- * em_nn_requantize() or its bit-exact 4-lane form em_nn_requantize_mve(), so they match
- * compiler/reference.py:conv2d_s8 byte for byte. Padded cells are input_zero_point: the bias
- * has b − zp·Σw folded in, so a padded tap contributes zp·w exactly as the reference's np.pad.
+ * Every path computes the int32 sums exactly (wrapping like the reference) and requantizes with
+ * em_nn_requantize_s8() (em_nn_dot_s8.h) or the bit-exact 4-lane em_nn_requantize_mve(), so they
+ * match compiler/reference.py:conv2d_s8 byte for byte. Padded cells are input_zero_point: the
+ * bias has b − zp·Σw folded in, so a padded tap contributes zp·w exactly as the reference's np.pad.
  *
- * MVE: every output pixel's receptive field, per group, is one "column" of K = KH·KW·Cg int8
+ * Every output pixel's receptive field, per group, is one "column" of K = KH·KW·Cg int8
  * (Cg = C_IN / groups) in the weights' own [KH, KW, Cg] order, so each output channel is a
- * K-long dot product (VMLADAVA over 16 lanes, predicated tail). Four output channels share each
- * column load, then their four lanes are requantized at once. The column is
+ * K-long dot product with its weight row. The column is
  *   - the input itself when it is contiguous there (1xKW kernels, dilation_w 1, groups 1, the
  *     window inside the input): 1x1 convolutions read the input in place;
- *   - else packed into the caller's scratch (im2col; em_conv2d_s8_get_buffer_size() bytes),
- *     padded cells written as the zero point;
- *   - else, with no or too little scratch, read tap by tap from the input (padded taps use a
- *     zero-point vector): same bytes, fewer MACs per instruction when Cg is small.
+ *   - else packed into the caller's scratch (im2col), padded cells written as the zero point;
+ *   - else, with no or too little scratch, read tap by tap from the input: same bytes, fewer
+ *     MACs per instruction.
  *
- * DSP: the same columns (in place, packed int8 into the scratch, or tap by tap), each dot
- * product by SMLAD on SXTB16-split words, four output channels sharing each column word
- * (em_nn_dot4_s8_dsp); requantization by em_nn_requantize() per channel.
+ * MVE: pixels in blocks of up to 4 columns; per group of four output channels the requantization
+ * constants are loaded once for the block, and one assembly loop runs the block's columns, each
+ * 16-byte column load feeding four VMLADAVA (tail-predicated DLSTP / LETP, nothing read past a
+ * column or a row); the four sums are requantized as one vector.
+ * DSP: pixels in pairs (K >= 32, scratch for two columns and their word-interleaved copy): each
+ * weight word's two SXTB16 serve both pixels, two rows per pass (em_nn_dot2x2_s8_dsp); a single
+ * pixel runs four rows per column word (em_nn_dot4_s8_dsp, via em_nn_dot_rows_s8).
+ * Scalar: six, then four, rows per column byte (em_nn_dot_rows_s8: LDRSB + MLA per row).
  */
 #include <stdbool.h>
 #include <stddef.h>
