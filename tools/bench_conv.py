@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
-"""Instruction counts of single conv2d / depthwise_conv2d programs on Cortex-M55 (QEMU, exact).
+"""Instruction counts of single conv2d / depthwise_conv2d / fully_connected programs (QEMU, exact).
 
-    ./scons em_run && .venv/bin/python tools/bench_conv.py [--elf build/corstone300/em_run.elf]
-                                                            [--markdown] [--only NAME ...]
+    ./scons em_run board=B && .venv/bin/python tools/bench_conv.py [--board B ...]
+                                                [--only NAME ...] [--mlperf] [--json FILE]
 
-Each layer is one op (compiler.ir graph -> compiler.planner -> compiler.writer, tier MVE) run by
-em_run in QEMU mps3-an547 (-icount, see /work/shared/MEASURING.md); the output is checked
-against compiler.reference byte for byte, and the "instructions:" line of em_run (the counter
-around invoke) is reported with MACs per instruction. Each layer runs twice: the counts must match.
+Each layer is one op (compiler.ir graph -> compiler.planner -> compiler.writer, the board's
+best tier) run by build/<board>/em_run.elf in QEMU (-icount, see /work/shared/MEASURING.md);
+the output is checked against compiler.reference byte for byte, and the "instructions:" line of
+em_run (the counter around invoke) is reported with MACs per instruction. Each layer runs
+twice: the counts must match. --mlperf adds the conv / FC layer shapes of the four MLPerf Tiny
+models (MLPERF_LAYERS); --json writes {board: {layer: instructions}}.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
 import tempfile
@@ -40,11 +43,52 @@ LAYERS = {
     "conv3x3_16to16_32x32_pad1": ((1, 32, 32, 16), "conv2d", (3, 3), 16, (1, 1), (1, 1, 1, 1)),
 }
 
+# The conv2d and fully_connected shapes of the MLPerf Tiny models (one of each distinct shape).
+# FC entries: name: ((1, n_in), "fully_connected", None, n_out, None, None).
+MLPERF_LAYERS = {
+    "ds_conv10x4_s2_1to64_49x10": ((1, 49, 10, 1), "conv2d", (10, 4), 64, (2, 2), (4, 5, 1, 1)),
+    "ds_pw_64to64_25x5": ((1, 25, 5, 64), "conv2d", (1, 1), 64, (1, 1), (0, 0, 0, 0)),
+    "ds_fc_64to12": ((1, 64), "fully_connected", None, 12, None, None),
+    "rn_conv3x3_3to16_32x32": ((1, 32, 32, 3), "conv2d", (3, 3), 16, (1, 1), (1, 1, 1, 1)),
+    "rn_conv3x3_16to16_32x32": ((1, 32, 32, 16), "conv2d", (3, 3), 16, (1, 1), (1, 1, 1, 1)),
+    "rn_conv3x3_s2_16to32_32x32": ((1, 32, 32, 16), "conv2d", (3, 3), 32, (2, 2), (1, 1, 1, 1)),
+    "rn_conv3x3_32to32_16x16": ((1, 16, 16, 32), "conv2d", (3, 3), 32, (1, 1), (1, 1, 1, 1)),
+    "rn_conv1x1_s2_16to32_32x32": ((1, 32, 32, 16), "conv2d", (1, 1), 32, (2, 2), (0, 0, 0, 0)),
+    "rn_conv3x3_s2_32to64_16x16": ((1, 16, 16, 32), "conv2d", (3, 3), 64, (2, 2), (1, 1, 1, 1)),
+    "rn_conv3x3_64to64_8x8": ((1, 8, 8, 64), "conv2d", (3, 3), 64, (1, 1), (1, 1, 1, 1)),
+    "rn_conv1x1_s2_32to64_16x16": ((1, 16, 16, 32), "conv2d", (1, 1), 64, (2, 2), (0, 0, 0, 0)),
+    "rn_fc_64to10": ((1, 64), "fully_connected", None, 10, None, None),
+    "mn_conv3x3_s2_3to8_96x96": ((1, 96, 96, 3), "conv2d", (3, 3), 8, (2, 2), (1, 1, 1, 1)),
+    "mn_pw_8to16_48x48": ((1, 48, 48, 8), "conv2d", (1, 1), 16, (1, 1), (0, 0, 0, 0)),
+    "mn_pw_16to32_24x24": ((1, 24, 24, 16), "conv2d", (1, 1), 32, (1, 1), (0, 0, 0, 0)),
+    "mn_pw_32to32_24x24": ((1, 24, 24, 32), "conv2d", (1, 1), 32, (1, 1), (0, 0, 0, 0)),
+    "mn_pw_32to64_12x12": ((1, 12, 12, 32), "conv2d", (1, 1), 64, (1, 1), (0, 0, 0, 0)),
+    "mn_pw_64to64_12x12": ((1, 12, 12, 64), "conv2d", (1, 1), 64, (1, 1), (0, 0, 0, 0)),
+    "mn_pw_64to128_6x6": ((1, 6, 6, 64), "conv2d", (1, 1), 128, (1, 1), (0, 0, 0, 0)),
+    "mn_pw_128to128_6x6": ((1, 6, 6, 128), "conv2d", (1, 1), 128, (1, 1), (0, 0, 0, 0)),
+    "mn_pw_128to256_3x3": ((1, 3, 3, 128), "conv2d", (1, 1), 256, (1, 1), (0, 0, 0, 0)),
+    "mn_pw_256to256_3x3": ((1, 3, 3, 256), "conv2d", (1, 1), 256, (1, 1), (0, 0, 0, 0)),
+    "mn_fc_256to2": ((1, 256), "fully_connected", None, 2, None, None),
+    "ae_fc_640to128": ((1, 640), "fully_connected", None, 128, None, None),
+    "ae_fc_128to128": ((1, 128), "fully_connected", None, 128, None, None),
+    "ae_fc_128to8": ((1, 128), "fully_connected", None, 8, None, None),
+    "ae_fc_8to128": ((1, 8), "fully_connected", None, 128, None, None),
+    "ae_fc_128to640": ((1, 128), "fully_connected", None, 640, None, None),
+}
+ALL_LAYERS = {**LAYERS, **MLPERF_LAYERS}
+
+# Board -> the CPU whose best tier its em_run runs.
+BOARD_CPUS = {"corstone300": "cortex-m55", "mps2_an386": "cortex-m4", "mps2_an505": "cortex-m33",
+              "mps2_an385": "cortex-m3"}
+
 
 def layer_graph(name: str, rng: np.random.Generator):
-    shape, kind, (kh, kw), c_out, stride, padding = LAYERS[name]
-    c_in = shape[3]
+    shape, kind, kernel, c_out, stride, padding = ALL_LAYERS[name]
+    c_in = shape[-1]
     in_zp, out_zp = -128, 3
+    if kind == "fully_connected":
+        return fc_graph(shape, c_out, in_zp, out_zp, rng)
+    kh, kw = kernel
     if kind == "conv2d":
         w = rng.integers(-128, 128, size=(c_out, kh, kw, c_in), dtype=np.int8)
         taps = kh * kw * c_in
@@ -78,13 +122,33 @@ def layer_graph(name: str, rng: np.random.Generator):
     return graph, macs
 
 
-def run_once(elf: Path, graph: Graph, x: np.ndarray, work: Path) -> tuple[int, np.ndarray]:
+def fc_graph(shape: tuple[int, int], n_out: int, in_zp: int, out_zp: int, rng: np.random.Generator):
+    n_in = shape[1]
+    w = rng.integers(-128, 128, size=(n_out, n_in), dtype=np.int8)
+    spread = float(np.log2(0.012 / np.sqrt(n_in)))
+    pairs = [quantize_multiplier(float(r)) for r in 2.0 ** rng.uniform(spread - 1.0, spread + 1.0, size=n_out)]
+    bias = rng.integers(-3000, 3000, size=n_out, dtype=np.int32)
+    attrs = dict(output_offset=out_zp, activation_min=-128, activation_max=127,
+                 multiplier=np.array([p for p, _ in pairs], np.int32),
+                 shift=np.array([s for _, s in pairs], np.int32))
+    tensors = {
+        "x": Tensor("x", "int8", shape, Quant.per_tensor(0.05, in_zp)),
+        "w": Tensor("w", "int8", w.shape, data=w),
+        "b": Tensor("b", "int32", bias.shape, data=bias),
+        "y": Tensor("y", "int8", (shape[0], n_out), Quant.per_tensor(0.1, out_zp)),
+    }
+    graph = Graph(tensors, [Op("fully_connected", ["x", "w", "b"], ["y"], attrs, origin="bench_conv")], ["x"], ["y"])
+    plan_memory(graph, Region("sram", 1 << 20))
+    return graph, n_in * n_out
+
+
+def run_once(elf: Path, graph: Graph, x: np.ndarray, work: Path, board: str = "corstone300") -> tuple[int, np.ndarray]:
     from ember_build.board import load_board
     from ember_build.qemu import emulator_command
 
-    (work / "p.embr").write_bytes(write_program(graph, Target("cortex-m55")))
+    (work / "p.embr").write_bytes(write_program(graph, Target(BOARD_CPUS[board])))
     (work / "in.bin").write_bytes(x.tobytes())
-    cmd = emulator_command(load_board("corstone300"), elf, "p.embr --input in.bin --output out.bin")
+    cmd = emulator_command(load_board(board), elf, "p.embr --input in.bin --output out.bin")
     result = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=300)
     if result.returncode != 0:
         raise SystemExit(f"em_run failed ({result.returncode}):\n{result.stdout}{result.stderr}")
@@ -93,29 +157,45 @@ def run_once(elf: Path, graph: Graph, x: np.ndarray, work: Path) -> tuple[int, n
     return count, np.frombuffer((work / "out.bin").read_bytes(), np.int8)
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--elf", type=Path, default=REPO / "build/corstone300/em_run.elf")
-    ap.add_argument("--only", nargs="*", default=None)
-    args = ap.parse_args()
-    names = args.only or list(LAYERS)
-    print("| layer | instructions | MACs | MAC/instr |")
-    print("|---|---:|---:|---:|")
+def measure(board: str, elf: Path, names: list[str]) -> dict[str, tuple[int, int]]:
+    """{layer: (instructions, MACs)} of each layer on `board`, checked against the reference."""
+    results = {}
     for name in names:
         rng = np.random.default_rng(sum(map(ord, name)))
         graph, macs = layer_graph(name, rng)
-        x = rng.integers(-128, 128, size=LAYERS[name][0], dtype=np.int8)
+        x = rng.integers(-128, 128, size=ALL_LAYERS[name][0], dtype=np.int8)
         want = reference.run(graph, [x])["y"]
         with tempfile.TemporaryDirectory() as tmp:
             counts = []
             for _ in range(2):
-                count, got = run_once(args.elf, graph, x, Path(tmp))
+                count, got = run_once(elf, graph, x, Path(tmp), board)
                 if not np.array_equal(got.reshape(want.shape), want):
-                    raise SystemExit(f"{name}: output differs from compiler.reference")
+                    raise SystemExit(f"{board} {name}: output differs from compiler.reference")
                 counts.append(count)
         if counts[0] != counts[1]:
-            raise SystemExit(f"{name}: counts differ between runs: {counts}")
-        print(f"| {name} | {counts[0]:,} | {macs:,} | {macs / counts[0]:.2f} |", flush=True)
+            raise SystemExit(f"{board} {name}: counts differ between runs: {counts}")
+        results[name] = (counts[0], macs)
+        print(f"| {board} | {name} | {counts[0]:,} | {macs:,} | {macs / counts[0]:.2f} |", flush=True)
+    return results
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--board", nargs="*", default=["corstone300"], choices=sorted(BOARD_CPUS))
+    ap.add_argument("--elf", type=Path, default=None, help="em_run firmware (one board only)")
+    ap.add_argument("--only", nargs="*", default=None)
+    ap.add_argument("--mlperf", action="store_true", help="the MLPerf Tiny conv / FC layers")
+    ap.add_argument("--json", type=Path, default=None)
+    args = ap.parse_args()
+    names = args.only or (list(MLPERF_LAYERS) if args.mlperf else list(LAYERS))
+    print("| board | layer | instructions | MACs | MAC/instr |")
+    print("|---|---|---:|---:|---:|")
+    table = {}
+    for board in args.board:
+        elf = args.elf or REPO / "build" / board / "em_run.elf"
+        table[board] = {name: n for name, (n, _) in measure(board, elf, names).items()}
+    if args.json is not None:
+        args.json.write_text(json.dumps(table, indent=1))
     return 0
 
 

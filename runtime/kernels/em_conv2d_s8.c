@@ -3,30 +3,34 @@
  * @brief int8 grouped 2-D convolution (NHWC), per-channel requantization. Scalar, DSP and
  *        Helium (MVE) paths behind em_nn_tier.h.
  *
- * Both paths compute the int32 sums exactly (wrapping like the reference) and requantize with
- * em_nn_requantize() or its bit-exact 4-lane form em_nn_requantize_mve(), so they match
- * compiler/reference.py:conv2d_s8 byte for byte. Padded cells are input_zero_point: the bias
- * has b − zp·Σw folded in, so a padded tap contributes zp·w exactly as the reference's np.pad.
+ * Every path computes the int32 sums exactly (wrapping like the reference) and requantizes with
+ * em_nn_requantize_s8() (em_nn_dot_s8.h) or the bit-exact 4-lane em_nn_requantize_mve(), so they
+ * match compiler/reference.py:conv2d_s8 byte for byte. Padded cells are input_zero_point: the
+ * bias has b − zp·Σw folded in, so a padded tap contributes zp·w exactly as the reference's np.pad.
  *
- * MVE: every output pixel's receptive field, per group, is one "column" of K = KH·KW·Cg int8
+ * Every output pixel's receptive field, per group, is one "column" of K = KH·KW·Cg int8
  * (Cg = C_IN / groups) in the weights' own [KH, KW, Cg] order, so each output channel is a
- * K-long dot product (VMLADAVA over 16 lanes, predicated tail). Four output channels share each
- * column load, then their four lanes are requantized at once. The column is
+ * K-long dot product with its weight row. The column is
  *   - the input itself when it is contiguous there (1xKW kernels, dilation_w 1, groups 1, the
  *     window inside the input): 1x1 convolutions read the input in place;
- *   - else packed into the caller's scratch (im2col; em_conv2d_s8_get_buffer_size() bytes),
- *     padded cells written as the zero point;
- *   - else, with no or too little scratch, read tap by tap from the input (padded taps use a
- *     zero-point vector): same bytes, fewer MACs per instruction when Cg is small.
+ *   - else packed into the caller's scratch (im2col), padded cells written as the zero point;
+ *   - else, with no or too little scratch, read tap by tap from the input: same bytes, fewer
+ *     MACs per instruction.
  *
- * DSP: the same columns (in place, packed int8 into the scratch, or tap by tap), each dot
- * product by SMLAD on SXTB16-split words, four output channels sharing each column word
- * (em_nn_dot4_s8_dsp); requantization by em_nn_requantize() per channel.
+ * MVE: pixels in blocks of up to 4 columns; per group of four output channels the requantization
+ * constants are loaded once for the block, and one assembly loop runs the block's columns, each
+ * 16-byte column load feeding four VMLADAVA (tail-predicated DLSTP / LETP, nothing read past a
+ * column or a row); the four sums are requantized as one vector.
+ * DSP: pixels in pairs (K >= 32, scratch for two columns and their word-interleaved copy): each
+ * weight word's two SXTB16 serve both pixels, two rows per pass (em_nn_dot2x2_s8_dsp); a single
+ * pixel runs four rows per column word (em_nn_dot4_s8_dsp, via em_nn_dot_rows_s8).
+ * Scalar: six, then four, rows per column byte (em_nn_dot_rows_s8: LDRSB + MLA per row).
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
+#include "em_nn_dot_s8.h"
 #include "em_nn_functions.h"
 #include "em_nn_support.h"
 #include "em_nn_tier.h"
@@ -77,10 +81,8 @@ static bool em_nn_conv2d_args_ok(const em_conv_params *p, const em_per_channel_q
 static inline int8_t em_nn_conv_output(uint32_t acc, const em_conv_params *p, int32_t multiplier,
                                        int32_t shift)
 {
-    const int64_t scaled = (int64_t)em_nn_requantize((int32_t)acc, multiplier, shift) + p->output_offset;
-    const int64_t lo = p->activation_min;
-    const int64_t hi = p->activation_max;
-    return (int8_t)(scaled < lo ? lo : (scaled > hi ? hi : scaled));
+    return em_nn_requantize_s8((int32_t)acc, multiplier, shift, p->output_offset, p->activation_min,
+                               p->activation_max);
 }
 
 /** True when the column of output pixel (column of the input x0) is contiguous in the input:
@@ -94,6 +96,9 @@ static inline bool em_nn_conv_in_place(const em_conv_params *p, const em_conv_di
 
 #if EM_NN_TIER_MVE
 
+/** Pixels per block: their columns share each channel group's requantization constants. */
+#define EM_NN_CONV_BLOCK 4
+
 /** Patch bytes of one pixel and group, rounded up to 16 (vector stores). */
 static int32_t em_nn_conv_col_bytes(const em_conv_params *p, const em_conv_dims *d)
 {
@@ -101,13 +106,25 @@ static int32_t em_nn_conv_col_bytes(const em_conv_params *p, const em_conv_dims 
     return (k + 15) & ~15;
 }
 
-/** dst[0..n) = src[0..n), 16 bytes per step, predicated tail. */
+/** dst[0..n) = src[0..n), n >= 1: a tail-predicated loop (DLSTP / LETP) of 16-byte steps,
+ *  three instructions each (GCC 12 builds a VCTP, VMRS / VMSR and two VPST per step). */
 static inline void em_nn_copy_s8_mve(int8_t *dst, const int8_t *src, int32_t n)
 {
+#if defined(__GNUC__)
+    __asm__ volatile("dlstp.8 lr, %[n]\n"
+                     "1:\n\t"
+                     "vldrb.8 q0, [%[s]], #16\n\t"
+                     "vstrb.8 q0, [%[d]], #16\n\t"
+                     "letp    lr, 1b"
+                     : [s] "+r"(src), [d] "+r"(dst)
+                     : [n] "r"(n)
+                     : "q0", "lr", "memory");
+#else
     for (int32_t i = 0; i < n; i += 16) {
         const mve_pred16_t pr = vctp8q((uint32_t)(n - i));
         vstrbq_p_s8(dst + i, vldrbq_z_s8(src + i, pr), pr);
     }
+#endif
 }
 
 /** dst[0..n) = v. */
@@ -188,45 +205,124 @@ static inline int32_t em_nn_conv_dot_mve(const int8_t *col, const int8_t *w, int
     return acc;
 }
 
+/** One pixel's column and its four sums (em_nn_dot4_cols_mve); a NULL column ends a list. */
+typedef struct {
+    const int8_t *col;
+    int32_t sum[4];
+} em_nn_conv_col;
+
 /**
- * Output channels [o_begin, o_end) of one group for one pixel whose column (K int8) is
- * contiguous at @p col; weight rows w[o] at weights + o·K. Four channels share each column
- * load: unpredicated 16-lane steps, then one predicated (zeroing) tail step that reads nothing
- * past the column or the rows.
+ * For each column of the NULL-terminated list @p c (K = k >= 1 int8 each): c->sum[r] =
+ * Σ_{i<k} col[i]·w[r·k + i] for the four weight rows r = 0..3: one 16-byte column load feeds
+ * four VMLADAVA, in a tail-predicated loop (DLSTP / LETP: the last step's loads and sums cover
+ * only the k % 16 bytes left, so nothing past a column or a row is read). In assembly, the
+ * loop over the columns too: GCC 12 neither emits DLSTP here nor keeps the rows' pointers in
+ * registers (11 instructions per step and ~20 per column of pointer set-up; by hand 10 and 8).
  */
-EM_NN_NOINLINE static void em_nn_conv_col_mve(const em_conv_params *p, const em_per_channel_quant *quant,
-                               int32_t k, int32_t o_begin, int32_t o_end, const int8_t *col,
-                               const int8_t *weights, const int32_t *bias, int8_t *out)
+static inline void em_nn_dot4_cols_mve(em_nn_conv_col *c, const int8_t *w, int32_t k)
 {
+#if defined(__GNUC__)
+    const int8_t *x, *p0, *p1, *p2, *p3;
+    int32_t a0, a1, a2, a3;
+    __asm__ volatile("ldr     %[x], [%[c]]\n\t"
+                     "cbz     %[x], 3f\n"
+                     "2:\n\t"
+                     "mov     %[p0], %[w]\n\t"
+                     "add     %[p1], %[w], %[k]\n\t"
+                     "add     %[p2], %[p1], %[k]\n\t"
+                     "add     %[p3], %[p2], %[k]\n\t"
+                     "movs    %[a0], #0\n\t"
+                     "movs    %[a1], #0\n\t"
+                     "movs    %[a2], #0\n\t"
+                     "movs    %[a3], #0\n\t"
+                     "dlstp.8 lr, %[k]\n"
+                     "1:\n\t"
+                     "vldrb.8     q0, [%[x]], #16\n\t"
+                     "vldrb.8     q1, [%[p0]], #16\n\t"
+                     "vmladava.s8 %[a0], q0, q1\n\t"
+                     "vldrb.8     q1, [%[p1]], #16\n\t"
+                     "vmladava.s8 %[a1], q0, q1\n\t"
+                     "vldrb.8     q1, [%[p2]], #16\n\t"
+                     "vmladava.s8 %[a2], q0, q1\n\t"
+                     "vldrb.8     q1, [%[p3]], #16\n\t"
+                     "vmladava.s8 %[a3], q0, q1\n\t"
+                     "letp        lr, 1b\n\t"
+                     "strd    %[a0], %[a1], [%[c], #4]\n\t"
+                     "strd    %[a2], %[a3], [%[c], #12]\n\t"
+                     "ldr     %[x], [%[c], #20]!\n\t"
+                     "cmp     %[x], #0\n\t"
+                     "bne     2b\n"
+                     "3:"
+                     : [c] "+r"(c), [x] "=&r"(x), [p0] "=&r"(p0), [p1] "=&r"(p1), [p2] "=&r"(p2),
+                       [p3] "=&r"(p3), [a0] "=&Te"(a0), [a1] "=&Te"(a1), [a2] "=&Te"(a2),
+                       [a3] "=&Te"(a3)
+                     : [w] "r"(w), [k] "r"(k)
+                     : "q0", "q1", "lr", "cc", "memory");
+#else
+    for (; c->col != NULL; c++) {
+        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+        for (int32_t i = 0; i < k; i += 16) { /* the same tail predication by VCTP */
+            const mve_pred16_t pr = vctp8q((uint32_t)(k - i));
+            const int8x16_t xv = vldrbq_z_s8(c->col + i, pr);
+            a0 = vmladavaq_p_s8(a0, xv, vldrbq_z_s8(w + i, pr), pr);
+            a1 = vmladavaq_p_s8(a1, xv, vldrbq_z_s8(w + k + i, pr), pr);
+            a2 = vmladavaq_p_s8(a2, xv, vldrbq_z_s8(w + 2 * k + i, pr), pr);
+            a3 = vmladavaq_p_s8(a3, xv, vldrbq_z_s8(w + 3 * k + i, pr), pr);
+        }
+        c->sum[0] = a0, c->sum[1] = a1, c->sum[2] = a2, c->sum[3] = a3;
+    }
+#endif
+}
+
+/** Requantization constants of one convolution, copied out of the parameters (int8 stores may
+ *  alias them, so GCC would re-read them after every store). */
+typedef struct {
+    const int32_t *multiplier, *shift, *bias; /**< [C_OUT]; bias may be NULL */
+    int32_t offset, lo, hi;                    /**< output zero point and clamp */
+} em_nn_conv_requant;
+
+/**
+ * Output channels [o_begin, o_end) of @p n_cols (1..EM_NN_CONV_BLOCK) pixels whose columns
+ * (K int8 each) are contiguous at cols[j].col (cols has room for n_cols + 1 entries: the NULL
+ * end is written here); pixel j's outputs at out + j·out_stride. Per group of
+ * four channels the bias, multiplier and shift vectors (and the shifts' derived vectors) are
+ * loaded once for all the pixels; per pixel four weight rows share each 16-byte column load
+ * (VMLADAVA into four sums), unpredicated steps then one zeroing tail step, and the four sums
+ * are requantized as one vector. 1..3 channels left run one by one.
+ */
+EM_NN_NOINLINE static void em_nn_conv_block_mve(const em_nn_conv_requant *q, em_nn_conv_col *cols,
+                                                 int32_t n_cols, int32_t k, int32_t o_begin,
+                                                 int32_t o_end, const int8_t *weights, int8_t *out,
+                                                 int32_t out_stride)
+{
+    const int32x4_t offset = vdupq_n_s32(q->offset);
+    const int32x4_t lo = vdupq_n_s32(q->lo), hi = vdupq_n_s32(q->hi);
+    const int32_t *bias = q->bias, *multiplier = q->multiplier, *shift = q->shift;
+    cols[n_cols].col = NULL;
     int32_t o = o_begin;
     for (; o + 4 <= o_end; o += 4) {
-        const int8_t *w0 = weights + (int32_t)o * k;
-        const int8_t *w1 = w0 + k;
-        const int8_t *w2 = w1 + k;
-        const int8_t *w3 = w2 + k;
-        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-        int32_t i = 0;
-        for (; i + 16 <= k; i += 16) {
-            const int8x16_t xv = vld1q_s8(col + i);
-            a0 = vmladavaq_s8(a0, xv, vld1q_s8(w0 + i));
-            a1 = vmladavaq_s8(a1, xv, vld1q_s8(w1 + i));
-            a2 = vmladavaq_s8(a2, xv, vld1q_s8(w2 + i));
-            a3 = vmladavaq_s8(a3, xv, vld1q_s8(w3 + i));
+        em_nn_dot4_cols_mve(cols, weights + (int32_t)o * k, k);
+        const int32x4_t b = bias != NULL ? vld1q_s32(bias + o) : vdupq_n_s32(0);
+        const int32x4_t m = vld1q_s32(multiplier + o);
+        const int32x4_t sh = vld1q_s32(shift + o);
+        const int32x4_t left = vmaxq_s32(vaddq_n_s32(sh, 2), vdupq_n_s32(0));
+        const int32x4_t right = vaddq_n_s32(vsubq_s32(sh, left), 1); /* em_nn_requantize_mve */
+        int8_t *y = out + o;
+        for (int32_t j = 0; j < n_cols; j++, y += out_stride) {
+            int32x4_t v = vaddq_s32(vld1q_s32(cols[j].sum), b); /* wraps, as the reference */
+            v = vrshlq_s32(vmulhq_s32(vqshlq_s32(v, left), m), right);
+            v = vqaddq_s32(v, offset); /* saturates past the clamp */
+            v = vminq_s32(vmaxq_s32(v, lo), hi);
+            vstrbq_s32(y, v);
         }
-        if (i < k) {
-            const mve_pred16_t pr = vctp8q((uint32_t)(k - i));
-            const int8x16_t xv = vldrbq_z_s8(col + i, pr);
-            a0 = vmladavaq_s8(a0, xv, vldrbq_z_s8(w0 + i, pr));
-            a1 = vmladavaq_s8(a1, xv, vldrbq_z_s8(w1 + i, pr));
-            a2 = vmladavaq_s8(a2, xv, vldrbq_z_s8(w2 + i, pr));
-            a3 = vmladavaq_s8(a3, xv, vldrbq_z_s8(w3 + i, pr));
-        }
-        em_nn_conv_store4_mve(em_nn_lanes4(a0, a1, a2, a3), p, quant, bias, o, out);
     }
     for (; o < o_end; o++) { /* 1..3 channels left */
         const uint32_t b = bias != NULL ? (uint32_t)bias[o] : 0u;
-        const int32_t dot = em_nn_conv_dot_mve(col, weights + (int32_t)o * k, k);
-        out[o] = em_nn_conv_output((uint32_t)dot + b, p, quant->multiplier[o], quant->shift[o]);
+        for (int32_t j = 0; j < n_cols; j++) {
+            const int32_t dot = em_nn_conv_dot_mve(cols[j].col, weights + (int32_t)o * k, k);
+            out[j * out_stride + o] = em_nn_requantize_s8((int32_t)((uint32_t)dot + b), multiplier[o],
+                                                          shift[o], q->offset, q->lo, q->hi);
+        }
     }
 }
 
@@ -295,58 +391,67 @@ EM_NN_NOINLINE static void em_nn_conv_taps_mve(const em_conv_params *p, const em
     }
 }
 
-/** The column of pixel (iy0, ix0) for group @p g: in place, packed into @p scratch, or NULL
- *  (no scratch: the caller reads taps). */
-static inline const int8_t *em_nn_conv_column_mve(const em_conv_params *p, const em_conv_dims *d,
-                                                  const int8_t *x_image, int32_t g, int32_t iy0,
-                                                  int32_t ix0, int8_t *scratch)
-{
-    if (em_nn_conv_in_place(p, d, iy0, ix0)) {
-        return x_image + ((int32_t)iy0 * d->input_w + ix0) * d->input_c;
-    }
-    if (scratch == NULL) {
-        return NULL;
-    }
-    em_nn_conv_pack_mve(p, d, x_image + g * (d->input_c / p->groups), iy0, ix0, scratch);
-    return scratch;
-}
-
 static void em_nn_conv2d_mve(const em_nn_context *ctx, const em_conv_params *p,
                              const em_per_channel_quant *quant, const em_conv_dims *d,
                              const int8_t *input, const int8_t *weights, const int32_t *bias,
                              int8_t *output)
 {
-    int8_t *scratch = NULL;
-    if (ctx != NULL && ctx->buf != NULL && ctx->size >= em_nn_conv_col_bytes(p, d)) {
-        scratch = (int8_t *)ctx->buf;
+    const int32_t col_bytes = em_nn_conv_col_bytes(p, d);
+    int32_t packable = 0; /* columns the scratch holds */
+    if (ctx != NULL && ctx->buf != NULL) {
+        packable = ctx->size / col_bytes;
+        packable = packable > EM_NN_CONV_BLOCK ? EM_NN_CONV_BLOCK : packable;
     }
     const int32_t cg = d->input_c / p->groups;
     const int32_t k = d->kernel_h * d->kernel_w * cg;
     const int32_t og = d->output_c / p->groups;
-    int8_t *out = output;
+    const int32_t pixels = d->output_h * d->output_w;
+    const em_nn_conv_requant q = {quant->multiplier, quant->shift, bias, p->output_offset,
+                                  p->activation_min, p->activation_max};
     for (int32_t n = 0; n < d->batches; n++) {
         const int8_t *x_image = input + (int32_t)n * d->input_h * d->input_w * d->input_c;
-        for (int32_t oy = 0; oy < d->output_h; oy++) {
-            const int32_t iy0 = oy * p->stride_h - p->pad_top;
-            for (int32_t ox = 0; ox < d->output_w; ox++, out += d->output_c) {
-                const int32_t ix0 = ox * p->stride_w - p->pad_left;
-                for (int32_t g = 0; g < p->groups; g++) {
-                    const int8_t *col = em_nn_conv_column_mve(p, d, x_image, g, iy0, ix0, scratch);
-                    if (col != NULL) {
-                        em_nn_conv_col_mve(p, quant, k, g * og, (g + 1) * og, col, weights, bias, out);
-                    } else {
-                        em_nn_conv_taps_mve(p, quant, d, x_image + g * cg, iy0, ix0, g * og,
-                                            (g + 1) * og, weights, bias, out);
+        int8_t *out_image = output + (int32_t)n * pixels * d->output_c;
+        for (int32_t first = 0; first < pixels; first += EM_NN_CONV_BLOCK) {
+            const int32_t block = pixels - first < EM_NN_CONV_BLOCK ? pixels - first : EM_NN_CONV_BLOCK;
+            for (int32_t g = 0; g < p->groups; g++) {
+                /* Pixels first.. in runs of columns (in place, or packed while the scratch
+                 * has room); without scratch a pixel that needs packing runs tap by tap. */
+                em_nn_conv_col cols[EM_NN_CONV_BLOCK + 1]; /* + the NULL end */
+                int32_t n_cols = 0, packed = 0, start = first;
+                for (int32_t px = first; px < first + block; px++) {
+                    const int32_t oy = px / d->output_w, ox = px - oy * d->output_w;
+                    const int32_t iy0 = oy * p->stride_h - p->pad_top;
+                    const int32_t ix0 = ox * p->stride_w - p->pad_left;
+                    const bool in_place = em_nn_conv_in_place(p, d, iy0, ix0);
+                    if (!in_place && packed == packable && n_cols > 0) { /* scratch full: flush */
+                        em_nn_conv_block_mve(&q, cols, n_cols, k, g * og, (g + 1) * og, weights,
+                                             out_image + start * d->output_c, d->output_c);
+                        n_cols = 0, packed = 0, start = px;
                     }
+                    if (in_place) {
+                        cols[n_cols++].col = x_image + ((int32_t)iy0 * d->input_w + ix0) * d->input_c;
+                    } else if (packed < packable) {
+                        int8_t *col = (int8_t *)ctx->buf + packed++ * col_bytes;
+                        em_nn_conv_pack_mve(p, d, x_image + g * cg, iy0, ix0, col);
+                        cols[n_cols++].col = col;
+                    } else { /* no scratch: this pixel's taps in place */
+                        em_nn_conv_taps_mve(p, quant, d, x_image + g * cg, iy0, ix0, g * og, (g + 1) * og,
+                                            weights, bias, out_image + px * d->output_c);
+                        start = px + 1;
+                    }
+                }
+                if (n_cols > 0) {
+                    em_nn_conv_block_mve(&q, cols, n_cols, k, g * og, (g + 1) * og, weights,
+                                         out_image + start * d->output_c, d->output_c);
                 }
             }
         }
     }
 }
 
-#elif EM_NN_TIER_DSP
+#else /* DSP and scalar: the same columns, each tier its own dot products */
 
-/** Patch bytes of one pixel and group (DSP: the int8 column, rounded up to 4). */
+/** Patch bytes of one pixel and group (the int8 column, rounded up to 4). */
 static int32_t em_nn_conv_col_bytes_dsp(const em_conv_params *p, const em_conv_dims *d)
 {
     const int32_t k = d->kernel_h * d->kernel_w * (d->input_c / p->groups);
@@ -386,6 +491,7 @@ EM_NN_NOINLINE static void em_nn_conv_pack_dsp(const em_conv_params *p, const em
     }
 }
 
+#if EM_NN_TIER_DSP
 /** Requantizes @p rows (1..4) accumulators of channels o.. and stores them (bias added here). */
 static inline void em_nn_conv_store_dsp(const int32_t acc[4], int32_t rows, const em_conv_params *p,
                                         const em_per_channel_quant *quant, const int32_t *bias,
@@ -395,25 +501,6 @@ static inline void em_nn_conv_store_dsp(const int32_t acc[4], int32_t rows, cons
         const uint32_t b = bias != NULL ? (uint32_t)bias[o + r] : 0u;
         out[o + r] = em_nn_conv_output((uint32_t)acc[r] + b, p, quant->multiplier[o + r],
                                        quant->shift[o + r]);
-    }
-}
-
-/** Output channels [o_begin, o_end) of one pixel whose column (K int8) is contiguous at @p col:
- *  four weight rows share each column word (em_nn_dot4_s8_dsp), 1..3 left one by one. */
-EM_NN_NOINLINE static void em_nn_conv_col_dsp(const em_conv_params *p, const em_per_channel_quant *quant,
-                                               int32_t k, int32_t o_begin, int32_t o_end,
-                                               const int8_t *col, const int8_t *weights,
-                                               const int32_t *bias, int8_t *out)
-{
-    int32_t o = o_begin;
-    for (; o + 4 <= o_end; o += 4) {
-        int32_t acc[4] = {0, 0, 0, 0};
-        em_nn_dot4_s8_dsp(col, weights + (int32_t)o * k, k, k, acc);
-        em_nn_conv_store_dsp(acc, 4, p, quant, bias, o, out);
-    }
-    for (; o < o_end; o++) {
-        const int32_t acc[4] = {em_nn_dot_s8_dsp(col, weights + (int32_t)o * k, k, 0), 0, 0, 0};
-        em_nn_conv_store_dsp(acc, 1, p, quant, bias, o, out);
     }
 }
 
@@ -462,85 +549,228 @@ EM_NN_NOINLINE static void em_nn_conv_taps_dsp(const em_conv_params *p, const em
     }
 }
 
-static void em_nn_conv2d_dsp(const em_nn_context *ctx, const em_conv_params *p,
-                             const em_per_channel_quant *quant, const em_conv_dims *d,
-                             const int8_t *input, const int8_t *weights, const int32_t *bias,
-                             int8_t *output)
+#else /* scalar */
+
+/** One pixel and group without scratch: each output channel tap by tap (padded taps: zp·w). */
+static void em_nn_conv_taps_scalar(const em_conv_params *p, const em_per_channel_quant *quant,
+                                   const em_conv_dims *d, const int8_t *x_group, int32_t iy0,
+                                   int32_t ix0, int32_t o_begin, int32_t o_end,
+                                   const int8_t *weights, const int32_t *bias, int8_t *out)
 {
-    int8_t *scratch = NULL;
-    if (ctx != NULL && ctx->buf != NULL && ctx->size >= em_nn_conv_col_bytes_dsp(p, d)) {
-        scratch = (int8_t *)ctx->buf;
-    }
     const int32_t cg = d->input_c / p->groups;
     const int32_t k = d->kernel_h * d->kernel_w * cg;
-    const int32_t og = d->output_c / p->groups;
-    int8_t *out = output;
-    for (int32_t n = 0; n < d->batches; n++) {
-        const int8_t *x_image = input + (int32_t)n * d->input_h * d->input_w * d->input_c;
-        for (int32_t oy = 0; oy < d->output_h; oy++) {
-            const int32_t iy0 = oy * p->stride_h - p->pad_top;
-            for (int32_t ox = 0; ox < d->output_w; ox++, out += d->output_c) {
-                const int32_t ix0 = ox * p->stride_w - p->pad_left;
-                for (int32_t g = 0; g < p->groups; g++) {
-                    const int8_t *x_group = x_image + g * cg;
-                    const int8_t *col = NULL;
-                    if (em_nn_conv_in_place(p, d, iy0, ix0)) {
-                        col = x_image + ((int32_t)iy0 * d->input_w + ix0) * d->input_c;
-                    } else if (scratch != NULL) {
-                        em_nn_conv_pack_dsp(p, d, x_group, iy0, ix0, scratch);
-                        col = scratch;
-                    }
-                    if (col != NULL) {
-                        em_nn_conv_col_dsp(p, quant, k, g * og, (g + 1) * og, col, weights, bias, out);
-                    } else {
-                        em_nn_conv_taps_dsp(p, quant, d, x_group, iy0, ix0, g * og, (g + 1) * og,
-                                            weights, bias, out);
+    const int32_t zp = p->input_zero_point;
+    for (int32_t o = o_begin; o < o_end; o++) {
+        const int8_t *w = weights + (int32_t)o * k;
+        uint32_t acc = bias != NULL ? (uint32_t)bias[o] : 0u;
+        for (int32_t ky = 0; ky < d->kernel_h; ky++) {
+            const int32_t iy = iy0 + ky * p->dilation_h;
+            const bool row_ok = iy >= 0 && iy < d->input_h;
+            for (int32_t kx = 0; kx < d->kernel_w; kx++, w += cg) {
+                const int32_t ix = ix0 + kx * p->dilation_w;
+                if (row_ok && ix >= 0 && ix < d->input_w) {
+                    const int8_t *x = x_group + ((int32_t)iy * d->input_w + ix) * d->input_c;
+                    acc = (uint32_t)em_nn_dot_s8_scalar(x, w, cg, (int32_t)acc);
+                } else { /* padded tap: every cell holds the zero point */
+                    for (int32_t i = 0; i < cg; i++) {
+                        acc += (uint32_t)(zp * (int32_t)w[i]);
                     }
                 }
             }
         }
+        out[o] = em_nn_requantize_s8((int32_t)acc, quant->multiplier[o], quant->shift[o],
+                                     p->output_offset, p->activation_min, p->activation_max);
     }
 }
 
-#else /* scalar */
+#endif
 
-static void em_nn_conv2d_scalar(const em_conv_params *p, const em_per_channel_quant *quant,
-                                const em_conv_dims *d, const int8_t *input, const int8_t *weights,
-                                const int32_t *bias, int8_t *output)
+#if EM_NN_TIER_DSP
+#define EM_NN_CONV_TAPS em_nn_conv_taps_dsp
+#else
+#define EM_NN_CONV_TAPS em_nn_conv_taps_scalar
+#endif
+
+/* One driver for DSP and scalar: per pixel and group, the column in place (1x1 ...), packed
+ * into the scratch, or (no scratch) tap by tap. */
+#if EM_NN_TIER_DSP
+/** dst = the columns @p a and @p b (k int8 each) word by word: a's word i at dst[2i], b's at
+ *  dst[2i + 1], i < k / 4 (the tail of k % 4 bytes is not copied). */
+static void em_nn_conv_interleave_dsp(uint32_t *dst, const int8_t *a, const int8_t *b, int32_t k)
 {
+    for (int32_t i = 0; i + 4 <= k; i += 4, dst += 2) {
+        dst[0] = em_nn_read_s8x4(a + i);
+        dst[1] = em_nn_read_s8x4(b + i);
+    }
+}
+
+/**
+ * sums[2c + r] = Σ_{i<4n} col_c[i]·w_r[i] for two columns c (word-interleaved at @p x, see
+ * em_nn_conv_interleave_dsp) and two weight rows r (w_1 = w_0 + stride): each weight word's two
+ * SXTB16 serve both columns. Per four inputs: one LDRD, four SXTB16 of the columns, per row one
+ * LDR, two SXTB16 and four SMLAD: 21 instructions per 16 MACs (em_nn_dot4_s8_dsp: 25).
+ */
+static inline void em_nn_dot2x2_s8_dsp(const uint32_t *x, const int8_t *w, int32_t stride, int32_t n,
+                                       int32_t sums[4])
+{
+    int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
+#if defined(__GNUC__)
+    if (n > 0) {
+        int32_t x0a, x0b, x1a, x1b, t, u;
+        __asm__("1:\n\t"
+                "ldrd   %[t], %[u], [%[x]], #8\n\t"
+                "sxtb16 %[x0a], %[t]\n\t"
+                "sxtb16 %[x0b], %[t], ror #8\n\t"
+                "sxtb16 %[x1a], %[u]\n\t"
+                "sxtb16 %[x1b], %[u], ror #8\n\t"
+                "ldr    %[t], [%[w], %[s]]\n\t"
+                "sxtb16 %[u], %[t]\n\t"
+                "smlad  %[a01], %[x0a], %[u], %[a01]\n\t"
+                "smlad  %[a11], %[x1a], %[u], %[a11]\n\t"
+                "sxtb16 %[t], %[t], ror #8\n\t"
+                "smlad  %[a01], %[x0b], %[t], %[a01]\n\t"
+                "smlad  %[a11], %[x1b], %[t], %[a11]\n\t"
+                "ldr    %[t], [%[w]], #4\n\t"
+                "sxtb16 %[u], %[t]\n\t"
+                "smlad  %[a00], %[x0a], %[u], %[a00]\n\t"
+                "smlad  %[a10], %[x1a], %[u], %[a10]\n\t"
+                "sxtb16 %[t], %[t], ror #8\n\t"
+                "smlad  %[a00], %[x0b], %[t], %[a00]\n\t"
+                "smlad  %[a10], %[x1b], %[t], %[a10]\n\t"
+                "subs   %[n], %[n], #1\n\t"
+                "bne    1b"
+                : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [x] "+r"(x),
+                  [w] "+r"(w), [n] "+r"(n), [x0a] "=&r"(x0a), [x0b] "=&r"(x0b), [x1a] "=&r"(x1a),
+                  [x1b] "=&r"(x1b), [t] "=&r"(t), [u] "=&r"(u)
+                : [s] "r"(stride)
+                : "cc", "memory");
+    }
+#else
+    for (; n > 0; n--, x += 2, w += 4) {
+        const int32_t x0a = em_nn_sxtb16_02(x[0]), x0b = em_nn_sxtb16_13(x[0]);
+        const int32_t x1a = em_nn_sxtb16_02(x[1]), x1b = em_nn_sxtb16_13(x[1]);
+        uint32_t wv = em_nn_read_s8x4(w);
+        a00 = __smlad(x0b, em_nn_sxtb16_13(wv), __smlad(x0a, em_nn_sxtb16_02(wv), a00));
+        a10 = __smlad(x1b, em_nn_sxtb16_13(wv), __smlad(x1a, em_nn_sxtb16_02(wv), a10));
+        wv = em_nn_read_s8x4(w + stride);
+        a01 = __smlad(x0b, em_nn_sxtb16_13(wv), __smlad(x0a, em_nn_sxtb16_02(wv), a01));
+        a11 = __smlad(x1b, em_nn_sxtb16_13(wv), __smlad(x1a, em_nn_sxtb16_02(wv), a11));
+    }
+#endif
+    sums[0] = a00, sums[1] = a01, sums[2] = a10, sums[3] = a11;
+}
+
+/**
+ * Output channels [o_begin, o_end) of two pixels whose columns (k int8) are @p a and @p b,
+ * word-interleaved at @p x; outputs at out_a and out_b. Two weight rows per pass
+ * (em_nn_dot2x2_s8_dsp), the k % 4 tail and a last odd row in C.
+ */
+EM_NN_NOINLINE static void em_nn_conv_pair_dsp(const uint32_t *x, const int8_t *a, const int8_t *b,
+                                               int32_t k, int32_t o_begin, int32_t o_end,
+                                               const int8_t *weights, const int32_t *bias,
+                                               const em_per_channel_quant *quant,
+                                               const em_conv_params *p, int8_t *out_a, int8_t *out_b)
+{
+    const int32_t offset = p->output_offset, lo = p->activation_min, hi = p->activation_max;
+    const int32_t *multiplier = quant->multiplier, *shift = quant->shift;
+    const int32_t k4 = k & ~3;
+    int32_t o = o_begin;
+    for (; o + 2 <= o_end; o += 2) {
+        const int8_t *w0 = weights + (int32_t)o * k, *w1 = w0 + k;
+        int32_t sums[4];
+        em_nn_dot2x2_s8_dsp(x, w0, k, k >> 2, sums);
+        uint32_t s00 = (uint32_t)sums[0], s01 = (uint32_t)sums[1];
+        uint32_t s10 = (uint32_t)sums[2], s11 = (uint32_t)sums[3];
+        for (int32_t i = k4; i < k; i++) { /* 0..3 left, wrapping like the reference */
+            s00 += (uint32_t)(a[i] * w0[i]), s01 += (uint32_t)(a[i] * w1[i]);
+            s10 += (uint32_t)(b[i] * w0[i]), s11 += (uint32_t)(b[i] * w1[i]);
+        }
+        if (bias != NULL) {
+            s00 += (uint32_t)bias[o], s10 += (uint32_t)bias[o];
+            s01 += (uint32_t)bias[o + 1], s11 += (uint32_t)bias[o + 1];
+        }
+        out_a[o] = em_nn_requantize_s8((int32_t)s00, multiplier[o], shift[o], offset, lo, hi);
+        out_b[o] = em_nn_requantize_s8((int32_t)s10, multiplier[o], shift[o], offset, lo, hi);
+        out_a[o + 1] = em_nn_requantize_s8((int32_t)s01, multiplier[o + 1], shift[o + 1], offset, lo, hi);
+        out_b[o + 1] = em_nn_requantize_s8((int32_t)s11, multiplier[o + 1], shift[o + 1], offset, lo, hi);
+    }
+    if (o < o_end) { /* a last odd row */
+        const int32_t bo = bias != NULL ? bias[o] : 0;
+        const int8_t *w0 = weights + (int32_t)o * k;
+        out_a[o] = em_nn_requantize_s8(em_nn_dot_s8_dsp(a, w0, k, bo), multiplier[o], shift[o], offset, lo, hi);
+        out_b[o] = em_nn_requantize_s8(em_nn_dot_s8_dsp(b, w0, k, bo), multiplier[o], shift[o], offset, lo, hi);
+    }
+}
+#endif
+
+/** The column of pixel @p px for group @p g: in place, packed into @p col_buf (NULL: none). */
+static inline const int8_t *em_nn_conv_column(const em_conv_params *p, const em_conv_dims *d,
+                                              const int8_t *x_image, int32_t g, int32_t px,
+                                              int8_t *col_buf)
+{
+    const int32_t oy = px / d->output_w, ox = px - oy * d->output_w;
+    const int32_t iy0 = oy * p->stride_h - p->pad_top, ix0 = ox * p->stride_w - p->pad_left;
+    if (em_nn_conv_in_place(p, d, iy0, ix0)) {
+        return x_image + ((int32_t)iy0 * d->input_w + ix0) * d->input_c;
+    }
+    if (col_buf == NULL) {
+        return NULL;
+    }
+    em_nn_conv_pack_dsp(p, d, x_image + g * (d->input_c / p->groups), iy0, ix0, col_buf);
+    return col_buf;
+}
+
+/* One driver for DSP and scalar: per pixel and group, the column in place (1x1 ...), packed
+ * into the scratch, or (no scratch) tap by tap. DSP: pixels in pairs when the scratch holds
+ * two columns and their word-interleaved copy (em_nn_conv_pair_dsp). */
+static void em_nn_conv2d_cols(const em_nn_context *ctx, const em_conv_params *p,
+                              const em_per_channel_quant *quant, const em_conv_dims *d,
+                              const int8_t *input, const int8_t *weights, const int32_t *bias,
+                              int8_t *output)
+{
+    const int32_t col_bytes = em_nn_conv_col_bytes_dsp(p, d);
+    int8_t *scratch = NULL;
+    if (ctx != NULL && ctx->buf != NULL && ctx->size >= col_bytes) {
+        scratch = (int8_t *)ctx->buf;
+    }
     const int32_t cg = d->input_c / p->groups;
-    const int32_t og = d->output_c / p->groups;
     const int32_t k = d->kernel_h * d->kernel_w * cg;
-    const int32_t zp = p->input_zero_point;
-    int8_t *out = output;
+#if EM_NN_TIER_DSP
+    /* Pairs pay from K = 32 on (measured: K 8 and 27 lose the interleaving's cost). */
+    const bool pairs = scratch != NULL && ctx->size >= 4 * col_bytes && k >= 32; /* a, b, a|b (2) */
+#endif
+    const int32_t og = d->output_c / p->groups;
+    const int32_t pixels = d->output_h * d->output_w;
     for (int32_t n = 0; n < d->batches; n++) {
         const int8_t *x_image = input + (int32_t)n * d->input_h * d->input_w * d->input_c;
-        for (int32_t oy = 0; oy < d->output_h; oy++) {
-            const int32_t iy0 = oy * p->stride_h - p->pad_top;
-            for (int32_t ox = 0; ox < d->output_w; ox++, out += d->output_c) {
-                const int32_t ix0 = ox * p->stride_w - p->pad_left;
-                for (int32_t o = 0; o < d->output_c; o++) {
-                    const int8_t *x_group = x_image + (o / og) * cg;
-                    const int8_t *w = weights + (int32_t)o * k;
-                    uint32_t acc = bias != NULL ? (uint32_t)bias[o] : 0u;
-                    for (int32_t ky = 0; ky < d->kernel_h; ky++) {
-                        const int32_t iy = iy0 + ky * p->dilation_h;
-                        const bool row_ok = iy >= 0 && iy < d->input_h;
-                        for (int32_t kx = 0; kx < d->kernel_w; kx++, w += cg) {
-                            const int32_t ix = ix0 + kx * p->dilation_w;
-                            if (row_ok && ix >= 0 && ix < d->input_w) {
-                                const int8_t *x = x_group + ((int32_t)iy * d->input_w + ix) * d->input_c;
-                                for (int32_t i = 0; i < cg; i++) {
-                                    acc += (uint32_t)((int32_t)x[i] * (int32_t)w[i]);
-                                }
-                            } else { /* padded tap: every cell holds the zero point */
-                                for (int32_t i = 0; i < cg; i++) {
-                                    acc += (uint32_t)(zp * (int32_t)w[i]);
-                                }
-                            }
-                        }
-                    }
-                    out[o] = em_nn_conv_output(acc, p, quant->multiplier[o], quant->shift[o]);
+        int8_t *out_image = output + (int32_t)n * pixels * d->output_c;
+        for (int32_t px = 0; px < pixels; px++) {
+            int8_t *out = out_image + px * d->output_c;
+#if EM_NN_TIER_DSP
+            if (pairs && px + 1 < pixels) {
+                for (int32_t g = 0; g < p->groups; g++) {
+                    const int8_t *a = em_nn_conv_column(p, d, x_image, g, px, scratch);
+                    const int8_t *b = em_nn_conv_column(p, d, x_image, g, px + 1, scratch + col_bytes);
+                    uint32_t *x = (uint32_t *)(void *)(scratch + 2 * col_bytes);
+                    em_nn_conv_interleave_dsp(x, a, b, k);
+                    em_nn_conv_pair_dsp(x, a, b, k, g * og, (g + 1) * og, weights, bias, quant, p, out,
+                                        out + d->output_c);
+                }
+                px++;
+                continue;
+            }
+#endif
+            for (int32_t g = 0; g < p->groups; g++) {
+                const int8_t *col = em_nn_conv_column(p, d, x_image, g, px, scratch);
+                if (col != NULL) {
+                    em_nn_dot_rows_s8(col, weights, k, g * og, (g + 1) * og, bias, quant->multiplier,
+                                      quant->shift, p->output_offset, p->activation_min,
+                                      p->activation_max, out);
+                } else {
+                    const int32_t oy = px / d->output_w, ox = px - oy * d->output_w;
+                    EM_NN_CONV_TAPS(p, quant, d, x_image + g * cg, oy * p->stride_h - p->pad_top,
+                                    ox * p->stride_w - p->pad_left, g * og, (g + 1) * og, weights,
+                                    bias, out);
                 }
             }
         }
@@ -556,18 +786,19 @@ int32_t em_conv2d_s8_get_buffer_size(const em_conv_params *params, const em_conv
         || dims->kernel_h < 1 || dims->kernel_w < 1) {
         return 0;
     }
-    /* Contiguous columns (1x1 kernels ...) need scratch only at padded borders. */
-    return em_nn_conv_col_bytes(params, dims);
-#elif EM_NN_TIER_DSP
+    /* A block of columns; contiguous columns (1x1 kernels ...) need scratch only at padded
+     * borders. The kernel packs as many columns as ctx->size holds. */
+    return EM_NN_CONV_BLOCK * em_nn_conv_col_bytes(params, dims);
+#else
     if (params == NULL || dims == NULL || params->groups < 1 || dims->input_c < 1
         || dims->kernel_h < 1 || dims->kernel_w < 1) {
         return 0;
     }
-    return em_nn_conv_col_bytes_dsp(params, dims);
+#if EM_NN_TIER_DSP
+    return 4 * em_nn_conv_col_bytes_dsp(params, dims); /* two columns and their interleaved copy */
 #else
-    (void)params;
-    (void)dims;
-    return 0;
+    return em_nn_conv_col_bytes_dsp(params, dims);
+#endif
 #endif
 }
 
@@ -582,11 +813,8 @@ em_status em_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params,
     }
 #if EM_NN_TIER_MVE
     em_nn_conv2d_mve(ctx, params, quant, dims, input, weights, bias, output);
-#elif EM_NN_TIER_DSP
-    em_nn_conv2d_dsp(ctx, params, quant, dims, input, weights, bias, output);
 #else
-    (void)ctx;
-    em_nn_conv2d_scalar(params, quant, dims, input, weights, bias, output);
+    em_nn_conv2d_cols(ctx, params, quant, dims, input, weights, bias, output);
 #endif
     return EM_OK;
 }

@@ -4,16 +4,19 @@
  *        paths behind em_nn_tier.h.
  *
  * Every path computes the int32 dot products exactly (wrapping like the reference) and
- * requantizes with em_nn_requantize() (scalar, DSP) or its bit-exact 4-lane form
+ * requantizes with em_nn_requantize_s8() (em_nn_dot_s8.h) or the bit-exact 4-lane
  * em_nn_requantize_mve(), so they match compiler/reference.py:fully_connected_s8 byte for byte.
  * MVE: four weight rows per pass share each 16-byte input load; full 16-lane steps run
  * unpredicated, the tail uses predicated zeroing loads (vctp8q), never reading past a row.
  * DSP: four weight rows per pass share each input word and its two SXTB16 (em_nn_dot4_s8_dsp:
  * two SMLAD per four int8 pairs); a row tail of 1..3 int8 runs scalar, so nothing past a row is
- * read.
+ * read. Scalar: six, then four, weight rows per pass share each input byte
+ * (em_nn_dot6_s8_scalar, em_nn_dot4_s8_scalar). DSP and scalar run em_nn_dot_rows_s8(), the
+ * convolution's column loop too.
  */
 #include <stddef.h>
 
+#include "em_nn_dot_s8.h"
 #include "em_nn_functions.h"
 #include "em_nn_support.h"
 #include "em_nn_tier.h"
@@ -26,17 +29,6 @@ int32_t em_fully_connected_s8_get_buffer_size(const em_fc_dims *dims)
 {
     (void)dims;
     return 0;
-}
-
-/** Requantizes one accumulator (bias already added) and writes the clamped int8. */
-static inline int8_t em_nn_fc_output(uint32_t acc, const em_fc_params *params, int32_t multiplier,
-                                     int32_t shift)
-{
-    const int64_t scaled = (int64_t)em_nn_requantize((int32_t)acc, multiplier, shift)
-                           + params->output_offset;
-    const int64_t lo = params->activation_min;
-    const int64_t hi = params->activation_max;
-    return (int8_t)(scaled < lo ? lo : (scaled > hi ? hi : scaled));
 }
 
 #if EM_NN_TIER_MVE
@@ -103,56 +95,8 @@ static void em_nn_fc_row_mve(const em_fc_params *params, const em_per_channel_qu
     for (; o < n_out; o++) {
         const uint32_t b = bias != NULL ? (uint32_t)bias[o] : 0u;
         const int32_t dot = em_nn_dot_s8_mve(x, weights + (int32_t)o * n_in, n_in);
-        out[o] = em_nn_fc_output((uint32_t)dot + b, params, quant->multiplier[o], quant->shift[o]);
-    }
-}
-
-#elif EM_NN_TIER_DSP
-
-/* Out of line: the pixel loop's state would otherwise compete for the 4-row dot's registers. */
-static __attribute__((noinline)) void em_nn_fc_row_dsp(const em_fc_params *params,
-                                                       const em_per_channel_quant *quant,
-                                                       int32_t n_in, int32_t n_out, const int8_t *x,
-                                                       const int8_t *weights, const int32_t *bias,
-                                                       int8_t *out)
-{
-    int32_t o = 0;
-    for (; o + 4 <= n_out; o += 4) {
-        int32_t acc[4] = {0, 0, 0, 0};
-        em_nn_dot4_s8_dsp(x, weights + (int32_t)o * n_in, n_in, n_in, acc);
-        for (int32_t r = 0; r < 4; r++) {
-            const uint32_t b = bias != NULL ? (uint32_t)bias[o + r] : 0u;
-            out[o + r] = em_nn_fc_output((uint32_t)acc[r] + b, params, quant->multiplier[o + r],
-                                         quant->shift[o + r]);
-        }
-    }
-    for (; o < n_out; o++) {
-        const uint32_t b = bias != NULL ? (uint32_t)bias[o] : 0u;
-        const int32_t dot = em_nn_dot_s8_dsp(x, weights + (int32_t)o * n_in, n_in, 0);
-        out[o] = em_nn_fc_output((uint32_t)dot + b, params, quant->multiplier[o], quant->shift[o]);
-    }
-}
-
-#else /* scalar */
-
-/** Σ_i x[i]·w[i] over @p n int8 pairs, wrapping in 32 bits. */
-static inline uint32_t em_nn_dot_s8_scalar(const int8_t *x, const int8_t *w, int32_t n)
-{
-    uint32_t acc = 0;
-    for (int32_t i = 0; i < n; i++) {
-        acc += (uint32_t)((int32_t)x[i] * (int32_t)w[i]);
-    }
-    return acc;
-}
-
-static void em_nn_fc_row_scalar(const em_fc_params *params, const em_per_channel_quant *quant,
-                                int32_t n_in, int32_t n_out, const int8_t *x,
-                                const int8_t *weights, const int32_t *bias, int8_t *out)
-{
-    for (int32_t o = 0; o < n_out; o++) {
-        const uint32_t b = bias != NULL ? (uint32_t)bias[o] : 0u;
-        const uint32_t dot = em_nn_dot_s8_scalar(x, weights + (int32_t)o * n_in, n_in);
-        out[o] = em_nn_fc_output(dot + b, params, quant->multiplier[o], quant->shift[o]);
+        out[o] = em_nn_requantize_s8((int32_t)((uint32_t)dot + b), quant->multiplier[o], quant->shift[o],
+                                     params->output_offset, params->activation_min, params->activation_max);
     }
 }
 
@@ -174,10 +118,9 @@ em_status em_fully_connected_s8(const em_fc_params *params, const em_per_channel
         int8_t *out = output + (int32_t)b * n_out;
 #if EM_NN_TIER_MVE
         em_nn_fc_row_mve(params, quant, n_in, n_out, x, weights, bias, out);
-#elif EM_NN_TIER_DSP
-        em_nn_fc_row_dsp(params, quant, n_in, n_out, x, weights, bias, out);
 #else
-        em_nn_fc_row_scalar(params, quant, n_in, n_out, x, weights, bias, out);
+        em_nn_dot_rows_s8(x, weights, n_in, 0, n_out, bias, quant->multiplier, quant->shift,
+                          params->output_offset, params->activation_min, params->activation_max, out);
 #endif
     }
     return EM_OK;

@@ -8,16 +8,17 @@
  * EM_ERR_BAD_OPERATOR at load and eval() calls the kernel without further checks. depth_multiplier
  * must be absent or 1. The output must not overlap the input (the planner must not alias them).
  *
- * Scratch: the MVE kernel packs patches (im2col) into up to EM_CONV2D_STACK_SCRATCH bytes of
- * eval()'s stack when em_conv2d_s8_get_buffer_size() fits there, else it runs without scratch
- * (same bytes). When the planner plans scratch tensors, the buffer will come from the arena.
+ * Scratch: the kernels pack patches (im2col) into up to EM_CONV2D_STACK_SCRATCH bytes of eval()'s
+ * stack: as many columns as fit (MVE: up to 4, DSP: a pixel pair and its interleaved copy, scalar:
+ * one), else they read taps in place (same bytes). 2304 B: four columns of ResNet's largest K
+ * (3·3·64). When the planner plans scratch tensors, the buffer will come from the arena.
  */
 #include "em_nn_functions.h"
 #include "em_op_conv_options.h"
 #include "em_op_support.h"
 
 /** Bytes of eval()'s stack lent to the kernel as scratch (bounded; no heap). */
-#define EM_CONV2D_STACK_SCRATCH 1024
+#define EM_CONV2D_STACK_SCRATCH 2304
 
 enum { EM_CONV2D_INPUT, EM_CONV2D_WEIGHTS, EM_CONV2D_BIAS, EM_CONV2D_N_INPUTS };
 

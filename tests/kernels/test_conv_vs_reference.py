@@ -53,7 +53,7 @@ def lib(tmp_path_factory):
 
 def run_kernel(lib, depthwise: bool, x, w, bias, mult, shift, *, stride, dilation, padding, groups=1,
                depth_multiplier=1, input_zero_point, output_offset, activation_min=-128,
-               activation_max=127, out_hw=None):
+               activation_max=127, out_hw=None, scratch=False):
     x = np.ascontiguousarray(x, np.int8)
     w = np.ascontiguousarray(w, np.int8)
     bias = np.ascontiguousarray(bias, np.int32)
@@ -72,6 +72,10 @@ def run_kernel(lib, depthwise: bool, x, w, bias, mult, shift, *, stride, dilatio
                         depth_multiplier, input_zero_point, output_offset, activation_min, activation_max)
     quant = PerChannelQuant(_ptr(mult, ctypes.c_int32), _ptr(shift, ctypes.c_int32))
     ctx = NnContext(None, 0)
+    size = lib.em_conv2d_s8_get_buffer_size(ctypes.byref(params), ctypes.byref(dims))
+    buf = np.zeros(max(size, 1), np.int8)
+    if scratch and not depthwise and size > 0:  # the column path (im2col into the scratch)
+        ctx = NnContext(buf.ctypes.data, size)
     fn = lib.em_depthwise_conv2d_s8 if depthwise else lib.em_conv2d_s8
     status = fn(ctypes.byref(ctx), ctypes.byref(params), ctypes.byref(quant), ctypes.byref(dims),
                 _ptr(x, ctypes.c_int8), _ptr(w, ctypes.c_int8), _ptr(bias, ctypes.c_int32),
@@ -116,6 +120,7 @@ def check(lib, depthwise, x, w, bias, mult, shift, **kw):
     status, got = run_kernel(lib, depthwise, x, w, bias, mult, shift, **kw)
     assert status == EM_OK
     kw.pop("out_hw", None)
+    kw.pop("scratch", None)
     kw.setdefault("activation_min", -128)
     kw.setdefault("activation_max", 127)
     if depthwise:
@@ -148,12 +153,13 @@ CONV_CASES = [
 
 @pytest.mark.parametrize("case", CONV_CASES, ids=lambda c: "x".join(map(str, c[:7])))
 @pytest.mark.parametrize("zp", [-128, 0, 127])
-def test_conv2d_random_shapes(lib, case, zp):
+@pytest.mark.parametrize("scratch", [False, True], ids=["taps", "columns"])
+def test_conv2d_random_shapes(lib, case, zp, scratch):
     n, h, w, c_in, c_out, kh, kw, stride, dilation, padding, groups = case
     seed = zlib.crc32(repr((case, zp)).encode())
     x, wts, bias, mult, shift = make_case(seed, False, n, h, w, c_in, kh, kw, c_out, groups)
     want = check(lib, False, x, wts, bias, mult, shift, stride=stride, dilation=dilation,
-                 padding=padding, groups=groups, input_zero_point=zp,
+                 padding=padding, groups=groups, input_zero_point=zp, scratch=scratch,
                  output_offset=int(np.random.default_rng(seed).integers(-128, 128)))
     assert want.size < 8 or len(np.unique(want)) > 2  # not collapsed to the clamps
 
@@ -185,14 +191,16 @@ def test_depthwise_random_shapes(lib, case, zp):
 
 @pytest.mark.parametrize("depthwise", [False, True])
 @pytest.mark.parametrize("zp,out_offset", [(-128, 127), (127, -128)])
-def test_extreme_values_and_clamps(lib, depthwise, zp, out_offset):
+@pytest.mark.parametrize("scratch", [False, True], ids=["taps", "columns"])
+def test_extreme_values_and_clamps(lib, depthwise, zp, out_offset, scratch):
     x, wts, bias, mult, shift = make_case(5, depthwise, 1, 6, 5, 17, 3, 3, 2 if depthwise else 9,
                                           extreme=True)
     bias[0], bias[-1] = 2**31 - 1 - 128 * 128 * 200, -(2**31) + 128 * 128 * 200
     for act in ((-128, 127), (0, 127), (-20, 30), (5, 5)):
         check(lib, depthwise, x, wts, bias, mult, shift, stride=(1, 2), dilation=(1, 1),
               padding=(1, 2, 2, 0), depth_multiplier=2 if depthwise else 1, input_zero_point=zp,
-              output_offset=out_offset, activation_min=act[0], activation_max=act[1])
+              output_offset=out_offset, activation_min=act[0], activation_max=act[1],
+              scratch=scratch)
 
 
 def test_conv_rounding_ties_and_shift_extremes(lib):
@@ -241,8 +249,9 @@ def test_depthwise_rejects_bad_arguments(lib, bad):
     assert status == EM_ERR_BAD_ARGUMENT
 
 
-def test_buffer_sizes_on_the_host_are_zero(lib):
+def test_buffer_sizes_on_the_host(lib):
+    """Scalar conv2d: one column of K = 3·3·3 int8, rounded up to 4; depthwise: none."""
     dims = ConvDims(1, 32, 32, 3, 3, 3, 32, 32, 16)
     params = ConvParams(1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, -128, 127)
-    assert lib.em_conv2d_s8_get_buffer_size(ctypes.byref(params), ctypes.byref(dims)) == 0
+    assert lib.em_conv2d_s8_get_buffer_size(ctypes.byref(params), ctypes.byref(dims)) == 28
     assert lib.em_depthwise_conv2d_s8_get_buffer_size(ctypes.byref(params), ctypes.byref(dims)) == 0

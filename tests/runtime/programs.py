@@ -236,6 +236,56 @@ def fc_program(case: FcCase | None = None, batches=2) -> tuple[ProgramSpec, FcCa
     return spec, case
 
 
+def fc_edge_program(batches: int, n_in: int, n_out: int, tier: int):
+    """An FC program for a kernel tier's edges: a row of -128 weights and a row with 127 at even
+    columns, an input row of -128 (products of +16384), scales spread so outputs cover int8 with
+    ~20 % of channels at shift > 0 (the saturating pre-shift), a random output zero point.
+    Returns (program bytes, input [B, I], expected output)."""
+    seed = batches * 1000003 + n_in * 1009 + n_out
+    case = fc_case(batches=batches, n_in=n_in, n_out=n_out, seed=seed)
+    rng = np.random.default_rng(seed)
+    case.weights[0, :] = -128
+    case.weights[-1, ::2] = 127
+    spread = float(np.log2(0.012 / np.sqrt(n_in)))
+    reals = 2.0 ** rng.uniform(spread - 1.0, spread + 1.0, size=n_out)
+    reals[rng.random(n_out) < 0.2] = 3.0
+    pairs = [quantize_multiplier(float(r)) for r in reals]
+    case.multiplier[:] = [m for m, _ in pairs]
+    case.shift[:] = [s for _, s in pairs]
+    case.bias[:] = rng.integers(-2000, 2000, size=n_out)
+    case.activation_min, case.activation_max = -128, 127
+    case.output_offset = int(rng.integers(-128, 128))
+    spec, _ = fc_program(case, batches)
+    spec.tier = tier
+    x = rng.integers(-128, 128, size=(batches, n_in), dtype=np.int8)
+    x[0, :] = -128
+    return build(spec), x, _fc_reference(x, case)
+
+
+def fc_ties_program(tier: int):
+    """An FC program of exact requantization ties (half up, both signs), INT32 extremes and
+    shifts at both ends of -31..30, over a zero input. Returns (bytes, input, expected)."""
+    case = fc_case(batches=1, n_in=1, n_out=20)
+    case.weights[:] = 1
+    case.multiplier[:] = 1 << 30
+    case.shift[:16] = [-(1 + i % 4) for i in range(16)]
+    case.bias[:16] = [(1 if i % 2 else -1) * ((2 * i + 1) << (1 + i % 4)) for i in range(16)]
+    case.multiplier[16:] = [2**31 - 1, 2**31 - 1, 1 << 30, 0]
+    case.shift[16:] = [-31, 0, 30, 0]
+    case.bias[16:] = [-(2**31), 2**31 - 1, -5, 7]
+    case.output_offset, case.activation_min, case.activation_max = 0, -128, 127
+    spec, _ = fc_program(case, 1)
+    spec.tier = tier
+    x = np.zeros((1, 1), dtype=np.int8)
+    return build(spec), x, _fc_reference(x, case)
+
+
+def _fc_reference(x: np.ndarray, case: FcCase) -> np.ndarray:
+    from compiler import reference
+    return reference.fully_connected_s8(x, case.weights, case.bias, case.multiplier, case.shift,
+                                        case.output_offset, case.activation_min, case.activation_max)
+
+
 def pipeline_program(batches=2, seed=1, inv_scale=20.0, in_zp=0, out_scale=0.1, out_zp=-3):
     """float input -> QUANTIZE -> FC -> DEQUANTIZE -> float output, all in arena 0."""
     case = fc_case(batches=batches, seed=seed)

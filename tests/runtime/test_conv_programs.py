@@ -2,9 +2,10 @@
 on the host (scalar) and as Cortex-M55 firmware in QEMU (MVE), against compiler.reference.run byte
 for byte; malformed Conv2DOptions and shapes are refused at load with EM_ERR_BAD_OPERATOR.
 
-The MVE cases are chosen to reach every path of the Helium kernels through the adapter's 1 KiB
-stack scratch: in-place 1x1 columns, packed column pairs, one packed column (K > 512), no scratch
-(K > 1024, tap by tap), channel remainders, groups, depth multipliers (gathers), borders."""
+The MVE cases are chosen to reach every path of the Helium kernels through the adapter's 2304 B
+stack scratch: in-place 1x1 columns, blocks of up to 4 packed columns (fewer when K is large, a
+flush when the scratch is full), no scratch (K > 2304, tap by tap), K % 16 tails of the
+tail-predicated loop, channel remainders, groups, depth multipliers (gathers), borders."""
 from __future__ import annotations
 
 import shutil
@@ -123,7 +124,13 @@ CASES = {
     "conv1x1_padded_borders": ((1, 3, 10, 17), "conv2d", dict(k=(1, 1), c_out=6, padding=(1, 0, 0, 1), in_zp=-3)),
     "conv1x3_row_in_place": ((1, 4, 9, 17), "conv2d", dict(k=(1, 3), c_out=7, padding=(0, 0, 1, 1), in_zp=-128)),
     "conv3x3_c64_one_column": ((1, 5, 4, 64), "conv2d", dict(c_out=6, in_zp=-128, out_zp=-20)),
-    "conv3x3_c128_taps_no_scratch": ((1, 4, 3, 128), "conv2d", dict(c_out=7, in_zp=127)),
+    "conv3x3_c260_taps_no_scratch": ((1, 4, 3, 260), "conv2d", dict(c_out=7, in_zp=127)),
+    # Column blocks (MVE: up to 4 pixels per block, tail-predicated K loop; scalar / DSP: dot4):
+    # K % 16 = 15 and 1, channel tails 3 and 1, a last block of 1, strided 1x1, DS-CNN's first conv.
+    "conv1x1_k15_c7_blocks": ((1, 3, 7, 15), "conv2d", dict(k=(1, 1), c_out=7, padding=(0, 0, 0, 0), in_zp=-128)),
+    "conv1x1_s2_k33_c5": ((1, 6, 7, 33), "conv2d", dict(k=(1, 1), c_out=5, stride=(2, 2), padding=(0, 0, 0, 0), in_zp=127)),
+    "conv10x4_s2_c1_dscnn_first": ((1, 12, 6, 1), "conv2d", dict(k=(10, 4), c_out=8, stride=(2, 2), padding=(4, 5, 1, 1), in_zp=-128)),
+    "conv3x3_c32_k288_blocks": ((1, 5, 7, 32), "conv2d", dict(c_out=9, in_zp=-1, out_zp=-128)),
     "conv5x3_dil2_c17": ((1, 9, 8, 17), "conv2d", dict(k=(5, 3), c_out=9, dilation=(2, 2), padding=(2, 3, 1, 2), in_zp=-128)),
     "conv_groups4_c32": ((1, 6, 5, 32), "conv2d", dict(c_out=8, groups=4, padding=(1, 0, 2, 1), in_zp=127)),
     "conv_groups3_c6": ((2, 5, 6, 6), "conv2d", dict(k=(3, 2), c_out=9, groups=3, stride=(2, 1), dilation=(2, 1), padding=(3, 0, 1, 0), in_zp=1)),

@@ -76,49 +76,15 @@ FC_SHAPES = [(1, 1, 1), (2, 7, 5), (3, 33, 6), (1, 640, 128), (2, 130, 11)]
 
 @pytest.mark.parametrize("batches,n_in,n_out", FC_SHAPES)
 def test_fc_dsp_matches_reference(dsp, tmp_path, batches, n_in, n_out):
-    seed = batches * 1000003 + n_in * 1009 + n_out
-    case = programs.fc_case(batches=batches, n_in=n_in, n_out=n_out, seed=seed)
-    rng = np.random.default_rng(seed)
-    case.weights[0, :] = -128
-    case.weights[-1, ::2] = 127
-    spread = float(np.log2(0.012 / np.sqrt(n_in)))
-    reals = 2.0 ** rng.uniform(spread - 1.0, spread + 1.0, size=n_out)
-    reals[rng.random(n_out) < 0.2] = 3.0  # shift > 0: saturating pre-shift
-    pairs = [programs.quantize_multiplier(float(r)) for r in reals]
-    case.multiplier[:] = [m for m, _ in pairs]
-    case.shift[:] = [s for _, s in pairs]
-    case.bias[:] = rng.integers(-2000, 2000, size=n_out)
-    case.activation_min, case.activation_max = -128, 127
-    case.output_offset = int(rng.integers(-128, 128))
-    spec, _ = programs.fc_program(case, batches)
-    spec.tier = fb.Tier.DSP
-    x = rng.integers(-128, 128, size=(batches, n_in), dtype=np.int8)
-    x[0, :] = -128  # with the -128 row: products of +16384, four per SMLAD pair
-    got = dsp.run(tmp_path, programs.build(spec), x)
-    want = reference.fully_connected_s8(x, case.weights, case.bias, case.multiplier, case.shift,
-                                        case.output_offset, case.activation_min, case.activation_max)
-    np.testing.assert_array_equal(got.reshape(want.shape), want)
+    data, x, want = programs.fc_edge_program(batches, n_in, n_out, fb.Tier.DSP)
+    np.testing.assert_array_equal(dsp.run(tmp_path, data, x).reshape(want.shape), want)
 
 
 def test_fc_dsp_requantize_ties_and_saturation(dsp, tmp_path):
     """Exact ties of the requantization (half up, both signs), INT32 extremes, shifts at both
     ends of -31..30 (the 32-bit split of em_nn_requantize)."""
-    n_out = 20
-    case = programs.fc_case(batches=1, n_in=1, n_out=n_out)
-    case.weights[:] = 1
-    case.multiplier[:] = 1 << 30
-    case.shift[:16] = [-(1 + i % 4) for i in range(16)]
-    case.bias[:16] = [(1 if i % 2 else -1) * ((2 * i + 1) << (1 + i % 4)) for i in range(16)]
-    case.multiplier[16:] = [2**31 - 1, 2**31 - 1, 1 << 30, 0]
-    case.shift[16:] = [-31, 0, 30, 0]
-    case.bias[16:] = [-(2**31), 2**31 - 1, -5, 7]
-    case.output_offset, case.activation_min, case.activation_max = 0, -128, 127
-    spec, _ = programs.fc_program(case, 1)
-    spec.tier = fb.Tier.DSP
-    x = np.zeros((1, 1), dtype=np.int8)
-    got = dsp.run(tmp_path, programs.build(spec), x)
-    want = reference.fully_connected_s8(x, case.weights, case.bias, case.multiplier, case.shift, 0, -128, 127)
-    np.testing.assert_array_equal(got.reshape(want.shape), want)
+    data, x, want = programs.fc_ties_program(fb.Tier.DSP)
+    np.testing.assert_array_equal(dsp.run(tmp_path, data, x).reshape(want.shape), want)
 
 
 # The conv / depthwise cases of the corstone300 suite that reach every DSP path.
@@ -126,8 +92,11 @@ DSP_CONV_CASES = [
     "conv3x3_c3_pairs_odd_pixels",    # packed columns, K = 27 (word tail 3), zp -128
     "conv1x1_in_place_c64",           # in place, 4-row groups + 1 row (33 channels)
     "conv1x1_padded_borders",         # in place inside, packed at the padded borders, Cg 17
-    "conv3x3_c128_taps_no_scratch",   # K = 1152 > the adapter's 1 KiB: tap by tap, zp 127
+    "conv3x3_c260_taps_no_scratch",   # K = 2340 > the adapter's 2304 B: tap by tap, zp 127
     "conv_groups3_c6",                # groups, dilation, stride, asymmetric padding
+    "conv1x1_s2_k33_c5",              # pixel pairs: K tail 1, an odd last row
+    "conv3x3_c32_k288_blocks",        # pixel pairs of packed columns, an odd last pixel, 9 rows
+    "conv10x4_s2_c1_dscnn_first",     # pixel pairs, K = 40, rows fully padded
     "dw3x3_dscnn_c64",                # depthwise M 1, full words, zp -128
     "dw5x3_m3_c17",                   # M 3 (scalar on DSP)
     "dw3x3_dil2_c5",                  # M 1, channel tail 1, dilation, zp 127

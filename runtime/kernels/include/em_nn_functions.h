@@ -80,9 +80,10 @@ em_status em_dequantize_s8_f32(const int8_t *input, int32_t count, float scale,
  * (pad_top, pad_bottom, pad_left, pad_right) cells holding input_zero_point. The input zero
  * point is folded into @p bias ahead of time. The int32 accumulator wraps.
  *
- * @param ctx      scratch: with ctx->size >= em_conv2d_s8_get_buffer_size() the MVE path packs
- *                 patches (im2col); NULL, or a smaller buffer, selects a path without scratch
- *                 (same bytes, fewer MACs per instruction for small Cg)
+ * @param ctx      scratch for packed patches (im2col): the kernel packs as many columns as
+ *                 ctx->size holds (em_conv2d_s8_get_buffer_size() for its fastest path; one
+ *                 column is enough for the column path); NULL, or less than one column, selects
+ *                 taps read in place (same bytes, fewer MACs per instruction)
  * @param params   strides, dilations, paddings, groups, zero points, clamps (ranges: em_conv_params)
  * @param quant    multiplier[output_c], shift[output_c] (-31..30)
  * @param dims     shapes; output_h / output_w must follow the output size formula
@@ -98,9 +99,11 @@ em_status em_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params,
                        int8_t *output);
 
 /**
- * Scratch bytes em_conv2d_s8() uses for its fastest path on this build's tier: MVE, one packed
- * patch of KH·KW·C_IN/groups bytes rounded up to 16, unless the patch is already contiguous in
- * the input (1x1 kernels, groups 1); 0 on the scalar and DSP tiers. Compiles on the host.
+ * Scratch bytes em_conv2d_s8() uses for its fastest path on this build's tier, with
+ * K = KH·KW·C_IN/groups: MVE, a block of 4 columns of K rounded up to 16; DSP, a pixel pair's two
+ * columns and their word-interleaved copy, 4 × K rounded up to 4; scalar, one column of K rounded
+ * up to 4. Columns already contiguous in the input (1x1 kernels, groups 1) are read in place,
+ * except that the DSP pair path copies them too. Compiles on the host.
  */
 int32_t em_conv2d_s8_get_buffer_size(const em_conv_params *params, const em_conv_dims *dims);
 
