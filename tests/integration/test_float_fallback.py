@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 import torch
 from torch import nn
+from torch.nn import functional as F
 
 import compiler
 from compiler.errors import UnsupportedOpError
@@ -107,14 +108,6 @@ def test_ops_without_int8_lowering_run_in_float_and_are_reported(programs):
                        "div": "no int8 lowering for aten.div.Tensor"}
 
 
-def test_lower_prints_the_fallback_report(capsys):
-    cls, shape, _ = MODELS["no_int8_lowering"]
-    compiler.lower(cls().eval(), (torch.zeros(shape),), [torch.randn(4, 12)], target="host")
-    err = capsys.readouterr().err
-    assert "ember: model: 4 ops fell back to float32" in err
-    assert "float_layer_norm" in err and "norm (LayerNorm)" in err and "float_binary(div)" in err
-
-
 @pytest.mark.parametrize("model", list(MODELS))
 def test_reference_agrees_with_pytorch(programs, model):
     program = _program(programs, model, "host")
@@ -190,3 +183,38 @@ def test_quantizer_options_are_validated():
         CortexMQuantizer(skip_modules="head")
     with pytest.raises(TypeError, match="nn.Module classes"):
         CortexMQuantizer(skip_module_types=(int,))
+
+
+class EveryFloatOp(nn.Module):
+    """An int8 linear, then every elementwise float op and softmax, kept in float by skip_ops."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(13)
+        self.fc = nn.Linear(10, 16)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.fc(x)
+        m = y.abs()
+        a = torch.exp(-m) + torch.log(m + 1) - torch.sqrt(m) * torch.rsqrt(m + 1)
+        b = torch.minimum(F.gelu(y), F.silu(y)) + torch.maximum(torch.tanh(y), F.leaky_relu(y, 0.2))
+        c = F.hardswish(y) / (F.hardsigmoid(y) + 1) - torch.sigmoid(-y) * F.gelu(y, approximate="tanh")
+        return torch.softmax(a + b + torch.relu(c), dim=-1)
+
+
+def test_every_float_op_from_pytorch_agrees_with_pytorch(capsys):
+    skipped = ("add", "mul", "gelu", "silu", "tanh", "leaky_relu", "hardswish", "hardsigmoid", "sigmoid",
+               "relu", "softmax")
+    program = compiler.lower(EveryFloatOp().eval(), (torch.zeros(1, 10),), [torch.randn(4, 10) for _ in range(4)],
+                             target="host", quantizer=CortexMQuantizer(skip_ops=skipped))
+    err = capsys.readouterr().err  # lower() prints the report
+    assert "ember: model: 31 ops fell back to float32" in err and "float_unary(exp)" in err
+    assert "no int8 lowering for aten.exp.default" in err and "left in float by quantizer config (skip_ops 'gelu')" in err
+    functions = {op.attrs.get("function", op.kind) for op in program.graph.ops if "float_reason" in op.attrs}
+    assert functions == {"exp", "neg", "abs", "log", "add", "sqrt", "rsqrt", "mul", "sub", "minimum", "maximum",
+                         "gelu", "gelu_tanh", "silu", "tanh", "leaky_relu", "hardswish", "hardsigmoid", "div",
+                         "sigmoid", "clamp", "float_softmax"}
+    assert [op.kind for op in program.graph.ops][:2] == ["quantize", "fully_connected"]
+    x = torch.randn(8, 10, generator=torch.Generator().manual_seed(4))
+    ours = np.concatenate([program.run_reference(xi[None].numpy())[0] for xi in x])
+    np.testing.assert_allclose(ours, program.quantized_model(x).detach().numpy(), rtol=1e-5, atol=1e-6)
