@@ -480,3 +480,31 @@ def float_layer_norm_f32(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, *,
     var = _sequential_sum(zeros, d * d) / n
     inv = (_F32(1) / np.sqrt(var + _F32(epsilon)))[..., None]
     return (d * inv * np.asarray(weight, _F32) + np.asarray(bias, _F32)).astype(_F32)
+
+
+def float_max_pool_f32(x: np.ndarray, *, kernel: tuple[int, int], stride: tuple[int, int],
+                       padding: tuple[int, int, int, int], activation_min: float = -np.inf,
+                       activation_max: float = np.inf) -> np.ndarray:
+    """Max pool, NHWC float32: from −inf, m = x > m ? x : m over the window's cells inside the
+    input in (ky, kx) order (padding never wins); then the output clamp."""
+    windows, valid = _pool_windows(np.asarray(x, _F32), kernel, stride, padding)
+    m = np.full(windows.shape[:3] + windows.shape[5:], -np.inf, _F32)
+    for ky in range(kernel[0]):
+        for kx in range(kernel[1]):
+            cell = windows[:, :, :, ky, kx]
+            m = np.where(valid[None, :, :, ky, kx, None] & (cell > m), cell, m)
+    return _clamp_f32(m, activation_min, activation_max)
+
+
+def float_avg_pool_f32(x: np.ndarray, *, kernel: tuple[int, int], stride: tuple[int, int],
+                       padding: tuple[int, int, int, int], count_include_pad: bool,
+                       activation_min: float = -np.inf, activation_max: float = np.inf) -> np.ndarray:
+    """Average pool, NHWC float32: the window's cells inside the input summed from 0 in (ky, kx)
+    order, divided by float32(KH·KW) (count_include_pad) or by their number; then the clamp."""
+    windows, valid = _pool_windows(np.asarray(x, _F32), kernel, stride, padding)
+    total = np.zeros(windows.shape[:3] + windows.shape[5:], _F32)
+    for ky in range(kernel[0]):
+        for kx in range(kernel[1]):
+            total = np.where(valid[None, :, :, ky, kx, None], total + windows[:, :, :, ky, kx], total)
+    cells = np.full(valid.shape[:2], kernel[0] * kernel[1]) if count_include_pad else valid.sum(axis=(2, 3))
+    return _clamp_f32(total / cells[None, :, :, None].astype(_F32), activation_min, activation_max)

@@ -133,6 +133,13 @@ def _layer_norm(graph: Graph, op: Op) -> Op:
     return _keep(op, "float_layer_norm", [x.name, weight, bias], {"epsilon": np.float32(op.attrs["eps"])})
 
 
+def _pool(graph: Graph, op: Op) -> Op:
+    attrs = {k: op.attrs[k] for k in ("kernel", "stride", "padding")}
+    if op.kind == "aten.avg_pool2d":
+        return _keep(op, "float_avg_pool2d", op.inputs, attrs | {"count_include_pad": op.attrs["count_include_pad"]})
+    return _keep(op, "float_max_pool2d", op.inputs, attrs)
+
+
 # Imported kind → its float32 lowering.
 FLOAT_LOWERINGS: dict[str, Callable[[Graph, Op], Op]] = {
     "aten.linear": _linear,
@@ -145,6 +152,8 @@ FLOAT_LOWERINGS: dict[str, Callable[[Graph, Op], Op]] = {
     "aten.unary": _unary,
     "aten.softmax": _softmax,
     "aten.layer_norm": _layer_norm,
+    "aten.max_pool2d": _pool,
+    "aten.avg_pool2d": _pool,
 }
 
 

@@ -39,6 +39,8 @@ class OpCode(object):
     FLOAT_UNARY = 15
     FLOAT_SOFTMAX = 16
     FLOAT_LAYER_NORM = 17
+    FLOAT_MAX_POOL_2D = 18
+    FLOAT_AVG_POOL_2D = 19
 
 
 # The elementwise function of FLOAT_BINARY.
@@ -89,6 +91,7 @@ class OpOptions(object):
     FloatUnaryOptions = 14
     FloatSoftmaxOptions = 15
     FloatLayerNormOptions = 16
+    FloatPool2DOptions = 17
 
 
 # Affine quantization: real = scale * (q - zero_point). One entry per tensor, or one per
@@ -1853,6 +1856,150 @@ def FloatLayerNormOptionsAddEpsilon(builder, epsilon):
     builder.PrependFloat32Slot(0, epsilon, 0.0)
 
 def FloatLayerNormOptionsEnd(builder):
+    return builder.EndObject()
+
+
+
+# FLOAT_MAX_POOL_2D and FLOAT_AVG_POOL_2D over NHWC float32 (compiler/reference.py:
+# float_max_pool_f32, float_avg_pool_f32): the max of the window's cells inside the input, or
+# their sum (in (ky, kx) order) divided by kernel_h * kernel_w (count_include_pad) or by their
+# number; then the output clamp.
+class FloatPool2DOptions(object):
+    __slots__ = ['_tab']
+
+    @classmethod
+    def GetRootAs(cls, buf, offset=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
+        x = FloatPool2DOptions()
+        x.Init(buf, n + offset)
+        return x
+
+    @classmethod
+    def GetRootAsFloatPool2DOptions(cls, buf, offset=0):
+        """This method is deprecated. Please switch to GetRootAs."""
+        return cls.GetRootAs(buf, offset)
+    @classmethod
+    def FloatPool2DOptionsBufferHasIdentifier(cls, buf, offset, size_prefixed=False):
+        return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x45\x4D\x42\x52", size_prefixed=size_prefixed)
+
+    # FloatPool2DOptions
+    def Init(self, buf, pos):
+        self._tab = flatbuffers.table.Table(buf, pos)
+
+    # FloatPool2DOptions
+    def KernelH(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # FloatPool2DOptions
+    def KernelW(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # FloatPool2DOptions
+    def StrideH(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 1
+
+    # FloatPool2DOptions
+    def StrideW(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 1
+
+    # FloatPool2DOptions
+    def PadTop(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # FloatPool2DOptions
+    def PadBottom(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(14))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # FloatPool2DOptions
+    def PadLeft(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(16))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # FloatPool2DOptions
+    def PadRight(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(18))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # FloatPool2DOptions
+    def CountIncludePad(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(20))
+        if o != 0:
+            return bool(self._tab.Get(flatbuffers.number_types.BoolFlags, o + self._tab.Pos))
+        return True
+
+    # FloatPool2DOptions
+    def ActivationMin(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(22))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Float32Flags, o + self._tab.Pos)
+        return float('-inf')
+
+    # FloatPool2DOptions
+    def ActivationMax(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(24))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Float32Flags, o + self._tab.Pos)
+        return float('inf')
+
+def FloatPool2DOptionsStart(builder):
+    builder.StartObject(11)
+
+def FloatPool2DOptionsAddKernelH(builder, kernelH):
+    builder.PrependInt32Slot(0, kernelH, 0)
+
+def FloatPool2DOptionsAddKernelW(builder, kernelW):
+    builder.PrependInt32Slot(1, kernelW, 0)
+
+def FloatPool2DOptionsAddStrideH(builder, strideH):
+    builder.PrependInt32Slot(2, strideH, 1)
+
+def FloatPool2DOptionsAddStrideW(builder, strideW):
+    builder.PrependInt32Slot(3, strideW, 1)
+
+def FloatPool2DOptionsAddPadTop(builder, padTop):
+    builder.PrependInt32Slot(4, padTop, 0)
+
+def FloatPool2DOptionsAddPadBottom(builder, padBottom):
+    builder.PrependInt32Slot(5, padBottom, 0)
+
+def FloatPool2DOptionsAddPadLeft(builder, padLeft):
+    builder.PrependInt32Slot(6, padLeft, 0)
+
+def FloatPool2DOptionsAddPadRight(builder, padRight):
+    builder.PrependInt32Slot(7, padRight, 0)
+
+def FloatPool2DOptionsAddCountIncludePad(builder, countIncludePad):
+    builder.PrependBoolSlot(8, countIncludePad, 1)
+
+def FloatPool2DOptionsAddActivationMin(builder, activationMin):
+    builder.PrependFloat32Slot(9, activationMin, float('-inf'))
+
+def FloatPool2DOptionsAddActivationMax(builder, activationMax):
+    builder.PrependFloat32Slot(10, activationMax, float('inf'))
+
+def FloatPool2DOptionsEnd(builder):
     return builder.EndObject()
 
 

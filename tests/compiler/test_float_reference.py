@@ -109,3 +109,29 @@ def test_layer_norm_last_axis(shape):
     ours = reference.float_layer_norm_f32(x, w, b, epsilon=1e-5)
     theirs = F.layer_norm(torch.from_numpy(x), shape[-1:], torch.from_numpy(w), torch.from_numpy(b), 1e-5)
     _close(ours, theirs, rtol=1e-5 * np.sqrt(shape[-1]), atol=1e-5 * np.sqrt(shape[-1]))
+
+
+POOL_CASES = [  # NCHW input, kernel, stride, padding (top, bottom, left, right)
+    ((1, 5, 9, 7), (3, 3), (2, 2), (1, 1, 1, 1)),
+    ((2, 3, 8, 8), (2, 2), (2, 2), (0, 0, 0, 0)),
+    ((1, 4, 7, 10), (3, 2), (1, 3), (1, 1, 0, 0)),
+    ((1, 6, 5, 4), (5, 4), (1, 1), (0, 0, 0, 0)),  # global
+]
+
+
+@pytest.mark.parametrize("case", range(len(POOL_CASES)))
+def test_pools_nhwc(case):
+    shape, kernel, stride, (top, bottom, left, right) = POOL_CASES[case]
+    x = _randn(*shape)
+    nhwc = x.transpose(0, 2, 3, 1)
+    padding = (top, bottom, left, right)
+    symmetric = (top, left)  # PyTorch pads symmetrically: the cases keep top == bottom, left == right
+    assert (top, left) == (bottom, right)
+    ours = reference.float_max_pool_f32(nhwc, kernel=kernel, stride=stride, padding=padding)
+    theirs = F.max_pool2d(torch.from_numpy(x), kernel, stride, symmetric)
+    np.testing.assert_array_equal(ours, theirs.permute(0, 2, 3, 1).numpy())  # a max is exact
+    for include in (True, False):
+        ours = reference.float_avg_pool_f32(nhwc, kernel=kernel, stride=stride, padding=padding,
+                                            count_include_pad=include)
+        theirs = F.avg_pool2d(torch.from_numpy(x), kernel, stride, symmetric, count_include_pad=include)
+        _close(ours, theirs.permute(0, 2, 3, 1), rtol=1e-5, atol=1e-6)

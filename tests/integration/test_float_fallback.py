@@ -25,17 +25,19 @@ from tests.integration.runners import DEVICES, output_of
 
 
 class SkippedHead(nn.Module):
-    """int8 stem and output conv; a depthwise conv + ReLU in `head` that the config keeps in float."""
+    """int8 stem and output conv; a depthwise conv + ReLU + max pool in `head` and a global
+    average pool that the config keeps in float."""
 
     def __init__(self) -> None:
         super().__init__()
         torch.manual_seed(11)
         self.stem = nn.Conv2d(3, 8, 3, padding=1)
-        self.head = nn.Sequential(nn.Conv2d(8, 8, 3, padding=1, groups=8), nn.ReLU())
+        self.head = nn.Sequential(nn.Conv2d(8, 8, 3, padding=1, groups=8), nn.ReLU(), nn.MaxPool2d(3, 2, 1))
+        self.pool = nn.AdaptiveAvgPool2d(1)
         self.out = nn.Conv2d(8, 5, 1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.out(self.head(torch.relu(self.stem(x))))
+        return self.out(self.pool(self.head(torch.relu(self.stem(x)))))
 
 
 class NoInt8Lowering(nn.Module):
@@ -52,7 +54,7 @@ class NoInt8Lowering(nn.Module):
 
 
 MODELS = {
-    "skipped_head": (SkippedHead, (1, 3, 9, 7), CortexMQuantizer(skip_modules=("head",))),
+    "skipped_head": (SkippedHead, (1, 3, 9, 7), CortexMQuantizer(skip_modules=("head", "pool"))),
     "no_int8_lowering": (NoInt8Lowering, (1, 12), None),
 }
 
@@ -91,9 +93,10 @@ def test_skipped_module_runs_in_float_and_is_reported(programs, capsys):
     assert conv.attrs["float_reason"] == "left in float by quantizer config (skip_modules 'head')"
     # int8 -> float -> int8 around it: Ember's own dequantize and quantize ops
     position = kinds.index("float_conv2d")
-    assert kinds[position - 1] == "dequantize" and kinds[position + 1] == "quantize"
+    assert kinds[position - 1:position + 4] == ["dequantize", "float_conv2d", "float_max_pool2d", "float_avg_pool2d",
+                                                 "quantize"]
     summary = program.summary()
-    assert "1 op fell back to float32" in summary and "skip_modules 'head'" in summary and "head.0 (Conv2d)" in summary
+    assert "3 ops fell back to float32" in summary and "skip_modules 'pool'" in summary and "skip_modules 'head'" in summary and "head.0 (Conv2d)" in summary
 
 
 def test_ops_without_int8_lowering_run_in_float_and_are_reported(programs):

@@ -77,6 +77,14 @@ def _cases() -> list[Case]:
         cases.append(Case(f"layer_norm_{shape}", "float_layer_norm",
                           [_randn(rng, *shape, scale=3.0) + 1.0, _randn(rng, shape[-1]), _randn(rng, shape[-1])],
                           {"epsilon": np.float32(1e-5)}))
+    pools = [((1, 9, 7, 5), (3, 3), (2, 2), (1, 1, 1, 1)), ((2, 8, 8, 3), (2, 2), (2, 2), (0, 0, 0, 0)),
+             ((1, 7, 10, 4), (3, 2), (1, 3), (2, 0, 1, 1)), ((1, 5, 4, 6), (5, 4), (1, 1), (0, 0, 0, 0))]
+    for k, (shape, kernel, stride, padding) in enumerate(pools):
+        window = {"kernel": kernel, "stride": stride, "padding": padding}
+        x = _randn(rng, *shape)
+        cases.append(Case(f"max_pool_{k}", "float_max_pool2d", [x], window | {"activation_min": -0.5}))
+        for include in (True, False):
+            cases.append(Case(f"avg_pool_{k}_{include}", "float_avg_pool2d", [x], window | {"count_include_pad": include}))
     return cases
 
 
@@ -92,6 +100,10 @@ def _out_shape(case: Case) -> tuple[int, ...]:
         c_out, kh, kw, _ = case.inputs[1].shape
         (sh, sw), (dh, dw), (top, bottom, left, right) = case.attrs["stride"], case.attrs["dilation"], case.attrs["padding"]
         return (n, reference.output_size(h, kh, sh, dh, top, bottom), reference.output_size(w, kw, sw, dw, left, right), c_out)
+    if case.kind in ("float_max_pool2d", "float_avg_pool2d"):
+        n, h, w, c = x.shape
+        (kh, kw), (sh, sw), (top, bottom, left, right) = case.attrs["kernel"], case.attrs["stride"], case.attrs["padding"]
+        return (n, reference.output_size(h, kh, sh, 1, top, bottom), reference.output_size(w, kw, sw, 1, left, right), c)
     if case.kind == "float_binary":
         return np.broadcast_shapes(x.shape, case.inputs[1].shape)
     return x.shape

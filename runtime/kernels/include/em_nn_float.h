@@ -93,6 +93,14 @@ typedef struct {
     int32_t groups;                  /**< >= 1, divides input_c and output_c */
 } em_float_conv_params;
 
+/** Window of a float 2-D pooling layer (the schema's FloatPool2DOptions); dims: em_pool_dims. */
+typedef struct {
+    int32_t kernel_h, kernel_w;   /**< >= 1 */
+    int32_t stride_h, stride_w;   /**< >= 1 */
+    int32_t pad_top, pad_left;    /**< >= 0 */
+    int32_t count_include_pad;    /**< average: non-zero divides by kernel_h * kernel_w, 0 by the cells inside */
+} em_float_pool_params;
+
 /**
  * Float fully connected (reference.float_fully_connected_f32):
  * out[b, o] = clamp(bias[o] + in[b, 0]·w[o, 0] + in[b, 1]·w[o, 1] + …), summed in that order.
@@ -149,6 +157,22 @@ em_status em_float_softmax_f32(int32_t rows, int32_t depth, const float *input, 
  */
 em_status em_float_layer_norm_f32(int32_t rows, int32_t depth, const float *input, const float *weight,
                                   const float *bias, float epsilon, float *output);
+
+/**
+ * Float max pool, NHWC (reference.float_max_pool_f32): per output, m = -inf, then for each cell
+ * of the window inside the input, in (ky, kx) order, m = x > m ? x : m; out = clamp(m).
+ * @param input [N, H, W, C]; output [N, OH, OW, C] (dims from em_pool_dims)
+ */
+em_status em_float_max_pool_f32(const em_pool_dims *dims, const em_float_pool_params *params, const float *input,
+                                em_float_activation act, float *output);
+
+/**
+ * Float average pool, NHWC (reference.float_avg_pool_f32): per output, the sum (from 0, in (ky, kx)
+ * order) of the window's cells inside the input, divided by (float)(kernel_h * kernel_w) when
+ * count_include_pad, else by the number of those cells (>= 1: padding < kernel); out = clamp.
+ */
+em_status em_float_avg_pool_f32(const em_pool_dims *dims, const em_float_pool_params *params, const float *input,
+                                em_float_activation act, float *output);
 
 #ifdef __cplusplus
 }
