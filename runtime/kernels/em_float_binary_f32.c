@@ -1,7 +1,8 @@
 /**
  * @file em_float_binary_f32.c
  * @brief Float elementwise binary ops with NumPy broadcasting: one function per
- *        em_float_binary_function in a table, an odometer over the output's axes.
+ *        em_float_binary_function in a table (em_nn_float_fn_*, as the static stack bound expects),
+ *        an odometer over the output's axes.
  */
 #include <stddef.h>
 
@@ -9,17 +10,18 @@
 
 typedef float (*em_nn_float_binary_fn)(float a, float b);
 
-static float em_nn_add(float a, float b) { return a + b; }
-static float em_nn_sub(float a, float b) { return a - b; }
-static float em_nn_mul(float a, float b) { return a * b; }
-static float em_nn_div(float a, float b) { return a / b; }
+static float em_nn_float_fn_add(float a, float b) { return a + b; }
+static float em_nn_float_fn_sub(float a, float b) { return a - b; }
+static float em_nn_float_fn_mul(float a, float b) { return a * b; }
+static float em_nn_float_fn_div(float a, float b) { return a / b; }
 /* NaN in either operand propagates (torch.minimum / maximum). */
-static float em_nn_minimum(float a, float b) { return (a < b || a != a) ? a : b; }
-static float em_nn_maximum(float a, float b) { return (a > b || a != a) ? a : b; }
+static float em_nn_float_fn_minimum(float a, float b) { return (a < b || a != a) ? a : b; }
+static float em_nn_float_fn_maximum(float a, float b) { return (a > b || a != a) ? a : b; }
 
 /** Indexed by em_float_binary_function. */
 static const em_nn_float_binary_fn em_nn_float_binary_table[EM_FLOAT_BINARY_COUNT] = {
-    em_nn_add, em_nn_sub, em_nn_mul, em_nn_div, em_nn_minimum, em_nn_maximum,
+    em_nn_float_fn_add, em_nn_float_fn_sub, em_nn_float_fn_mul, em_nn_float_fn_div, em_nn_float_fn_minimum,
+    em_nn_float_fn_maximum,
 };
 
 em_status em_float_binary_f32(int32_t function, const em_float_broadcast_dims *dims, const float *a,
