@@ -34,14 +34,15 @@ def write_atomically(path: Path, data: bytes | str) -> None:
 
 
 def float_fallback_report(graph: Graph) -> str:
-    """One line per op that runs in float32 and why; empty when every op is int8."""
-    ops = [op for op in graph.ops if "float_reason" in op.attrs]
+    """One line per op that runs in float32 and why; empty when every op is int8. (The reason is
+    the compiler's: a program read back from its file has the ops, not the reasons.)"""
+    ops = [op for op in graph.ops if "float_reason" in op.attrs or op.kind.startswith("float_")]
     if not ops:
         return ""
     lines = [f"{len(ops)} op{'s' if len(ops) > 1 else ''} fell back to float32 (portable kernels, not accelerated):"]
     for op in ops:
         what = op.kind + (f"({op.attrs['function']})" if "function" in op.attrs else "")
-        lines.append(f"  {what:<28} {op.attrs['float_reason']}" + (f"  [{op.origin}]" if op.origin else ""))
+        lines.append(f"  {what:<28} {op.attrs.get('float_reason', 'in float32')}" + (f"  [{op.origin}]" if op.origin else ""))
     return "\n".join(lines)
 
 
