@@ -1,4 +1,5 @@
-"""float_fully_connected: float32 x [B, I] · weights [O, I] + bias [O], summed in order (fallback)."""
+"""float_fully_connected: float32 rows of x (…, I) · weights [O, I] + bias [O], summed in order
+(fallback): a linear over the last axis of [B, I] or [B, T, I]."""
 from __future__ import annotations
 
 import numpy as np
@@ -17,7 +18,7 @@ def activation(op: Op) -> dict:
 
 def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
     x, weights, bias = inputs
-    return [reference.float_fully_connected_f32(x.reshape(x.shape[0], -1), weights, bias, **activation(op))]
+    return [reference.float_fully_connected_f32(x.reshape(-1, weights.shape[1]), weights, bias, **activation(op))]
 
 
 def _write(builder, op: Op) -> int:

@@ -57,9 +57,10 @@ def _bias(graph: Graph, op: Op, channels: int) -> str:
 def _linear(graph: Graph, op: Op) -> Op:
     x, w = op.inputs[:2]
     weights = _float_constant(graph, w, op, "weights")
-    if len(graph.tensors[x].shape) != 2:
-        raise UnsupportedOpError(f"float linear on a rank-{len(graph.tensors[x].shape)} input", op.origin,
-                                 "Flatten the input to [batch, features] first, or quantize the layer.")
+    rank = len(graph.tensors[x].shape)
+    if rank not in (2, 3):  # a 4-D map is NHWC here: its last axis is no longer PyTorch's
+        raise UnsupportedOpError(f"float linear on a rank-{rank} input", op.origin,
+                                 "Give it [batch, features] or [batch, tokens, features], or quantize the layer.")
     return _keep(op, "float_fully_connected", [x, w, _bias(graph, op, weights.shape[0])], _activation(op))
 
 

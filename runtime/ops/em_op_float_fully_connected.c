@@ -1,8 +1,9 @@
 /**
  * @file em_op_float_fully_connected.c
- * @brief FLOAT_FULLY_CONNECTED adapter: input [B, I] float32 (or [B, ...] read as [B, I]),
- *        weights [O, I], bias [O] -> output [B, O], FloatFullyConnectedOptions (output clamp).
- *        The output must not overlap the input.
+ * @brief FLOAT_FULLY_CONNECTED adapter: input float32 read as rows of I (= weights' dim 1)
+ *        elements: [B, I], [B, T, I] (a linear over the last axis) or [B, H, W, C] flattened;
+ *        weights [O, I], bias [O] -> output of rows × O elements whose last dim is O,
+ *        FloatFullyConnectedOptions (output clamp). The output must not overlap the input.
  */
 #include "em_op_float.h"
 
@@ -33,15 +34,16 @@ static em_status em_ffc_check(const em_op_context *ctx)
         return s;
     }
     const em_tensor *input = &a.in[EM_FFC_INPUT], *weights = &a.in[EM_FFC_WEIGHTS];
-    if (!em_op_is_float(input) || input->rank < 2 || !em_op_is_float(weights) || weights->rank != 2
+    if (!em_op_is_float(input) || !em_op_is_float(weights) || weights->rank != 2
         || !em_op_is_float(&a.in[EM_FFC_BIAS]) || a.in[EM_FFC_BIAS].rank != 1 || !em_op_is_float(&a.output)
-        || a.output.rank != 2 || !em_op_float_activation_ok(&a.act)) {
+        || !em_op_float_activation_ok(&a.act)) {
         return EM_ERR_BAD_OPERATOR;
     }
-    const int32_t batches = em_op_dim(input, 0), n_out = em_op_dim(weights, 0), n_in = em_op_dim(weights, 1);
-    if (batches < 1 || (int64_t)em_tensor_elements(input) != (int64_t)batches * n_in
-        || em_op_dim(&a.in[EM_FFC_BIAS], 0) != n_out || em_op_dim(&a.output, 0) != batches
-        || em_op_dim(&a.output, 1) != n_out) {
+    const int32_t n_out = em_op_dim(weights, 0), n_in = em_op_dim(weights, 1);
+    const uint32_t elements = em_tensor_elements(input);
+    if (n_in < 1 || n_out < 1 || elements % (uint32_t)n_in != 0u || em_op_dim(&a.in[EM_FFC_BIAS], 0) != n_out
+        || em_op_last_dim(&a.output) != n_out
+        || (uint64_t)em_tensor_elements(&a.output) != (uint64_t)(elements / (uint32_t)n_in) * (uint64_t)n_out) {
         return EM_ERR_BAD_OPERATOR;
     }
     return EM_OK;
@@ -55,7 +57,8 @@ static em_status em_ffc_eval(const em_op_context *ctx)
         return s;
     }
     const em_tensor *weights = &a.in[EM_FFC_WEIGHTS];
-    return em_float_fully_connected_f32(em_op_dim(&a.in[EM_FFC_INPUT], 0), em_op_dim(weights, 1),
+    const int32_t rows = (int32_t)(em_tensor_elements(&a.in[EM_FFC_INPUT]) / (uint32_t)em_op_dim(weights, 1));
+    return em_float_fully_connected_f32(rows, em_op_dim(weights, 1),
                                         em_op_dim(weights, 0), (const float *)a.in[EM_FFC_INPUT].data,
                                         (const float *)weights->data, (const float *)a.in[EM_FFC_BIAS].data,
                                         a.act, (float *)a.output.data);

@@ -172,11 +172,12 @@ def test_skip_by_module_type_and_op_kind():
     assert reasons["add"] == "left in float by quantizer config (skip_ops 'add')"
     assert reasons["sigmoid"].startswith("left in float by quantizer config (skip_ops")
     assert [op.kind for op in program.graph.ops].count("fully_connected") == 2
-    program = compiler.lower(Net().eval(), (torch.zeros(1, 8),), calibration, target="host",
+    tokens = [torch.randn(2, 3, 8) for _ in range(3)]  # [batch, tokens, features]: linears over the last axis
+    program = compiler.lower(Net().eval(), (torch.zeros(1, 3, 8),), tokens, target="host",
                              quantizer=CortexMQuantizer(skip_module_types=(nn.Linear,)), report_fallbacks=False)
     linear = [op for op in program.graph.ops if op.kind == "float_fully_connected"]
     assert len(linear) == 2 and "skip_module_types Linear" in linear[0].attrs["float_reason"]
-    x = np.random.default_rng(0).normal(size=(1, 8)).astype(np.float32)
+    x = np.random.default_rng(0).normal(size=(1, 3, 8)).astype(np.float32)
     theirs = program.quantized_model(torch.from_numpy(x)).detach().numpy()
     np.testing.assert_allclose(program.run_reference(x)[0], theirs, atol=2 / 256)
 

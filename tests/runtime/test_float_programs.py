@@ -47,6 +47,7 @@ def _cases() -> list[Case]:
         Case("fc_relu6", "float_fully_connected", [_randn(rng, 3, 37), _randn(rng, 11, 37), _randn(rng, 11)],
              {"activation_min": 0.0, "activation_max": 6.0}),
         Case("fc_130", "float_fully_connected", [_randn(rng, 2, 130), _randn(rng, 5, 130), _randn(rng, 5)], {}),
+        Case("fc_tokens", "float_fully_connected", [_randn(rng, 2, 3, 9), _randn(rng, 4, 9), _randn(rng, 4)], {}),
     ]
     conv = [  # NHWC input, C_OUT, kernel, stride, padding, dilation, groups, clamp
         ((1, 7, 9, 5), 6, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, (-np.inf, np.inf)),
@@ -94,7 +95,7 @@ CASES = _cases()
 def _out_shape(case: Case) -> tuple[int, ...]:
     x = case.inputs[0]
     if case.kind == "float_fully_connected":
-        return (x.shape[0], case.inputs[1].shape[0])
+        return x.shape[:-1] + (case.inputs[1].shape[0],)
     if case.kind == "float_conv2d":
         n, h, w, _ = x.shape
         c_out, kh, kw, _ = case.inputs[1].shape

@@ -104,7 +104,7 @@ typedef struct {
 /**
  * Float fully connected (reference.float_fully_connected_f32):
  * out[b, o] = clamp(bias[o] + in[b, 0]·w[o, 0] + in[b, 1]·w[o, 1] + …), summed in that order.
- * @param batches, input_features, output_features  B, I, O >= 1
+ * @param batches, input_features, output_features  B (rows), I, O >= 1
  * @param input    [B, I] float32
  * @param weights  [O, I] float32
  * @param bias     [O] float32
