@@ -135,3 +135,20 @@ def test_pools_nhwc(case):
                                             count_include_pad=include)
         theirs = F.avg_pool2d(torch.from_numpy(x), kernel, stride, symmetric, count_include_pad=include)
         _close(ours, theirs.permute(0, 2, 3, 1), rtol=1e-5, atol=1e-6)
+
+
+def test_function_enums_agree_in_schema_reference_and_c():
+    """FloatBinaryFunction / FloatUnaryFunction: the schema's values, the reference's name tuples
+    (the writer's index) and em_nn_float.h's C enums are one numbering."""
+    import re
+    from pathlib import Path
+
+    from compiler.schema import program_generated as fb
+
+    header = (Path(__file__).resolve().parents[2] / "runtime/kernels/include/em_nn_float.h").read_text()
+    c = {name: int(value) for name, value in re.findall(r"\b(EM_FLOAT_(?:BINARY|UNARY)_[A-Z_]+)\s*=\s*(\d+)", header)}
+    for enum, names, prefix in ((fb.FloatBinaryFunction, reference.FLOAT_BINARY_FUNCTIONS, "EM_FLOAT_BINARY_"),
+                                (fb.FloatUnaryFunction, reference.FLOAT_UNARY_FUNCTIONS, "EM_FLOAT_UNARY_")):
+        schema = {k: v for k, v in vars(enum).items() if not k.startswith("_")}
+        assert [schema[n.upper()] for n in names] == list(range(len(names)))
+        assert {k: c[prefix + k] for k in schema} == schema and c[prefix + "COUNT"] == len(names)
