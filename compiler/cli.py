@@ -2,6 +2,7 @@
 
     python -m compiler lower --model path/to/model.py:build --input-shape 1,640 \
         --calibration calib.npy --target cortex-m55 -o model.embr [--emit-c DIR] [--int8-io]
+        [--skip-modules head,blocks.3] [--skip-ops softmax,div]
     python -m compiler inspect model.embr
     python -m compiler run model.embr --input x.npy [--output y.npy]
 
@@ -60,11 +61,13 @@ def _lower(args: argparse.Namespace) -> int:
     import torch
 
     from compiler import lower
+    from compiler.quantizer import CortexMQuantizer
 
     shape = tuple(int(d) for d in args.input_shape.split(","))
     model = _load_model_factory(args.model)()
+    quantizer = CortexMQuantizer(skip_modules=_names(args.skip_modules), skip_ops=_names(args.skip_ops))
     program = lower(model, (torch.zeros(shape),), _calibration(args.calibration, shape),
-                    target, int8_io=args.int8_io, name=args.name)
+                    target, int8_io=args.int8_io, name=args.name, quantizer=quantizer)
     program.save(args.output)
     print(program.summary())
     print(f"wrote {args.output} ({len(program.to_bytes())} bytes)")
@@ -72,6 +75,10 @@ def _lower(args: argparse.Namespace) -> int:
         for path in program.emit_c(args.emit_c):
             print(f"wrote {path}")
     return 0
+
+
+def _names(text: str | None) -> tuple[str, ...]:
+    return tuple(name.strip() for name in (text or "").split(",") if name.strip())
 
 
 def _inspect(args: argparse.Namespace) -> int:
@@ -106,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
                    "e.g. dsp for an M55 built without MVE; the program records it and a runtime of "
                    "another tier refuses it (EM_ERR_WRONG_TIER)")
     p.add_argument("--int8-io", action="store_true", help="take and return int8 instead of float32")
+    p.add_argument("--skip-modules", help="submodules to leave in float, e.g. head,blocks.3 (float32 kernels)")
+    p.add_argument("--skip-ops", help="ATen ops to leave in float, e.g. softmax,add")
     p.add_argument("--name", default="model")
     p.add_argument("-o", "--output", type=Path, default=Path("model.embr"))
     p.add_argument("--emit-c", type=Path, help="also write the C sources into this folder")

@@ -133,15 +133,13 @@ def _global_average(node: Node, args: list) -> tuple[str, dict]:
 
 
 def _add(node: Node, args: list) -> tuple[str, dict]:
-    if len(args) != 2 or node.kwargs.get("alpha", 1) != 1:
-        raise UnsupportedOpError("add of a constant or with alpha", origin_of(node))
-    return "aten.add", {}
+    if node.kwargs.get("alpha", 1) != 1:
+        raise UnsupportedOpError("add with alpha", origin_of(node), "Scale the operand first: a + alpha * b.")
+    return ("aten.add", {}) if len(args) == 2 else _binary(node, args)
 
 
 def _mul(node: Node, args: list) -> tuple[str, dict]:
-    if len(args) != 2:
-        raise UnsupportedOpError("mul by a constant", origin_of(node))
-    return "aten.mul", {}
+    return ("aten.mul", {}) if len(args) == 2 else _binary(node, args)
 
 
 def _cat(node: Node, args: list) -> tuple[str, dict]:
@@ -226,7 +224,8 @@ def _elementwise(node: Node, args: list) -> tuple[str, dict]:
     """A float activation, kept as the ATen call itself so a table of it computes exactly what
     PyTorch's quantized model computes."""
     target, extra, kwargs = node.target, tuple(node.args[1:]), dict(node.kwargs)
-    return "aten.elementwise", {"name": str(target), "function": lambda x: target(x, *extra, **kwargs)}
+    return "aten.elementwise", {"name": str(target), "function": lambda x: target(x, *extra, **kwargs),
+                                "args": extra, "kwargs": kwargs}
 
 
 def _softmax(node: Node, args: list) -> tuple[str, dict]:
@@ -246,6 +245,48 @@ HARDTANH_DEFAULTS = (-1.0, 1.0)  # aten.hardtanh(input, min_val=-1, max_val=1)
 def _hardtanh(node: Node, args: list) -> tuple[str, dict]:
     low, high = (*node.args[1:3], *HARDTANH_DEFAULTS[len(node.args) - 1:])
     return "aten.clamp", {"min": float(low), "max": float(high)}
+
+
+# Float-only ops: no int8 lowering, float32 kernels (compiler/passes/lower_float_ops.py).
+BINARY_FUNCTIONS = {aten.add.Tensor: "add", aten.sub.Tensor: "sub", aten.mul.Tensor: "mul", aten.div.Tensor: "div",
+                    aten.minimum.default: "minimum", aten.maximum.default: "maximum"}
+UNARY_FUNCTIONS = {aten.exp.default: "exp", aten.log.default: "log", aten.sqrt.default: "sqrt",
+                   aten.rsqrt.default: "rsqrt", aten.abs.default: "abs", aten.neg.default: "neg"}
+
+
+def _binary(node: Node, args: list) -> tuple[str, dict]:
+    """A float elementwise op of two tensors, or of a tensor and a Python number (kept in attrs
+    as `scalar`, at operand position `scalar_index`)."""
+    if node.kwargs.get("alpha", 1) != 1 or node.kwargs.get("rounding_mode") is not None:
+        raise UnsupportedOpError(f"{node.target} with {dict(node.kwargs)}", origin_of(node),
+                                 "Only the plain elementwise form has a float kernel.")
+    attrs = {"function": BINARY_FUNCTIONS[node.target]}
+    scalars = [(i, a) for i, a in enumerate(node.args[:2]) if not isinstance(a, Node)]
+    if scalars:
+        (index, value), = scalars
+        attrs |= {"scalar": float(value), "scalar_index": index}
+    return "aten.binary", attrs
+
+
+def _unary(node: Node, args: list) -> tuple[str, dict]:
+    return "aten.unary", {"function": UNARY_FUNCTIONS[node.target]}
+
+
+def _layer_norm(node: Node, args: list) -> tuple[str, dict]:
+    normalized_shape = [int(d) for d in node.args[1]]
+    eps = node.args[4] if len(node.args) > 4 else node.kwargs.get("eps", 1e-5)
+    return "aten.layer_norm", {"normalized_shape": normalized_shape, "eps": float(eps),
+                               "affine": [len(node.args) > i and node.args[i] is not None for i in (2, 3)]}
+
+
+FLOAT_IMPORTERS: dict[object, Callable[[Node, list], tuple[str, dict]]] = {
+    aten.sub.Tensor: _binary,
+    aten.div.Tensor: _binary,
+    aten.minimum.default: _binary,
+    aten.maximum.default: _binary,
+    **{target: _unary for target in UNARY_FUNCTIONS},
+    aten.layer_norm.default: _layer_norm,
+}
 
 
 # ATen / quantized_decomposed op → (Ember IR kind, attrs). Inputs that are Python scalars are
@@ -312,8 +353,13 @@ def _constant_values(program: ExportedProgram) -> dict[str, torch.Tensor]:
     return values
 
 
-def import_program(program: ExportedProgram) -> Graph:
-    """Builds Ember IR from `program`'s graph. Raises UnsupportedOpError for any other op."""
+def import_program(program: ExportedProgram, float_reason: Callable[[Node], str | None] | None = None) -> Graph:
+    """Builds Ember IR from `program`'s graph. Raises UnsupportedOpError for an op that has
+    neither an int8 nor a float32 kernel.
+
+    Ops that stay in float carry attrs["float_reason"]: what `float_reason(node)` says (the
+    quantizer's config, CortexMQuantizer.float_reason), or "no int8 lowering for <op>" for the
+    float-only ops (FLOAT_IMPORTERS)."""
     graph = Graph(tensors={}, ops=[], inputs=[], outputs=[])
     constants = _constant_values(program)
     user_inputs = [s.arg.name for s in program.graph_signature.input_specs if s.kind == InputKind.USER_INPUT]
@@ -329,16 +375,20 @@ def import_program(program: ExportedProgram) -> Graph:
                 graph.add_tensor(Tensor(node.name, TORCH_DTYPES[value.dtype], tuple(value.shape),
                                         data=value.numpy()))
         elif node.op == "call_function":
-            importer = IMPORTERS.get(node.target)
+            importer = IMPORTERS.get(node.target) or FLOAT_IMPORTERS.get(node.target)
             if importer is None:
                 raise UnsupportedOpError(str(node.target), origin_of(node),
-                                         "Ember lowers linear, conv2d, pooling, add, mul, cat, softmax, "
-                                         "elementwise activations and data movement (pad, permute, slice, "
-                                         "upsample, reshape) in this release.")
+                                         "Ember has neither an int8 nor a float32 kernel for it: rewrite "
+                                         "that line with supported ops (README lists them).")
+            reason = float_reason(node) if float_reason is not None else None
             # tensor inputs in order, including those inside a list argument (cat)
             tensor_args = [a for arg in node.args for a in (arg if isinstance(arg, (list, tuple)) else [arg])
                            if isinstance(a, Node)]
             kind, attrs = importer(node, tensor_args)
+            if node.target in FLOAT_IMPORTERS or kind == "aten.binary":
+                reason = reason or f"no int8 lowering for {node.target}" + (" of a number" if "scalar" in attrs else "")
+            if reason is not None and kind not in ("quantize", "dequantize"):
+                attrs["float_reason"] = reason
             graph.add_tensor(_value_tensor(node.name, node))
             graph.ops.append(Op(kind, [a.name for a in tensor_args], [node.name], attrs, origin_of(node)))
         elif node.op == "output":

@@ -1,6 +1,7 @@
 """The compilation pipeline behind compiler.lower: a PyTorch model in, a planned int8 program for one target out."""
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 
 import torch
@@ -13,7 +14,7 @@ from compiler.ops import OP_TABLE
 from compiler.options import LoweringOptions
 from compiler.passes import IR_PASSES
 from compiler.planner import Region, plan_memory
-from compiler.program import Program
+from compiler.program import Program, float_fallback_report
 from compiler.quantizer import CortexMQuantizer
 from compiler.target import Target
 
@@ -40,14 +41,22 @@ def lower(
     arena: Region | None = None,
     name: str = "model",
     quantizer: CortexMQuantizer | None = None,
+    report_fallbacks: bool = True,
 ) -> Program:
     """Exports, quantizes (PT2E), lowers and plans `model` for `target`.
 
     `calibration_data` yields input batches (a tensor or a tuple of tensors each). With
-    `int8_io` the program takes and returns int8 tensors instead of float32.
+    `int8_io` the program takes and returns int8 tensors instead of float32. Ops left in float
+    (`quantizer`'s skip options, or ops with no int8 lowering) run in float32 kernels; with
+    `report_fallbacks` the list of them, and why, is printed to stderr (Program.summary() has it).
     """
     target = target if isinstance(target, Target) else Target(target)
+    quantizer = quantizer or CortexMQuantizer()
     quantized = quantize(model, example_inputs, calibration_data, quantizer)
-    graph = lower_graph(import_program(reexport(quantized, example_inputs)), LoweringOptions(target, int8_io))
+    imported = import_program(reexport(quantized, example_inputs), quantizer.float_reason)
+    graph = lower_graph(imported, LoweringOptions(target, int8_io))
+    report = float_fallback_report(graph)
+    if report and report_fallbacks:
+        print(f"ember: {name}: {report}", file=sys.stderr)
     plan = plan_memory(graph, arena or Region("sram", DEFAULT_ARENA_CAPACITY))
     return Program(graph, target, name, plan, quantized_model=quantized)

@@ -33,6 +33,19 @@ def write_atomically(path: Path, data: bytes | str) -> None:
         raise
 
 
+def float_fallback_report(graph: Graph) -> str:
+    """One line per op that runs in float32 and why; empty when every op is int8. (The reason is
+    the compiler's: a program read back from its file has the ops, not the reasons.)"""
+    ops = [op for op in graph.ops if "float_reason" in op.attrs or op.kind.startswith("float_")]
+    if not ops:
+        return ""
+    lines = [f"{len(ops)} op{'s' if len(ops) > 1 else ''} fell back to float32 (portable kernels, not accelerated):"]
+    for op in ops:
+        what = op.kind + (f"({op.attrs['function']})" if "function" in op.attrs else "")
+        lines.append(f"  {what:<28} {op.attrs.get('float_reason', 'in float32')}" + (f"  [{op.origin}]" if op.origin else ""))
+    return "\n".join(lines)
+
+
 @dataclass
 class Program:
     graph: Graph
@@ -87,4 +100,5 @@ class Program:
                              for t in op.outputs)
             consts = sum(self.graph.tensors[t].nbytes for t in op.inputs if self.graph.tensors[t].is_constant)
             lines.append(f"  {i:3} {op.kind:<16} -> {outs}  constants {consts} B  {op.origin}")
-        return "\n".join(lines)
+        report = float_fallback_report(self.graph)
+        return "\n".join(lines + ([report] if report else []))

@@ -113,15 +113,45 @@ def _fused_activation(node: Node) -> Node | None:
     return user if user.target in FUSABLE_ACTIVATIONS else None
 
 
+def _is_op(target: object, op: object) -> bool:
+    """`target` (an OpOverload) is `op`: the same overload or packet, or its name with or without
+    the "aten." prefix ("add", "aten.add")."""
+    packet = getattr(target, "overloadpacket", None)
+    if isinstance(op, str):
+        return packet is not None and op.removeprefix("aten.") == packet.__name__
+    return target == op or (packet is not None and packet == op)
+
+
 @dataclass
 class CortexMQuantizer(Quantizer):
     """Annotates linear and conv2d (each optionally followed by ReLU, ReLU6 or hardtanh), add
     (likewise), and pooling / reshapes with the output sharing the input's quantization.
 
-    Modules whose fully qualified name starts with one of `skip_modules` stay in float.
+    Leaving ops in float (they run in Ember's portable float32 kernels, with quantize /
+    dequantize inserted around them; the compiler reports each one):
+    - `skip_modules`: fully qualified submodule names ("head", "blocks.3.attn"): every op inside
+      that submodule (or below it) stays in float.
+    - `skip_module_types`: module classes (nn.LayerNorm, or a class of your own): every op inside
+      an instance stays in float.
+    - `skip_ops`: ATen ops, by name ("add", "softmax", "aten.mul") or as torch.ops.aten.*
+      overloads or packets: every call of them stays in float.
+    Ops the quantizer has no int8 pattern for (div, exp, layer_norm …) stay in float anyway.
     """
 
     skip_modules: tuple[str, ...] = ()
+    skip_module_types: tuple[type, ...] = ()
+    skip_ops: tuple = ()
+
+    def __post_init__(self) -> None:
+        super().__init__()
+        for name in ("skip_modules", "skip_module_types", "skip_ops"):
+            value = getattr(self, name)
+            if isinstance(value, (str, type)) or not isinstance(value, (tuple, list)):
+                raise TypeError(f"CortexMQuantizer.{name} takes a tuple, e.g. {name}=({value!r},)")
+            object.__setattr__(self, name, tuple(value))
+        bad = [t for t in self.skip_module_types if not (isinstance(t, type) and issubclass(t, torch.nn.Module))]
+        if bad:
+            raise TypeError(f"CortexMQuantizer.skip_module_types takes nn.Module classes, got {bad}")
 
     def annotate(self, model: GraphModule) -> GraphModule:
         annotators = {**{op: self._annotate_weighted for op in WEIGHTED_OPS},
@@ -132,17 +162,31 @@ class CortexMQuantizer(Quantizer):
                       aten.cat.default: self._annotate_concatenation}
         for node in model.graph.nodes:
             annotate = annotators.get(node.target) if node.op == "call_function" else None
-            if annotate is not None and not self._skipped(node) and "quantization_annotation" not in node.meta:
+            if annotate is not None and self.float_reason(node) is None and "quantization_annotation" not in node.meta:
                 annotate(node)
         return model
 
     def validate(self, model: GraphModule) -> None:
         pass
 
-    def _skipped(self, node: Node) -> bool:
-        stack = node.meta.get("nn_module_stack") or {}
-        names = [path for path, _ in stack.values()]
-        return any(name.startswith(prefix) for name in names for prefix in self.skip_modules)
+    def float_reason(self, node: Node) -> str | None:
+        """Why the config leaves `node` in float ("left in float by quantizer config (…)"), or
+        None. Reads only the node's target and module stack, so it answers alike on the float
+        graph it annotates and on the re-exported quantized graph the compiler imports."""
+        stack = list((node.meta.get("nn_module_stack") or {}).values())
+        for path, _ in stack:
+            for prefix in self.skip_modules:
+                if path and (path == prefix or path.startswith(prefix + ".")):
+                    return f"left in float by quantizer config (skip_modules {prefix!r})"
+        for _, module_type in stack:
+            name = module_type if isinstance(module_type, str) else f"{module_type.__module__}.{module_type.__qualname__}"
+            for skipped in self.skip_module_types:
+                if name == f"{skipped.__module__}.{skipped.__qualname__}":
+                    return f"left in float by quantizer config (skip_module_types {skipped.__name__})"
+        for op in self.skip_ops:
+            if _is_op(node.target, op):
+                return f"left in float by quantizer config (skip_ops {op if isinstance(op, str) else str(op)!r})"
+        return None
 
     def _annotate_weighted(self, node: Node) -> None:
         input_map = {node.args[0]: ACTIVATION_QSPEC, node.args[1]: WEIGHT_QSPEC}

@@ -393,3 +393,156 @@ def run(graph: "Graph", inputs: list[np.ndarray], keep_all: bool = False) -> dic
             values[name] = result.reshape(graph.tensors[name].shape)
     wanted = values if keep_all else {name: values[name] for name in graph.outputs}
     return dict(wanted)
+
+
+# Float fallback (em_nn_float.h): float32 throughout, in the C kernels' order of operations.
+# Sums are sequential (np.cumsum accumulates in index order; np.sum would sum pairwise), so the
+# ops built from + - * / and sqrt are bit-exact with the C; those that call libm (exp, log,
+# tanh, erf) agree within FLOAT_LIBM_ULPS units in the last place, or FLOAT_LIBM_ABS absolute
+# (where the formula cancels: GELU's 1 + tanh(u) for u near -1 leaves only libm's last bits).
+FLOAT_LIBM_ULPS = 8
+FLOAT_LIBM_ABS = 2.0 ** -20
+FLOAT_BINARY_FUNCTIONS = ("add", "sub", "mul", "div", "minimum", "maximum")  # schema FloatBinaryFunction
+FLOAT_UNARY_FUNCTIONS = ("clamp", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt", "abs", "neg", "gelu",
+                         "gelu_tanh", "silu", "hardswish", "hardsigmoid", "leaky_relu")  # FloatUnaryFunction
+FLOAT_LIBM_FUNCTIONS = ("sigmoid", "tanh", "exp", "log", "gelu", "gelu_tanh", "silu")
+_F32 = np.float32
+
+
+def _clamp_f32(v: np.ndarray, low: float, high: float) -> np.ndarray:
+    """v < low ? low : v, then v > high ? high : v (NaN passes), as em_nn_float_clamp."""
+    v = np.where(v < _F32(low), _F32(low), v)
+    return np.where(v > _F32(high), _F32(high), v).astype(_F32)
+
+
+def _sequential_sum(first: np.ndarray, terms: np.ndarray) -> np.ndarray:
+    """first + terms[..., 0] + terms[..., 1] + … in float32, in that order."""
+    stacked = np.concatenate([np.asarray(first, _F32)[..., None], terms.astype(_F32)], axis=-1)
+    return np.cumsum(stacked, axis=-1, dtype=_F32)[..., -1]
+
+
+def float_fully_connected_f32(x: np.ndarray, weights: np.ndarray, bias: np.ndarray, *,
+                              activation_min: float = -np.inf, activation_max: float = np.inf) -> np.ndarray:
+    """out[b, o] = clamp(bias[o] + x[b, 0]·w[o, 0] + x[b, 1]·w[o, 1] + …), float32, in order.
+    x [B, I], weights [O, I], bias [O]."""
+    x, weights = np.asarray(x, _F32), np.asarray(weights, _F32)
+    products = x[:, None, :] * weights[None, :, :]  # [B, O, I], each product rounded to float32
+    acc = _sequential_sum(np.broadcast_to(np.asarray(bias, _F32), products.shape[:2]), products)
+    return _clamp_f32(acc, activation_min, activation_max)
+
+
+def float_conv2d_f32(x: np.ndarray, weights: np.ndarray, bias: np.ndarray, *, stride: tuple[int, int],
+                     dilation: tuple[int, int], padding: tuple[int, int, int, int], groups: int,
+                     activation_min: float = -np.inf, activation_max: float = np.inf) -> np.ndarray:
+    """Grouped 2-D convolution, NHWC float32: x [N, H, W, C_IN], weights [C_OUT, KH, KW, C_IN / groups],
+    bias [C_OUT]. Each output starts at its bias and adds the taps in (ky, kx, i) order, skipping
+    those in the padding (they add nothing: not even a zero, which would turn −0 into +0)."""
+    x, weights = np.asarray(x, _F32), np.asarray(weights, _F32)
+    c_out, kh, kw, c_per_group = weights.shape
+    windows = _windows(_padded(x, padding, 0), kh, kw, stride, dilation)  # [N, OH, OW, KH, KW, C]
+    ones = np.ones((1,) + x.shape[1:3] + (1,), np.int8)
+    valid = _windows(_padded(ones, padding, 0), kh, kw, stride, dilation)[0, ..., 0].astype(bool)
+    channel = (np.arange(c_out) // (c_out // groups)) * c_per_group  # first input channel of o's group
+    acc = np.broadcast_to(np.asarray(bias, _F32), windows.shape[:3] + (c_out,)).copy()
+    for ky in range(kh):
+        for kx in range(kw):
+            inside = valid[None, :, :, ky, kx, None]
+            for i in range(c_per_group):
+                taps = windows[:, :, :, ky, kx, channel + i] * weights[:, ky, kx, i]
+                acc = np.where(inside, acc + taps, acc)
+    return _clamp_f32(acc, activation_min, activation_max)
+
+
+def float_binary_f32(a: np.ndarray, b: np.ndarray, *, function: str, activation_min: float = -np.inf,
+                     activation_max: float = np.inf) -> np.ndarray:
+    """clamp(function(a, b)) with NumPy broadcasting, float32; minimum / maximum propagate NaN."""
+    a, b = np.asarray(a, _F32), np.asarray(b, _F32)
+    with np.errstate(all="ignore"):
+        out = {
+            "add": lambda: a + b, "sub": lambda: a - b, "mul": lambda: a * b, "div": lambda: a / b,
+            "minimum": lambda: np.where((a < b) | np.isnan(a), a, b),
+            "maximum": lambda: np.where((a > b) | np.isnan(a), a, b),
+        }[function]()
+    return _clamp_f32(np.asarray(out, _F32), activation_min, activation_max)
+
+
+def _erf_f32(x: np.ndarray) -> np.ndarray:
+    import math
+    return np.vectorize(math.erf, otypes=[np.float64])(x.astype(np.float64)).astype(_F32)
+
+
+def float_unary_f32(x: np.ndarray, *, function: str, alpha: float = 0.0, min: float = -np.inf,
+                    max: float = np.inf) -> np.ndarray:
+    """function(x) elementwise, float32, with the C's constants and order of operations
+    (em_nn_float.h lists the formulas). libm functions: within FLOAT_LIBM_ULPS of the C."""
+    x = np.asarray(x, _F32)
+    one, half, three, six = _F32(1), _F32(0.5), _F32(3), _F32(6)
+    with np.errstate(all="ignore"):
+        if function == "clamp":
+            return _clamp_f32(x, min, max)
+        out = {
+            "sigmoid": lambda: one / (one + np.exp(-x)),
+            "tanh": lambda: np.tanh(x),
+            "exp": lambda: np.exp(x),
+            "log": lambda: np.log(x),
+            "sqrt": lambda: np.sqrt(x),
+            "rsqrt": lambda: one / np.sqrt(x),
+            "abs": lambda: np.abs(x),
+            "neg": lambda: -x,
+            "gelu": lambda: x * half * (one + _erf_f32(x * _F32(0.70710678118654752))),
+            "gelu_tanh": lambda: half * x * (one + np.tanh(_F32(0.79788456080286536) * (x + _F32(0.044715) * x * x * x))),
+            "silu": lambda: x / (one + np.exp(-x)),
+            "hardswish": lambda: x * _clamp_f32(x + three, 0.0, 6.0) / six,
+            "hardsigmoid": lambda: _clamp_f32(x + three, 0.0, 6.0) / six,
+            "leaky_relu": lambda: np.where(x > 0, x, x * _F32(alpha)),
+        }[function]()
+    return np.asarray(out, _F32)
+
+
+def float_softmax_f32(x: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis: e = exp(x − max), sum in order, e / sum (float32)."""
+    x = np.asarray(x, _F32)
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    total = _sequential_sum(np.zeros(x.shape[:-1], _F32), e)
+    return (e / total[..., None]).astype(_F32)
+
+
+def float_layer_norm_f32(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, *, epsilon: float) -> np.ndarray:
+    """Layer norm over the last axis (D): mean = Σx / D, var = Σ(x − mean)² / D (sums in order),
+    inv = 1 / sqrt(var + epsilon), out = (x − mean) · inv · weight + bias, all float32."""
+    x = np.asarray(x, _F32)
+    n = _F32(x.shape[-1])
+    zeros = np.zeros(x.shape[:-1], _F32)
+    mean = (_sequential_sum(zeros, x) / n)[..., None]
+    d = x - mean
+    var = _sequential_sum(zeros, d * d) / n
+    inv = (_F32(1) / np.sqrt(var + _F32(epsilon)))[..., None]
+    return (d * inv * np.asarray(weight, _F32) + np.asarray(bias, _F32)).astype(_F32)
+
+
+def float_max_pool_f32(x: np.ndarray, *, kernel: tuple[int, int], stride: tuple[int, int],
+                       padding: tuple[int, int, int, int], activation_min: float = -np.inf,
+                       activation_max: float = np.inf) -> np.ndarray:
+    """Max pool, NHWC float32: from −inf, m = x > m ? x : m over the window's cells inside the
+    input in (ky, kx) order (padding never wins); then the output clamp."""
+    windows, valid = _pool_windows(np.asarray(x, _F32), kernel, stride, padding)
+    m = np.full(windows.shape[:3] + windows.shape[5:], -np.inf, _F32)
+    for ky in range(kernel[0]):
+        for kx in range(kernel[1]):
+            cell = windows[:, :, :, ky, kx]
+            m = np.where(valid[None, :, :, ky, kx, None] & (cell > m), cell, m)
+    return _clamp_f32(m, activation_min, activation_max)
+
+
+def float_avg_pool_f32(x: np.ndarray, *, kernel: tuple[int, int], stride: tuple[int, int],
+                       padding: tuple[int, int, int, int], count_include_pad: bool,
+                       activation_min: float = -np.inf, activation_max: float = np.inf) -> np.ndarray:
+    """Average pool, NHWC float32: the window's cells inside the input summed from 0 in (ky, kx)
+    order, divided by float32(KH·KW) (count_include_pad) or by their number; then the clamp."""
+    windows, valid = _pool_windows(np.asarray(x, _F32), kernel, stride, padding)
+    total = np.zeros(windows.shape[:3] + windows.shape[5:], _F32)
+    for ky in range(kernel[0]):
+        for kx in range(kernel[1]):
+            total = np.where(valid[None, :, :, ky, kx, None], total + windows[:, :, :, ky, kx], total)
+    cells = np.full(valid.shape[:2], kernel[0] * kernel[1]) if count_include_pad else valid.sum(axis=(2, 3))
+    return _clamp_f32(total / cells[None, :, :, None].astype(_F32), activation_min, activation_max)

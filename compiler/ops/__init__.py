@@ -11,6 +11,13 @@ from compiler.ops.concatenation import CONCATENATION
 from compiler.ops.conv2d import CONV2D
 from compiler.ops.depthwise_conv2d import DEPTHWISE_CONV2D
 from compiler.ops.dequantize import DEQUANTIZE
+from compiler.ops.float_binary import FLOAT_BINARY
+from compiler.ops.float_conv2d import FLOAT_CONV2D
+from compiler.ops.float_fully_connected import FLOAT_FULLY_CONNECTED
+from compiler.ops.float_layer_norm import FLOAT_LAYER_NORM
+from compiler.ops.float_pool2d import FLOAT_AVG_POOL2D, FLOAT_MAX_POOL2D
+from compiler.ops.float_softmax import FLOAT_SOFTMAX
+from compiler.ops.float_unary import FLOAT_UNARY
 from compiler.ops.fully_connected import FULLY_CONNECTED
 from compiler.ops.lut import LUT
 from compiler.ops.mul import MUL
@@ -37,6 +44,8 @@ OP_TABLE: dict[str, OpSpec] = {spec.kind: spec for spec in (
     MUL,
     CONCATENATION,
     PAD, TRANSPOSE, SLICE, UPSAMPLE_NEAREST, RESHAPE, REQUANTIZE,
+    FLOAT_FULLY_CONNECTED, FLOAT_CONV2D, FLOAT_BINARY, FLOAT_UNARY, FLOAT_SOFTMAX, FLOAT_LAYER_NORM,
+    FLOAT_MAX_POOL2D, FLOAT_AVG_POOL2D,
 )}
 OPCODES: dict[int, OpSpec] = {spec.opcode: spec for spec in OP_TABLE.values()}
 

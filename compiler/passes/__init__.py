@@ -9,6 +9,7 @@ from __future__ import annotations
 from compiler.passes.convert_to_nhwc import convert_to_nhwc
 from compiler.passes.fold_activations import fold_activations
 from compiler.passes.lower_boundaries import lower_boundaries
+from compiler.passes.lower_float_ops import lower_float_ops
 from compiler.passes.lower_quantized_add import lower_quantized_add
 from compiler.passes.lower_quantized_concatenation import lower_quantized_concatenation
 from compiler.passes.lower_quantized_conv2d import lower_quantized_conv2d
@@ -31,10 +32,12 @@ from compiler.passes.fold_data_movement import fold_data_movement
 # boundary quantize/dequantize ops are all that remains of q/dq pairs once the ops are lowered.
 # Requantizations (dequantize → quantize of another scale) are folded first, so the patterns
 # see one dequantize per input; transposes are folded after the data movement that made them.
+# Ops left in float are lowered first, so the quantized lowerings see only quantized ops.
 IR_PASSES = (
     convert_to_nhwc,
     fold_quantize_pairs,
     fold_activations,
+    lower_float_ops,
     lower_quantized_conv2d,
     lower_quantized_pool2d,
     lower_quantized_add,

@@ -4,6 +4,8 @@ A quantize of a float program input becomes Ember's `quantize` (float32 → int8
 that produces a program output becomes Ember's `dequantize`. With `int8_io`, both are removed
 and the program takes and returns the int8 tensors with their quantization recorded. A
 quantize → dequantize pair inside the graph (two lowered ops meeting) is a no-op and vanishes.
+Inside the program, around ops left in float (lower_float_ops), a quantize of a float op's
+output and a dequantize read by a float op become Ember's `quantize` / `dequantize` too.
 """
 from __future__ import annotations
 
@@ -16,10 +18,10 @@ from compiler.options import LoweringOptions
 def lower_boundaries(graph: Graph, options: LoweringOptions) -> Graph:
     int8_io = options.int8_io
     for op in list(graph.ops):
-        if op.kind == "quantize" and op.inputs[0] in graph.inputs:
+        if op.kind == "quantize" and (op.inputs[0] in graph.inputs or _from_float_op(graph, op.inputs[0])):
             quant = op.attrs["quant"]
             graph.tensors[op.outputs[0]].quant = quant
-            if int8_io:
+            if int8_io and op.inputs[0] in graph.inputs:
                 graph.inputs[graph.inputs.index(op.inputs[0])] = op.outputs[0]
                 graph.ops.remove(op)
             else:
@@ -31,9 +33,15 @@ def lower_boundaries(graph: Graph, options: LoweringOptions) -> Graph:
                 continue
             quant = op.attrs["quant"]
             source.quant = quant
-            if op.outputs[0] in graph.outputs and int8_io:
+            read_by_float_ops = bool(graph.consumers(op.outputs[0]))  # all else is lowered by now
+            if op.outputs[0] in graph.outputs and int8_io and not read_by_float_ops:
                 graph.replace_uses(op.outputs[0], op.inputs[0])
                 graph.ops.remove(op)
-            elif op.outputs[0] in graph.outputs:
+            elif op.outputs[0] in graph.outputs or read_by_float_ops:
                 op.attrs = {"scale": np.float32(quant.scale[0]), "zero_point": int(quant.zero_point[0])}
     return graph
+
+
+def _from_float_op(graph: Graph, tensor: str) -> bool:
+    producer = graph.producer(tensor)
+    return producer is not None and "float_reason" in producer.attrs

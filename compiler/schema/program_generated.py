@@ -39,6 +39,44 @@ class OpCode(object):
     UPSAMPLE_NEAREST = 15
     RESHAPE = 16
     REQUANTIZE = 17
+    FLOAT_FULLY_CONNECTED = 18
+    FLOAT_CONV_2D = 19
+    FLOAT_BINARY = 20
+    FLOAT_UNARY = 21
+    FLOAT_SOFTMAX = 22
+    FLOAT_LAYER_NORM = 23
+    FLOAT_MAX_POOL_2D = 24
+    FLOAT_AVG_POOL_2D = 25
+
+
+# The elementwise function of FLOAT_BINARY.
+class FloatBinaryFunction(object):
+    ADD = 0
+    SUB = 1
+    MUL = 2
+    DIV = 3
+    MINIMUM = 4
+    MAXIMUM = 5
+
+
+# The elementwise function of FLOAT_UNARY (CLAMP: to [min, max], e.g. ReLU, ReLU6; LEAKY_RELU:
+# x < 0 ? alpha * x : x; GELU: erf form; GELU_TANH: tanh approximation).
+class FloatUnaryFunction(object):
+    CLAMP = 0
+    SIGMOID = 1
+    TANH = 2
+    EXP = 3
+    LOG = 4
+    SQRT = 5
+    RSQRT = 6
+    ABS = 7
+    NEG = 8
+    GELU = 9
+    GELU_TANH = 10
+    SILU = 11
+    HARDSWISH = 12
+    HARDSIGMOID = 13
+    LEAKY_RELU = 14
 
 
 class OpOptions(object):
@@ -59,6 +97,13 @@ class OpOptions(object):
     UpsampleNearestOptions = 14
     ReshapeOptions = 15
     RequantizeOptions = 16
+    FloatFullyConnectedOptions = 17
+    FloatConv2DOptions = 18
+    FloatBinaryOptions = 19
+    FloatUnaryOptions = 20
+    FloatSoftmaxOptions = 21
+    FloatLayerNormOptions = 22
+    FloatPool2DOptions = 23
 
 
 # Affine quantization: real = scale * (q - zero_point). One entry per tensor, or one per
@@ -1894,6 +1939,550 @@ def RequantizeOptionsAddOutputShift(builder, outputShift):
     builder.PrependInt32Slot(3, outputShift, 0)
 
 def RequantizeOptionsEnd(builder):
+    return builder.EndObject()
+
+
+
+# FLOAT_FULLY_CONNECTED: out[b, o] = clamp(bias[o] + sum_i in[b, i] * w[o, i]), summed in
+# order i = 0, 1, …. Inputs: input [B, I], weights [O, I], bias [O], all float32.
+class FloatFullyConnectedOptions(object):
+    __slots__ = ['_tab']
+
+    @classmethod
+    def GetRootAs(cls, buf, offset=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
+        x = FloatFullyConnectedOptions()
+        x.Init(buf, n + offset)
+        return x
+
+    @classmethod
+    def GetRootAsFloatFullyConnectedOptions(cls, buf, offset=0):
+        """This method is deprecated. Please switch to GetRootAs."""
+        return cls.GetRootAs(buf, offset)
+    @classmethod
+    def FloatFullyConnectedOptionsBufferHasIdentifier(cls, buf, offset, size_prefixed=False):
+        return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x45\x4D\x42\x52", size_prefixed=size_prefixed)
+
+    # FloatFullyConnectedOptions
+    def Init(self, buf, pos):
+        self._tab = flatbuffers.table.Table(buf, pos)
+
+    # FloatFullyConnectedOptions
+    def ActivationMin(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Float32Flags, o + self._tab.Pos)
+        return float('-inf')
+
+    # FloatFullyConnectedOptions
+    def ActivationMax(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Float32Flags, o + self._tab.Pos)
+        return float('inf')
+
+def FloatFullyConnectedOptionsStart(builder):
+    builder.StartObject(2)
+
+def FloatFullyConnectedOptionsAddActivationMin(builder, activationMin):
+    builder.PrependFloat32Slot(0, activationMin, float('-inf'))
+
+def FloatFullyConnectedOptionsAddActivationMax(builder, activationMax):
+    builder.PrependFloat32Slot(1, activationMax, float('inf'))
+
+def FloatFullyConnectedOptionsEnd(builder):
+    return builder.EndObject()
+
+
+
+# FLOAT_CONV_2D: grouped 2-D convolution, NHWC float32 (depthwise: groups = C_IN). Weights
+# [C_OUT, KH, KW, C_IN / groups], bias [C_OUT]; out = clamp(bias + sum over (ky, kx, i) in that
+# order of the taps inside the input; padded taps add nothing).
+class FloatConv2DOptions(object):
+    __slots__ = ['_tab']
+
+    @classmethod
+    def GetRootAs(cls, buf, offset=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
+        x = FloatConv2DOptions()
+        x.Init(buf, n + offset)
+        return x
+
+    @classmethod
+    def GetRootAsFloatConv2DOptions(cls, buf, offset=0):
+        """This method is deprecated. Please switch to GetRootAs."""
+        return cls.GetRootAs(buf, offset)
+    @classmethod
+    def FloatConv2DOptionsBufferHasIdentifier(cls, buf, offset, size_prefixed=False):
+        return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x45\x4D\x42\x52", size_prefixed=size_prefixed)
+
+    # FloatConv2DOptions
+    def Init(self, buf, pos):
+        self._tab = flatbuffers.table.Table(buf, pos)
+
+    # FloatConv2DOptions
+    def StrideH(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 1
+
+    # FloatConv2DOptions
+    def StrideW(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 1
+
+    # FloatConv2DOptions
+    def DilationH(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 1
+
+    # FloatConv2DOptions
+    def DilationW(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 1
+
+    # FloatConv2DOptions
+    def PadTop(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # FloatConv2DOptions
+    def PadBottom(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(14))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # FloatConv2DOptions
+    def PadLeft(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(16))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # FloatConv2DOptions
+    def PadRight(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(18))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # FloatConv2DOptions
+    def Groups(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(20))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 1
+
+    # FloatConv2DOptions
+    def ActivationMin(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(22))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Float32Flags, o + self._tab.Pos)
+        return float('-inf')
+
+    # FloatConv2DOptions
+    def ActivationMax(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(24))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Float32Flags, o + self._tab.Pos)
+        return float('inf')
+
+def FloatConv2DOptionsStart(builder):
+    builder.StartObject(11)
+
+def FloatConv2DOptionsAddStrideH(builder, strideH):
+    builder.PrependInt32Slot(0, strideH, 1)
+
+def FloatConv2DOptionsAddStrideW(builder, strideW):
+    builder.PrependInt32Slot(1, strideW, 1)
+
+def FloatConv2DOptionsAddDilationH(builder, dilationH):
+    builder.PrependInt32Slot(2, dilationH, 1)
+
+def FloatConv2DOptionsAddDilationW(builder, dilationW):
+    builder.PrependInt32Slot(3, dilationW, 1)
+
+def FloatConv2DOptionsAddPadTop(builder, padTop):
+    builder.PrependInt32Slot(4, padTop, 0)
+
+def FloatConv2DOptionsAddPadBottom(builder, padBottom):
+    builder.PrependInt32Slot(5, padBottom, 0)
+
+def FloatConv2DOptionsAddPadLeft(builder, padLeft):
+    builder.PrependInt32Slot(6, padLeft, 0)
+
+def FloatConv2DOptionsAddPadRight(builder, padRight):
+    builder.PrependInt32Slot(7, padRight, 0)
+
+def FloatConv2DOptionsAddGroups(builder, groups):
+    builder.PrependInt32Slot(8, groups, 1)
+
+def FloatConv2DOptionsAddActivationMin(builder, activationMin):
+    builder.PrependFloat32Slot(9, activationMin, float('-inf'))
+
+def FloatConv2DOptionsAddActivationMax(builder, activationMax):
+    builder.PrependFloat32Slot(10, activationMax, float('inf'))
+
+def FloatConv2DOptionsEnd(builder):
+    return builder.EndObject()
+
+
+
+# FLOAT_BINARY: out = clamp(function(a, b)) elementwise, NumPy broadcasting (rank <= 6).
+class FloatBinaryOptions(object):
+    __slots__ = ['_tab']
+
+    @classmethod
+    def GetRootAs(cls, buf, offset=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
+        x = FloatBinaryOptions()
+        x.Init(buf, n + offset)
+        return x
+
+    @classmethod
+    def GetRootAsFloatBinaryOptions(cls, buf, offset=0):
+        """This method is deprecated. Please switch to GetRootAs."""
+        return cls.GetRootAs(buf, offset)
+    @classmethod
+    def FloatBinaryOptionsBufferHasIdentifier(cls, buf, offset, size_prefixed=False):
+        return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x45\x4D\x42\x52", size_prefixed=size_prefixed)
+
+    # FloatBinaryOptions
+    def Init(self, buf, pos):
+        self._tab = flatbuffers.table.Table(buf, pos)
+
+    # FloatBinaryOptions
+    def Function(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # FloatBinaryOptions
+    def ActivationMin(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Float32Flags, o + self._tab.Pos)
+        return float('-inf')
+
+    # FloatBinaryOptions
+    def ActivationMax(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Float32Flags, o + self._tab.Pos)
+        return float('inf')
+
+def FloatBinaryOptionsStart(builder):
+    builder.StartObject(3)
+
+def FloatBinaryOptionsAddFunction(builder, function):
+    builder.PrependInt32Slot(0, function, 0)
+
+def FloatBinaryOptionsAddActivationMin(builder, activationMin):
+    builder.PrependFloat32Slot(1, activationMin, float('-inf'))
+
+def FloatBinaryOptionsAddActivationMax(builder, activationMax):
+    builder.PrependFloat32Slot(2, activationMax, float('inf'))
+
+def FloatBinaryOptionsEnd(builder):
+    return builder.EndObject()
+
+
+
+# FLOAT_UNARY: out = function(in) elementwise, float32.
+class FloatUnaryOptions(object):
+    __slots__ = ['_tab']
+
+    @classmethod
+    def GetRootAs(cls, buf, offset=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
+        x = FloatUnaryOptions()
+        x.Init(buf, n + offset)
+        return x
+
+    @classmethod
+    def GetRootAsFloatUnaryOptions(cls, buf, offset=0):
+        """This method is deprecated. Please switch to GetRootAs."""
+        return cls.GetRootAs(buf, offset)
+    @classmethod
+    def FloatUnaryOptionsBufferHasIdentifier(cls, buf, offset, size_prefixed=False):
+        return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x45\x4D\x42\x52", size_prefixed=size_prefixed)
+
+    # FloatUnaryOptions
+    def Init(self, buf, pos):
+        self._tab = flatbuffers.table.Table(buf, pos)
+
+    # FloatUnaryOptions
+    def Function(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # FloatUnaryOptions
+    def Alpha(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Float32Flags, o + self._tab.Pos)
+        return 0.0
+
+    # FloatUnaryOptions
+    def Min(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Float32Flags, o + self._tab.Pos)
+        return float('-inf')
+
+    # FloatUnaryOptions
+    def Max(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Float32Flags, o + self._tab.Pos)
+        return float('inf')
+
+def FloatUnaryOptionsStart(builder):
+    builder.StartObject(4)
+
+def FloatUnaryOptionsAddFunction(builder, function):
+    builder.PrependInt32Slot(0, function, 0)
+
+def FloatUnaryOptionsAddAlpha(builder, alpha):
+    builder.PrependFloat32Slot(1, alpha, 0.0)
+
+def FloatUnaryOptionsAddMin(builder, min):
+    builder.PrependFloat32Slot(2, min, float('-inf'))
+
+def FloatUnaryOptionsAddMax(builder, max):
+    builder.PrependFloat32Slot(3, max, float('inf'))
+
+def FloatUnaryOptionsEnd(builder):
+    return builder.EndObject()
+
+
+
+# FLOAT_SOFTMAX over the last axis: exp(x - max) / sum, float32.
+class FloatSoftmaxOptions(object):
+    __slots__ = ['_tab']
+
+    @classmethod
+    def GetRootAs(cls, buf, offset=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
+        x = FloatSoftmaxOptions()
+        x.Init(buf, n + offset)
+        return x
+
+    @classmethod
+    def GetRootAsFloatSoftmaxOptions(cls, buf, offset=0):
+        """This method is deprecated. Please switch to GetRootAs."""
+        return cls.GetRootAs(buf, offset)
+    @classmethod
+    def FloatSoftmaxOptionsBufferHasIdentifier(cls, buf, offset, size_prefixed=False):
+        return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x45\x4D\x42\x52", size_prefixed=size_prefixed)
+
+    # FloatSoftmaxOptions
+    def Init(self, buf, pos):
+        self._tab = flatbuffers.table.Table(buf, pos)
+
+def FloatSoftmaxOptionsStart(builder):
+    builder.StartObject(0)
+
+def FloatSoftmaxOptionsEnd(builder):
+    return builder.EndObject()
+
+
+
+# FLOAT_LAYER_NORM over the last axis: inputs x [.., D], weight [D], bias [D];
+# out = (x - mean) * (1 / sqrt(var + epsilon)) * weight + bias (biased variance).
+class FloatLayerNormOptions(object):
+    __slots__ = ['_tab']
+
+    @classmethod
+    def GetRootAs(cls, buf, offset=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
+        x = FloatLayerNormOptions()
+        x.Init(buf, n + offset)
+        return x
+
+    @classmethod
+    def GetRootAsFloatLayerNormOptions(cls, buf, offset=0):
+        """This method is deprecated. Please switch to GetRootAs."""
+        return cls.GetRootAs(buf, offset)
+    @classmethod
+    def FloatLayerNormOptionsBufferHasIdentifier(cls, buf, offset, size_prefixed=False):
+        return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x45\x4D\x42\x52", size_prefixed=size_prefixed)
+
+    # FloatLayerNormOptions
+    def Init(self, buf, pos):
+        self._tab = flatbuffers.table.Table(buf, pos)
+
+    # FloatLayerNormOptions
+    def Epsilon(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Float32Flags, o + self._tab.Pos)
+        return 0.0
+
+def FloatLayerNormOptionsStart(builder):
+    builder.StartObject(1)
+
+def FloatLayerNormOptionsAddEpsilon(builder, epsilon):
+    builder.PrependFloat32Slot(0, epsilon, 0.0)
+
+def FloatLayerNormOptionsEnd(builder):
+    return builder.EndObject()
+
+
+
+# FLOAT_MAX_POOL_2D and FLOAT_AVG_POOL_2D over NHWC float32 (compiler/reference.py:
+# float_max_pool_f32, float_avg_pool_f32): the max of the window's cells inside the input, or
+# their sum (in (ky, kx) order) divided by kernel_h * kernel_w (count_include_pad) or by their
+# number; then the output clamp.
+class FloatPool2DOptions(object):
+    __slots__ = ['_tab']
+
+    @classmethod
+    def GetRootAs(cls, buf, offset=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
+        x = FloatPool2DOptions()
+        x.Init(buf, n + offset)
+        return x
+
+    @classmethod
+    def GetRootAsFloatPool2DOptions(cls, buf, offset=0):
+        """This method is deprecated. Please switch to GetRootAs."""
+        return cls.GetRootAs(buf, offset)
+    @classmethod
+    def FloatPool2DOptionsBufferHasIdentifier(cls, buf, offset, size_prefixed=False):
+        return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x45\x4D\x42\x52", size_prefixed=size_prefixed)
+
+    # FloatPool2DOptions
+    def Init(self, buf, pos):
+        self._tab = flatbuffers.table.Table(buf, pos)
+
+    # FloatPool2DOptions
+    def KernelH(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # FloatPool2DOptions
+    def KernelW(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # FloatPool2DOptions
+    def StrideH(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 1
+
+    # FloatPool2DOptions
+    def StrideW(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 1
+
+    # FloatPool2DOptions
+    def PadTop(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # FloatPool2DOptions
+    def PadBottom(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(14))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # FloatPool2DOptions
+    def PadLeft(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(16))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # FloatPool2DOptions
+    def PadRight(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(18))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # FloatPool2DOptions
+    def CountIncludePad(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(20))
+        if o != 0:
+            return bool(self._tab.Get(flatbuffers.number_types.BoolFlags, o + self._tab.Pos))
+        return True
+
+    # FloatPool2DOptions
+    def ActivationMin(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(22))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Float32Flags, o + self._tab.Pos)
+        return float('-inf')
+
+    # FloatPool2DOptions
+    def ActivationMax(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(24))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Float32Flags, o + self._tab.Pos)
+        return float('inf')
+
+def FloatPool2DOptionsStart(builder):
+    builder.StartObject(11)
+
+def FloatPool2DOptionsAddKernelH(builder, kernelH):
+    builder.PrependInt32Slot(0, kernelH, 0)
+
+def FloatPool2DOptionsAddKernelW(builder, kernelW):
+    builder.PrependInt32Slot(1, kernelW, 0)
+
+def FloatPool2DOptionsAddStrideH(builder, strideH):
+    builder.PrependInt32Slot(2, strideH, 1)
+
+def FloatPool2DOptionsAddStrideW(builder, strideW):
+    builder.PrependInt32Slot(3, strideW, 1)
+
+def FloatPool2DOptionsAddPadTop(builder, padTop):
+    builder.PrependInt32Slot(4, padTop, 0)
+
+def FloatPool2DOptionsAddPadBottom(builder, padBottom):
+    builder.PrependInt32Slot(5, padBottom, 0)
+
+def FloatPool2DOptionsAddPadLeft(builder, padLeft):
+    builder.PrependInt32Slot(6, padLeft, 0)
+
+def FloatPool2DOptionsAddPadRight(builder, padRight):
+    builder.PrependInt32Slot(7, padRight, 0)
+
+def FloatPool2DOptionsAddCountIncludePad(builder, countIncludePad):
+    builder.PrependBoolSlot(8, countIncludePad, 1)
+
+def FloatPool2DOptionsAddActivationMin(builder, activationMin):
+    builder.PrependFloat32Slot(9, activationMin, float('-inf'))
+
+def FloatPool2DOptionsAddActivationMax(builder, activationMax):
+    builder.PrependFloat32Slot(10, activationMax, float('inf'))
+
+def FloatPool2DOptionsEnd(builder):
     return builder.EndObject()
 
 

@@ -22,6 +22,9 @@ HANDLERS = ("SysTick_Handler", "HardFault_Handler", "MemManage_Handler", "BusFau
 # Exception entry frame with the floating-point context (Armv7-M / Armv8-M extended frame).
 EXCEPTION_FRAME_BYTES = 26 * 4
 INDIRECT_TARGETS = re.compile(r"(_check|_eval)$")
+# The float kernels (em_float_*) call their elementwise function through a table of
+# em_nn_float_fn_* leaves: their indirect calls resolve to those, not to the adapters.
+KERNEL_CALLERS, KERNEL_TARGETS = re.compile(r"^em_float_"), re.compile(r"^em_nn_float_fn_")
 
 
 @dataclass
@@ -55,7 +58,8 @@ class StackBound:
     no_dump: list[str] = field(default_factory=list)
 
 
-def _deepest(graph: CallGraph, start: str, indirect: set[str]) -> tuple[int, list[str], str, set[str]]:
+def _deepest(graph: CallGraph, start: str, indirect: set[str],
+             kernel_indirect: frozenset[str] = frozenset()) -> tuple[int, list[str], str, set[str]]:
     memo: dict[str, tuple[int, list[str]]] = {}
     no_dump: set[str] = set()
 
@@ -70,8 +74,9 @@ def _deepest(graph: CallGraph, start: str, indirect: set[str]) -> tuple[int, lis
             no_dump.add(graph.name.get(title, title))
         own = graph.frame.get(title, 0)
         best, best_path = 0, []
+        through = kernel_indirect if KERNEL_CALLERS.search(graph.name.get(title, title)) else indirect
         for callee in graph.calls.get(title, ()):
-            for target in (indirect if callee == INDIRECT else {callee}):
+            for target in (through if callee == INDIRECT else {callee}):
                 depth, path = visit(target, stack + (title,))
                 if depth > best:
                     best, best_path = depth, path
@@ -90,9 +95,11 @@ def static_bound(ci_files: list[Path], linked: set[str] | None = None) -> StackB
         return StackBound(None, [], f"no call graph for {ROOT}")
     indirect = {title for title, name in graph.name.items()
                 if INDIRECT_TARGETS.search(name) and title in graph.frame and (linked is None or name in linked)}
+    kernel_indirect = frozenset(title for title, name in graph.name.items()
+                                if KERNEL_TARGETS.search(name) and title in graph.frame)
     try:
-        depth, path, _, no_dump = _deepest(graph, by_name[ROOT], indirect)
-        handlers = [_deepest(graph, by_name[h], indirect) for h in HANDLERS if h in by_name]
+        depth, path, _, no_dump = _deepest(graph, by_name[ROOT], indirect, kernel_indirect)
+        handlers = [_deepest(graph, by_name[h], indirect, kernel_indirect) for h in HANDLERS if h in by_name]
     except (RecursionError, ValueError) as reason:
         return StackBound(None, [], str(reason))
     worst_handler = max(handlers, key=lambda h: h[0], default=(0, [], "", set()))

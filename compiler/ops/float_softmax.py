@@ -1,0 +1,22 @@
+"""float_softmax: softmax over the last axis, float32 (fallback)."""
+from __future__ import annotations
+
+from compiler import reference
+from compiler.ir import Op
+from compiler.ops.spec import OpSpec
+from compiler.schema import program_generated as fb
+
+
+def _write(builder, op: Op) -> int:
+    fb.FloatSoftmaxOptionsStart(builder)
+    return fb.FloatSoftmaxOptionsEnd(builder)
+
+FLOAT_SOFTMAX = OpSpec(
+    kind="float_softmax",
+    opcode=fb.OpCode.FLOAT_SOFTMAX,
+    options_type=fb.OpOptions.FloatSoftmaxOptions,
+    reference=lambda op, inputs: [reference.float_softmax_f32(inputs[0])],
+    write_options=_write,
+    read_options=lambda table: {},
+    registration="em_op_float_softmax",
+)

@@ -1,0 +1,48 @@
+"""float_unary: an elementwise float32 function (clamp, sigmoid, tanh, exp, log, sqrt, rsqrt, abs,
+neg, GELU, SiLU, hardswish, hardsigmoid, leaky ReLU) (fallback). attrs["function"] names one of
+reference.FLOAT_UNARY_FUNCTIONS (the schema's FloatUnaryFunction, in order); alpha, min, max."""
+from __future__ import annotations
+
+import numpy as np
+
+from compiler import reference
+from compiler.ir import Op
+from compiler.ops.spec import OpSpec
+from compiler.schema import program_generated as fb
+
+
+def _params(op: Op) -> dict:
+    a = op.attrs
+    return {"alpha": float(a.get("alpha", 0.0)), "min": float(a.get("min", -np.inf)), "max": float(a.get("max", np.inf))}
+
+
+def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    return [reference.float_unary_f32(inputs[0], function=op.attrs["function"], **_params(op))]
+
+
+def _write(builder, op: Op) -> int:
+    p = _params(op)
+    fb.FloatUnaryOptionsStart(builder)
+    fb.FloatUnaryOptionsAddFunction(builder, reference.FLOAT_UNARY_FUNCTIONS.index(op.attrs["function"]))
+    fb.FloatUnaryOptionsAddAlpha(builder, p["alpha"])
+    fb.FloatUnaryOptionsAddMin(builder, p["min"])
+    fb.FloatUnaryOptionsAddMax(builder, p["max"])
+    return fb.FloatUnaryOptionsEnd(builder)
+
+
+def _read(table) -> dict:
+    o = fb.FloatUnaryOptions()
+    o.Init(table.Bytes, table.Pos)
+    return {"function": reference.FLOAT_UNARY_FUNCTIONS[o.Function()], "alpha": o.Alpha(), "min": o.Min(),
+            "max": o.Max()}
+
+
+FLOAT_UNARY = OpSpec(
+    kind="float_unary",
+    opcode=fb.OpCode.FLOAT_UNARY,
+    options_type=fb.OpOptions.FloatUnaryOptions,
+    reference=_reference,
+    write_options=_write,
+    read_options=_read,
+    registration="em_op_float_unary",
+)
