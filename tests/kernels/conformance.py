@@ -48,6 +48,7 @@ class Case:
     params: dict
     graph: Graph
     inputs: list[np.ndarray]  # one per graph input, in order
+    ulp: int = 0  # > 0: a float32 output within this many ULPs (NaN / ±inf exact); 0: bytes equal
     _expected: bytes | None = field(default=None, repr=False)
 
     @property
@@ -193,9 +194,12 @@ def conv_case(op: str, name: str, x: np.ndarray, weights: np.ndarray, bias: np.n
 
 
 def single_op(op: str, operands: list[Tensor], output: Tensor, attrs: dict, inputs: list[np.ndarray],
-              name: str, params: dict) -> Case:
+              name: str, params: dict, ulp: int = 0) -> Case:
     """A case whose program is the one op `op`(operands) -> output. Operands with data are
-    constants; the others are the program's inputs, fed `inputs` in order. Planned into one arena."""
+    constants; the others are the program's inputs, fed `inputs` in order. Planned into one arena.
+    `ulp` > 0 (float32 outputs of libm functions): agree within that many units in the last place."""
+    if ulp and output.dtype != "float32":
+        raise ValueError(f"case {op}/{name}: a ULP tolerance needs a float32 output, not {output.dtype}")
     if op not in OP_TABLE:
         raise ValueError(f"case {op}/{name}: {op!r} is not in compiler.ops.OP_TABLE")
     tensors: dict[str, Tensor] = {}
@@ -208,7 +212,7 @@ def single_op(op: str, operands: list[Tensor], output: Tensor, attrs: dict, inpu
     plan_memory(graph, Region("sram", ARENA_BYTES))
     if len(inputs) != len(runtime):
         raise ValueError(f"case {op}/{name}: {len(runtime)} program inputs, {len(inputs)} given")
-    return Case(op, name, params, graph, inputs)
+    return Case(op, name, params, graph, inputs, ulp)
 
 
 def all_cases() -> list[Case]:
@@ -297,16 +301,17 @@ class BatchRun:
 VERDICT = re.compile(r"^case (\d+): (\S+) ?(.*)$")
 
 
-def run_batch(device: Device, runner: Path, programs: list[tuple[bytes, list[bytes], bytes]],
+def run_batch(device: Device, runner: Path, programs: list[tuple[bytes, list[bytes], bytes] | tuple[bytes, list[bytes], bytes, int]],
               workdir: Path) -> BatchRun:
-    """Runs every (program, inputs, expected output) in one launch of `runner` on `device`."""
+    """Runs every (program, inputs, expected output[, ULP tolerance]) in one launch of `runner`
+    on `device`; a tolerance > 0 becomes the manifest line's `ulp=N` (em_run compares float32)."""
     workdir.mkdir(parents=True, exist_ok=True)
     lines = []
-    for i, (program, inputs, expected) in enumerate(programs):
+    for i, (program, inputs, expected, *ulp) in enumerate(programs):
         names = [f"c{i}.embr", f"c{i}.want"] + [f"c{i}.x{k}" for k in range(len(inputs))]
         for name, data in zip(names, [program, expected, *inputs]):
             (workdir / name).write_bytes(data)
-        lines.append(" ".join(names))
+        lines.append(" ".join(names + [f"ulp={ulp[0]}" for _ in ulp[:1] if ulp[0] > 0]))
     (workdir / "manifest.txt").write_text("\n".join(lines) + "\n")
     board = device.load()
     start = time.monotonic()

@@ -14,8 +14,9 @@
  *
  * Batch mode runs many programs in one launch (one QEMU boot for a whole test suite). MANIFEST is
  * a text file, one case per line: `PROGRAM EXPECTED [INPUT]...` (file names separated by spaces;
- * EXPECTED holds the bytes output 0 must equal). Each case loads, runs and compares, then prints
- * one verdict line:
+ * EXPECTED holds the bytes output 0 must equal; a last word `ulp=N` instead compares output 0 as
+ * float32 within N units in the last place, NaN and ±inf where EXPECTED has them). Each case
+ * loads, runs and compares, then prints one verdict line:
  *
  *     case <n>: EM_OK match <unit>=<count>
  *     case <n>: EM_OK mismatch at byte <k> of <size>: got <g>, want <w>   (bytes as 0..255)
@@ -247,12 +248,59 @@ static const char *em_run_code_name(int code)
     return code == EM_RUN_EXIT_USAGE ? "EM_RUN_EXIT_USAGE" : em_status_name((em_status)code);
 }
 
-/** One manifest case: words[0] program, words[1] expected output, words[2..] inputs. The
- * expected bytes are read into program_bytes behind the program (it runs in place). */
+/** float32 bits as integers ordered like the floats (ULP distance is then a difference). */
+static int64_t em_run_ordered_f32(const uint8_t *p)
+{
+    uint32_t bits;
+    memcpy(&bits, p, sizeof bits);
+    return (bits & 0x80000000u) != 0u ? -(int64_t)(bits & 0x7fffffffu) : (int64_t)bits;
+}
+
+static uint32_t em_run_magnitude_f32(const uint8_t *p)
+{
+    uint32_t bits;
+    memcpy(&bits, p, sizeof bits);
+    return bits & 0x7fffffffu;
+}
+
+/** Index of the first byte from which got and want differ beyond `ulp` float32 ULPs (both NaN
+ * agree; ±inf only equal themselves: they are one ULP from the largest finite); `size` if none. */
+static size_t em_run_first_difference(const uint8_t *got, const uint8_t *want, size_t size, uint32_t ulp)
+{
+    size_t k = 0;
+    if (ulp != 0u && size % 4u == 0u) {
+        for (; k < size; k += 4u) {
+            const uint32_t m_got = em_run_magnitude_f32(got + k), m_want = em_run_magnitude_f32(want + k);
+            const bool nan_got = m_got > 0x7f800000u, nan_want = m_want > 0x7f800000u;
+            const int64_t d = em_run_ordered_f32(got + k) - em_run_ordered_f32(want + k);
+            const bool inf = m_got == 0x7f800000u || m_want == 0x7f800000u;
+            const bool close = nan_got || nan_want ? nan_got && nan_want
+                               : inf ? d == 0 : d <= (int64_t)ulp && -d <= (int64_t)ulp;
+            if (!close) {
+                break;
+            }
+        }
+    }
+    while (k < size && got[k] == want[k]) {
+        k++;
+    }
+    return k;
+}
+
+/** One manifest case: words[0] program, words[1] expected output, words[2..] inputs, an optional
+ * last word `ulp=N`. The expected bytes are read into program_bytes behind the program (it runs
+ * in place). */
 static void em_run_case(uint32_t number, const char *const *words, uint32_t n_words)
 {
     static em_run_state state;
     int code = EM_RUN_EXIT_USAGE;
+    uint32_t ulp = 0;
+    if (n_words > 2u && strncmp(words[n_words - 1u], "ulp=", 4) == 0) {
+        for (const char *c = words[n_words - 1u] + 4; *c >= '0' && *c <= '9'; c++) {
+            ulp = ulp * 10u + (uint32_t)(*c - '0');
+        }
+        n_words--;
+    }
     if (n_words < 2u) {
         em_run_fail("a case needs PROGRAM EXPECTED [INPUT]...", NULL, code);
     } else {
@@ -279,10 +327,7 @@ static void em_run_case(uint32_t number, const char *const *words, uint32_t n_wo
     }
     const uint8_t *got = output.data;
     const uint8_t *want = program_bytes + ((state.file_size + 15u) & ~(size_t)15u);
-    size_t k = 0;
-    while (k < output.size && k < want_size && got[k] == want[k]) {
-        k++;
-    }
+    const size_t k = em_run_first_difference(got, want, output.size < want_size ? output.size : want_size, ulp);
     if (k == output.size && k == want_size) {
         em_print(" match ");
         em_run_print_unit();
