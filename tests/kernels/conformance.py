@@ -49,6 +49,7 @@ class Case:
     graph: Graph
     inputs: list[np.ndarray]  # one per graph input, in order
     ulp: int = 0  # > 0: a float32 output within this many ULPs (NaN / ±inf exact); 0: bytes equal
+    abs_log2: int | None = None  # with ulp: or within 2**abs_log2 absolute (where a formula cancels)
     _expected: bytes | None = field(default=None, repr=False)
 
     @property
@@ -65,6 +66,12 @@ class Case:
             out = reference.run(self.graph, self.inputs)[self.graph.outputs[0]]
             self._expected = np.ascontiguousarray(out, NUMPY_DTYPES[self.output.dtype]).tobytes()
         return self._expected
+
+    def tolerance_words(self) -> list[str]:
+        """em_run --batch's manifest words for the tolerance (none: bytes equal)."""
+        if not self.ulp:
+            return []
+        return [f"ulp={self.ulp}"] + ([] if self.abs_log2 is None else [f"abs_log2={self.abs_log2}"])
 
     def input_bytes(self) -> list[bytes]:
         return [np.ascontiguousarray(x, NUMPY_DTYPES[self.graph.tensors[n].dtype]).tobytes()
@@ -194,10 +201,11 @@ def conv_case(op: str, name: str, x: np.ndarray, weights: np.ndarray, bias: np.n
 
 
 def single_op(op: str, operands: list[Tensor], output: Tensor, attrs: dict, inputs: list[np.ndarray],
-              name: str, params: dict, ulp: int = 0) -> Case:
+              name: str, params: dict, ulp: int = 0, abs_log2: int | None = None) -> Case:
     """A case whose program is the one op `op`(operands) -> output. Operands with data are
     constants; the others are the program's inputs, fed `inputs` in order. Planned into one arena.
-    `ulp` > 0 (float32 outputs of libm functions): agree within that many units in the last place."""
+    `ulp` > 0 (float32 outputs of libm functions): agree within that many units in the last place
+    or, given `abs_log2`, within 2**abs_log2 absolute."""
     if ulp and output.dtype != "float32":
         raise ValueError(f"case {op}/{name}: a ULP tolerance needs a float32 output, not {output.dtype}")
     if op not in OP_TABLE:
@@ -212,7 +220,7 @@ def single_op(op: str, operands: list[Tensor], output: Tensor, attrs: dict, inpu
     plan_memory(graph, Region("sram", ARENA_BYTES))
     if len(inputs) != len(runtime):
         raise ValueError(f"case {op}/{name}: {len(runtime)} program inputs, {len(inputs)} given")
-    return Case(op, name, params, graph, inputs, ulp)
+    return Case(op, name, params, graph, inputs, ulp, abs_log2)
 
 
 def all_cases() -> list[Case]:
@@ -301,17 +309,16 @@ class BatchRun:
 VERDICT = re.compile(r"^case (\d+): (\S+) ?(.*)$")
 
 
-def run_batch(device: Device, runner: Path, programs: list[tuple[bytes, list[bytes], bytes] | tuple[bytes, list[bytes], bytes, int]],
-              workdir: Path) -> BatchRun:
-    """Runs every (program, inputs, expected output[, ULP tolerance]) in one launch of `runner`
-    on `device`; a tolerance > 0 becomes the manifest line's `ulp=N` (em_run compares float32)."""
+def run_batch(device: Device, runner: Path, programs: list[tuple], workdir: Path) -> BatchRun:
+    """Runs every (program, inputs, expected output[, tolerance words]) in one launch of `runner`
+    on `device`; the words (Case.tolerance_words) end the manifest line."""
     workdir.mkdir(parents=True, exist_ok=True)
     lines = []
-    for i, (program, inputs, expected, *ulp) in enumerate(programs):
+    for i, (program, inputs, expected, *tolerance) in enumerate(programs):
         names = [f"c{i}.embr", f"c{i}.want"] + [f"c{i}.x{k}" for k in range(len(inputs))]
         for name, data in zip(names, [program, expected, *inputs]):
             (workdir / name).write_bytes(data)
-        lines.append(" ".join(names + [f"ulp={ulp[0]}" for _ in ulp[:1] if ulp[0] > 0]))
+        lines.append(" ".join(names + [w for words in tolerance for w in words]))
     (workdir / "manifest.txt").write_text("\n".join(lines) + "\n")
     board = device.load()
     start = time.monotonic()

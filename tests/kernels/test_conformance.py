@@ -34,7 +34,7 @@ def batch(request, tmp_path_factory) -> tuple[Device, BatchRun]:
         pytest.skip("needs qemu-system-arm and arm-none-eabi-gcc")
     runner = device.build_runner()
     target = device.target
-    programs = [(write_program(c.graph, target), c.input_bytes(), c.expected(), c.ulp) for c in CASES]
+    programs = [(write_program(c.graph, target), c.input_bytes(), c.expected(), c.tolerance_words()) for c in CASES]
     programs.append((wrong_tier_program(device, CASES[0]), CASES[0].input_bytes(), CASES[0].expected()))
     run = run_batch(device, runner, programs, tmp_path_factory.mktemp(device.name))
     print(f"\n{device.name}: {len(programs)} cases in one launch, {run.seconds:.1f} s")

@@ -14,9 +14,9 @@
  *
  * Batch mode runs many programs in one launch (one QEMU boot for a whole test suite). MANIFEST is
  * a text file, one case per line: `PROGRAM EXPECTED [INPUT]...` (file names separated by spaces;
- * EXPECTED holds the bytes output 0 must equal; a last word `ulp=N` instead compares output 0 as
- * float32 within N units in the last place, NaN and ±inf where EXPECTED has them). Each case
- * loads, runs and compares, then prints one verdict line:
+ * EXPECTED holds the bytes output 0 must equal; last words `ulp=N [abs_log2=E]` instead compare
+ * output 0 as float32: within N units in the last place or 2^E absolute, NaN and ±inf where
+ * EXPECTED has them). Each case loads, runs and compares, then prints one verdict line:
  *
  *     case <n>: EM_OK match <unit>=<count>
  *     case <n>: EM_OK mismatch at byte <k> of <size>: got <g>, want <w>   (bytes as 0..255)
@@ -263,19 +263,29 @@ static uint32_t em_run_magnitude_f32(const uint8_t *p)
     return bits & 0x7fffffffu;
 }
 
-/** Index of the first byte from which got and want differ beyond `ulp` float32 ULPs (both NaN
- * agree; ±inf only equal themselves: they are one ULP from the largest finite); `size` if none. */
-static size_t em_run_first_difference(const uint8_t *got, const uint8_t *want, size_t size, uint32_t ulp)
+/** A case's float32 tolerance: `ulp` units in the last place or `abs` absolute (0, 0: exact). */
+typedef struct {
+    uint32_t ulp;
+    float abs;
+} em_run_tolerance;
+
+/** Index of the first byte from which got and want differ beyond the tolerance (both NaN agree;
+ * ±inf only equal themselves); `size` if none. */
+static size_t em_run_first_difference(const uint8_t *got, const uint8_t *want, size_t size, em_run_tolerance tol)
 {
     size_t k = 0;
-    if (ulp != 0u && size % 4u == 0u) {
+    if (tol.ulp != 0u && size % 4u == 0u) {
         for (; k < size; k += 4u) {
             const uint32_t m_got = em_run_magnitude_f32(got + k), m_want = em_run_magnitude_f32(want + k);
             const bool nan_got = m_got > 0x7f800000u, nan_want = m_want > 0x7f800000u;
-            const int64_t d = em_run_ordered_f32(got + k) - em_run_ordered_f32(want + k);
             const bool inf = m_got == 0x7f800000u || m_want == 0x7f800000u;
+            const int64_t d = em_run_ordered_f32(got + k) - em_run_ordered_f32(want + k);
+            float g, w;
+            memcpy(&g, got + k, sizeof g);
+            memcpy(&w, want + k, sizeof w);
             const bool close = nan_got || nan_want ? nan_got && nan_want
-                               : inf ? d == 0 : d <= (int64_t)ulp && -d <= (int64_t)ulp;
+                               : inf ? d == 0
+                               : (d <= (int64_t)tol.ulp && -d <= (int64_t)tol.ulp) || (g - w <= tol.abs && w - g <= tol.abs);
             if (!close) {
                 break;
             }
@@ -287,17 +297,35 @@ static size_t em_run_first_difference(const uint8_t *got, const uint8_t *want, s
     return k;
 }
 
-/** One manifest case: words[0] program, words[1] expected output, words[2..] inputs, an optional
- * last word `ulp=N`. The expected bytes are read into program_bytes behind the program (it runs
- * in place). */
+/** A signed decimal integer (the digits after an optional '-'). */
+static int32_t em_run_parse_int(const char *c)
+{
+    const bool negative = *c == '-';
+    int32_t value = 0;
+    for (c += negative ? 1 : 0; *c >= '0' && *c <= '9'; c++) {
+        value = value * 10 + (int32_t)(*c - '0');
+    }
+    return negative ? -value : value;
+}
+
+/** One manifest case: words[0] program, words[1] expected output, words[2..] inputs, optional
+ * last words `ulp=N` and `abs_log2=E` (-126..127). The expected bytes are read into program_bytes
+ * behind the program (it runs in place). */
 static void em_run_case(uint32_t number, const char *const *words, uint32_t n_words)
 {
     static em_run_state state;
     int code = EM_RUN_EXIT_USAGE;
-    uint32_t ulp = 0;
-    if (n_words > 2u && strncmp(words[n_words - 1u], "ulp=", 4) == 0) {
-        for (const char *c = words[n_words - 1u] + 4; *c >= '0' && *c <= '9'; c++) {
-            ulp = ulp * 10u + (uint32_t)(*c - '0');
+    em_run_tolerance tol = {0u, 0.0f};
+    while (n_words > 2u) {
+        const char *last = words[n_words - 1u];
+        if (strncmp(last, "ulp=", 4) == 0) {
+            tol.ulp = (uint32_t)em_run_parse_int(last + 4);
+        } else if (strncmp(last, "abs_log2=", 9) == 0) {
+            const int32_t e = em_run_parse_int(last + 9);
+            const uint32_t bits = (uint32_t)((e < -126 ? -126 : e > 127 ? 127 : e) + 127) << 23; /* 2^e */
+            memcpy(&tol.abs, &bits, sizeof tol.abs);
+        } else {
+            break;
         }
         n_words--;
     }
@@ -327,7 +355,7 @@ static void em_run_case(uint32_t number, const char *const *words, uint32_t n_wo
     }
     const uint8_t *got = output.data;
     const uint8_t *want = program_bytes + ((state.file_size + 15u) & ~(size_t)15u);
-    const size_t k = em_run_first_difference(got, want, output.size < want_size ? output.size : want_size, ulp);
+    const size_t k = em_run_first_difference(got, want, output.size < want_size ? output.size : want_size, tol);
     if (k == output.size && k == want_size) {
         em_print(" match ");
         em_run_print_unit();

@@ -13,6 +13,10 @@ SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e30, -1e30, 3.4e38, -3.
                     88.0, 89.0, -88.0, -104.0, 1.0, -1.0], np.float32)
 
 
+ABS_LOG2 = int(np.log2(reference.FLOAT_LIBM_ABS))
+assert 2.0 ** ABS_LOG2 == reference.FLOAT_LIBM_ABS, "em_run takes the absolute tolerance as a power of two"
+
+
 def f32(name: str, shape, data=None) -> Tensor:
     return Tensor(name, "float32", tuple(int(d) for d in shape), data=data)
 
@@ -33,10 +37,10 @@ def with_specials(rng: np.random.Generator, shape, scale: float = 1.0, share: fl
 
 def float_case(op: str, operands: list[Tensor], out_shape, attrs: dict, inputs: list[np.ndarray], name: str,
                params: dict, libm: bool = False) -> Case:
-    """single_op with a float32 output "y"; `libm`: within reference.FLOAT_LIBM_ULPS (expf, logf,
-    tanhf, erff differ between newlib, glibc and NumPy), else bit for bit."""
+    """single_op with a float32 output "y"; `libm`: within reference.FLOAT_LIBM_ULPS or
+    FLOAT_LIBM_ABS (expf, logf, tanhf, erff differ between newlib, glibc and NumPy), else bit for bit."""
     return single_op(op, operands, f32("y", out_shape), attrs, inputs, name=name, params=params,
-                     ulp=reference.FLOAT_LIBM_ULPS if libm else 0)
+                     ulp=reference.FLOAT_LIBM_ULPS if libm else 0, abs_log2=ABS_LOG2 if libm else None)
 
 
 def clamp_for(k: int) -> dict:
