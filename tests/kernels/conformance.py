@@ -68,10 +68,13 @@ class Case:
         return self._expected
 
     def tolerance_words(self) -> list[str]:
-        """em_run --batch's manifest words for the tolerance (none: bytes equal)."""
-        if not self.ulp:
+        """em_run --batch's manifest words for the comparison: none (bytes equal) for integer
+        outputs; `f32` for float32 ones (any NaN equals any NaN: FPUs differ in NaN sign and
+        payload), with the ULP / absolute tolerance if any."""
+        if self.output.dtype != "float32":
             return []
-        return [f"ulp={self.ulp}"] + ([] if self.abs_log2 is None else [f"abs_log2={self.abs_log2}"])
+        return ["f32"] + [f"ulp={self.ulp}" for _ in [0] if self.ulp] + \
+            [f"abs_log2={self.abs_log2}" for _ in [0] if self.ulp and self.abs_log2 is not None]
 
     def input_bytes(self) -> list[bytes]:
         return [np.ascontiguousarray(x, NUMPY_DTYPES[self.graph.tensors[n].dtype]).tobytes()

@@ -14,9 +14,10 @@
  *
  * Batch mode runs many programs in one launch (one QEMU boot for a whole test suite). MANIFEST is
  * a text file, one case per line: `PROGRAM EXPECTED [INPUT]...` (file names separated by spaces;
- * EXPECTED holds the bytes output 0 must equal; last words `ulp=N [abs_log2=E]` instead compare
- * output 0 as float32: within N units in the last place or 2^E absolute, NaN and ±inf where
- * EXPECTED has them). Each case loads, runs and compares, then prints one verdict line:
+ * EXPECTED holds the bytes output 0 must equal; a last word `f32` compares output 0 as float32:
+ * bits equal, except that any NaN equals any NaN (NaN signs and payloads differ between FPUs),
+ * and `f32 ulp=N [abs_log2=E]` also accepts finite values within N units in the last place or
+ * 2^E absolute). Each case loads, runs and compares, then prints one verdict line:
  *
  *     case <n>: EM_OK match <unit>=<count>
  *     case <n>: EM_OK mismatch at byte <k> of <size>: got <g>, want <w>   (bytes as 0..255)
@@ -263,18 +264,20 @@ static uint32_t em_run_magnitude_f32(const uint8_t *p)
     return bits & 0x7fffffffu;
 }
 
-/** A case's float32 tolerance: `ulp` units in the last place or `abs` absolute (0, 0: exact). */
+/** A case's comparison: bytes, or float32 (NaN ≡ NaN) within `ulp` units in the last place or
+ * `abs` absolute (0, 0: bits equal). */
 typedef struct {
+    bool f32;
     uint32_t ulp;
     float abs;
 } em_run_tolerance;
 
 /** Index of the first byte from which got and want differ beyond the tolerance (both NaN agree;
- * ±inf only equal themselves); `size` if none. */
+ * ±inf and ±0 only equal themselves); `size` if none. */
 static size_t em_run_first_difference(const uint8_t *got, const uint8_t *want, size_t size, em_run_tolerance tol)
 {
     size_t k = 0;
-    if (tol.ulp != 0u && size % 4u == 0u) {
+    if (tol.f32 && size % 4u == 0u) {
         for (; k < size; k += 4u) {
             const uint32_t m_got = em_run_magnitude_f32(got + k), m_want = em_run_magnitude_f32(want + k);
             const bool nan_got = m_got > 0x7f800000u, nan_want = m_want > 0x7f800000u;
@@ -284,7 +287,8 @@ static size_t em_run_first_difference(const uint8_t *got, const uint8_t *want, s
             memcpy(&g, got + k, sizeof g);
             memcpy(&w, want + k, sizeof w);
             const bool close = nan_got || nan_want ? nan_got && nan_want
-                               : inf ? d == 0
+                               : memcmp(got + k, want + k, 4u) == 0 ? true
+                               : inf || tol.ulp == 0u ? false
                                : (d <= (int64_t)tol.ulp && -d <= (int64_t)tol.ulp) || (g - w <= tol.abs && w - g <= tol.abs);
             if (!close) {
                 break;
@@ -309,16 +313,18 @@ static int32_t em_run_parse_int(const char *c)
 }
 
 /** One manifest case: words[0] program, words[1] expected output, words[2..] inputs, optional
- * last words `ulp=N` and `abs_log2=E` (-126..127). The expected bytes are read into program_bytes
+ * last words `f32`, `ulp=N` and `abs_log2=E` (-126..127). The expected bytes are read into program_bytes
  * behind the program (it runs in place). */
 static void em_run_case(uint32_t number, const char *const *words, uint32_t n_words)
 {
     static em_run_state state;
     int code = EM_RUN_EXIT_USAGE;
-    em_run_tolerance tol = {0u, 0.0f};
+    em_run_tolerance tol = {false, 0u, 0.0f};
     while (n_words > 2u) {
         const char *last = words[n_words - 1u];
-        if (strncmp(last, "ulp=", 4) == 0) {
+        if (strcmp(last, "f32") == 0) {
+            tol.f32 = true;
+        } else if (strncmp(last, "ulp=", 4) == 0) {
             tol.ulp = (uint32_t)em_run_parse_int(last + 4);
         } else if (strncmp(last, "abs_log2=", 9) == 0) {
             const int32_t e = em_run_parse_int(last + 9);
