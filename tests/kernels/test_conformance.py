@@ -66,3 +66,36 @@ def test_every_op_of_the_runtime_has_cases():
 
     covered = {c.op for c in CASES}
     assert set(OP_TABLE) <= covered, f"ops without conformance cases: {sorted(set(OP_TABLE) - covered)}"
+
+
+def test_float_comparison_of_the_runner_can_fail(tmp_path):
+    """em_run --batch's float32 comparison (host build): any NaN equals any NaN, ±0 and values one
+    ULP apart differ in exact cases, libm cases accept FLOAT_LIBM_ULPS and no more."""
+    import numpy as np
+
+    from compiler import reference
+
+    device = DEVICES[0]
+    exact = next(c for c in CASES if c.id == "float_binary/div_x_op_x")  # 0/0 -> NaN, x/x -> 1 or NaN
+    libm = next(c for c in CASES if c.id == "float_unary/exp_special")
+    runner, target = device.build_runner(), device.target
+
+    def variant(case: Case, change) -> tuple:
+        want = np.frombuffer(case.expected(), np.float32).copy()
+        change(want, want.view(np.int32))
+        return write_program(case.graph, target), case.input_bytes(), want.tobytes(), case.tolerance_words()
+
+    big = int(np.flatnonzero(np.isfinite(np.frombuffer(libm.expected(), np.float32))
+                             & (np.frombuffer(libm.expected(), np.float32) > 1.0))[0])
+    nan = int(np.flatnonzero(np.isnan(np.frombuffer(exact.expected(), np.float32)))[0])
+    one = int(np.flatnonzero(np.frombuffer(exact.expected(), np.float32) == 1.0)[0])
+    changes = {  # name: (case, change of the expected floats / bits, matches?)
+        "other_nan": (exact, lambda f, b: b.__setitem__(nan, b[nan] ^ np.int32(-(2**31)) ^ 1), True),
+        "nan_for_number": (exact, lambda f, b: f.__setitem__(one, np.nan), False),
+        "one_ulp": (exact, lambda f, b: b.__setitem__(one, b[one] + 1), False),
+        "libm_at_limit": (libm, lambda f, b: b.__setitem__(big, b[big] + reference.FLOAT_LIBM_ULPS), True),
+        "libm_past_limit": (libm, lambda f, b: b.__setitem__(big, b[big] + reference.FLOAT_LIBM_ULPS + 1), False),
+    }
+    run = run_batch(device, runner, [variant(case, change) for case, change, _ in changes.values()], tmp_path)
+    got = {name: verdict.matched for name, verdict in zip(changes, run.verdicts)}
+    assert got == {name: matches for name, (_, _, matches) in changes.items()}, run.console
