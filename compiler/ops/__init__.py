@@ -7,17 +7,20 @@ runtime adapter, from which the registry is generated.
 from __future__ import annotations
 
 from compiler.ops.add import ADD
+from compiler.ops.batch_matmul import BATCH_MATMUL
 from compiler.ops.concatenation import CONCATENATION
 from compiler.ops.conv2d import CONV2D
 from compiler.ops.depthwise_conv2d import DEPTHWISE_CONV2D
 from compiler.ops.dequantize import DEQUANTIZE
 from compiler.ops.fully_connected import FULLY_CONNECTED
 from compiler.ops.lut import LUT
+from compiler.ops.min_max import MAXIMUM, MINIMUM
 from compiler.ops.mul import MUL
 from compiler.ops.pool2d import AVG_POOL2D, MAX_POOL2D
 from compiler.ops.quantize import QUANTIZE
 from compiler.ops.softmax import SOFTMAX
 from compiler.ops.spec import OpSpec
+from compiler.ops.transpose_conv2d import TRANSPOSE_CONV2D
 
 OP_TABLE: dict[str, OpSpec] = {spec.kind: spec for spec in (
     QUANTIZE, DEQUANTIZE, FULLY_CONNECTED,
@@ -30,6 +33,10 @@ OP_TABLE: dict[str, OpSpec] = {spec.kind: spec for spec in (
     SOFTMAX,
     MUL,
     CONCATENATION,
+    MINIMUM,
+    MAXIMUM,
+    TRANSPOSE_CONV2D,
+    BATCH_MATMUL,
 )}
 OPCODES: dict[int, OpSpec] = {spec.opcode: spec for spec in OP_TABLE.values()}
 

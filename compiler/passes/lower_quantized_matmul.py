@@ -1,0 +1,58 @@
+"""lower_quantized_matmul: dequantize → matmul / bmm (+ activation) → quantize becomes
+- `batch_matmul` when both operands are activations ([B, M, K] × [B, K, N], or 2-D): both zero
+  points stay in the kernel, one per-tensor requantization (scale_a · scale_b / scale_out);
+- `fully_connected` when the second operand is a constant [K, N] (quantized as weights, its
+  columns the output channels): x [M, K] @ W is linear(x, Wᵀ) without bias.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from compiler.errors import UnsupportedOpError
+from compiler.fixedpoint import quantize_multiplier
+from compiler.ir import Graph, Op, Quant, Tensor
+from compiler.options import LoweringOptions
+from compiler.passes.quantized_pattern import (QuantizedOp, add_constant, clamp_range, match, replace,
+                                               weighted_constants)
+
+
+def _fully_connected(graph: Graph, matched: QuantizedOp, matmul: Op) -> None:
+    (x, _), (w, w_quant) = matched.sources
+    if len(x.shape) != 2:
+        raise UnsupportedOpError(f"matmul of a rank-{len(x.shape)} activation by a constant", matmul.origin,
+                                 "Reshape the activation to [rows, K] first (or use nn.Linear).")
+    transposed = Tensor(w.name, w.dtype, w.shape[::-1], data=w.data.T)  # [N, K]: output channels first
+    quant = Quant(w_quant.scale, w_quant.zero_point, {None: None, 1: 0}.get(w_quant.axis, -1))
+    constants = weighted_constants(QuantizedOp(matmul, [matched.sources[0], (transposed, quant)],
+                                               matched.quantize, matched.out_quant), "matmul")
+    stem = matmul.outputs[0]
+    weight_name = add_constant(graph, f"{stem}_weights", "int8", constants.weights, constants.weight_quant)
+    bias_name = add_constant(graph, f"{stem}_bias", "int32", constants.folded_bias.astype(np.int32))
+    act_min, act_max = clamp_range(matmul.attrs.get("activation"), matched.out_quant)
+    replace(graph, matched, Op("fully_connected", [x.name, weight_name, bias_name], [matched.output], {
+        "multiplier": constants.multiplier, "shift": constants.shift,
+        "output_offset": int(matched.out_quant.zero_point[0]), "activation_min": act_min, "activation_max": act_max,
+    }, matmul.origin))
+
+
+def _batch_matmul(graph: Graph, matched: QuantizedOp, matmul: Op) -> None:
+    (a, a_quant), (b, b_quant) = matched.sources
+    out = matched.out_quant
+    multiplier, shift = quantize_multiplier(float(a_quant.scale[0]) * float(b_quant.scale[0]) / float(out.scale[0]))
+    act_min, act_max = clamp_range(matmul.attrs.get("activation"), out)
+    replace(graph, matched, Op("batch_matmul", [a.name, b.name], [matched.output], {
+        "a_offset": -int(a_quant.zero_point[0]), "b_offset": -int(b_quant.zero_point[0]),
+        "output_offset": int(out.zero_point[0]), "output_multiplier": multiplier, "output_shift": shift,
+        "activation_min": act_min, "activation_max": act_max,
+    }, matmul.origin))
+
+
+def lower_quantized_matmul(graph: Graph, options: LoweringOptions) -> Graph:
+    for matmul in [op for op in graph.ops if op.kind == "aten.matmul"]:
+        matched = match(graph, matmul, ("int8", "int8"), "matmul")
+        a, b = (tensor for tensor, _ in matched.sources)
+        if a.is_constant:
+            raise UnsupportedOpError("matmul of a constant by an activation", matmul.origin,
+                                     "Write it as activation @ constant (transpose both sides).")
+        (_fully_connected if b.is_constant else _batch_matmul)(graph, matched, matmul)
+    return graph

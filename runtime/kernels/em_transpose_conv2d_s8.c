@@ -1,0 +1,97 @@
+/**
+ * @file em_transpose_conv2d_s8.c
+ * @brief int8 transposed 2-D convolution (NHWC, groups 1, dilation 1), exactly
+ *        compiler/reference.py:transpose_conv2d_s8, in gather form: no zero-stuffed input is
+ *        ever built. For each output row the taps that reach it are ky ≡ oy + pad_top (mod
+ *        stride_h) with iy = (oy + pad_top − ky) / stride_h in [0, H); columns likewise. Only
+ *        those taps are visited, so a stride-s layer costs 1/s² of the stuffed convolution.
+ *        One scalar path on every tier for now (decoders' upsampling layers are few).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "em_nn_functions.h"
+#include "em_nn_support.h"
+
+/** First tap along one axis reaching output position @p o (cropped by @p pad): k0 and the input
+ *  index it reads; further taps are k0 + j·stride with index − j. */
+static inline void em_nn_tconv_first_tap(int32_t o, int32_t pad, int32_t stride, int32_t *k0, int32_t *i0)
+{
+    const int32_t t = o + pad; /* >= 0 */
+    *k0 = t % stride;
+    *i0 = t / stride;
+}
+
+static bool em_nn_tconv_valid(const em_transpose_conv_params *p, const em_per_channel_quant *quant,
+                              const em_conv_dims *d)
+{
+    if (p->stride_h < 1 || p->stride_w < 1 || p->pad_top < 0 || p->pad_left < 0 || p->input_offset < -127
+        || p->input_offset > 128 || p->output_offset < -128 || p->output_offset > 127 || p->activation_min < -128
+        || p->activation_max > 127 || p->activation_min > p->activation_max || quant->multiplier == NULL
+        || quant->shift == NULL || d->batches < 1 || d->input_h < 1 || d->input_w < 1 || d->input_c < 1
+        || d->kernel_h < 1 || d->kernel_w < 1 || d->output_c < 1 || d->output_h < 1 || d->output_w < 1) {
+        return false;
+    }
+    const int64_t full_h = (int64_t)(d->input_h - 1) * p->stride_h + d->kernel_h;
+    const int64_t full_w = (int64_t)(d->input_w - 1) * p->stride_w + d->kernel_w;
+    if (full_h > EM_NN_INT32_MAX || full_w > EM_NN_INT32_MAX || d->output_h != full_h - p->pad_top - p->pad_bottom
+        || d->output_w != full_w - p->pad_left - p->pad_right
+        || (int64_t)d->output_h + p->pad_top > EM_NN_INT32_MAX || (int64_t)d->output_w + p->pad_left > EM_NN_INT32_MAX) {
+        return false;
+    }
+    const int64_t in = (int64_t)d->batches * d->input_h * d->input_w * d->input_c;
+    const int64_t out = (int64_t)d->batches * d->output_h * d->output_w * d->output_c;
+    const int64_t w = (int64_t)d->output_c * d->kernel_h * d->kernel_w * d->input_c;
+    return in <= EM_NN_INT32_MAX && out <= EM_NN_INT32_MAX && w <= EM_NN_INT32_MAX;
+}
+
+em_status em_transpose_conv2d_s8(const em_transpose_conv_params *params, const em_per_channel_quant *quant,
+                                 const em_conv_dims *dims, const int8_t *input, const int8_t *weights,
+                                 const int32_t *bias, int8_t *output)
+{
+    if (params == NULL || quant == NULL || dims == NULL || input == NULL || weights == NULL || output == NULL
+        || !em_nn_tconv_valid(params, quant, dims)) {
+        return EM_ERR_BAD_ARGUMENT;
+    }
+    const em_transpose_conv_params p = *params; /* not re-read after each int8 store */
+    const em_conv_dims d = *dims;
+    const int32_t c_in = d.input_c, c_out = d.output_c;
+    const int32_t tap_stride = c_in;                    /* weights [o][ky][kx][i] */
+    const int32_t row_taps = d.kernel_w * tap_stride;
+    const int32_t channel_stride = d.kernel_h * row_taps;
+    int8_t *out = output;
+    for (int32_t n = 0; n < d.batches; n++) {
+        const int8_t *image = input + (size_t)n * d.input_h * d.input_w * c_in;
+        for (int32_t oy = 0; oy < d.output_h; oy++) {
+            int32_t ky0, iy0;
+            em_nn_tconv_first_tap(oy, p.pad_top, p.stride_h, &ky0, &iy0);
+            for (int32_t ox = 0; ox < d.output_w; ox++) {
+                int32_t kx0, ix0;
+                em_nn_tconv_first_tap(ox, p.pad_left, p.stride_w, &kx0, &ix0);
+                for (int32_t o = 0; o < c_out; o++) {
+                    uint32_t acc = bias != NULL ? (uint32_t)bias[o] : 0u; /* wraps as int32 */
+                    const int8_t *w_o = weights + (size_t)o * channel_stride;
+                    for (int32_t ky = ky0, iy = iy0; ky < d.kernel_h && iy >= 0; ky += p.stride_h, iy--) {
+                        if (iy >= d.input_h) {
+                            continue; /* the tap lands below the input: the next one is an input row higher */
+                        }
+                        for (int32_t kx = kx0, ix = ix0; kx < d.kernel_w && ix >= 0; kx += p.stride_w, ix--) {
+                            if (ix >= d.input_w) {
+                                continue;
+                            }
+                            const int8_t *x = image + ((size_t)iy * d.input_w + ix) * c_in;
+                            const int8_t *w = w_o + ky * row_taps + kx * tap_stride;
+                            for (int32_t i = 0; i < c_in; i++) {
+                                acc += (uint32_t)((x[i] + p.input_offset) * w[i]);
+                            }
+                        }
+                    }
+                    int32_t v = em_nn_requantize((int32_t)acc, quant->multiplier[o], quant->shift[o]) + p.output_offset;
+                    v = v < p.activation_min ? p.activation_min : (v > p.activation_max ? p.activation_max : v);
+                    *out++ = (int8_t)v;
+                }
+            }
+        }
+    }
+    return EM_OK;
+}
