@@ -2,6 +2,7 @@
 emulated boards) and returns its first output, so every integration test drives devices alike."""
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -19,8 +20,9 @@ TIMEOUT_S = 120.0
 DEVICES = [("host", "host"), ("corstone300", "cortex-m55")]
 
 
+@functools.cache
 def build_runner(board: str) -> Path:
-    """`scons em_run board=<board>`; the runner's path."""
+    """`scons em_run board=<board>` (once per test session); the runner's path."""
     build = subprocess.run([str(SCONS), "em_run", f"board={board}"], cwd=REPO, capture_output=True, text=True)
     assert build.returncode == 0, build.stdout + build.stderr
     return REPO / "build" / board / ("em_run" if board == "host" else "em_run.elf")
