@@ -159,6 +159,8 @@ class CortexMQuantizer(Quantizer):
         return WEIGHT_QSPECS[None if self.per_tensor_weights else ch_axis]
 
     def _annotate_weighted(self, node: Node) -> None:
+        if node.target == aten.conv_transpose2d.input and len(node.args) > 6 and node.args[6] != 1:
+            return  # grouped: its weight's axis 1 is not the output channels; lowering names it
         input_map = {node.args[0]: ACTIVATION_QSPEC, node.args[1]: self._weight_qspec(WEIGHTED_OPS[node.target])}
         if len(node.args) > 2 and node.args[2] is not None:
             input_map[node.args[2]] = _bias_qspec(node, self.per_tensor_weights)
