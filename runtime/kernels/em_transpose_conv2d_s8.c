@@ -5,13 +5,49 @@
  *        ever built. For each output row the taps that reach it are ky ≡ oy + pad_top (mod
  *        stride_h) with iy = (oy + pad_top − ky) / stride_h in [0, H); columns likewise. Only
  *        those taps are visited, so a stride-s layer costs 1/s² of the stuffed convolution.
- *        One scalar path on every tier for now (decoders' upsampling layers are few).
+ *        The per-tap dot product over the input channels has a path per tier:
+ *        Σ (x + off)·w = Σ x·w + off·Σ w on MVE (VMLADAVA and VADDVA on 16 int8 lanes, predicated
+ *        tail), int16 pairs centred by SADD16 into SMLAD on DSP, plain C otherwise; all wrap
+ *        modulo 2^32 like the reference's int32 sum.
  */
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "em_nn_functions.h"
 #include "em_nn_support.h"
+#include "em_nn_tier.h"
+
+/** acc + Σ_{i<n} (x[i] + offset)·w[i], modulo 2^32. */
+static inline uint32_t em_nn_tconv_dot(const int8_t *x, const int8_t *w, int32_t n, int32_t offset, uint32_t acc)
+{
+    int32_t i = 0;
+#if EM_NN_TIER_MVE
+    int32_t dot = 0, w_sum = 0;
+    for (; i < n; i += 16) {
+        const mve_pred16_t pred = vctp8q((uint32_t)(n - i));
+        const int8x16_t wv = vldrbq_z_s8(w + i, pred); /* masked lanes read nothing and are 0 */
+        dot = vmladavaq_s8(dot, vldrbq_z_s8(x + i, pred), wv);
+        w_sum = vaddvaq_s8(w_sum, wv);
+    }
+    return acc + (uint32_t)dot + (uint32_t)offset * (uint32_t)w_sum;
+#else
+#if EM_NN_TIER_DSP
+    /* (x + offset) fits int16: centre both halves of SXTB16 with one SADD16 each */
+    const int32_t offset2 = (int32_t)(((uint32_t)offset << 16) | ((uint32_t)offset & 0xFFFFu));
+    int32_t sum = 0;
+    for (; i + 4 <= n; i += 4) {
+        const uint32_t xv = em_nn_read_s8x4(x + i), wv = em_nn_read_s8x4(w + i);
+        sum = __smlad(__sadd16(em_nn_sxtb16_02(xv), offset2), em_nn_sxtb16_02(wv), sum);
+        sum = __smlad(__sadd16(em_nn_sxtb16_13(xv), offset2), em_nn_sxtb16_13(wv), sum);
+    }
+    acc += (uint32_t)sum;
+#endif
+    for (; i < n; i++) {
+        acc += (uint32_t)((x[i] + offset) * w[i]);
+    }
+    return acc;
+#endif
+}
 
 /** First tap along one axis reaching output position @p o (cropped by @p pad): k0 and the input
  *  index it reads; further taps are k0 + j·stride with index − j. */
@@ -79,11 +115,8 @@ em_status em_transpose_conv2d_s8(const em_transpose_conv_params *params, const e
                             if (ix >= d.input_w) {
                                 continue;
                             }
-                            const int8_t *x = image + ((size_t)iy * d.input_w + ix) * c_in;
-                            const int8_t *w = w_o + ky * row_taps + kx * tap_stride;
-                            for (int32_t i = 0; i < c_in; i++) {
-                                acc += (uint32_t)((x[i] + p.input_offset) * w[i]);
-                            }
+                            acc = em_nn_tconv_dot(image + ((size_t)iy * d.input_w + ix) * c_in,
+                                                  w_o + ky * row_taps + kx * tap_stride, c_in, p.input_offset, acc);
                         }
                     }
                     int32_t v = em_nn_requantize((int32_t)acc, quant->multiplier[o], quant->shift[o]) + p.output_offset;
