@@ -5,10 +5,11 @@
  *        ever built. For each output row the taps that reach it are ky ≡ oy + pad_top (mod
  *        stride_h) with iy = (oy + pad_top − ky) / stride_h in [0, H); columns likewise. Only
  *        those taps are visited, so a stride-s layer costs 1/s² of the stuffed convolution.
- *        The per-tap dot product over the input channels has a path per tier:
- *        Σ (x + off)·w = Σ x·w + off·Σ w on MVE (VMLADAVA and VADDVA on 16 int8 lanes, predicated
- *        tail), int16 pairs centred by SADD16 into SMLAD on DSP, plain C otherwise; all wrap
- *        modulo 2^32 like the reference's int32 sum.
+ *        Four output channels share each tap's input pixel. The dot products over the input
+ *        channels have a path per tier: MVE centres x in int16 lanes (VLDRB.S16, VADD) into
+ *        VMLADAVA.S16 (a lone channel: Σ x·w + off·Σ w by VMLADAVA / VADDVA on int8 lanes),
+ *        DSP centres SXTB16 halves by SADD16 into SMLAD, plain C otherwise; all wrap modulo
+ *        2^32 like the reference's int32 sum.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -46,6 +47,61 @@ static inline uint32_t em_nn_tconv_dot(const int8_t *x, const int8_t *w, int32_t
         acc += (uint32_t)((x[i] + offset) * w[i]);
     }
     return acc;
+#endif
+}
+
+/** acc[j] += Σ_{i<n} (x[i] + offset)·w[j·w_stride + i] for the EM_NN_TCONV_BLOCK output channels
+ *  j of one tap: x is loaded and centred once for all of them. */
+#define EM_NN_TCONV_BLOCK 4
+static inline void em_nn_tconv_dot_block(const int8_t *x, const int8_t *w, int32_t w_stride, int32_t n, int32_t offset,
+                                         uint32_t *acc)
+{
+    const int8_t *w0 = w, *w1 = w + w_stride, *w2 = w + 2 * w_stride, *w3 = w + 3 * w_stride;
+    int32_t i = 0;
+#if EM_NN_TIER_MVE
+    /* 8 channels per step in int16 lanes: x centred once (x + offset fits int16), four
+     * VMLADAVA.S16 and no weight sums to keep (8 int8 accumulators spilled to the stack) */
+    int32_t d0 = 0, d1 = 0, d2 = 0, d3 = 0;
+    for (; i < n; i += 8) {
+        const mve_pred16_t pred = vctp16q((uint32_t)(n - i));
+        const int16x8_t xv = vaddq_n_s16(vldrbq_z_s16(x + i, pred), (int16_t)offset); /* masked w lanes are 0 */
+        d0 = vmladavaq_s16(d0, xv, vldrbq_z_s16(w0 + i, pred));
+        d1 = vmladavaq_s16(d1, xv, vldrbq_z_s16(w1 + i, pred));
+        d2 = vmladavaq_s16(d2, xv, vldrbq_z_s16(w2 + i, pred));
+        d3 = vmladavaq_s16(d3, xv, vldrbq_z_s16(w3 + i, pred));
+    }
+    acc[0] += (uint32_t)d0;
+    acc[1] += (uint32_t)d1;
+    acc[2] += (uint32_t)d2;
+    acc[3] += (uint32_t)d3;
+#else
+#if EM_NN_TIER_DSP
+    const int32_t offset2 = (int32_t)(((uint32_t)offset << 16) | ((uint32_t)offset & 0xFFFFu));
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    for (; i + 4 <= n; i += 4) {
+        const uint32_t xv = em_nn_read_s8x4(x + i);
+        const int32_t x02 = __sadd16(em_nn_sxtb16_02(xv), offset2), x13 = __sadd16(em_nn_sxtb16_13(xv), offset2);
+        uint32_t wv = em_nn_read_s8x4(w0 + i);
+        a0 = __smlad(x13, em_nn_sxtb16_13(wv), __smlad(x02, em_nn_sxtb16_02(wv), a0));
+        wv = em_nn_read_s8x4(w1 + i);
+        a1 = __smlad(x13, em_nn_sxtb16_13(wv), __smlad(x02, em_nn_sxtb16_02(wv), a1));
+        wv = em_nn_read_s8x4(w2 + i);
+        a2 = __smlad(x13, em_nn_sxtb16_13(wv), __smlad(x02, em_nn_sxtb16_02(wv), a2));
+        wv = em_nn_read_s8x4(w3 + i);
+        a3 = __smlad(x13, em_nn_sxtb16_13(wv), __smlad(x02, em_nn_sxtb16_02(wv), a3));
+    }
+    acc[0] += (uint32_t)a0;
+    acc[1] += (uint32_t)a1;
+    acc[2] += (uint32_t)a2;
+    acc[3] += (uint32_t)a3;
+#endif
+    for (; i < n; i++) {
+        const int32_t xc = x[i] + offset;
+        acc[0] += (uint32_t)(xc * w0[i]);
+        acc[1] += (uint32_t)(xc * w1[i]);
+        acc[2] += (uint32_t)(xc * w2[i]);
+        acc[3] += (uint32_t)(xc * w3[i]);
+    }
 #endif
 }
 
@@ -104,9 +160,13 @@ em_status em_transpose_conv2d_s8(const em_transpose_conv_params *params, const e
             for (int32_t ox = 0; ox < d.output_w; ox++) {
                 int32_t kx0, ix0;
                 em_nn_tconv_first_tap(ox, p.pad_left, p.stride_w, &kx0, &ix0);
-                for (int32_t o = 0; o < c_out; o++) {
-                    uint32_t acc = bias != NULL ? (uint32_t)bias[o] : 0u; /* wraps as int32 */
-                    const int8_t *w_o = weights + (size_t)o * channel_stride;
+                for (int32_t o0 = 0; o0 < c_out; o0 += EM_NN_TCONV_BLOCK) {
+                    const int32_t count = c_out - o0 < EM_NN_TCONV_BLOCK ? c_out - o0 : EM_NN_TCONV_BLOCK;
+                    uint32_t acc[EM_NN_TCONV_BLOCK]; /* wrap as int32 */
+                    for (int32_t j = 0; j < count; j++) {
+                        acc[j] = bias != NULL ? (uint32_t)bias[o0 + j] : 0u;
+                    }
+                    const int8_t *w_block = weights + (size_t)o0 * channel_stride;
                     for (int32_t ky = ky0, iy = iy0; ky < d.kernel_h && iy >= 0; ky += p.stride_h, iy--) {
                         if (iy >= d.input_h) {
                             continue; /* the tap lands below the input: the next one is an input row higher */
@@ -115,14 +175,27 @@ em_status em_transpose_conv2d_s8(const em_transpose_conv_params *params, const e
                             if (ix >= d.input_w) {
                                 continue;
                             }
-                            acc = em_nn_tconv_dot(image + ((size_t)iy * d.input_w + ix) * c_in,
-                                                  w_o + ky * row_taps + kx * tap_stride, c_in, p.input_offset, acc);
+                            const int8_t *x = image + ((size_t)iy * d.input_w + ix) * c_in;
+                            const int8_t *w = w_block + ky * row_taps + kx * tap_stride;
+                            if (count == EM_NN_TCONV_BLOCK) {
+                                em_nn_tconv_dot_block(x, w, channel_stride, c_in, p.input_offset, acc);
+                            } else {
+                                for (int32_t j = 0; j < count; j++) {
+                                    acc[j] = em_nn_tconv_dot(x, w + (size_t)j * channel_stride, c_in, p.input_offset,
+                                                             acc[j]);
+                                }
+                            }
                         }
                     }
-                    int32_t v = em_nn_requantize((int32_t)acc, quant->multiplier[o], quant->shift[o]) + p.output_offset;
-                    v = v < p.activation_min ? p.activation_min : (v > p.activation_max ? p.activation_max : v);
-                    *out++ = (int8_t)v;
+                    for (int32_t j = 0; j < count; j++) {
+                        const int32_t o = o0 + j;
+                        int32_t v = em_nn_requantize((int32_t)acc[j], quant->multiplier[o], quant->shift[o])
+                                    + p.output_offset;
+                        v = v < p.activation_min ? p.activation_min : (v > p.activation_max ? p.activation_max : v);
+                        out[o] = (int8_t)v;
+                    }
                 }
+                out += c_out;
             }
         }
     }
