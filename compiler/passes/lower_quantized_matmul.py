@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from compiler.errors import UnsupportedOpError
-from compiler.fixedpoint import quantize_multiplier
 from compiler.ir import Graph, Op, Quant, Tensor
 from compiler.options import LoweringOptions
+from compiler.passes.lower_quantized_mul import lower_product
 from compiler.passes.quantized_pattern import (QuantizedOp, add_constant, clamp_range, match, replace,
                                                weighted_constants)
 
@@ -35,18 +35,6 @@ def _fully_connected(graph: Graph, matched: QuantizedOp, matmul: Op) -> None:
     }, matmul.origin))
 
 
-def _batch_matmul(graph: Graph, matched: QuantizedOp, matmul: Op) -> None:
-    (a, a_quant), (b, b_quant) = matched.sources
-    out = matched.out_quant
-    multiplier, shift = quantize_multiplier(float(a_quant.scale[0]) * float(b_quant.scale[0]) / float(out.scale[0]))
-    act_min, act_max = clamp_range(matmul.attrs.get("activation"), out)
-    replace(graph, matched, Op("batch_matmul", [a.name, b.name], [matched.output], {
-        "a_offset": -int(a_quant.zero_point[0]), "b_offset": -int(b_quant.zero_point[0]),
-        "output_offset": int(out.zero_point[0]), "output_multiplier": multiplier, "output_shift": shift,
-        "activation_min": act_min, "activation_max": act_max,
-    }, matmul.origin))
-
-
 def lower_quantized_matmul(graph: Graph, options: LoweringOptions) -> Graph:
     for matmul in [op for op in graph.ops if op.kind == "aten.matmul"]:
         matched = match(graph, matmul, ("int8", "int8"), "matmul")
@@ -54,5 +42,8 @@ def lower_quantized_matmul(graph: Graph, options: LoweringOptions) -> Graph:
         if a.is_constant:
             raise UnsupportedOpError("matmul of a constant by an activation", matmul.origin,
                                      "Write it as activation @ constant (transpose both sides).")
-        (_fully_connected if b.is_constant else _batch_matmul)(graph, matched, matmul)
+        if b.is_constant:
+            _fully_connected(graph, matched, matmul)
+        else:
+            lower_product(graph, matched, "batch_matmul")
     return graph
