@@ -1,26 +1,17 @@
 """lower_quantized_min_max: dequantize → minimum / maximum → quantize, with both inputs sharing
 the output's quantization (CortexMQuantizer makes it so), becomes `minimum` / `maximum` on the
 int8 codes. A constant operand against a 4-D map (e.g. a [1, C, 1, 1] channel vector) is laid out
-NHWC here, as convert_to_nhwc lays out activations."""
+NHWC (nhwc_operand)."""
 from __future__ import annotations
 
 import numpy as np
 
 from compiler.errors import UnsupportedOpError
-from compiler.ir import Graph, Op, Tensor
+from compiler.ir import Graph, Op
 from compiler.options import LoweringOptions
-from compiler.passes.quantized_pattern import add_constant, match, replace
+from compiler.passes.quantized_pattern import match, nhwc_operand, replace
 
 LOWERED = {"aten.minimum": "minimum", "aten.maximum": "maximum"}
-
-
-def _operand(graph: Graph, tensor: Tensor, out_rank: int) -> str:
-    """`tensor`'s name, or an NHWC copy of a constant broadcast against a 4-D map."""
-    if not tensor.is_constant or out_rank != 4 or len(tensor.shape) > 4:
-        return tensor.name
-    nchw = tensor.data.reshape((1,) * (4 - len(tensor.shape)) + tuple(tensor.shape))
-    return add_constant(graph, f"{tensor.name}_nhwc", "int8", np.ascontiguousarray(nchw.transpose(0, 2, 3, 1)),
-                        tensor.quant)
 
 
 def _lower(graph: Graph, op: Op) -> None:
@@ -32,7 +23,7 @@ def _lower(graph: Graph, op: Op) -> None:
             raise UnsupportedOpError(f"{what} of inputs quantized unlike its output", op.origin,
                                      f"Quantize with CortexMQuantizer ({what} shares one quantization).")
     out_rank = len(graph.tensors[matched.output].shape)
-    inputs = [_operand(graph, tensor, out_rank) for tensor, _ in matched.sources]
+    inputs = [nhwc_operand(graph, tensor, out_rank) for tensor, _ in matched.sources]
     replace(graph, matched, Op(what, inputs, [matched.output], {}, op.origin))
 
 

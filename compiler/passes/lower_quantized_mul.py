@@ -5,7 +5,7 @@ from __future__ import annotations
 from compiler.fixedpoint import quantize_multiplier
 from compiler.ir import Graph, Op
 from compiler.options import LoweringOptions
-from compiler.passes.quantized_pattern import QuantizedOp, clamp_range, match, replace
+from compiler.passes.quantized_pattern import QuantizedOp, clamp_range, match, nhwc_operand, replace
 
 
 def lower_product(graph: Graph, matched: QuantizedOp, kind: str) -> None:
@@ -15,7 +15,9 @@ def lower_product(graph: Graph, matched: QuantizedOp, kind: str) -> None:
     out = matched.out_quant
     multiplier, shift = quantize_multiplier(float(a_quant.scale[0]) * float(b_quant.scale[0]) / float(out.scale[0]))
     act_min, act_max = clamp_range(matched.op.attrs.get("activation"), out)
-    replace(graph, matched, Op(kind, [a.name, b.name], [matched.output], {
+    out_rank = len(graph.tensors[matched.output].shape)
+    inputs = [nhwc_operand(graph, a, out_rank), nhwc_operand(graph, b, out_rank)]
+    replace(graph, matched, Op(kind, inputs, [matched.output], {
         "a_offset": -int(a_quant.zero_point[0]), "b_offset": -int(b_quant.zero_point[0]),
         "output_offset": int(out.zero_point[0]), "output_multiplier": multiplier, "output_shift": shift,
         "activation_min": act_min, "activation_max": act_max,

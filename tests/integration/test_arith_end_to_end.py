@@ -22,21 +22,24 @@ IMAGE = (1, 4, 6, 5)
 
 
 class Decoder(nn.Module):
-    """Two branches met by sub (+ ReLU), max and min against a constant channel vector, then two
-    transposed convolutions (stride 2 with output_padding; stride 3 with a non-square kernel)."""
+    """Two branches met by sub (+ ReLU), max, sub / min / mul against constant channel vectors
+    (PyTorch's [1, C, 1, 1], laid out NHWC by lowering), then two transposed convolutions
+    (stride 2 with output_padding; stride 3 with a non-square kernel)."""
 
     def __init__(self) -> None:
         super().__init__()
         torch.manual_seed(5)
         self.a, self.b = nn.Conv2d(4, 6, 3, padding=1), nn.Conv2d(4, 6, 1)
         self.register_buffer("cap", torch.linspace(-0.5, 1.5, 6).reshape(1, 6, 1, 1))
+        self.register_buffer("shift", torch.linspace(0.3, -0.3, 6).reshape(1, 6, 1, 1))
+        self.register_buffer("gain", torch.linspace(0.5, 2.0, 6).reshape(1, 6, 1, 1))
         self.up1 = nn.ConvTranspose2d(6, 5, 3, stride=2, padding=1, output_padding=1)
         self.up2 = nn.ConvTranspose2d(5, 3, (2, 3), stride=(3, 2), padding=(0, 1))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         a, b = self.a(x), self.b(x)
-        joined = torch.minimum(torch.maximum(torch.relu(a - b), b), self.cap)
-        return self.up2(torch.relu(self.up1(joined)))
+        joined = torch.minimum(torch.maximum(torch.relu(a - b), b - self.shift), self.cap)
+        return self.up2(torch.relu(self.up1(joined * self.gain)))
 
 
 class Products(nn.Module):
@@ -95,7 +98,7 @@ def _nhwc(x: np.ndarray) -> np.ndarray:
 
 def test_lowered_kinds(programs):
     kinds = {name: [op.kind for op in p.graph.ops] for name, p in programs.items()}
-    assert {"add", "maximum", "minimum"} <= set(kinds["decoder"]) and kinds["decoder"].count("transpose_conv2d") == 2
+    assert {"add", "maximum", "minimum", "mul"} <= set(kinds["decoder"]) and kinds["decoder"].count("transpose_conv2d") == 2
     assert "batch_matmul" in kinds["products"] and "fully_connected" in kinds["products"]
     weights = [programs["classifier"].graph.tensors[op.inputs[1]] for op in programs["classifier"].graph.ops
                if op.kind in ("conv2d", "depthwise_conv2d", "fully_connected")]
