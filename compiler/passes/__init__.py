@@ -15,10 +15,14 @@ from compiler.passes.lower_quantized_concatenation import lower_quantized_concat
 from compiler.passes.lower_quantized_conv2d import lower_quantized_conv2d
 from compiler.passes.lower_quantized_linear import lower_quantized_linear
 from compiler.passes.lower_quantized_lut import lower_quantized_lut
+from compiler.passes.lower_quantized_matmul import lower_quantized_matmul
+from compiler.passes.lower_quantized_min_max import lower_quantized_min_max
 from compiler.passes.lower_quantized_mul import lower_quantized_mul
 from compiler.passes.lower_quantized_pool2d import lower_quantized_pool2d
 from compiler.passes.lower_quantized_reshape import lower_quantized_reshape
 from compiler.passes.lower_quantized_softmax import lower_quantized_softmax
+from compiler.passes.lower_quantized_sub import lower_quantized_sub
+from compiler.passes.lower_quantized_transpose_conv2d import lower_quantized_transpose_conv2d
 from compiler.passes.remove_dead_tensors import remove_dead_tensors
 from compiler.passes.fold_quantize_pairs import fold_quantize_pairs
 from compiler.passes.lower_quantized_pad import lower_quantized_pad
@@ -52,6 +56,10 @@ IR_PASSES = (
     lower_quantized_reshape,
     fold_data_movement,
     lower_quantized_linear,
+    lower_quantized_sub,
+    lower_quantized_min_max,
+    lower_quantized_transpose_conv2d,
+    lower_quantized_matmul,
     lower_boundaries,
     remove_dead_tensors,
 )
