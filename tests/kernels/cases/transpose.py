@@ -20,8 +20,8 @@ CASES = [
     ((3, 5, 2), (1, 0, 2), "int8"),            # runs of 2
     ((2, 3, 17), (1, 0, 2), "int8"),           # 17: memcpy / 16 + tail 1
     ((4, 3, 31), (1, 0, 2), "int8"),           # 31: memcpy / 16 + tail 15
-    ((3, 9363), (1, 0), "int8"),               # stride past 9362: byte gathers on MVE too
-    ((2, 9362), (1, 0), "int8"),               # the largest stride of 16-bit gather offsets
+    ((9, 9363), (1, 0), "int8"),               # stride past 9362 (7 x 9363 > 65535): byte gathers on MVE too
+    ((9, 9362), (1, 0), "int8"),               # the largest stride of 16-bit gather offsets, 8 + tail 1
     ((7, 1), (1, 0), "int8"),                  # a size-1 dimension: one run
     ((2, 3, 4, 5), (0, 1, 2, 3), "int8"),      # identity: one run of 120 bytes
     ((1, 7, 1, 9), (3, 2, 1, 0), "int8"),      # size-1 dimensions dropped
