@@ -200,6 +200,14 @@ def elementwise_cases(op: str, shapes: list[tuple], params, twice_shape: tuple) 
     return out
 
 
+def movement_case(op: str, k: int, shape, dtype: str, y_shape, attrs: dict, name: str, params: dict) -> Case:
+    """A case of a dtype-generic data-movement op on one program input of `shape` (edge_values
+    seeded by op and case index k) -> y_shape; `name` gets the index and dtype in front."""
+    x = edge_values(rng_for(op, k), dtype, shape)
+    return single_op(op, [typed_tensor("x", dtype, shape)], typed_tensor("y", dtype, y_shape), attrs, [x],
+                     name=f"{k}_{dtype}_{name}", params={"input": tuple(shape), **params, "dtype": dtype})
+
+
 def conv_case(op: str, name: str, x: np.ndarray, weights: np.ndarray, bias: np.ndarray, attrs: dict,
               params: dict) -> Case:
     """A conv2d / depthwise_conv2d case: input x, constants, attrs (the reference's keywords);

@@ -4,7 +4,7 @@ padded, ranks 1..8, the border at -128 / 127 / 0, int32 (INT32_MIN) and float32 
 borders, seeded random ranks, sizes and paddings."""
 from __future__ import annotations
 
-from conformance import Case, edge_values, rng_for, single_op, typed_tensor
+from conformance import Case, movement_case, rng_for
 
 # input shape, before, after, dtype, value (float_value for float32)
 CASES = [
@@ -50,13 +50,10 @@ def random_cases() -> list:
 def cases() -> list[Case]:
     out = []
     for k, (shape, before, after, dtype, value) in enumerate(CASES + random_cases()):
-        rng = rng_for("pad", k)
-        x = edge_values(rng, dtype, shape)
         y_shape = tuple(b + d + a for b, d, a in zip(before, shape, after))
         attrs = {"before": list(before), "after": list(after),
                  **({"float_value": value} if dtype == "float32" else {"value": value})}
-        name = f"{k}_{dtype}_{'x'.join(map(str, shape))}_to_{'x'.join(map(str, y_shape))}"
-        out.append(single_op("pad", [typed_tensor("x", dtype, shape)], typed_tensor("y", dtype, y_shape), attrs, [x],
-                             name=name, params={"input": shape, "before": before, "after": after, "dtype": dtype,
-                                                "value": value}))
+        out.append(movement_case("pad", k, shape, dtype, y_shape, attrs,
+                                 f"{'x'.join(map(str, shape))}_to_{'x'.join(map(str, y_shape))}",
+                                 {"before": before, "after": after, "value": value}))
     return out

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from conformance import Case, edge_values, rng_for, single_op, typed_tensor
+from conformance import Case, movement_case, rng_for
 
 # input shape, begin, step, size, dtype
 CASES = [
@@ -55,12 +55,7 @@ def random_cases() -> list:
 
 
 def cases() -> list[Case]:
-    out = []
-    for k, (shape, begin, step, size, dtype) in enumerate(CASES + random_cases()):
-        rng = rng_for("slice", k)
-        x = edge_values(rng, dtype, shape)
-        name = f"{k}_{dtype}_{'x'.join(map(str, shape))}_to_{'x'.join(map(str, size))}"
-        out.append(single_op("slice", [typed_tensor("x", dtype, shape)], typed_tensor("y", dtype, size),
-                             {"begin": list(begin), "step": list(step), "size": list(size)}, [x], name=name,
-                             params={"input": shape, "begin": begin, "step": step, "size": size, "dtype": dtype}))
-    return out
+    return [movement_case("slice", k, shape, dtype, size, {"begin": list(begin), "step": list(step), "size": list(size)},
+                          f"{'x'.join(map(str, shape))}_to_{'x'.join(map(str, size))}",
+                          {"begin": begin, "step": step, "size": size})
+            for k, (shape, begin, step, size, dtype) in enumerate(CASES + random_cases())]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from conformance import Case, edge_values, rng_for, single_op, typed_tensor
+from conformance import Case, movement_case, rng_for
 
 # input shape, perm, dtype
 CASES = [
@@ -49,12 +49,6 @@ def random_cases() -> list:
 
 
 def cases() -> list[Case]:
-    out = []
-    for k, (shape, perm, dtype) in enumerate(CASES + random_cases()):
-        rng = rng_for("transpose", k)
-        x = edge_values(rng, dtype, shape)
-        y_shape = tuple(shape[p] for p in perm)
-        name = f"{k}_{dtype}_{'x'.join(map(str, shape))}_perm{''.join(map(str, perm))}"
-        out.append(single_op("transpose", [typed_tensor("x", dtype, shape)], typed_tensor("y", dtype, y_shape),
-                             {"perm": list(perm)}, [x], name=name, params={"input": shape, "perm": perm, "dtype": dtype}))
-    return out
+    return [movement_case("transpose", k, shape, dtype, tuple(shape[p] for p in perm), {"perm": list(perm)},
+                          f"{'x'.join(map(str, shape))}_perm{''.join(map(str, perm))}", {"perm": perm})
+            for k, (shape, perm, dtype) in enumerate(CASES + random_cases())]

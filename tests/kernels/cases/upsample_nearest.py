@@ -3,7 +3,7 @@
 1..4 each way, batches, int32 / float32 elements, seeded random shapes and scales."""
 from __future__ import annotations
 
-from conformance import Case, edge_values, rng_for, single_op, typed_tensor
+from conformance import Case, movement_case, rng_for
 
 # input NHWC, scale_h, scale_w, dtype
 CASES = [
@@ -36,13 +36,6 @@ def random_cases() -> list:
 
 
 def cases() -> list[Case]:
-    out = []
-    for k, (shape, sh, sw, dtype) in enumerate(CASES + random_cases()):
-        rng = rng_for("upsample_nearest", k)
-        x = edge_values(rng, dtype, shape)
-        n, h, w, c = shape
-        name = f"{k}_{dtype}_{'x'.join(map(str, shape))}_x{sh}x{sw}"
-        out.append(single_op("upsample_nearest", [typed_tensor("x", dtype, shape)],
-                             typed_tensor("y", dtype, (n, h * sh, w * sw, c)), {"scale_h": sh, "scale_w": sw}, [x],
-                             name=name, params={"input": shape, "scale_h": sh, "scale_w": sw, "dtype": dtype}))
-    return out
+    return [movement_case("upsample_nearest", k, (n, h, w, c), dtype, (n, h * sh, w * sw, c),
+                          {"scale_h": sh, "scale_w": sw}, f"{n}x{h}x{w}x{c}_x{sh}x{sw}", {"scale_h": sh, "scale_w": sw})
+            for k, ((n, h, w, c), sh, sw, dtype) in enumerate(CASES + random_cases())]
