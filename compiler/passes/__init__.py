@@ -30,12 +30,14 @@ from compiler.passes.lower_quantized_transpose import lower_quantized_transpose
 from compiler.passes.lower_quantized_slice import lower_quantized_slice
 from compiler.passes.lower_quantized_upsample import lower_quantized_upsample
 from compiler.passes.fold_data_movement import fold_data_movement
+from compiler.passes.fold_pad import fold_pad
 
 # Order matters: layout first (shapes the lowerings read), activations folded before the
 # quantized patterns are matched, reshapes lowered before the linear that folds them, and the
 # boundary quantize/dequantize ops are all that remains of q/dq pairs once the ops are lowered.
 # Requantizations (dequantize → quantize of another scale) are folded first, so the patterns
-# see one dequantize per input; transposes are folded after the data movement that made them.
+# see one dequantize per input; transposes are folded after the data movement that made them, and
+# zero pads into the convolutions / average pools that read them once both are lowered.
 # Ops left in float are lowered first, so the quantized lowerings see only quantized ops.
 IR_PASSES = (
     convert_to_nhwc,
@@ -55,6 +57,7 @@ IR_PASSES = (
     lower_quantized_upsample,
     lower_quantized_reshape,
     fold_data_movement,
+    fold_pad,
     lower_quantized_linear,
     lower_quantized_sub,
     lower_quantized_min_max,
