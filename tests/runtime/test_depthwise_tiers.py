@@ -1,7 +1,7 @@
 """Depthwise conv2d on every tier's QEMU board (corstone300 mve, mps2_an386 dsp, mps2_an385
 scalar) and the host, against compiler.reference byte for byte: each path of the kernels
 (em_depthwise_conv2d_m1_s8.c's tap tables for M = 1, its Helium forms: 16-channel groups with
-a predicated tail, 3x3 unrolled, positive pre-shift; the general path for M > 1, for weights of
+a predicated tail, 3x3 unrolled, positive pre-shift, 4-pixel blocks of inner pixels; the general path for M > 1, for weights of
 −128 on Helium and for C < 16 there) and their edges: channel tails, stride 2, asymmetric
 padding, dilation, odd kernels, edge values −128 / 127 and zero points at both ends.
 
@@ -88,6 +88,14 @@ def _chains():
             dw_layer(rng, 3, m=2, in_zp=3),
             dw_layer(rng, 6, m=3, k=(2, 1), padding=(1, 0, 0, 0), in_zp=-1),
             dw_layer(rng, 18, k=(3, 3), padding=(1, 1, 1, 1), in_zp=-128),
+        ]),
+        # Helium's 4-pixel blocks (3x3, stride 1, C % 4 == 0, 4-channel lanes): C = 36 (groups
+        # across 16-lane boundaries), rows of 9 inner pixels (two blocks and a pixel), a clamp,
+        # dilation 2 rows (the row step), then no padding (every pixel inside, 9 columns).
+        "blocks": ((1, 8, 11, 36), [
+            dw_layer(rng, 36, in_zp=-128, out_zp=127, act=(-100, 90)),
+            dw_layer(rng, 36, dilation=(2, 1), padding=(2, 2, 1, 1), in_zp=127, out_zp=-128),
+            dw_layer(rng, 36, padding=(0, 0, 0, 0), in_zp=5, out_zp=-3),
         ]),
     }
 
