@@ -25,7 +25,9 @@
  *
  * Helium, 3x3 at stride 1 with C a multiple of 4 and every shift <= −2: 4 inner pixels of a row
  * at a time (em_nn_dwf_block_mve()): int32 lanes of 4 channels, each weight load shared by the
- * 4 pixels, addresses from the window corner instead of a tap table.
+ * 4 pixels, addresses from the window corner instead of a tap table. When 3 padded rows fit in
+ * EM_NN_DWF_ROWS_BYTES of stack, each output row's input rows are first copied between
+ * zero-point columns (em_nn_dwf_rows_mve()), so that the border pixels are inner ones too.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -367,6 +369,78 @@ EM_NN_DWF_PIXEL(em_nn_dwf_pixel_simple_9, em_nn_dwf_pixel_sd, true, 9)
 
 #endif
 
+#if EM_NN_TIER_MVE
+/** Stack bytes for the padded input rows of em_nn_dwf_rows_mve() (corstone300 / Alif E8 stacks
+ *  are 32 KiB); larger rows take the tap tables. */
+#define EM_NN_DWF_ROWS_BYTES 3072
+
+/** @p n bytes of @p src to @p dst (out of line: inlined, GCC spilled around it). */
+static __attribute__((noinline)) void em_nn_dwf_copy(int8_t *dst, const int8_t *src, int32_t n)
+{
+    for (; n >= 16; n -= 16, src += 16, dst += 16) {
+        vstrbq_s8(dst, vldrbq_s8(src));
+    }
+    if (n > 0) {
+        const mve_pred16_t pr = vctp8q((uint32_t)n);
+        vstrbq_p_s8(dst, vldrbq_z_s8(src, pr), pr);
+    }
+}
+
+/** @p n bytes of @p v at @p dst. */
+static __attribute__((noinline)) void em_nn_dwf_fill(int8_t *dst, int8_t v, int32_t n)
+{
+    const int8x16_t f = vdupq_n_s8(v);
+    for (; n >= 16; n -= 16, dst += 16) {
+        vstrbq_s8(dst, f);
+    }
+    if (n > 0) {
+        vstrbq_p_s8(dst, f, vctp8q((uint32_t)n));
+    }
+}
+
+/** 3x3 at stride 1 (@p block4): each output row's KH input rows copied into @p rows with
+ *  input_zero_point columns either side (and for rows outside the input), so that every pixel
+ *  is inner: 4-pixel blocks, then the tap-table pixel for the last output_w % 4. @p pw: bytes
+ *  of one padded row (pad_left + input_w + what the last window needs on the right, times C). */
+static void em_nn_dwf_rows_mve(const em_nn_dwf *k, const em_conv_params *p, const em_conv_dims *d,
+                               const int8_t *input, int8_t *out, int8_t *rows, int32_t pw,
+                               void (*block4)(const em_nn_dwf *, const int8_t *, int32_t, int32_t, int32_t,
+                                              int32_t, int32_t, int8_t *),
+                               void (*pixel)(const em_nn_dwf *, const uintptr_t *, uintptr_t, int8_t *))
+{
+    const int32_t cs = k->c, kh = d->kernel_h, kw = d->kernel_w, row_bytes = d->input_w * cs;
+    const int8_t zp = (int8_t)p->input_zero_point;
+    em_nn_dwf_fill(rows, zp, kh * pw); /* the padded columns stay zero points */
+    uintptr_t tap[EM_NN_DWF_MAX_TAPS];
+    for (int32_t ky = 0, t = 0; ky < kh; ky++) {
+        for (int32_t kx = 0; kx < kw; kx++, t++) {
+            tap[t] = (uintptr_t)(rows + ky * pw + kx * cs);
+        }
+    }
+    int8_t *const inner = rows + p->pad_left * cs;
+    for (int32_t n = 0; n < d->batches; n++) {
+        const int8_t *image = input + n * d->input_h * row_bytes;
+        for (int32_t oy = 0; oy < d->output_h; oy++) {
+            for (int32_t ky = 0; ky < kh; ky++) {
+                const int32_t iy = oy * p->stride_h - p->pad_top + ky * p->dilation_h;
+                if (iy >= 0 && iy < d->input_h) {
+                    em_nn_dwf_copy(inner + ky * pw, image + iy * row_bytes, row_bytes);
+                } else {
+                    em_nn_dwf_fill(inner + ky * pw, zp, row_bytes);
+                }
+            }
+            int32_t ox = 0;
+            for (; ox + 4 <= d->output_w; ox += 4, out += 4 * cs) {
+                block4(k, rows + ox * cs, cs, pw, cs, kh, kw, out);
+            }
+            for (; ox < d->output_w; ox++, out += cs) {
+                pixel(k, tap, (uintptr_t)(ox * cs), out);
+            }
+        }
+    }
+}
+#endif
+
 bool em_nn_depthwise_m1_s8(const em_conv_params *params, const em_per_channel_quant *quant,
                            const em_conv_dims *dims, const int8_t *input, const int8_t *weights,
                            const int32_t *bias, int8_t *output)
@@ -421,6 +495,17 @@ bool em_nn_depthwise_m1_s8(const em_conv_params *params, const em_per_channel_qu
     }
     void (*const pixel)(const em_nn_dwf *, const uintptr_t *, uintptr_t, int8_t *) =
         !simple ? em_nn_dwf_pixel_any : (k.taps == 9 ? EM_NN_DWF_PIXEL_SIMPLE_9 : em_nn_dwf_pixel_simple);
+#endif
+#if EM_NN_TIER_MVE
+    if (block4 != NULL) {
+        const int32_t right = d.output_w + kw - 1 - p.pad_left - d.input_w; /* columns past the input */
+        const int32_t pw = (p.pad_left + d.input_w + (right > 0 ? right : 0)) * cs;
+        if (kh * pw <= EM_NN_DWF_ROWS_BYTES) {
+            int8_t rows[EM_NN_DWF_ROWS_BYTES];
+            em_nn_dwf_rows_mve(&k, &p, &d, input, output, rows, pw, block4, pixel);
+            return true;
+        }
+    }
 #endif
     int8_t zp_row[EM_NN_DWF_MAX_CHANNELS];
     for (int32_t c = 0; c < cs; c++) {

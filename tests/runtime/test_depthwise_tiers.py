@@ -89,13 +89,19 @@ def _chains():
             dw_layer(rng, 6, m=3, k=(2, 1), padding=(1, 0, 0, 0), in_zp=-1),
             dw_layer(rng, 18, k=(3, 3), padding=(1, 1, 1, 1), in_zp=-128),
         ]),
-        # Helium's 4-pixel blocks (3x3, stride 1, C % 4 == 0, 4-channel lanes): C = 36 (groups
-        # across 16-lane boundaries), rows of 9 inner pixels (two blocks and a pixel), a clamp,
-        # dilation 2 rows (the row step), then no padding (every pixel inside, 9 columns).
-        "blocks": ((1, 8, 11, 36), [
+        # Helium's 4-pixel blocks (3x3, stride 1, C % 4 == 0, 4-channel lanes) on zero-point
+        # padded row copies: C = 36 (groups across 16-lane boundaries), 2 images, rows of 11
+        # (two blocks and 3 pixels), a clamp, dilation 2 rows and 2 padded rows, then no padding.
+        "blocks": ((2, 8, 11, 36), [
             dw_layer(rng, 36, in_zp=-128, out_zp=127, act=(-100, 90)),
             dw_layer(rng, 36, dilation=(2, 1), padding=(2, 2, 1, 1), in_zp=127, out_zp=-128),
             dw_layer(rng, 36, padding=(0, 0, 0, 0), in_zp=5, out_zp=-3),
+        ]),
+        # Rows too long for the copies (3 x 32 x 36 bytes): blocks of inner pixels only, the
+        # border and the last inner pixel through tap tables; right padding of 2.
+        "blocks_wide": ((1, 4, 30, 36), [
+            dw_layer(rng, 36, in_zp=-1, out_zp=5),
+            dw_layer(rng, 36, padding=(1, 1, 0, 2), in_zp=-128, act=(-90, 100)),
         ]),
     }
 
