@@ -462,8 +462,10 @@ bool em_nn_depthwise_m1_s8(const em_conv_params *params, const em_per_channel_qu
     k.mult = quant->multiplier;
     k.shift = quant->shift;
 #if EM_NN_TIER_MVE
-    if (cs < 32) { /* one 16-lane group per pixel: the general path's 4-lane blocks, which share
-                      * each weight load among 4 pixels, do better (measured: 48x48x8, 48x48x16) */
+    const bool blocks = cs % 4 == 0 && kh == 3 && kw == 3 && p.stride_w == 1 && p.dilation_w == 1;
+    if (cs < 32 && !blocks) { /* one 16-lane group per pixel: the general path's 4-lane blocks,
+                               * which share each weight load among 4 pixels, do better
+                               * (measured: 48x48x8, 48x48x16 s2); 4-pixel blocks: see below */
         return false;
     }
     /* The int16 pair sums need weights >= −127; a positive pre-shift takes the slower form. */
@@ -484,10 +486,10 @@ bool em_nn_depthwise_m1_s8(const em_conv_params *params, const em_per_channel_qu
     void (*const pixel)(const em_nn_dwf *, const uintptr_t *, uintptr_t, int8_t *) =
         left ? em_nn_dwf_pixel_left : (k.taps == 9 ? em_nn_dwf_pixel_9 : em_nn_dwf_pixel);
     /* 4 inner pixels of a row at a time where that pays; NULL: none */
-    const em_nn_dwf_block_fn block4 = cs % 4 == 0 && !left && kh == 3 && kw == 3 && p.stride_w == 1 &&
-                                              p.dilation_w == 1
-                                          ? em_nn_dwf_block4_3x3_unit
-                                          : NULL;
+    const em_nn_dwf_block_fn block4 = blocks && !left ? em_nn_dwf_block4_3x3_unit : NULL;
+    if (cs < 32 && block4 == NULL) {
+        return false;
+    }
 #else
     bool simple = p.activation_min == -128 && p.activation_max == 127;
     for (int32_t c = 0; c < cs; c++) {

@@ -103,6 +103,16 @@ def _chains():
             dw_layer(rng, 36, in_zp=-1, out_zp=5),
             dw_layer(rng, 36, padding=(1, 1, 0, 2), in_zp=-128, act=(-90, 100)),
         ]),
+        # C = 8 and 12 (< 32: blocks only; Helium's general path otherwise), a positive pre-shift
+        # on C = 12 (general path), one 5-wide row (a block and a pixel).
+        "blocks_narrow": ((1, 6, 5, 8), [
+            dw_layer(rng, 8, in_zp=127, out_zp=-128),
+            dw_layer(rng, 8, m=1, k=(3, 3), padding=(0, 0, 1, 1), in_zp=-128),
+        ]),
+        "blocks_narrow_shift": ((1, 3, 6, 12), [
+            dw_layer(rng, 12, big_shift=True, in_zp=0),
+            dw_layer(rng, 12, in_zp=-3, act=(-50, 50)),
+        ]),
     }
 
 
