@@ -163,3 +163,63 @@ def test_dequantize_all_values(kernels, scale, zero_point):
     assert status == 0
     want = reference.dequantize_s8_f32(q, s, zero_point)
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+# The integer (no-FPU) paths of quantize / dequantize, which the host runs: products that round
+# to a tie only in float32, x denormal against a large inv_scale, the 0.5 and 512 cut-offs, any
+# bit pattern, and the scale exponents at the ends of the integer dequantize path's domain.
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_quantize_bit_patterns_and_float_ties(kernels):
+    rng = np.random.default_rng(7)
+    for k in range(40):
+        inv = np.float32(rng.uniform(1.0, 2.0) * 2.0 ** int(rng.integers(-20, 20)))
+        if k == 0:
+            inv = np.float32(2.0 ** 126)  # denormal x then gives results up to 2^3
+        zp = int(rng.integers(-128, 128)) if k % 4 else [-128, 127][k // 4 % 2]
+        codes = rng.integers(-600, 600, size=2000) + 0.5
+        near_ties = (codes / inv).astype(np.float32)
+        near_ties = np.nextafter(near_ties, rng.choice([-np.inf, 0, np.inf], size=2000).astype(np.float32))
+        bits = rng.integers(0, 2**32, size=2000, dtype=np.uint64).astype(np.uint32).view(np.float32)
+        denormal = (rng.integers(0, 2**23, size=200, dtype=np.uint32)
+                    | (rng.integers(0, 2, size=200, dtype=np.uint32) << 31)).view(np.float32)
+        edges = np.array([0.5, 0.49999997, 512.0, 511.99997, 255.5, 256.5, -255.5, -256.5], np.float32) / inv
+        x = np.concatenate([near_ties, bits, denormal, edges.astype(np.float32)]).astype(np.float32)
+        status, got = kernels.quantize_f32_s8(x, inv, zp)
+        assert status == 0
+        np.testing.assert_array_equal(got, reference.quantize_f32_s8(x, inv, zp), err_msg=f"inv {inv!r} zp {zp}")
+
+
+@pytest.mark.parametrize("scale", [2.0 ** -126, -(2.0 ** -126), 1.9999999 * 2.0 ** 118, 2.0 ** 119,
+                                   2.0 ** 127, -0.0, 0.3, -0.1234567, 0.0001])
+@pytest.mark.parametrize("zero_point", [-128, 0, 127])
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_dequantize_scale_exponent_ends(kernels, scale, zero_point):
+    q = np.arange(-128, 128, dtype=np.int8)
+    s = np.float32(scale)
+    status, got = kernels.dequantize_s8_f32(q, s, zero_point)
+    assert status == 0
+    np.testing.assert_array_equal(got.view(np.uint32), reference.dequantize_s8_f32(q, s, zero_point).view(np.uint32))
+
+
+def float32_tie_products() -> tuple[np.ndarray, np.float32]:
+    """x with x * 1.5 exactly k + 1/2 ± 2^-18 for k in 64..127: a tie at float32's 24th bit whose
+    rounding (to even: k + 1/2) decides nearbyint's result (to even again)."""
+    xs = []
+    for k in range(64, 128):
+        for sign in (-1, 1):
+            numerator = (2 * k + 1) * 2**17 + sign  # product = numerator * 2^-18
+            if numerator % 3 == 0:
+                xs.append(numerator // 3 * 2.0**-17)  # < 2^24 · 2^-17: exact in float32
+    x = np.array(xs, np.float32)
+    return np.concatenate([x, -x]), np.float32(1.5)
+
+
+def test_quantize_ties_of_the_float32_product(kernels):
+    x, inv = float32_tie_products()
+    assert x.size > 40
+    for scale_exp in (-3, 0, 5):  # x · 2^e and inv · 2^-e: the same exact product
+        xe, ie = (x * np.float32(2.0**scale_exp)).astype(np.float32), np.float32(inv * 2.0**-scale_exp)
+        for zp in (-128, 0, 127):
+            status, got = kernels.quantize_f32_s8(xe, ie, zp)
+            assert status == 0
+            np.testing.assert_array_equal(got, reference.quantize_f32_s8(xe, ie, zp))
