@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from build_host import build_kernels_lib
+from cases.quantize import float32_ties
 from compiler import reference
 from compiler.fixedpoint import quantize_multiplier
 from kernels_ctypes import Kernels
@@ -153,7 +154,9 @@ def test_quantize_ties_round_half_even(kernels):
     assert got.tolist() == [0, 2, 2, 0, -2, -2]
 
 
-@pytest.mark.parametrize("scale", [1.0, 0.0078125, 0.1, 3e-39, 1e30, np.inf, np.nan])
+# 2^-126 .. 2^119 (exclusive): the ends of the integer (no-FPU) path's scale domain.
+@pytest.mark.parametrize("scale", [1.0, 0.0078125, 0.1, 3e-39, 1e30, np.inf, np.nan, 2.0 ** -126,
+                                   -(2.0 ** -126), 1.9999999 * 2.0 ** 118, 2.0 ** 119, -0.0, -0.1234567])
 @pytest.mark.parametrize("zero_point", [-128, 0, 5, 127])
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_dequantize_all_values(kernels, scale, zero_point):
@@ -167,7 +170,7 @@ def test_dequantize_all_values(kernels, scale, zero_point):
 
 # The integer (no-FPU) paths of quantize / dequantize, which the host runs: products that round
 # to a tie only in float32, x denormal against a large inv_scale, the 0.5 and 512 cut-offs, any
-# bit pattern, and the scale exponents at the ends of the integer dequantize path's domain.
+# bit pattern.
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_quantize_bit_patterns_and_float_ties(kernels):
     rng = np.random.default_rng(7)
@@ -189,33 +192,10 @@ def test_quantize_bit_patterns_and_float_ties(kernels):
         np.testing.assert_array_equal(got, reference.quantize_f32_s8(x, inv, zp), err_msg=f"inv {inv!r} zp {zp}")
 
 
-@pytest.mark.parametrize("scale", [2.0 ** -126, -(2.0 ** -126), 1.9999999 * 2.0 ** 118, 2.0 ** 119,
-                                   2.0 ** 127, -0.0, 0.3, -0.1234567, 0.0001])
-@pytest.mark.parametrize("zero_point", [-128, 0, 127])
-@pytest.mark.filterwarnings("ignore::RuntimeWarning")
-def test_dequantize_scale_exponent_ends(kernels, scale, zero_point):
-    q = np.arange(-128, 128, dtype=np.int8)
-    s = np.float32(scale)
-    status, got = kernels.dequantize_s8_f32(q, s, zero_point)
-    assert status == 0
-    np.testing.assert_array_equal(got.view(np.uint32), reference.dequantize_s8_f32(q, s, zero_point).view(np.uint32))
-
-
-def float32_tie_products() -> tuple[np.ndarray, np.float32]:
-    """x with x * 1.5 exactly k + 1/2 ± 2^-18 for k in 64..127: a tie at float32's 24th bit whose
-    rounding (to even: k + 1/2) decides nearbyint's result (to even again)."""
-    xs = []
-    for k in range(64, 128):
-        for sign in (-1, 1):
-            numerator = (2 * k + 1) * 2**17 + sign  # product = numerator * 2^-18
-            if numerator % 3 == 0:
-                xs.append(numerator // 3 * 2.0**-17)  # < 2^24 · 2^-17: exact in float32
-    x = np.array(xs, np.float32)
-    return np.concatenate([x, -x]), np.float32(1.5)
-
-
 def test_quantize_ties_of_the_float32_product(kernels):
-    x, inv = float32_tie_products()
+    """x * 1.5 exactly k + 1/2 ± 2^-18: the float32 product's rounding to even decides nearbyint's."""
+    inv = np.float32(1.5)
+    x = float32_ties(inv)
     assert x.size > 40
     for scale_exp in (-3, 0, 5):  # x · 2^e and inv · 2^-e: the same exact product
         xe, ie = (x * np.float32(2.0**scale_exp)).astype(np.float32), np.float32(inv * 2.0**-scale_exp)
