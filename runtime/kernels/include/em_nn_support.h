@@ -152,6 +152,9 @@ static inline int32_t em_nn_dot_s8_dsp(const int8_t *x, const int8_t *w, int32_t
  * (its two SXTB16 serve all four rows): per four inputs one input load, four weight loads,
  * ten SXTB16, eight SMLAD.
  */
+#if defined(__GNUC__)
+__attribute__((always_inline)) /* out of line, its call and spilled accumulators cost small K */
+#endif
 static inline void em_nn_dot4_s8_dsp(const int8_t *x, const int8_t *w, int32_t stride, int32_t n,
                                      int32_t acc[4])
 {
