@@ -142,6 +142,41 @@ def _mul(node: Node, args: list) -> tuple[str, dict]:
     return ("aten.mul", {}) if len(args) == 2 else _binary(node, args)
 
 
+def _sub(node: Node, args: list) -> tuple[str, dict]:
+    if node.kwargs.get("alpha", 1) != 1:
+        raise UnsupportedOpError("sub with alpha", origin_of(node), "Scale the operand first: a - alpha * b.")
+    return ("aten.sub", {}) if len(args) == 2 else _binary(node, args)
+
+
+def _min_max(node: Node, args: list) -> tuple[str, dict]:
+    name = "minimum" if node.target == aten.minimum.default else "maximum"
+    return (f"aten.{name}", {}) if len(args) == 2 else _binary(node, args)
+
+
+def _conv_transpose2d(node: Node, args: list) -> tuple[str, dict]:
+    _, _, stride, padding, output_padding, groups, dilation = _args(
+        node, (None, None, [1, 1], [0, 0], [0, 0], 1, [1, 1]))
+    if int(groups) != 1 or _pair(dilation) != (1, 1):
+        raise UnsupportedOpError(f"conv_transpose2d with groups={groups}, dilation={list(_pair(dilation))}",
+                                 origin_of(node), "Ember's transposed convolution takes groups=1 and dilation=1.")
+    (ph, pw), (oh, ow) = _pair(padding), _pair(output_padding)
+    # PyTorch crops `padding` from both ends of the full output and adds `output_padding` at the
+    # end: Ember's (top, bottom, left, right) crops, negative where rows are added.
+    return "aten.conv_transpose2d", {"stride": _pair(stride), "padding": (ph, ph - oh, pw, pw - ow)}
+
+
+def _matmul(node: Node, args: list) -> tuple[str, dict]:
+    """bmm / matmul of two [B, M, K] × [B, K, N] (or 2-D) activations, or of an activation
+    [M, K] and a constant [K, N]; no broadcasting of batch dimensions."""
+    a, b = (arg.meta["val"] for arg in node.args[:2])
+    same_batches = a.dim() == b.dim() and a.shape[:-2] == b.shape[:-2]
+    if a.dim() not in (2, 3) or b.dim() not in (2, 3) or not (same_batches or (a.dim() == 2 and b.dim() == 2)):
+        raise UnsupportedOpError(f"matmul of shapes {list(a.shape)} × {list(b.shape)}", origin_of(node),
+                                 "Ember lowers [B, M, K] × [B, K, N] and [M, K] × [K, N]; reshape other "
+                                 "ranks (e.g. attention's 4-D maps) to 3-D first.")
+    return "aten.matmul", {}
+
+
 def _cat(node: Node, args: list) -> tuple[str, dict]:
     dim = node.args[1] if len(node.args) > 1 else 0
     rank = node.args[0][0].meta["val"].dim()
@@ -279,11 +314,10 @@ def _layer_norm(node: Node, args: list) -> tuple[str, dict]:
                                "affine": [len(node.args) > i and node.args[i] is not None for i in (2, 3)]}
 
 
+# Ops with a float32 kernel only (sub, minimum and maximum have int8 lowerings in IMPORTERS, and
+# fall back through _binary when an operand is a number or the quantizer leaves them in float).
 FLOAT_IMPORTERS: dict[object, Callable[[Node, list], tuple[str, dict]]] = {
-    aten.sub.Tensor: _binary,
     aten.div.Tensor: _binary,
-    aten.minimum.default: _binary,
-    aten.maximum.default: _binary,
     **{target: _unary for target in UNARY_FUNCTIONS},
     aten.layer_norm.default: _layer_norm,
 }
@@ -303,6 +337,12 @@ IMPORTERS: dict[object, Callable[[Node, list], tuple[str, dict]]] = {
     aten.mean.dim: _global_average,
     aten.add.Tensor: _add,
     aten.mul.Tensor: _mul,
+    aten.sub.Tensor: _sub,
+    aten.minimum.default: _min_max,
+    aten.maximum.default: _min_max,
+    aten.conv_transpose2d.input: _conv_transpose2d,
+    aten.matmul.default: _matmul,
+    aten.bmm.default: _matmul,
     aten.cat.default: _cat,
     aten.softmax.int: _softmax,
     aten._softmax.default: _softmax,
@@ -385,7 +425,7 @@ def import_program(program: ExportedProgram, float_reason: Callable[[Node], str 
             tensor_args = [a for arg in node.args for a in (arg if isinstance(arg, (list, tuple)) else [arg])
                            if isinstance(a, Node)]
             kind, attrs = importer(node, tensor_args)
-            if node.target in FLOAT_IMPORTERS or kind == "aten.binary":
+            if node.target not in IMPORTERS or kind == "aten.binary":  # float-only op, or against a number
                 reason = reason or f"no int8 lowering for {node.target}" + (" of a number" if "scalar" in attrs else "")
             if reason is not None and kind not in ("quantize", "dequantize"):
                 attrs["float_reason"] = reason

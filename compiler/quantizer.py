@@ -1,7 +1,7 @@
 """CortexMQuantizer: the PT2E quantizer for Ember's int8 contract.
 
-Activations: int8 asymmetric per-tensor (-128..127). Weights: int8 symmetric per-channel
-(-127..127, channel axis 0). Bias: int32, scale = input scale × weight scale per channel,
+Activations: int8 asymmetric per-tensor (-128..127). Weights: int8 symmetric per output channel
+(-127..127), or per tensor with `per_tensor_weights`. Bias: int32, scale = input scale × weight scale per channel,
 zero point 0. Patterns whose activation Ember folds into the output clamp are annotated as one
 unit, so no quantize/dequantize pair sits between a linear or conv and its ReLU.
 """
@@ -13,6 +13,7 @@ import torch
 from torch.fx import GraphModule, Node
 from torchao.quantization.pt2e.observer import (
     HistogramObserver,
+    MinMaxObserver,
     PerChannelMinMaxObserver,
 )
 from torchao.quantization.pt2e.quantizer import (
@@ -26,10 +27,17 @@ from torchao.quantization.pt2e.quantizer import (
 
 aten = torch.ops.aten
 
-# Ops with weights, in the (input, weight, bias) argument order aten gives them.
-WEIGHTED_OPS = (aten.linear.default, aten.conv2d.default)
+# Ops with weights, in the (input, weight, bias) argument order aten gives them, and the axis
+# of their weight that holds the output channels.
+WEIGHTED_OPS = {aten.linear.default: 0, aten.conv2d.default: 0, aten.conv_transpose2d.input: 1}
 # Elementwise ops with two activation inputs and their own output scale.
-BINARY_OPS = (aten.add.Tensor, aten.mul.Tensor)
+BINARY_OPS = (aten.add.Tensor, aten.mul.Tensor, aten.sub.Tensor)
+# Elementwise ops whose inputs and output share one quantization, so that the int8 codes
+# compare like the real values (TFLite's MINIMUM / MAXIMUM ask the same).
+MIN_MAX_OPS = (aten.minimum.default, aten.maximum.default)
+# Matrix products: two activations, or an activation times a constant [K, N] (whose output
+# channels are its columns: axis 1).
+MATMUL_OPS = (aten.matmul.default, aten.bmm.default)
 # Elementwise activations with their own output scale; lowered to 256-entry tables. ReLU and
 # hardtanh join them when they cannot fold into a producer (a producer with several users).
 ACTIVATION_OPS = (
@@ -74,15 +82,19 @@ ACTIVATION_QSPEC = QuantizationSpec(
     observer_or_fake_quant_ctr=HistogramObserver.with_args(eps=2**-12),
 )
 
-WEIGHT_QSPEC = QuantizationSpec(
-    dtype=torch.int8,
-    quant_min=-127,
-    quant_max=127,
-    qscheme=torch.per_channel_symmetric,
-    ch_axis=0,
-    is_dynamic=False,
-    observer_or_fake_quant_ctr=PerChannelMinMaxObserver.with_args(eps=2**-12),
-)
+def weight_qspec(ch_axis: int | None) -> QuantizationSpec:
+    """Symmetric int8 weights, per channel along `ch_axis`, or per tensor when None."""
+    if ch_axis is None:
+        return QuantizationSpec(dtype=torch.int8, quant_min=-127, quant_max=127, qscheme=torch.per_tensor_symmetric,
+                                is_dynamic=False, observer_or_fake_quant_ctr=MinMaxObserver.with_args(eps=2**-12))
+    return QuantizationSpec(dtype=torch.int8, quant_min=-127, quant_max=127, qscheme=torch.per_channel_symmetric,
+                            ch_axis=ch_axis, is_dynamic=False,
+                            observer_or_fake_quant_ctr=PerChannelMinMaxObserver.with_args(eps=2**-12))
+
+
+# by output-channel axis (None: per tensor)
+WEIGHT_QSPECS = {axis: weight_qspec(axis) for axis in (0, 1, None)}
+WEIGHT_QSPEC = WEIGHT_QSPECS[0]
 
 
 def _bias_qparams(observers: list) -> tuple[torch.Tensor, torch.Tensor]:
@@ -93,15 +105,15 @@ def _bias_qparams(observers: list) -> tuple[torch.Tensor, torch.Tensor]:
     return scale, torch.zeros_like(scale, dtype=torch.int32)
 
 
-def _bias_qspec(node: Node) -> DerivedQuantizationSpec:
+def _bias_qspec(node: Node, per_tensor: bool = False) -> DerivedQuantizationSpec:
     return DerivedQuantizationSpec(
         derived_from=[(node.args[0], node), (node.args[1], node)],
         derive_qparams_fn=_bias_qparams,
         dtype=torch.int32,
         quant_min=-(2**31) + 1,
         quant_max=2**31 - 1,
-        qscheme=torch.per_channel_symmetric,
-        ch_axis=0,
+        qscheme=torch.per_tensor_symmetric if per_tensor else torch.per_channel_symmetric,
+        ch_axis=None if per_tensor else 0,
     )
 
 
@@ -141,6 +153,9 @@ class CortexMQuantizer(Quantizer):
     skip_modules: tuple[str, ...] = ()
     skip_module_types: tuple[type, ...] = ()
     skip_ops: tuple = ()
+    # One scale per weight tensor instead of one per output channel (lowering expands it to
+    # per-channel requantization vectors, so the kernels are the same).
+    per_tensor_weights: bool = False
 
     def __post_init__(self) -> None:
         super().__init__()
@@ -159,6 +174,8 @@ class CortexMQuantizer(Quantizer):
                       **{op: self._annotate_shared for op in SHARED_SCALE_OPS},
                       **{op: self._annotate_activation for op in ACTIVATION_OPS},
                       **{op: self._annotate_softmax for op in SOFTMAX_OPS},
+                      **{op: self._annotate_shared_inputs for op in MIN_MAX_OPS},
+                      **{op: self._annotate_matmul for op in MATMUL_OPS},
                       aten.cat.default: self._annotate_concatenation}
         for node in model.graph.nodes:
             annotate = annotators.get(node.target) if node.op == "call_function" else None
@@ -188,11 +205,34 @@ class CortexMQuantizer(Quantizer):
                 return f"left in float by quantizer config (skip_ops {op if isinstance(op, str) else str(op)!r})"
         return None
 
+    def _weight_qspec(self, ch_axis: int) -> QuantizationSpec:
+        return WEIGHT_QSPECS[None if self.per_tensor_weights else ch_axis]
+
     def _annotate_weighted(self, node: Node) -> None:
-        input_map = {node.args[0]: ACTIVATION_QSPEC, node.args[1]: WEIGHT_QSPEC}
+        if node.target == aten.conv_transpose2d.input and len(node.args) > 6 and node.args[6] != 1:
+            return  # grouped: its weight's axis 1 is not the output channels; lowering names it
+        input_map = {node.args[0]: ACTIVATION_QSPEC, node.args[1]: self._weight_qspec(WEIGHTED_OPS[node.target])}
         if len(node.args) > 2 and node.args[2] is not None:
-            input_map[node.args[2]] = _bias_qspec(node)
+            input_map[node.args[2]] = _bias_qspec(node, self.per_tensor_weights)
         self._annotate_with_activation(node, input_map)
+
+    def _annotate_matmul(self, node: Node) -> None:
+        """Two activations; or an activation times a constant 2-D [K, N] (a parameter or buffer:
+        a get_attr node), quantized as weights with its columns as output channels."""
+        a, b = node.args[:2]
+        constant = isinstance(b, Node) and b.op == "get_attr" and b.meta["val"].dim() == 2
+        self._annotate_with_activation(node, {a: ACTIVATION_QSPEC,
+                                              b: self._weight_qspec(1) if constant else ACTIVATION_QSPEC})
+
+    def _annotate_shared_inputs(self, node: Node) -> None:
+        """min / max: both inputs and the output share the first input's quantization."""
+        inputs = [a for a in node.args[:2] if isinstance(a, Node)]
+        if len(inputs) != 2:
+            return  # against a Python number: left in float, lowering names it
+        first, second = inputs
+        shared = SharedQuantizationSpec((first, node))
+        node.meta["quantization_annotation"] = QuantizationAnnotation(
+            input_qspec_map={first: ACTIVATION_QSPEC, second: shared}, output_qspec=shared, _annotated=True)
 
     def _annotate_binary(self, node: Node) -> None:
         inputs = [a for a in node.args[:2] if isinstance(a, Node)]

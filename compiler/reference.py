@@ -275,6 +275,7 @@ def add_s8(a: np.ndarray, b: np.ndarray, *, a_offset: int, a_multiplier: int, a_
     Each input is centred (x + offset, offset = −zero point), shifted left by ADD_LEFT_SHIFT and
     requantized onto a common scale (2·max(scale_a, scale_b)); the sum is requantized onto the
     output scale: out = clamp(requantize(sa + sb, out_mult, out_shift) + output_offset).
+    An input multiplier may be negative: a − b is this op with b's multiplier negated (sub).
     """
     def scaled(x: np.ndarray, offset: int, multiplier: int, shift: int) -> np.ndarray:
         return requantize((x.astype(np.int64) + offset) << ADD_LEFT_SHIFT, np.int64(multiplier), np.int64(shift))
@@ -369,6 +370,75 @@ def softmax_parameters(input_scale: float, beta: float = 1.0) -> dict:
     left_shift = max(shift, 0)
     radius = ((1 << SOFTMAX_DIFF_INTEGER_BITS) - 1) * (1 << (31 - SOFTMAX_DIFF_INTEGER_BITS)) / (1 << left_shift)
     return {"input_multiplier": multiplier, "input_left_shift": left_shift, "diff_min": -int(np.floor(radius))}
+
+def minimum_s8(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Elementwise min of int8 tensors that share one quantization with the output (NumPy
+    broadcasting): min commutes with the monotone map code → real, so it is exact on the codes."""
+    return np.minimum(np.asarray(a, np.int8), np.asarray(b, np.int8))
+
+
+def maximum_s8(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Elementwise max, as minimum_s8."""
+    return np.maximum(np.asarray(a, np.int8), np.asarray(b, np.int8))
+
+
+def transpose_output_size(size: int, kernel: int, stride: int, pad_before: int, pad_after: int) -> int:
+    """Output positions of a transposed convolution along one axis: the full scatter extent
+    (size − 1)·stride + kernel, less the cropped pads (pad_after < 0 adds positions)."""
+    return (size - 1) * stride + kernel - pad_before - pad_after
+
+
+def transpose_conv2d_s8(
+    x: np.ndarray,
+    weights: np.ndarray,
+    bias: np.ndarray,
+    multiplier: np.ndarray,
+    shift: np.ndarray,
+    *,
+    stride: tuple[int, int],
+    padding: tuple[int, int, int, int],
+    input_offset: int,
+    output_offset: int,
+    activation_min: int,
+    activation_max: int,
+) -> np.ndarray:
+    """Transposed 2-D convolution (PyTorch's ConvTranspose2d, groups 1, dilation 1), NHWC, in
+    its scatter form: every centred input pixel x[n, iy, ix] + input_offset adds its product with
+    the kernel into the full output at rows iy·sh + ky, columns ix·sw + kx; the output is the full
+    map cropped by padding (top, bottom, left, right) — bottom / right < 0 extend it with
+    positions no input reaches (PyTorch's output_padding).
+
+    x [N, H, W, C_IN] int8; weights [C_OUT, KH, KW, C_IN] int8; bias [C_OUT] int32 (the zero point
+    is NOT folded in: border outputs receive fewer taps); input_offset = −zp_in.
+    out [N, OH, OW, C_OUT] = clamp(requantize(acc + bias, mult[o], shift[o]) + output_offset).
+    """
+    n, h, w, _ = x.shape
+    c_out, kh, kw, _ = weights.shape
+    (sh, sw), (top, bottom, left, right) = stride, padding
+    oh = transpose_output_size(h, kh, sh, top, bottom)
+    ow = transpose_output_size(w, kw, sw, left, right)
+    full = np.zeros((n, max((h - 1) * sh + kh, top + oh), max((w - 1) * sw + kw, left + ow), c_out), np.int64)
+    centred = np.asarray(x, np.int64) + input_offset
+    for ky in range(kh):
+        for kx in range(kw):
+            tap = centred @ weights[:, ky, kx, :].astype(np.int64).T  # [N, H, W, C_OUT]
+            full[:, ky:ky + (h - 1) * sh + 1:sh, kx:kx + (w - 1) * sw + 1:sw, :] += tap
+    acc = full[:, top:top + oh, left:left + ow, :] + bias.astype(np.int64)
+    return _requantize_clamp(acc, multiplier, shift, output_offset, activation_min, activation_max)
+
+
+def batch_matmul_s8(a: np.ndarray, b: np.ndarray, *, a_offset: int, b_offset: int, output_offset: int,
+                    output_multiplier: int, output_shift: int, activation_min: int,
+                    activation_max: int) -> np.ndarray:
+    """Batched matrix product of two int8 activations: a [B, M, K] × b [B, K, N] → [B, M, N]
+    (rank 2: one batch). The centred products (a + a_offset)(b + b_offset) (offsets = −zero
+    points; both operands are activations, so nothing folds ahead of time) accumulate in int32
+    (wrapping as C) and are requantized once by scale_a · scale_b / scale_out:
+    out = clamp(requantize(Σ_k …, output_multiplier, output_shift) + output_offset)."""
+    acc = wrap_int32((np.asarray(a, np.int64) + a_offset) @ (np.asarray(b, np.int64) + b_offset))
+    out = requantize(acc, np.int64(output_multiplier), np.int64(output_shift)) + output_offset
+    return np.clip(out, activation_min, activation_max).astype(np.int8)
+
 
 def run(graph: "Graph", inputs: list[np.ndarray], keep_all: bool = False) -> dict[str, np.ndarray]:
     """Interprets a lowered graph. Returns the outputs by name (every tensor with `keep_all`)."""

@@ -10,13 +10,15 @@ As in mlcommons/tiny benchmark/training/image_classification keras_model.py (`re
     average pool 8×8 → flatten → dense 10 → softmax
 
 The 1×1 shortcut convolutions have no batch norm, as in the reference. 12.5 M MACs.
-Padding: 1 on every 3×3 convolution, as the reference's PyTorch port (Keras' "same" at stride 2
-pads 0 above/left and 1 below/right: same output size and MACs, windows shifted by one pixel).
+Padding: Keras' "same" (apps/common/padding.py): 1 on every stride-1 3×3 convolution; the
+stride-2 ones pad 0 above/left and 1 below/right, by a ZeroPad2d that Ember folds into the conv.
 """
 from __future__ import annotations
 
 import torch
 from torch import nn
+
+from apps.common.padding import same_conv2d
 
 INPUT_SHAPE = (1, 3, 32, 32)
 CLASSES = 10
@@ -27,10 +29,11 @@ class _Stack(nn.Module):
     """Two 3×3 convolutions and a residual: the identity, or a strided 1×1 conv where the
     shape changes."""
 
-    def __init__(self, inputs: int, outputs: int, stride: int) -> None:
+    def __init__(self, inputs: int, outputs: int, stride: int, size: int) -> None:
         super().__init__()
+        # Keras "same" at stride 2 on an even size pads (0, 1): an explicit zero pad before the conv
         self.body = nn.Sequential(
-            nn.Conv2d(inputs, outputs, 3, stride=stride, padding=1), nn.BatchNorm2d(outputs), nn.ReLU(),
+            *same_conv2d(inputs, outputs, 3, size, stride), nn.BatchNorm2d(outputs), nn.ReLU(),
             nn.Conv2d(outputs, outputs, 3, padding=1), nn.BatchNorm2d(outputs))
         self.shortcut = nn.Identity() if stride == 1 and inputs == outputs else nn.Conv2d(inputs, outputs, 1, stride=stride)
 
@@ -42,10 +45,11 @@ class ResNet8(nn.Module):
     def __init__(self, classes: int = CLASSES, widths: tuple[int, ...] = STACKS) -> None:
         super().__init__()
         self.stem = nn.Sequential(nn.Conv2d(3, widths[0], 3, padding=1), nn.BatchNorm2d(widths[0]), nn.ReLU())
-        stacks, inputs = [], widths[0]
+        stacks, inputs, size = [], widths[0], INPUT_SHAPE[-1]
         for i, width in enumerate(widths):
-            stacks.append(_Stack(inputs, width, 1 if i == 0 else 2))
-            inputs = width
+            stride = 1 if i == 0 else 2
+            stacks.append(_Stack(inputs, width, stride, size))
+            inputs, size = width, -(-size // stride)
         self.stacks = nn.Sequential(*stacks)
         self.pool = nn.AvgPool2d(8)
         self.classifier = nn.Linear(widths[-1], classes)

@@ -9,15 +9,15 @@ As in mlcommons/tiny benchmark/training/keyword_spotting keras_model.py (`ds_cnn
 
 (the reference's dropouts are identity at inference). 2.66 M MACs.
 
-Padding: Keras' "same" for the 10×4 stride-2 stem pads rows 4 above and 5 below, columns 1 and 1.
-PyTorch's Conv2d pads symmetrically only, so the stem pads 5 rows on both sides: the output is
-the same 25×5 and the MAC count identical, the window is one row lower. (An explicit ZeroPad2d
-would match Keras exactly, once a constant pad folds into the convolution.)
+Padding: Keras' "same" (apps/common/padding.py): the 10×4 stride-2 stem pads rows 4 above and
+5 below, columns 1 and 1, by a ZeroPad2d that Ember folds into the convolution.
 """
 from __future__ import annotations
 
 import torch
 from torch import nn
+
+from apps.common.padding import same_conv2d
 
 INPUT_SHAPE = (1, 1, 49, 10)  # N, C, frames, MFCC coefficients
 CLASSES = 12
@@ -25,17 +25,18 @@ FILTERS = 64
 BLOCKS = 4
 
 
-def _conv_bn_relu(conv: nn.Conv2d) -> list[nn.Module]:
-    return [conv, nn.BatchNorm2d(conv.out_channels), nn.ReLU()]
+def _conv_bn_relu(conv: list[nn.Module]) -> list[nn.Module]:
+    return [*conv, nn.BatchNorm2d(conv[-1].out_channels), nn.ReLU()]
 
 
 class DsCnn(nn.Module):
     def __init__(self, classes: int = CLASSES, filters: int = FILTERS, blocks: int = BLOCKS) -> None:
         super().__init__()
-        layers = _conv_bn_relu(nn.Conv2d(1, filters, (10, 4), stride=2, padding=(5, 1)))
+        # Keras "same" on 49×10 pads the stem asymmetrically (rows 4/5): an explicit zero pad
+        layers = _conv_bn_relu(same_conv2d(1, filters, (10, 4), INPUT_SHAPE[2:], stride=2))
         for _ in range(blocks):
-            layers += _conv_bn_relu(nn.Conv2d(filters, filters, 3, padding=1, groups=filters))
-            layers += _conv_bn_relu(nn.Conv2d(filters, filters, 1))
+            layers += _conv_bn_relu([nn.Conv2d(filters, filters, 3, padding=1, groups=filters)])
+            layers += _conv_bn_relu([nn.Conv2d(filters, filters, 1)])
         self.features = nn.Sequential(*layers)
         self.pool = nn.AvgPool2d((25, 5))
         self.classifier = nn.Linear(filters, classes)

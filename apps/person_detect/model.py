@@ -8,8 +8,9 @@ As in mlcommons/tiny benchmarks/visual_wake_words vww_model.py (`mobilenet_v1`, 
           channels 16, 32, 32, 64, 64, 128, 128 ×5, 256, 256; stride 2 in blocks 2, 4, 6, 12
     average pool 3×3 → flatten → dense 2 → softmax
 
-(ReLU, not ReLU6, as the reference). 7.5 M MACs. Padding: 1 on every 3×3 (Keras' "same" at stride
-2 on even sizes pads 0 above/left and 1 below/right: same output size and MACs).
+(ReLU, not ReLU6, as the reference). 7.5 M MACs. Padding: Keras' "same" (apps/common/padding.py):
+1 on every stride-1 3×3; at stride 2 on even sizes 0 above/left and 1 below/right, by a ZeroPad2d
+that Ember folds into the convolution.
 
 BUILDERS names every model of this app, so that other detectors (a µYOLO) can join.
 """
@@ -20,6 +21,8 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
+from apps.common.padding import same_conv2d
+
 INPUT_SHAPE = (1, 3, 96, 96)
 CLASSES = 2
 # (pointwise output channels at α = 1, depthwise stride) of the 13 separable blocks
@@ -28,20 +31,21 @@ BLOCKS = ((64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2),
 STEM = 32
 
 
-def _conv_bn_relu(conv: nn.Conv2d) -> list[nn.Module]:
-    return [conv, nn.BatchNorm2d(conv.out_channels), nn.ReLU()]
+def _conv_bn_relu(conv: list[nn.Module]) -> list[nn.Module]:
+    return [*conv, nn.BatchNorm2d(conv[-1].out_channels), nn.ReLU()]
 
 
 class MobileNetV1(nn.Module):
     def __init__(self, alpha: float = 0.25, classes: int = CLASSES, resolution: int = INPUT_SHAPE[-1]) -> None:
         super().__init__()
         channels = int(STEM * alpha)
-        layers = _conv_bn_relu(nn.Conv2d(3, channels, 3, stride=2, padding=1))
+        # Keras "same" at stride 2 on even sizes pads (0, 1): an explicit zero pad before the conv
+        layers = _conv_bn_relu(same_conv2d(3, channels, 3, resolution, stride=2))
         size = (resolution + 1) // 2
         for width, stride in BLOCKS:
             outputs = int(width * alpha)
-            layers += _conv_bn_relu(nn.Conv2d(channels, channels, 3, stride=stride, padding=1, groups=channels))
-            layers += _conv_bn_relu(nn.Conv2d(channels, outputs, 1))
+            layers += _conv_bn_relu(same_conv2d(channels, channels, 3, size, stride, groups=channels))
+            layers += _conv_bn_relu([nn.Conv2d(channels, outputs, 1)])
             channels, size = outputs, (size + stride - 1) // stride
         self.features = nn.Sequential(*layers)
         self.pool = nn.AvgPool2d(size)

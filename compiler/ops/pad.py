@@ -21,7 +21,11 @@ def _write(builder, op: Op) -> int:
     fb.PadOptionsAddBefore(builder, before)
     fb.PadOptionsAddAfter(builder, after)
     fb.PadOptionsAddValue(builder, int(op.attrs.get("value", 0)))
-    fb.PadOptionsAddFloatValue(builder, float(op.attrs.get("float_value", 0.0)))
+    float_value = float(op.attrs.get("float_value", 0.0))
+    # -0.0 == the default 0.0, so FlatBuffers would drop it and the border would read +0.0
+    builder.ForceDefaults(bool(np.signbit(float_value)))
+    fb.PadOptionsAddFloatValue(builder, float_value)
+    builder.ForceDefaults(False)
     return fb.PadOptionsEnd(builder)
 
 

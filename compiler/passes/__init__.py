@@ -15,10 +15,14 @@ from compiler.passes.lower_quantized_concatenation import lower_quantized_concat
 from compiler.passes.lower_quantized_conv2d import lower_quantized_conv2d
 from compiler.passes.lower_quantized_linear import lower_quantized_linear
 from compiler.passes.lower_quantized_lut import lower_quantized_lut
+from compiler.passes.lower_quantized_matmul import lower_quantized_matmul
+from compiler.passes.lower_quantized_min_max import lower_quantized_min_max
 from compiler.passes.lower_quantized_mul import lower_quantized_mul
 from compiler.passes.lower_quantized_pool2d import lower_quantized_pool2d
 from compiler.passes.lower_quantized_reshape import lower_quantized_reshape
 from compiler.passes.lower_quantized_softmax import lower_quantized_softmax
+from compiler.passes.lower_quantized_sub import lower_quantized_sub
+from compiler.passes.lower_quantized_transpose_conv2d import lower_quantized_transpose_conv2d
 from compiler.passes.remove_dead_tensors import remove_dead_tensors
 from compiler.passes.fold_quantize_pairs import fold_quantize_pairs
 from compiler.passes.lower_quantized_pad import lower_quantized_pad
@@ -26,12 +30,14 @@ from compiler.passes.lower_quantized_transpose import lower_quantized_transpose
 from compiler.passes.lower_quantized_slice import lower_quantized_slice
 from compiler.passes.lower_quantized_upsample import lower_quantized_upsample
 from compiler.passes.fold_data_movement import fold_data_movement
+from compiler.passes.fold_pad import fold_pad
 
 # Order matters: layout first (shapes the lowerings read), activations folded before the
 # quantized patterns are matched, reshapes lowered before the linear that folds them, and the
 # boundary quantize/dequantize ops are all that remains of q/dq pairs once the ops are lowered.
 # Requantizations (dequantize → quantize of another scale) are folded first, so the patterns
-# see one dequantize per input; transposes are folded after the data movement that made them.
+# see one dequantize per input; transposes are folded after the data movement that made them, and
+# zero pads into the convolutions / average pools that read them once both are lowered.
 # Ops left in float are lowered first, so the quantized lowerings see only quantized ops.
 IR_PASSES = (
     convert_to_nhwc,
@@ -51,7 +57,12 @@ IR_PASSES = (
     lower_quantized_upsample,
     lower_quantized_reshape,
     fold_data_movement,
+    fold_pad,
     lower_quantized_linear,
+    lower_quantized_sub,
+    lower_quantized_min_max,
+    lower_quantized_transpose_conv2d,
+    lower_quantized_matmul,
     lower_boundaries,
     remove_dead_tensors,
 )

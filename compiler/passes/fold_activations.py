@@ -1,12 +1,13 @@
 """fold_activations: a clamp (ReLU, ReLU6, hardtanh) whose input comes only from a linear,
-conv2d, add or mul is folded into that op as its `activation` range; the lowering turns it into the
-output clamp."""
+conv2d, add, mul, sub, transposed conv or matmul is folded into that op as its `activation`
+range; the lowering turns it into the output clamp."""
 from __future__ import annotations
 
 from compiler.ir import Graph
 from compiler.options import LoweringOptions
 
-PRODUCERS = ("aten.linear", "aten.conv2d", "aten.add", "aten.mul")
+PRODUCERS = ("aten.linear", "aten.conv2d", "aten.add", "aten.mul", "aten.sub", "aten.conv_transpose2d",
+             "aten.matmul")
 
 
 def fold_activations(graph: Graph, options: LoweringOptions) -> Graph:

@@ -86,7 +86,8 @@ def _nhwc_operand(graph: Graph, op: Op, name: str, out_rank: int) -> str:
 
 
 def _binary(graph: Graph, op: Op) -> Op:
-    function = {"aten.add": "add", "aten.mul": "mul"}.get(op.kind) or op.attrs["function"]
+    function = {"aten.add": "add", "aten.mul": "mul", "aten.sub": "sub", "aten.minimum": "minimum",
+                "aten.maximum": "maximum"}.get(op.kind) or op.attrs["function"]
     inputs = list(op.inputs)
     if "scalar" in op.attrs:
         scalar = add_constant(graph, f"{op.outputs[0]}_scalar", "float32", np.array([op.attrs["scalar"]], np.float32))
@@ -147,6 +148,9 @@ FLOAT_LOWERINGS: dict[str, Callable[[Graph, Op], Op]] = {
     "aten.conv2d": _conv2d,
     "aten.add": _binary,
     "aten.mul": _binary,
+    "aten.sub": _binary,
+    "aten.minimum": _binary,
+    "aten.maximum": _binary,
     "aten.binary": _binary,
     "aten.clamp": _clamp,
     "aten.elementwise": _elementwise,

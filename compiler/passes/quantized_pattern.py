@@ -131,3 +131,14 @@ def add_constant(graph: Graph, stem: str, dtype: str, values: np.ndarray, quant:
     name = graph.unique_name(stem)
     graph.add_tensor(Tensor(name, dtype, values.shape, quant=quant, data=values))
     return name
+
+
+def nhwc_operand(graph: Graph, tensor: Tensor, out_rank: int) -> str:
+    """`tensor`'s name, or, for a constant broadcast against a 4-D map (e.g. a [1, C, 1, 1] or
+    [C, 1, 1] channel vector, which convert_to_nhwc leaves in PyTorch's layout), the name of an
+    NHWC copy of it, so that it broadcasts over the map as PyTorch broadcast it."""
+    if not tensor.is_constant or out_rank != 4 or len(tensor.shape) > 4:
+        return tensor.name
+    nchw = tensor.data.reshape((1,) * (4 - len(tensor.shape)) + tuple(tensor.shape))
+    return add_constant(graph, f"{tensor.name}_nhwc", tensor.dtype, np.ascontiguousarray(nchw.transpose(0, 2, 3, 1)),
+                        tensor.quant)

@@ -47,6 +47,10 @@ class OpCode(object):
     FLOAT_LAYER_NORM = 23
     FLOAT_MAX_POOL_2D = 24
     FLOAT_AVG_POOL_2D = 25
+    MINIMUM = 26
+    MAXIMUM = 27
+    TRANSPOSE_CONV_2D = 28
+    BATCH_MATMUL = 29
 
 
 # The elementwise function of FLOAT_BINARY.
@@ -104,6 +108,9 @@ class OpOptions(object):
     FloatSoftmaxOptions = 21
     FloatLayerNormOptions = 22
     FloatPool2DOptions = 23
+    MinMaxOptions = 24
+    TransposeConv2DOptions = 25
+    BatchMatmulOptions = 26
 
 
 # Affine quantization: real = scale * (q - zero_point). One entry per tensor, or one per
@@ -2483,6 +2490,343 @@ def FloatPool2DOptionsAddActivationMax(builder, activationMax):
     builder.PrependFloat32Slot(10, activationMax, float('inf'))
 
 def FloatPool2DOptionsEnd(builder):
+    return builder.EndObject()
+
+
+
+# MINIMUM and MAXIMUM of two int8 tensors sharing one quantization with their output,
+# NumPy broadcasting (compiler/reference.py: minimum_s8, maximum_s8): a pure elementwise
+# min / max of the codes.
+class MinMaxOptions(object):
+    __slots__ = ['_tab']
+
+    @classmethod
+    def GetRootAs(cls, buf, offset=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
+        x = MinMaxOptions()
+        x.Init(buf, n + offset)
+        return x
+
+    @classmethod
+    def GetRootAsMinMaxOptions(cls, buf, offset=0):
+        """This method is deprecated. Please switch to GetRootAs."""
+        return cls.GetRootAs(buf, offset)
+    @classmethod
+    def MinMaxOptionsBufferHasIdentifier(cls, buf, offset, size_prefixed=False):
+        return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x45\x4D\x42\x52", size_prefixed=size_prefixed)
+
+    # MinMaxOptions
+    def Init(self, buf, pos):
+        self._tab = flatbuffers.table.Table(buf, pos)
+
+def MinMaxOptionsStart(builder):
+    builder.StartObject(0)
+
+def MinMaxOptionsEnd(builder):
+    return builder.EndObject()
+
+
+
+# TRANSPOSE_CONV_2D over NHWC (compiler/reference.py: transpose_conv2d_s8): weights
+# [C_OUT, KH, KW, C_IN], bias [C_OUT] int32 (zero point not folded: the kernel centres the
+# input by input_offset). Each input pixel scatters into the full output at (iy·stride, ix·stride);
+# pad_* crop the full output ((H − 1)·stride_h + KH rows): top / left rows are dropped, and
+# pad_bottom / pad_right may be negative (PyTorch's output_padding: extra rows, bias only).
+class TransposeConv2DOptions(object):
+    __slots__ = ['_tab']
+
+    @classmethod
+    def GetRootAs(cls, buf, offset=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
+        x = TransposeConv2DOptions()
+        x.Init(buf, n + offset)
+        return x
+
+    @classmethod
+    def GetRootAsTransposeConv2DOptions(cls, buf, offset=0):
+        """This method is deprecated. Please switch to GetRootAs."""
+        return cls.GetRootAs(buf, offset)
+    @classmethod
+    def TransposeConv2DOptionsBufferHasIdentifier(cls, buf, offset, size_prefixed=False):
+        return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x45\x4D\x42\x52", size_prefixed=size_prefixed)
+
+    # TransposeConv2DOptions
+    def Init(self, buf, pos):
+        self._tab = flatbuffers.table.Table(buf, pos)
+
+    # TransposeConv2DOptions
+    def StrideH(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 1
+
+    # TransposeConv2DOptions
+    def StrideW(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 1
+
+    # TransposeConv2DOptions
+    def PadTop(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # TransposeConv2DOptions
+    def PadBottom(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # TransposeConv2DOptions
+    def PadLeft(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # TransposeConv2DOptions
+    def PadRight(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(14))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # TransposeConv2DOptions
+    def InputOffset(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(16))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # TransposeConv2DOptions
+    def OutputOffset(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(18))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # TransposeConv2DOptions
+    def ActivationMin(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(20))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return -128
+
+    # TransposeConv2DOptions
+    def ActivationMax(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(22))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 127
+
+    # TransposeConv2DOptions
+    def OutputMultiplier(self, j):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(24))
+        if o != 0:
+            a = self._tab.Vector(o)
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, a + flatbuffers.number_types.UOffsetTFlags.py_type(j * 4))
+        return 0
+
+    # TransposeConv2DOptions
+    def OutputMultiplierAsNumpy(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(24))
+        if o != 0:
+            return self._tab.GetVectorAsNumpy(flatbuffers.number_types.Int32Flags, o)
+        return 0
+
+    # TransposeConv2DOptions
+    def OutputMultiplierLength(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(24))
+        if o != 0:
+            return self._tab.VectorLen(o)
+        return 0
+
+    # TransposeConv2DOptions
+    def OutputMultiplierIsNone(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(24))
+        return o == 0
+
+    # TransposeConv2DOptions
+    def OutputShift(self, j):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(26))
+        if o != 0:
+            a = self._tab.Vector(o)
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, a + flatbuffers.number_types.UOffsetTFlags.py_type(j * 4))
+        return 0
+
+    # TransposeConv2DOptions
+    def OutputShiftAsNumpy(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(26))
+        if o != 0:
+            return self._tab.GetVectorAsNumpy(flatbuffers.number_types.Int32Flags, o)
+        return 0
+
+    # TransposeConv2DOptions
+    def OutputShiftLength(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(26))
+        if o != 0:
+            return self._tab.VectorLen(o)
+        return 0
+
+    # TransposeConv2DOptions
+    def OutputShiftIsNone(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(26))
+        return o == 0
+
+def TransposeConv2DOptionsStart(builder):
+    builder.StartObject(12)
+
+def TransposeConv2DOptionsAddStrideH(builder, strideH):
+    builder.PrependInt32Slot(0, strideH, 1)
+
+def TransposeConv2DOptionsAddStrideW(builder, strideW):
+    builder.PrependInt32Slot(1, strideW, 1)
+
+def TransposeConv2DOptionsAddPadTop(builder, padTop):
+    builder.PrependInt32Slot(2, padTop, 0)
+
+def TransposeConv2DOptionsAddPadBottom(builder, padBottom):
+    builder.PrependInt32Slot(3, padBottom, 0)
+
+def TransposeConv2DOptionsAddPadLeft(builder, padLeft):
+    builder.PrependInt32Slot(4, padLeft, 0)
+
+def TransposeConv2DOptionsAddPadRight(builder, padRight):
+    builder.PrependInt32Slot(5, padRight, 0)
+
+def TransposeConv2DOptionsAddInputOffset(builder, inputOffset):
+    builder.PrependInt32Slot(6, inputOffset, 0)
+
+def TransposeConv2DOptionsAddOutputOffset(builder, outputOffset):
+    builder.PrependInt32Slot(7, outputOffset, 0)
+
+def TransposeConv2DOptionsAddActivationMin(builder, activationMin):
+    builder.PrependInt32Slot(8, activationMin, -128)
+
+def TransposeConv2DOptionsAddActivationMax(builder, activationMax):
+    builder.PrependInt32Slot(9, activationMax, 127)
+
+def TransposeConv2DOptionsAddOutputMultiplier(builder, outputMultiplier):
+    builder.PrependUOffsetTRelativeSlot(10, flatbuffers.number_types.UOffsetTFlags.py_type(outputMultiplier), 0)
+
+def TransposeConv2DOptionsStartOutputMultiplierVector(builder, numElems):
+    return builder.StartVector(4, numElems, 4)
+
+def TransposeConv2DOptionsAddOutputShift(builder, outputShift):
+    builder.PrependUOffsetTRelativeSlot(11, flatbuffers.number_types.UOffsetTFlags.py_type(outputShift), 0)
+
+def TransposeConv2DOptionsStartOutputShiftVector(builder, numElems):
+    return builder.StartVector(4, numElems, 4)
+
+def TransposeConv2DOptionsEnd(builder):
+    return builder.EndObject()
+
+
+
+# BATCH_MATMUL of two int8 activations (compiler/reference.py: batch_matmul_s8): a [B, M, K],
+# b [B, K, N] -> [B, M, N] (rank 2: B = 1); offsets are minus the zero points; the multiplier /
+# shift encode scale_a · scale_b / scale_out.
+class BatchMatmulOptions(object):
+    __slots__ = ['_tab']
+
+    @classmethod
+    def GetRootAs(cls, buf, offset=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
+        x = BatchMatmulOptions()
+        x.Init(buf, n + offset)
+        return x
+
+    @classmethod
+    def GetRootAsBatchMatmulOptions(cls, buf, offset=0):
+        """This method is deprecated. Please switch to GetRootAs."""
+        return cls.GetRootAs(buf, offset)
+    @classmethod
+    def BatchMatmulOptionsBufferHasIdentifier(cls, buf, offset, size_prefixed=False):
+        return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x45\x4D\x42\x52", size_prefixed=size_prefixed)
+
+    # BatchMatmulOptions
+    def Init(self, buf, pos):
+        self._tab = flatbuffers.table.Table(buf, pos)
+
+    # BatchMatmulOptions
+    def Input1Offset(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # BatchMatmulOptions
+    def Input2Offset(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # BatchMatmulOptions
+    def OutputOffset(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # BatchMatmulOptions
+    def OutputMultiplier(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # BatchMatmulOptions
+    def OutputShift(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # BatchMatmulOptions
+    def ActivationMin(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(14))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return -128
+
+    # BatchMatmulOptions
+    def ActivationMax(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(16))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 127
+
+def BatchMatmulOptionsStart(builder):
+    builder.StartObject(7)
+
+def BatchMatmulOptionsAddInput1Offset(builder, input1Offset):
+    builder.PrependInt32Slot(0, input1Offset, 0)
+
+def BatchMatmulOptionsAddInput2Offset(builder, input2Offset):
+    builder.PrependInt32Slot(1, input2Offset, 0)
+
+def BatchMatmulOptionsAddOutputOffset(builder, outputOffset):
+    builder.PrependInt32Slot(2, outputOffset, 0)
+
+def BatchMatmulOptionsAddOutputMultiplier(builder, outputMultiplier):
+    builder.PrependInt32Slot(3, outputMultiplier, 0)
+
+def BatchMatmulOptionsAddOutputShift(builder, outputShift):
+    builder.PrependInt32Slot(4, outputShift, 0)
+
+def BatchMatmulOptionsAddActivationMin(builder, activationMin):
+    builder.PrependInt32Slot(5, activationMin, -128)
+
+def BatchMatmulOptionsAddActivationMax(builder, activationMax):
+    builder.PrependInt32Slot(6, activationMax, 127)
+
+def BatchMatmulOptionsEnd(builder):
     return builder.EndObject()
 
 

@@ -184,7 +184,9 @@ static bool em_nn_add_params_valid(const em_add_params *p)
 {
     const bool offsets = p->a_offset >= -127 && p->a_offset <= 128 && p->b_offset >= -127
                          && p->b_offset <= 128 && p->output_offset >= -128 && p->output_offset <= 127;
-    const bool multipliers = p->a_multiplier >= 0 && p->b_multiplier >= 0 && p->output_multiplier >= 0;
+    /* input multipliers of either sign (a negative one subtracts that input: SUB) */
+    const bool multipliers = p->a_multiplier != EM_NN_INT32_MIN && p->b_multiplier != EM_NN_INT32_MIN
+                             && p->output_multiplier >= 0;
     const bool shifts = p->a_shift >= -31 && p->a_shift <= 30 && p->b_shift >= -31 && p->b_shift <= 30
                         && p->output_shift >= -31 && p->output_shift <= 30;
     const bool clamps = p->activation_min >= -128 && p->activation_max <= 127

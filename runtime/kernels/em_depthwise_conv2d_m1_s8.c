@@ -22,6 +22,12 @@
  * {3,7,11,15}); bias, multipliers and shifts are gathered in that order, and the narrowing
  * pairs VQMOVNB/VQMOVNT then VMOVNB/VMOVNT put the bytes back in channel order. A channel tail
  * is predicated (VCTP): no byte past a pixel's channels is read or written.
+ *
+ * Helium, 3x3 at stride 1 with C a multiple of 4 and every shift <= −2: 4 inner pixels of a row
+ * at a time (em_nn_dwf_block_mve()): int32 lanes of 4 channels, each weight load shared by the
+ * 4 pixels, addresses from the window corner instead of a tap table. When 3 padded rows fit in
+ * EM_NN_DWF_ROWS_BYTES of stack, each output row's input rows are first copied between
+ * zero-point columns (em_nn_dwf_rows_mve()), so that the border pixels are inner ones too.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -189,6 +195,93 @@ EM_NN_DWF_PIXEL(em_nn_dwf_pixel, em_nn_dwf_pixel_mve, false, 0)
 EM_NN_DWF_PIXEL(em_nn_dwf_pixel_9, em_nn_dwf_pixel_mve, false, 9) /* 3x3, the common layer */
 EM_NN_DWF_PIXEL(em_nn_dwf_pixel_left, em_nn_dwf_pixel_mve, true, 0)
 
+/** @p npx (1..4, fixed at compile time) output pixels of one row, every tap inside the input:
+ *  channels 4 at a time in int32 lanes (VLDRB.S32 widening loads, VMUL + VADD: exact and
+ *  wrapping like the reference, any weight including −128), one weight load per tap for all
+ *  the pixels. @p x: pixel 0's window corner (row iy0, column ix0); pixel p's is p·@p step
+ *  bytes further, kernel row ky's ky·@p rs, column kx's kx·@p dc. C is a multiple of 4.
+ *  @p unit (compile time): step = dc = C (stride and dilation 1), so the taps of the pixels
+ *  share column addresses and the unrolled loop needs fewer address adds. */
+EM_NN_DWF_INLINE void em_nn_dwf_block_mve(const em_nn_dwf *k, const int8_t *x, int32_t step, int32_t rs,
+                                          int32_t dc, int32_t kh, int32_t kw, int8_t *out, int32_t npx,
+                                          bool unit)
+{
+    const int32_t cs = k->c;
+    if (unit) {
+        step = cs;
+        dc = cs;
+    }
+    for (int32_t c = 0; c < cs; c += 4) {
+        int32x4_t a0 = k->bias != NULL ? vldrwq_s32(k->bias + c) : vdupq_n_s32(0);
+        int32x4_t a1 = a0, a2 = a0, a3 = a0;
+        const int8_t *w = k->w + c;
+        const int8_t *xr = x + c;
+        for (int32_t ky = 0; ky < kh; ky++, xr += rs) {
+#pragma GCC unroll 3
+            for (int32_t kx = 0; kx < kw; kx++, w += cs) {
+                const int8_t *xt = xr + kx * dc;
+                const int32x4_t wv = vldrbq_s32(w);
+                a0 = vaddq_s32(a0, vmulq_s32(vldrbq_s32(xt), wv));
+                if (npx > 1) {
+                    a1 = vaddq_s32(a1, vmulq_s32(vldrbq_s32(xt + step), wv));
+                }
+                if (npx > 2) {
+                    a2 = vaddq_s32(a2, vmulq_s32(vldrbq_s32(xt + 2 * step), wv));
+                }
+                if (npx > 3) {
+                    a3 = vaddq_s32(a3, vmulq_s32(vldrbq_s32(xt + 3 * step), wv));
+                }
+                /* each tap's sums done before the next tap's loads: otherwise GCC's scheduler
+                 * runs ahead with products (or keeps loaded columns) and spills the accumulators */
+                __asm__ volatile("" : "+w"(a0)::"memory");
+                if (npx > 1) {
+                    __asm__ volatile("" : "+w"(a1)::"memory");
+                }
+                if (npx > 2) {
+                    __asm__ volatile("" : "+w"(a2)::"memory");
+                }
+                if (npx > 3) {
+                    __asm__ volatile("" : "+w"(a3)::"memory");
+                }
+            }
+        }
+        /* em_nn_requantize() as in em_nn_dwf_group() when every shift <= −2 (the caller checks),
+         * one multiplier/shift load for the pixels */
+        const int32x4_t s = vldrwq_s32(k->shift + c), m = vldrwq_s32(k->mult + c);
+        const int32x4_t lo = vdupq_n_s32(k->act_min), hi = vdupq_n_s32(k->act_max);
+#define EM_NN_DWF_OUT4(acc, p)                                                                     \
+    do {                                                                                        \
+        const int32x4_t v_ = vaddq_n_s32(vrshlq_s32(vqdmulhq_s32(acc, m), s), k->out_offset);   \
+        vstrbq_s32(out + (p) * cs + c, vminq_s32(vmaxq_s32(v_, lo), hi));                      \
+    } while (0)
+        EM_NN_DWF_OUT4(a0, 0);
+        if (npx > 1) {
+            EM_NN_DWF_OUT4(a1, 1);
+        }
+        if (npx > 2) {
+            EM_NN_DWF_OUT4(a2, 2);
+        }
+        if (npx > 3) {
+            EM_NN_DWF_OUT4(a3, 3);
+        }
+#undef EM_NN_DWF_OUT4
+    }
+}
+
+typedef void (*em_nn_dwf_block_fn)(const em_nn_dwf *, const int8_t *, int32_t, int32_t, int32_t, int32_t,
+                                   int32_t, int8_t *);
+/** One out-of-line block instance: @p kfix > 0 fixes a kfix x kfix kernel (unrolled). */
+#define EM_NN_DWF_BLOCK(name, kfix, npx, unit)                                               \
+    static __attribute__((noinline)) void name(const em_nn_dwf *k, const int8_t *x, int32_t step,  \
+                                               int32_t rs, int32_t dc, int32_t kh, int32_t kw,    \
+                                               int8_t *out)                                        \
+    {                                                                                               \
+        em_nn_dwf_block_mve(k, x, step, rs, dc, (kfix) ? (kfix) : kh, (kfix) ? (kfix) : kw, out, npx, unit); \
+    }
+/* Only 3x3 at stride 1, 4 pixels, paid (measured on corstone300 against the 16-lane pixels:
+ * 3 / 2 / 1-pixel blocks, stride 2 and DS-CNN's 5-wide rows cost more) */
+EM_NN_DWF_BLOCK(em_nn_dwf_block4_3x3_unit, 3, 4, true)
+
 #else /* scalar and DSP: four channels per step, then one at a time */
 
 /** Requantizes, offsets and clamps one sum. @p simple: every shift <= −2 (L = 0) and the clamp
@@ -276,6 +369,78 @@ EM_NN_DWF_PIXEL(em_nn_dwf_pixel_simple_9, em_nn_dwf_pixel_sd, true, 9)
 
 #endif
 
+#if EM_NN_TIER_MVE
+/** Stack bytes for the padded input rows of em_nn_dwf_rows_mve() (corstone300 / Alif E8 stacks
+ *  are 32 KiB); larger rows take the tap tables. */
+#define EM_NN_DWF_ROWS_BYTES 3072
+
+/** @p n bytes of @p src to @p dst (out of line: inlined, GCC spilled around it). */
+static __attribute__((noinline)) void em_nn_dwf_copy(int8_t *dst, const int8_t *src, int32_t n)
+{
+    for (; n >= 16; n -= 16, src += 16, dst += 16) {
+        vstrbq_s8(dst, vldrbq_s8(src));
+    }
+    if (n > 0) {
+        const mve_pred16_t pr = vctp8q((uint32_t)n);
+        vstrbq_p_s8(dst, vldrbq_z_s8(src, pr), pr);
+    }
+}
+
+/** @p n bytes of @p v at @p dst. */
+static __attribute__((noinline)) void em_nn_dwf_fill(int8_t *dst, int8_t v, int32_t n)
+{
+    const int8x16_t f = vdupq_n_s8(v);
+    for (; n >= 16; n -= 16, dst += 16) {
+        vstrbq_s8(dst, f);
+    }
+    if (n > 0) {
+        vstrbq_p_s8(dst, f, vctp8q((uint32_t)n));
+    }
+}
+
+/** 3x3 at stride 1 (@p block4): each output row's KH input rows copied into @p rows with
+ *  input_zero_point columns either side (and for rows outside the input), so that every pixel
+ *  is inner: 4-pixel blocks, then the tap-table pixel for the last output_w % 4. @p pw: bytes
+ *  of one padded row (pad_left + input_w + what the last window needs on the right, times C). */
+static void em_nn_dwf_rows_mve(const em_nn_dwf *k, const em_conv_params *p, const em_conv_dims *d,
+                               const int8_t *input, int8_t *out, int8_t *rows, int32_t pw,
+                               void (*block4)(const em_nn_dwf *, const int8_t *, int32_t, int32_t, int32_t,
+                                              int32_t, int32_t, int8_t *),
+                               void (*pixel)(const em_nn_dwf *, const uintptr_t *, uintptr_t, int8_t *))
+{
+    const int32_t cs = k->c, kh = d->kernel_h, kw = d->kernel_w, row_bytes = d->input_w * cs;
+    const int8_t zp = (int8_t)p->input_zero_point;
+    em_nn_dwf_fill(rows, zp, kh * pw); /* the padded columns stay zero points */
+    uintptr_t tap[EM_NN_DWF_MAX_TAPS];
+    for (int32_t ky = 0, t = 0; ky < kh; ky++) {
+        for (int32_t kx = 0; kx < kw; kx++, t++) {
+            tap[t] = (uintptr_t)(rows + ky * pw + kx * cs);
+        }
+    }
+    int8_t *const inner = rows + p->pad_left * cs;
+    for (int32_t n = 0; n < d->batches; n++) {
+        const int8_t *image = input + n * d->input_h * row_bytes;
+        for (int32_t oy = 0; oy < d->output_h; oy++) {
+            for (int32_t ky = 0; ky < kh; ky++) {
+                const int32_t iy = oy * p->stride_h - p->pad_top + ky * p->dilation_h;
+                if (iy >= 0 && iy < d->input_h) {
+                    em_nn_dwf_copy(inner + ky * pw, image + iy * row_bytes, row_bytes);
+                } else {
+                    em_nn_dwf_fill(inner + ky * pw, zp, row_bytes);
+                }
+            }
+            int32_t ox = 0;
+            for (; ox + 4 <= d->output_w; ox += 4, out += 4 * cs) {
+                block4(k, rows + ox * cs, cs, pw, cs, kh, kw, out);
+            }
+            for (; ox < d->output_w; ox++, out += cs) {
+                pixel(k, tap, (uintptr_t)(ox * cs), out);
+            }
+        }
+    }
+}
+#endif
+
 bool em_nn_depthwise_m1_s8(const em_conv_params *params, const em_per_channel_quant *quant,
                            const em_conv_dims *dims, const int8_t *input, const int8_t *weights,
                            const int32_t *bias, int8_t *output)
@@ -297,8 +462,10 @@ bool em_nn_depthwise_m1_s8(const em_conv_params *params, const em_per_channel_qu
     k.mult = quant->multiplier;
     k.shift = quant->shift;
 #if EM_NN_TIER_MVE
-    if (cs < 32) { /* one 16-lane group per pixel: the general path's 4-lane blocks, which share
-                      * each weight load among 4 pixels, do better (measured: 48x48x8, 48x48x16) */
+    const bool blocks = cs % 4 == 0 && kh == 3 && kw == 3 && p.stride_w == 1 && p.dilation_w == 1;
+    if (cs < 32 && !blocks) { /* one 16-lane group per pixel: the general path's 4-lane blocks,
+                               * which share each weight load among 4 pixels, do better
+                               * (measured: 48x48x8, 48x48x16 s2); 4-pixel blocks: see below */
         return false;
     }
     /* The int16 pair sums need weights >= −127; a positive pre-shift takes the slower form. */
@@ -318,6 +485,11 @@ bool em_nn_depthwise_m1_s8(const em_conv_params *params, const em_per_channel_qu
     }
     void (*const pixel)(const em_nn_dwf *, const uintptr_t *, uintptr_t, int8_t *) =
         left ? em_nn_dwf_pixel_left : (k.taps == 9 ? em_nn_dwf_pixel_9 : em_nn_dwf_pixel);
+    /* 4 inner pixels of a row at a time where that pays; NULL: none */
+    const em_nn_dwf_block_fn block4 = blocks && !left ? em_nn_dwf_block4_3x3_unit : NULL;
+    if (cs < 32 && block4 == NULL) {
+        return false;
+    }
 #else
     bool simple = p.activation_min == -128 && p.activation_max == 127;
     for (int32_t c = 0; c < cs; c++) {
@@ -325,6 +497,17 @@ bool em_nn_depthwise_m1_s8(const em_conv_params *params, const em_per_channel_qu
     }
     void (*const pixel)(const em_nn_dwf *, const uintptr_t *, uintptr_t, int8_t *) =
         !simple ? em_nn_dwf_pixel_any : (k.taps == 9 ? EM_NN_DWF_PIXEL_SIMPLE_9 : em_nn_dwf_pixel_simple);
+#endif
+#if EM_NN_TIER_MVE
+    if (block4 != NULL) {
+        const int32_t right = d.output_w + kw - 1 - p.pad_left - d.input_w; /* columns past the input */
+        const int32_t pw = (p.pad_left + d.input_w + (right > 0 ? right : 0)) * cs;
+        if (kh * pw <= EM_NN_DWF_ROWS_BYTES) {
+            int8_t rows[EM_NN_DWF_ROWS_BYTES];
+            em_nn_dwf_rows_mve(&k, &p, &d, input, output, rows, pw, block4, pixel);
+            return true;
+        }
+    }
 #endif
     int8_t zp_row[EM_NN_DWF_MAX_CHANNELS];
     for (int32_t c = 0; c < cs; c++) {
@@ -350,6 +533,16 @@ bool em_nn_depthwise_m1_s8(const em_conv_params *params, const em_per_channel_qu
             for (int32_t ox = 0; ox < d.output_w; ox++, out += cs) {
                 const int32_t ix0 = ox * p.stride_w - p.pad_left;
                 if (rows_in && ix0 >= 0 && ix0 + (kw - 1) * p.dilation_w < d.input_w) {
+#if EM_NN_TIER_MVE
+                    /* this and the next 3 pixels inside (stride 1): no tap table */
+                    if (block4 != NULL && ox + 4 <= d.output_w && ix0 + 3 + (kw - 1) < d.input_w) {
+                        block4(&k, image + iy0 * row_stride + ix0 * cs, cs, p.dilation_h * row_stride, cs, kh, kw,
+                               out);
+                        ox += 3;
+                        out += 3 * cs;
+                        continue;
+                    }
+#endif
                     pixel(&k, row_tap, (uintptr_t)(ix0 * cs), out);
                     continue;
                 }

@@ -11,9 +11,22 @@
  * ±0 or a finite normal number, so every product is ±0 (same sign either way) or at least
  * |scale| >= 2^-126 in magnitude (never denormal), and no NaN arises. A denormal, infinite or
  * NaN scale (never produced by the compiler) takes the scalar path.
+ *
+ * Integer path (targets without a single-precision FPU: soft-float M3, hosts): the same bits
+ * without a float call. c = q - zp is in -255..255, so |c| * (scale's 24-bit significand) fits in
+ * 32 bits; it is rounded to 24 bits half to even and the exponent field is added (a carry out of
+ * the significand bumps the exponent by itself). It runs when scale is a normal number with
+ * |scale| < 2^119, so every product is 0 or normal and below 255 * 2^119 < 2^127 (no overflow,
+ * no denormal); any other scale (never produced by the compiler) takes the float path.
  */
 #include "em_nn_functions.h"
 #include "em_nn_tier.h"
+
+#if !(defined(__ARM_FP) && (__ARM_FP & 4))
+#define EM_NN_DEQUANTIZE_INT 1
+#else
+#define EM_NN_DEQUANTIZE_INT 0
+#endif
 
 #if EM_NN_MVE_FLOAT
 #include <arm_mve.h>
@@ -27,6 +40,51 @@ static void em_nn_dequantize_scalar(const int8_t *input, int32_t count, float sc
         output[i] = centred * scale;
     }
 }
+
+#if EM_NN_DEQUANTIZE_INT
+static inline uint32_t em_nn_float_bits(float f)
+{
+    uint32_t b;
+    __builtin_memcpy(&b, &f, sizeof b);
+    return b;
+}
+
+/** True when the integer path gives the scalar path's bits for every q (see the file comment). */
+static inline int em_nn_dequantize_int_exact(float scale)
+{
+    const uint32_t e = (em_nn_float_bits(scale) >> 23) & 0xFFu;
+    return e != 0u && e < 127u + 119u;
+}
+
+static void em_nn_dequantize_int(const int8_t *input, int32_t count, float scale,
+                                 int32_t zero_point, float *output)
+{
+    const uint32_t sb = em_nn_float_bits(scale);
+    const uint32_t ms = (sb & 0x7FFFFFu) | 0x800000u;
+    const uint32_t sign = sb & 0x80000000u;
+    /* Float with significand m (2^23..2^24) and exponent field e + d: sign + ((e + d - 1) << 23)
+     * + m. base = (e - 1) << 23, plus d << 23 per bit dropped. */
+    const uint32_t base = (sb & 0x7F800000u) - 0x800000u;
+    for (int32_t i = 0; i < count; i++) {
+        const int32_t c = (int32_t)input[i] - zero_point;
+        uint32_t bits;
+        if (c == 0) {
+            bits = sign; /* +0.0f * scale */
+        } else {
+            const uint32_t p = (uint32_t)(c < 0 ? -c : c) * ms; /* < 2^32 */
+            const int32_t d = 8 - __builtin_clz(p);           /* bits beyond 24: 0..8 */
+            uint32_t m = p;
+            if (d > 0) {
+                const uint32_t rem = p & ((1u << d) - 1u);
+                const uint32_t half = 1u << (d - 1);
+                m = (p >> d) + (uint32_t)(rem > half || (rem == half && ((p >> d) & 1u)));
+            }
+            bits = (sign ^ (c < 0 ? 0x80000000u : 0u)) + base + ((uint32_t)d << 23) + m;
+        }
+        __builtin_memcpy(&output[i], &bits, sizeof bits);
+    }
+}
+#endif
 
 #if EM_NN_MVE_FLOAT
 /** True when the MVE path gives the scalar path's bits for every q (see the file comment). */
@@ -57,6 +115,12 @@ em_status em_dequantize_s8_f32(const int8_t *input, int32_t count, float scale,
 #if EM_NN_MVE_FLOAT
     if (em_nn_dequantize_mve_exact(scale)) {
         em_nn_dequantize_mve(input, count, scale, zero_point, output);
+        return EM_OK;
+    }
+#endif
+#if EM_NN_DEQUANTIZE_INT
+    if (em_nn_dequantize_int_exact(scale)) {
+        em_nn_dequantize_int(input, count, scale, zero_point, output);
         return EM_OK;
     }
 #endif

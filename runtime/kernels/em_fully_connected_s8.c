@@ -9,8 +9,8 @@
  * MVE: four weight rows per pass share each 16-byte input load; full 16-lane steps run
  * unpredicated, the tail uses predicated zeroing loads (vctp8q), never reading past a row.
  * DSP: four weight rows per pass share each input word and its two SXTB16 (em_nn_dot4_s8_dsp:
- * two SMLAD per four int8 pairs); a row tail of 1..3 int8 runs scalar, so nothing past a row is
- * read. Scalar: six, then four, weight rows per pass share each input byte
+ * two SMLAD per four int8 pairs, 16 inputs per loop pass); a row tail of 1..3 int8 runs scalar,
+ * so nothing past a row is read. Scalar: six, then four, weight rows per pass share each input byte
  * (em_nn_dot6_s8_scalar, em_nn_dot4_s8_scalar). DSP and scalar run em_nn_dot_rows_s8(), the
  * convolution's column loop too.
  */

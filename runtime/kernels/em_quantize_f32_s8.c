@@ -14,14 +14,40 @@
  * is flushed or not, and a denormal product rounds to ±0 too; both add up to the zero point.
  * Any other inv_scale (denormal, > 2^125, ±inf, NaN: never produced by the compiler) takes the
  * scalar path.
+ *
+ * Integer path (targets without VRINT: soft-float M3, FPv4 M4, hosts): the same bits from the
+ * operands' bit patterns, without a float call. The exact product p = mx * mi of the two 24-bit
+ * significands (UMULL) is rounded to 24 bits half-to-even (the float32 product), then to an
+ * integer half-to-even (nearbyintf); |product| < 0.5 gives 0 and |product| >= 512 saturates
+ * (|rounded| >= 256 clamps for every zero point in -128..127), so only normal results in between
+ * are rounded and no overflow or denormal case exists. NaN x gives the zero point, ±inf x
+ * saturates by sign. It runs when inv_scale is a finite normal number; 0, denormal, inf or NaN
+ * (never produced by the compiler) take the float path.
+ *
+ * FPU without VRINT (FPv4, M4): the product in hardware, clamped to ±1024 (the result saturates
+ * beyond ±512 either way), then rounded half to even by adding and subtracting 1.5 * 2^23 (exact
+ * nearbyintf for |p| <= 2^22 in the default rounding mode) instead of libm's nearbyintf.
  */
 #include "em_nn_functions.h"
 #include "em_nn_tier.h"
+
+#if !(defined(__ARM_FP) && (__ARM_FP & 4))
+#define EM_NN_QUANTIZE_INT 1 /* no single-precision FPU: soft-float M3, hosts */
+#else
+#define EM_NN_QUANTIZE_INT 0
+#endif
+#if defined(__ARM_FP) && (__ARM_FP & 4) && !defined(__ARM_FEATURE_DIRECTED_ROUNDING) && \
+    !EM_NN_MVE_FLOAT
+#define EM_NN_QUANTIZE_MAGIC 1 /* an FPU without VRINT (FPv4, M4): nearbyintf is a libm call */
+#else
+#define EM_NN_QUANTIZE_MAGIC 0
+#endif
 
 #if EM_NN_MVE_FLOAT
 #include <arm_mve.h>
 #endif
 
+#if !EM_NN_QUANTIZE_MAGIC
 /** q = clamp(nearbyint(x * inv_scale) + zp), NaN -> zp, one element at a time. */
 static void em_nn_quantize_scalar(const float *input, int32_t count, float inv_scale,
                                   int32_t zero_point, int8_t *output)
@@ -41,6 +67,109 @@ static void em_nn_quantize_scalar(const float *input, int32_t count, float inv_s
         output[i] = (int8_t)q;
     }
 }
+#endif
+
+#if EM_NN_QUANTIZE_MAGIC
+static void em_nn_quantize_magic(const float *input, int32_t count, float inv_scale,
+                                 int32_t zero_point, int8_t *output)
+{
+    for (int32_t i = 0; i < count; i++) {
+        float p = input[i] * inv_scale;
+        if (p != p) { /* NaN (x NaN, or inf * 0) */
+            output[i] = (int8_t)zero_point;
+            continue;
+        }
+        p = p < -1024.0f ? -1024.0f : p;
+        p = p > 1024.0f ? 1024.0f : p;
+        const float r = (p + 0x1.8p23f) - 0x1.8p23f; /* not reassociated: no -ffast-math */
+        int32_t q = (int32_t)r + zero_point;
+        q = q < -128 ? -128 : q;
+        q = q > 127 ? 127 : q;
+        output[i] = (int8_t)q;
+    }
+}
+#endif
+
+#if EM_NN_QUANTIZE_INT
+/** Bit pattern of a float (no aliasing: firmware is -ffreestanding, __builtin_memcpy inlines). */
+static inline uint32_t em_nn_float_bits(float f)
+{
+    uint32_t b;
+    __builtin_memcpy(&b, &f, sizeof b);
+    return b;
+}
+
+/** The scalar path's q for one x, from bit patterns. mi: inv_scale's significand with its hidden
+ *  bit (2^23..2^24-1); ei: its biased exponent (1..254); si: its sign bit. */
+static inline int8_t em_nn_quantize_one_int(uint32_t xb, uint32_t mi, int32_t ei, uint32_t si,
+                                            int32_t zero_point)
+{
+    const int32_t ex = (int32_t)((xb >> 23) & 0xFFu);
+    const uint32_t negative = (xb >> 31) ^ si;
+    int32_t rounded; /* |nearbyintf(x * inv_scale)|, or 256 for anything that saturates */
+    if (ex == 0xFF) {
+        if ((xb & 0x7FFFFFu) != 0u) {
+            return (int8_t)zero_point; /* NaN */
+        }
+        rounded = 256; /* ±inf */
+    } else {
+        /* x = mx * 2^(e - 150), denormals with e = 1 and no hidden bit. */
+        const uint32_t mx = ex == 0 ? (xb & 0x7FFFFFu) : ((xb & 0x7FFFFFu) | 0x800000u);
+        const int32_t k = (ex == 0 ? 1 : ex) + ei - 300; /* product = p * 2^k */
+        const uint64_t p = (uint64_t)mx * mi;
+        if (p == 0u) {
+            return (int8_t)zero_point;
+        }
+        const int32_t len = 64 - __builtin_clzll(p); /* 24..48: mi >= 2^23 */
+        const int32_t t = len + k;                   /* product in [2^(t-1), 2^t) */
+        if (t <= -1) {
+            return (int8_t)zero_point; /* < 0.5: the float product <= 0.5, nearbyint 0 */
+        }
+        if (t >= 10) {
+            rounded = 256; /* >= 512: the float product >= 512, saturates */
+        } else {
+            /* Float32 product: 24 significant bits, half to even: m * 2^-s. */
+            const int32_t d = len - 24;
+            uint32_t m = (uint32_t)(p >> d);
+            if (d > 0) {
+                const uint64_t rem = p & ((1ull << d) - 1u);
+                const uint64_t half = 1ull << (d - 1);
+                m += (uint32_t)(rem > half || (rem == half && (m & 1u)));
+            }
+            const int32_t s = 24 - t; /* 15..24: 0.5 <= m * 2^-s <= 512, m <= 2^24 */
+            /* nearbyintf: to an integer, half to even. */
+            const uint32_t r = m >> s;
+            const uint32_t rem = m & ((1u << s) - 1u);
+            const uint32_t half = 1u << (s - 1);
+            rounded = (int32_t)(r + (uint32_t)(rem > half || (rem == half && (r & 1u))));
+        }
+    }
+    int32_t q = (negative ? -rounded : rounded) + zero_point;
+    q = q < -128 ? -128 : q;
+    q = q > 127 ? 127 : q;
+    return (int8_t)q;
+}
+
+/** True when inv_scale is a finite normal number (the integer path's domain). */
+static inline int em_nn_quantize_int_exact(float inv_scale)
+{
+    const int32_t e = (int32_t)((em_nn_float_bits(inv_scale) >> 23) & 0xFFu);
+    return e != 0 && e != 0xFF;
+}
+
+static void em_nn_quantize_int(const float *input, int32_t count, float inv_scale,
+                               int32_t zero_point, int8_t *output)
+{
+    const uint32_t ib = em_nn_float_bits(inv_scale);
+    const uint32_t mi = (ib & 0x7FFFFFu) | 0x800000u;
+    const int32_t ei = (int32_t)((ib >> 23) & 0xFFu);
+    const uint32_t si = ib >> 31;
+    /* In place is fine: element i's float is read before byte i (<= its first byte) is written. */
+    for (int32_t i = 0; i < count; i++) {
+        output[i] = em_nn_quantize_one_int(em_nn_float_bits(input[i]), mi, ei, si, zero_point);
+    }
+}
+#endif
 
 #if EM_NN_MVE_FLOAT
 /** True when the MVE path gives the scalar path's bytes for every x (see the file comment). */
@@ -81,6 +210,16 @@ em_status em_quantize_f32_s8(const float *input, int32_t count, float inv_scale,
         return EM_OK;
     }
 #endif
+#if EM_NN_QUANTIZE_INT
+    if (em_nn_quantize_int_exact(inv_scale)) {
+        em_nn_quantize_int(input, count, inv_scale, zero_point, output);
+        return EM_OK;
+    }
+#endif
+#if EM_NN_QUANTIZE_MAGIC
+    em_nn_quantize_magic(input, count, inv_scale, zero_point, output);
+#else
     em_nn_quantize_scalar(input, count, inv_scale, zero_point, output);
+#endif
     return EM_OK;
 }

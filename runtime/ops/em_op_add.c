@@ -4,7 +4,7 @@
  *
  * Broadcasting: as em_op_broadcast.h describes (shared with MUL). check() also verifies the
  * options' ranges (em_add_params: offsets −127..128, output offset and clamps int8,
- * multipliers >= 0, shifts −31..30), so
+ * input multipliers −INT32_MAX..INT32_MAX (negative: SUB), output multiplier >= 0, shifts −31..30), so
  * eval() only decodes, classifies the (verified) shapes again and calls the kernel.
  * The output may be exactly a non-broadcast operand (in place) but must not overlap it otherwise.
  */
@@ -66,7 +66,7 @@ static em_status em_add_check(const em_op_context *ctx)
     }
     const em_add_params *p = &a.params;
     if (!em_add_offset_ok(p->a_offset) || !em_add_offset_ok(p->b_offset) || !em_op_in_s8(p->output_offset)
-        || p->a_multiplier < 0 || p->b_multiplier < 0 || p->output_multiplier < 0
+        || p->a_multiplier == INT32_MIN || p->b_multiplier == INT32_MIN || p->output_multiplier < 0
         || !em_add_shift_ok(p->a_shift) || !em_add_shift_ok(p->b_shift) || !em_add_shift_ok(p->output_shift)
         || !em_op_in_s8(p->activation_min) || !em_op_in_s8(p->activation_max)
         || p->activation_min > p->activation_max) {

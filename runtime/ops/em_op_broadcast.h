@@ -1,6 +1,6 @@
 /**
  * @file em_op_broadcast.h
- * @brief The broadcasting elementwise binary ops (ADD, MUL) accept, shared by their adapters.
+ * @brief The broadcasting elementwise binary ops (ADD, MUL, MINIMUM, MAXIMUM) accept, shared by their adapters.
  *
  * The output's shape must be NumPy's broadcast of the operands' shapes (ranks <= EM_MAX_RANK,
  * aligned from the last axis), and each operand must be one of

@@ -27,4 +27,21 @@ static inline bool em_op_in_s8(int32_t v)
     return v >= -128 && v <= 127;
 }
 
+/** True when the per-channel requantization vectors hold @p n entries each, every multiplier
+ *  >= 0 and every shift in -31..30 (what em_nn_requantize() takes). check() only. */
+static inline bool em_op_per_channel_quant_ok(const em_op_context *ctx, const em_fb_vector *multiplier,
+                                              const em_fb_vector *shift, int32_t n)
+{
+    if (n < 1 || multiplier->len != (uint32_t)n || shift->len != (uint32_t)n) {
+        return false;
+    }
+    for (uint32_t o = 0; o < shift->len; o++) {
+        const int32_t s = em_fb_vector_i32(&ctx->buf, shift, o);
+        if (s < -31 || s > 30 || em_fb_vector_i32(&ctx->buf, multiplier, o) < 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
 #endif /* EM_OP_SUPPORT_H */

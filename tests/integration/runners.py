@@ -28,23 +28,29 @@ def build_runner(board: str) -> Path:
     return REPO / "build" / board / ("em_run" if board == "host" else "em_run.elf")
 
 
-def run(board: str, program: Program, inputs: list[np.ndarray], workdir: Path) -> tuple[int, str, bytes]:
-    """(exit code, console, output 0's bytes) of one invoke of `program` on `inputs`."""
+def _invoke(board: str, program: Program, inputs: list[np.ndarray], workdir: Path,
+            outputs: list[str]) -> tuple[int, str]:
+    """(exit code, console) of one invoke writing program output k to workdir / outputs[k]."""
     runner = build_runner(board)
     program.save(workdir / "p.embr")
     args = ["p.embr"]
     for k, value in enumerate(inputs):
         (workdir / f"x{k}.bin").write_bytes(np.ascontiguousarray(value).tobytes())
         args += ["--input", f"x{k}.bin"]
-    args += ["--output", "y.bin"]
-    output = workdir / "y.bin"
-    output.unlink(missing_ok=True)
+    for name in outputs:
+        (workdir / name).unlink(missing_ok=True)
+        args += ["--output", name]
     if board == "host":
         result = subprocess.run([str(runner), *args], cwd=workdir, capture_output=True, text=True, timeout=TIMEOUT_S)
-        code, console = result.returncode, result.stdout + result.stderr
-    else:
-        emulated = run_firmware(load_board(board), runner, args=" ".join(args), timeout_s=TIMEOUT_S, cwd=workdir)
-        code, console = (-1 if emulated.timed_out else emulated.exit_code), emulated.console_text
+        return result.returncode, result.stdout + result.stderr
+    emulated = run_firmware(load_board(board), runner, args=" ".join(args), timeout_s=TIMEOUT_S, cwd=workdir)
+    return (-1 if emulated.timed_out else emulated.exit_code), emulated.console_text
+
+
+def run(board: str, program: Program, inputs: list[np.ndarray], workdir: Path) -> tuple[int, str, bytes]:
+    """(exit code, console, output 0's bytes) of one invoke of `program` on `inputs`."""
+    code, console = _invoke(board, program, inputs, workdir, ["y.bin"])
+    output = workdir / "y.bin"
     return code, console, output.read_bytes() if output.exists() else b""
 
 
@@ -53,3 +59,17 @@ def output_of(board: str, program: Program, inputs: list[np.ndarray], workdir: P
     code, console, output = run(board, program, inputs, workdir)
     assert code == 0, console
     return output
+
+
+# One board per ISA tier beside the host: MVE (M55), DSP (M4), scalar (M3).
+TIER_DEVICES = [("host", "host"), ("corstone300", "cortex-m55"), ("mps2_an386", "cortex-m4"),
+                ("mps2_an385", "cortex-m3")]
+
+
+def outputs_of(board: str, program: Program, inputs: list[np.ndarray], workdir: Path) -> list[bytes]:
+    """Every program output's bytes from ONE invoke (em_run takes one --output per output), so a
+    test batches many independent cases into one program and one QEMU launch."""
+    names = [f"y{k}.bin" for k in range(len(program.graph.outputs))]
+    code, console = _invoke(board, program, inputs, workdir, names)
+    assert code == 0, console
+    return [(workdir / name).read_bytes() for name in names]

@@ -100,6 +100,32 @@ def edge_int8(rng: np.random.Generator, shape, ends: float = 0.1) -> np.ndarray:
     return x
 
 
+def typed_tensor(name: str, dtype: str, shape, data=None) -> Tensor:
+    """An int8 (quantized, zero point 0), int32 or float32 (unquantized) tensor: the dtypes the
+    dtype-generic data-movement ops take."""
+    if dtype == "int8":
+        return int8_tensor(name, shape, data=data)
+    return Tensor(name, dtype, tuple(shape), data=data)
+
+
+def edge_values(rng: np.random.Generator, dtype: str, shape) -> np.ndarray:
+    """Random values of `dtype` with its extremes sprinkled in (int8: edge_int8; int32: INT32_MIN /
+    MAX; float32: ±0, ±inf, NaN, subnormals, the largest finite), first and last at the ends."""
+    if dtype == "int8":
+        return edge_int8(rng, shape)
+    if dtype == "int32":
+        x = rng.integers(-(2**31), 2**31, size=shape, dtype=np.int64).astype(np.int32)
+        ends = np.array([-(2**31), 2**31 - 1, 0, -1], np.int32)
+    else:
+        x = (rng.standard_normal(size=shape) * 100).astype(np.float32)
+        ends = np.array([-0.0, np.inf, -np.inf, np.nan, 1e-45, -3.4028235e38, 3.4028235e38], np.float32)
+    flat = x.reshape(-1)
+    at_ends = rng.random(flat.size) < 0.1
+    flat[at_ends] = rng.choice(ends, size=int(at_ends.sum()))
+    flat[0], flat[-1] = ends[0], ends[1]
+    return x
+
+
 def zero_point(rng: np.random.Generator, k: int) -> int:
     """Zero points at both ends, zero and random ones in turn (k: the case's index)."""
     return [-128, 127, 0, int(rng.integers(-128, 128))][k % 4]
@@ -183,6 +209,14 @@ def elementwise_cases(op: str, shapes: list[tuple], params, twice_shape: tuple) 
     out.append(single_op(op, [int8_tensor("x", x.shape)] * 2, int8_tensor("y", x.shape), p, [x],
                          name=f"x_{op}_x_{'x'.join(map(str, twice_shape))}", params={"a": x.shape, "b": "the same tensor", **p}))
     return out
+
+
+def movement_case(op: str, k: int, shape, dtype: str, y_shape, attrs: dict, name: str, params: dict) -> Case:
+    """A case of a dtype-generic data-movement op on one program input of `shape` (edge_values
+    seeded by op and case index k) -> y_shape; `name` gets the index and dtype in front."""
+    x = edge_values(rng_for(op, k), dtype, shape)
+    return single_op(op, [typed_tensor("x", dtype, shape)], typed_tensor("y", dtype, y_shape), attrs, [x],
+                     name=f"{k}_{dtype}_{name}", params={"input": tuple(shape), **params, "dtype": dtype})
 
 
 def conv_case(op: str, name: str, x: np.ndarray, weights: np.ndarray, bias: np.ndarray, attrs: dict,

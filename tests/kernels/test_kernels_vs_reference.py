@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from build_host import build_kernels_lib
+from cases.quantize import float32_ties
 from compiler import reference
 from compiler.fixedpoint import quantize_multiplier
 from kernels_ctypes import Kernels
@@ -153,7 +154,9 @@ def test_quantize_ties_round_half_even(kernels):
     assert got.tolist() == [0, 2, 2, 0, -2, -2]
 
 
-@pytest.mark.parametrize("scale", [1.0, 0.0078125, 0.1, 3e-39, 1e30, np.inf, np.nan])
+# 2^-126 .. 2^119 (exclusive): the ends of the integer (no-FPU) path's scale domain.
+@pytest.mark.parametrize("scale", [1.0, 0.0078125, 0.1, 3e-39, 1e30, np.inf, np.nan, 2.0 ** -126,
+                                   -(2.0 ** -126), 1.9999999 * 2.0 ** 118, 2.0 ** 119, -0.0, -0.1234567])
 @pytest.mark.parametrize("zero_point", [-128, 0, 5, 127])
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_dequantize_all_values(kernels, scale, zero_point):
@@ -163,3 +166,40 @@ def test_dequantize_all_values(kernels, scale, zero_point):
     assert status == 0
     want = reference.dequantize_s8_f32(q, s, zero_point)
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+# The integer (no-FPU) paths of quantize / dequantize, which the host runs: products that round
+# to a tie only in float32, x denormal against a large inv_scale, the 0.5 and 512 cut-offs, any
+# bit pattern.
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_quantize_bit_patterns_and_float_ties(kernels):
+    rng = np.random.default_rng(7)
+    for k in range(40):
+        inv = np.float32(rng.uniform(1.0, 2.0) * 2.0 ** int(rng.integers(-20, 20)))
+        if k == 0:
+            inv = np.float32(2.0 ** 126)  # denormal x then gives results up to 2^3
+        zp = int(rng.integers(-128, 128)) if k % 4 else [-128, 127][k // 4 % 2]
+        codes = rng.integers(-600, 600, size=2000) + 0.5
+        near_ties = (codes / inv).astype(np.float32)
+        near_ties = np.nextafter(near_ties, rng.choice([-np.inf, 0, np.inf], size=2000).astype(np.float32))
+        bits = rng.integers(0, 2**32, size=2000, dtype=np.uint64).astype(np.uint32).view(np.float32)
+        denormal = (rng.integers(0, 2**23, size=200, dtype=np.uint32)
+                    | (rng.integers(0, 2, size=200, dtype=np.uint32) << 31)).view(np.float32)
+        edges = np.array([0.5, 0.49999997, 512.0, 511.99997, 255.5, 256.5, -255.5, -256.5], np.float32) / inv
+        x = np.concatenate([near_ties, bits, denormal, edges.astype(np.float32)]).astype(np.float32)
+        status, got = kernels.quantize_f32_s8(x, inv, zp)
+        assert status == 0
+        np.testing.assert_array_equal(got, reference.quantize_f32_s8(x, inv, zp), err_msg=f"inv {inv!r} zp {zp}")
+
+
+def test_quantize_ties_of_the_float32_product(kernels):
+    """x * 1.5 exactly k + 1/2 ± 2^-18: the float32 product's rounding to even decides nearbyint's."""
+    inv = np.float32(1.5)
+    x = float32_ties(inv)
+    assert x.size > 40
+    for scale_exp in (-3, 0, 5):  # x · 2^e and inv · 2^-e: the same exact product
+        xe, ie = (x * np.float32(2.0**scale_exp)).astype(np.float32), np.float32(inv * 2.0**-scale_exp)
+        for zp in (-128, 0, 127):
+            status, got = kernels.quantize_f32_s8(xe, ie, zp)
+            assert status == 0
+            np.testing.assert_array_equal(got, reference.quantize_f32_s8(xe, ie, zp))

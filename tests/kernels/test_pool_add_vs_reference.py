@@ -301,7 +301,9 @@ def test_add_rejects_bad_arguments(lib):
     a = np.zeros((2, 3), np.int8)
     good = add_params(np.random.default_rng(0))
     for key, value in [("a_offset", 129), ("b_offset", -128), ("output_offset", 128), ("a_shift", 31),
-                       ("output_shift", -32), ("b_multiplier", -1), ("activation_min", -129),
+                       # input multipliers may be negative (sub), but not INT32_MIN; the output's never
+                       ("output_shift", -32), ("b_multiplier", -(2**31)), ("output_multiplier", -1),
+                       ("activation_min", -129),
                        ("activation_max", 128)]:
         status, _ = add_call(lib, a, a, dict(good, **{key: value}))
         assert status == EM_ERR_BAD_ARGUMENT, key

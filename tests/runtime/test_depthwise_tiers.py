@@ -1,7 +1,7 @@
 """Depthwise conv2d on every tier's QEMU board (corstone300 mve, mps2_an386 dsp, mps2_an385
 scalar) and the host, against compiler.reference byte for byte: each path of the kernels
 (em_depthwise_conv2d_m1_s8.c's tap tables for M = 1, its Helium forms: 16-channel groups with
-a predicated tail, 3x3 unrolled, positive pre-shift; the general path for M > 1, for weights of
+a predicated tail, 3x3 unrolled, positive pre-shift, 4-pixel blocks of inner pixels; the general path for M > 1, for weights of
 −128 on Helium and for C < 16 there) and their edges: channel tails, stride 2, asymmetric
 padding, dilation, odd kernels, edge values −128 / 127 and zero points at both ends.
 
@@ -88,6 +88,30 @@ def _chains():
             dw_layer(rng, 3, m=2, in_zp=3),
             dw_layer(rng, 6, m=3, k=(2, 1), padding=(1, 0, 0, 0), in_zp=-1),
             dw_layer(rng, 18, k=(3, 3), padding=(1, 1, 1, 1), in_zp=-128),
+        ]),
+        # Helium's 4-pixel blocks (3x3, stride 1, C % 4 == 0, 4-channel lanes) on zero-point
+        # padded row copies: C = 36 (groups across 16-lane boundaries), 2 images, rows of 11
+        # (two blocks and 3 pixels), a clamp, dilation 2 rows and 2 padded rows, then no padding.
+        "blocks": ((2, 8, 11, 36), [
+            dw_layer(rng, 36, in_zp=-128, out_zp=127, act=(-100, 90)),
+            dw_layer(rng, 36, dilation=(2, 1), padding=(2, 2, 1, 1), in_zp=127, out_zp=-128),
+            dw_layer(rng, 36, padding=(0, 0, 0, 0), in_zp=5, out_zp=-3),
+        ]),
+        # Rows too long for the copies (3 x 32 x 36 bytes): blocks of inner pixels only, the
+        # border and the last inner pixel through tap tables; right padding of 2.
+        "blocks_wide": ((1, 4, 30, 36), [
+            dw_layer(rng, 36, in_zp=-1, out_zp=5),
+            dw_layer(rng, 36, padding=(1, 1, 0, 2), in_zp=-128, act=(-90, 100)),
+        ]),
+        # C = 8 and 12 (< 32: blocks only; Helium's general path otherwise), a positive pre-shift
+        # on C = 12 (general path), one 5-wide row (a block and a pixel).
+        "blocks_narrow": ((1, 6, 5, 8), [
+            dw_layer(rng, 8, in_zp=127, out_zp=-128),
+            dw_layer(rng, 8, m=1, k=(3, 3), padding=(0, 0, 1, 1), in_zp=-128),
+        ]),
+        "blocks_narrow_shift": ((1, 3, 6, 12), [
+            dw_layer(rng, 12, big_shift=True, in_zp=0),
+            dw_layer(rng, 12, in_zp=-3, act=(-50, 50)),
         ]),
     }
 

@@ -70,8 +70,9 @@ def test_wrong_tier_refused(dsp, tmp_path):
         assert result.returncode == 4 and "EM_ERR_WRONG_TIER" in result.stdout
 
 
-# batches, I, O: row tails 0..3, 4-row groups plus 1..3 rows, the DS-CNN classifier size.
-FC_SHAPES = [(1, 1, 1), (2, 7, 5), (3, 33, 6), (1, 640, 128), (2, 130, 11)]
+# batches, I, O: row tails 0..3, 4-row groups plus 1..3 rows, the DS-CNN classifier size; I 47:
+# 16-input loop passes, then 4-input steps, then a tail of 3.
+FC_SHAPES = [(1, 1, 1), (2, 7, 5), (3, 33, 6), (1, 640, 128), (2, 130, 11), (2, 47, 9)]
 
 
 @pytest.mark.parametrize("batches,n_in,n_out", FC_SHAPES)

@@ -274,7 +274,10 @@ BAD_ADDS = {
     "output_offset_128": ((2, 3), (2, 3), None, dict(output_offset=128)),
     "shift_31": ((2, 3), (2, 3), None, dict(a_shift=31)),
     "shift_minus_32": ((2, 3), (2, 3), None, dict(output_shift=-32)),
-    "multiplier_negative": ((2, 3), (2, 3), None, dict(b_multiplier=-5)),
+    # input multipliers may be negative (sub lowers to add with b's negated), but not INT32_MIN,
+    # and the output multiplier never
+    "input_multiplier_int32_min": ((2, 3), (2, 3), None, dict(b_multiplier=-(2**31))),
+    "output_multiplier_negative": ((2, 3), (2, 3), None, dict(output_multiplier=-5)),
     "clamps_crossed": ((2, 3), (2, 3), None, dict(activation_min=1, activation_max=0)),
 }
 

@@ -1,13 +1,15 @@
 /**
  * @file em_run.c
- * @brief em_run: loads any program file, runs it once on its inputs, writes its output.
+ * @brief em_run: loads any program file, runs it once on its inputs, writes its outputs.
  *
- *     em_run PROGRAM [--input FILE]... [--output FILE]
+ *     em_run PROGRAM [--input FILE]... [--output FILE]...
  *     em_run --batch MANIFEST
  *
  * Uses only ember.h and em_bsp.h, so the same source runs on the host and on every board
  * (files through semihosting under QEMU). Inputs: the k-th --input holds the raw bytes of
- * program input k (exactly its size); inputs without a file are zeros. Output: the raw bytes of output 0. Prints the counter around invoke
+ * program input k (exactly its size); inputs without a file are zeros. Outputs: the k-th --output
+ * receives the raw bytes of program output k (one run can check many independent ops).
+ * Prints the counter around invoke
  * ("instructions: N" under QEMU, "cycles: N" on silicon, "ns: N" on the host) and the arena
  * sizes. Exit status: 0, the em_status value of a load/invoke failure, or EM_RUN_EXIT_USAGE /
  * EM_RUN_EXIT_IO for the runner's own errors.
@@ -48,7 +50,7 @@
 #endif
 #define EM_RUN_EXIT_USAGE 64
 #define EM_RUN_EXIT_IO 74
-#define EM_RUN_MAX_ARGS 8
+#define EM_RUN_MAX_ARGS 50 /* the program, 8 --input and 16 --output pairs, spare */
 
 #define EM_RUN_STR(x) #x
 #define EM_RUN_SECTION(name) __attribute__((section(EM_RUN_STR(name))))
@@ -70,12 +72,14 @@ static uint8_t arena_pool[EM_RUN_ARENA_CAPACITY] __attribute__((aligned(16))) EM
 static char manifest_text[EM_RUN_MANIFEST_CAPACITY + 1u] EM_RUN_PROGRAM_PLACEMENT;
 
 #define EM_RUN_MAX_INPUT_FILES 8
+#define EM_RUN_MAX_OUTPUT_FILES 16
 
 typedef struct {
     const char *program;
     const char *inputs[EM_RUN_MAX_INPUT_FILES]; /* in program input order */
     uint32_t n_inputs;
-    const char *output; /* NULL: not written */
+    const char *outputs[EM_RUN_MAX_OUTPUT_FILES]; /* in program output order */
+    uint32_t n_outputs;
     const char *manifest; /* non-NULL: batch mode, nothing else is given */
 } em_run_args;
 
@@ -123,8 +127,8 @@ static bool em_run_parse(int argc, const char **argv, em_run_args *args)
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--input") == 0 && i + 1 < argc && args->n_inputs < EM_RUN_MAX_INPUT_FILES) {
             args->inputs[args->n_inputs++] = argv[++i];
-        } else if (strcmp(argv[i], "--output") == 0 && i + 1 < argc) {
-            args->output = argv[++i];
+        } else if (strcmp(argv[i], "--output") == 0 && i + 1 < argc && args->n_outputs < EM_RUN_MAX_OUTPUT_FILES) {
+            args->outputs[args->n_outputs++] = argv[++i];
         } else if (argv[i][0] != '-' && args->program == NULL) {
             args->program = argv[i];
         } else {
@@ -228,14 +232,14 @@ static int em_run(const em_run_args *args)
     }
     em_run_print_unit();
     print_line_u64(": ", state.count);
-    if (args->output != NULL && state.program.n_outputs > 0u) {
+    for (uint32_t k = 0; k < args->n_outputs && k < state.program.n_outputs; k++) {
         em_tensor output;
-        const em_status status = em_program_output(&state.program, 0, state.arenas, &output);
+        const em_status status = em_program_output(&state.program, k, state.arenas, &output);
         if (status != EM_OK) {
             return em_run_status(status);
         }
-        if (em_bsp_file_write(args->output, output.data, output.size) != 0) {
-            return em_run_fail("cannot write output: ", args->output, EM_RUN_EXIT_IO);
+        if (em_bsp_file_write(args->outputs[k], output.data, output.size) != 0) {
+            return em_run_fail("cannot write output: ", args->outputs[k], EM_RUN_EXIT_IO);
         }
     }
     return 0;
@@ -428,11 +432,11 @@ static int em_run_batch(const char *manifest)
 int em_app_main(void)
 {
     static char storage[512];
-    const char *argv[EM_RUN_MAX_ARGS];
+    static const char *argv[EM_RUN_MAX_ARGS];
     const int argc = em_bsp_args(storage, sizeof storage, argv, EM_RUN_MAX_ARGS);
     em_run_args args;
     if (argc < 0 || !em_run_parse(argc, argv, &args)) {
-        return em_run_fail("usage: em_run PROGRAM [--input FILE]... [--output FILE] | em_run --batch MANIFEST",
+        return em_run_fail("usage: em_run PROGRAM [--input FILE]... [--output FILE]... | em_run --batch MANIFEST",
                            NULL, EM_RUN_EXIT_USAGE);
     }
     return args.manifest != NULL ? em_run_batch(args.manifest) : em_run(&args);

@@ -297,6 +297,87 @@ typedef struct {
 em_status em_softmax_s8(const em_softmax_params *params, int32_t rows, int32_t row_size, const int8_t *input,
                         int8_t *output);
 
+/**
+ * int8 elementwise minimum (reference.minimum_s8) / maximum (reference.maximum_s8) of two
+ * operands that share one quantization with the output: min / max of the codes.
+ * Broadcasting as em_add_s8 (em_add_dims: at most one operand a scalar or a row).
+ * @param a        [outer, inner], [1] or [inner] int8, -128..127
+ * @param b        likewise
+ * @param output   [outer, inner] int8; may be exactly a non-broadcast operand (in place)
+ * @return EM_OK, or EM_ERR_BAD_ARGUMENT for a NULL pointer or dims out of range.
+ */
+em_status em_minimum_s8(const em_add_dims *dims, const int8_t *a, const int8_t *b, int8_t *output);
+em_status em_maximum_s8(const em_add_dims *dims, const int8_t *a, const int8_t *b, int8_t *output);
+
+/** Parameters of a transposed 2-D convolution (the schema's TransposeConv2DOptions). */
+typedef struct {
+    int32_t stride_h;       /**< >= 1 */
+    int32_t stride_w;       /**< >= 1 */
+    int32_t pad_top;        /**< >= 0: full-output rows dropped at the top */
+    int32_t pad_bottom;     /**< rows dropped at the bottom; < 0 adds rows no input reaches */
+    int32_t pad_left;       /**< >= 0 */
+    int32_t pad_right;      /**< any, as pad_bottom */
+    int32_t input_offset;   /**< minus the input zero point, -127..128 */
+    int32_t output_offset;  /**< output zero point, -128..127 */
+    int32_t activation_min; /**< -128..127 */
+    int32_t activation_max; /**< activation_min..127 */
+} em_transpose_conv_params;
+
+/**
+ * int8 transposed 2-D convolution, NHWC, groups 1, dilation 1, per-output-channel
+ * requantization (reference.transpose_conv2d_s8), computed in gather form without a
+ * zero-stuffed input: output (oy, ox) takes tap (ky, kx) of input (iy, ix) exactly when
+ * oy + pad_top = iy·stride_h + ky and ox + pad_left = ix·stride_w + kx, so
+ * out[n, oy, ox, o] = clamp(requantize(bias[o] + Σ_{taps, i} (in[n, iy, ix, i] + input_offset)
+ *                                      · w[o, ky, kx, i], mult[o], shift[o]) + output_offset).
+ * The int32 accumulator wraps.
+ * @param params   strides, crops, offsets, clamps (ranges: em_transpose_conv_params)
+ * @param quant    multiplier[output_c], shift[output_c] (-31..30)
+ * @param dims     shapes; output_h == (input_h − 1)·stride_h + kernel_h − pad_top − pad_bottom
+ *                 (reference.transpose_output_size), likewise output_w; output_c >= 1
+ * @param input    [N, H, W, C_IN] int8, -128..127
+ * @param weights  [C_OUT, KH, KW, C_IN] int8, -128..127
+ * @param bias     [C_OUT] int32 (input zero point NOT folded in), or NULL for zero bias
+ * @param output   [N, OH, OW, C_OUT] int8; must not overlap @p input
+ * @return EM_OK, or EM_ERR_BAD_ARGUMENT for a NULL pointer or out-of-range dims / params.
+ */
+em_status em_transpose_conv2d_s8(const em_transpose_conv_params *params, const em_per_channel_quant *quant,
+                                 const em_conv_dims *dims, const int8_t *input, const int8_t *weights,
+                                 const int32_t *bias, int8_t *output);
+
+/** Quantization of a batched matmul of two activations (the schema's BatchMatmulOptions). */
+typedef struct {
+    int32_t a_offset;          /**< minus input a's zero point, -127..128 */
+    int32_t b_offset;          /**< minus input b's zero point, -127..128 */
+    int32_t output_offset;     /**< output zero point, -128..127 */
+    int32_t output_multiplier; /**< Q31, 0..INT32_MAX: scale_a · scale_b / scale_out */
+    int32_t output_shift;      /**< -31..30; > 0 shifts left */
+    int32_t activation_min;    /**< -128..127 */
+    int32_t activation_max;    /**< activation_min..127 */
+} em_batch_matmul_params;
+
+/** Shapes of a batched matmul: a [batches, rows, depth] × b [batches, depth, columns]. */
+typedef struct {
+    int32_t batches; /**< B >= 1 */
+    int32_t rows;    /**< M >= 1 */
+    int32_t depth;   /**< K >= 1 */
+    int32_t columns; /**< N >= 1 */
+} em_batch_matmul_dims;
+
+/**
+ * int8 batched matmul of two activations (reference.batch_matmul_s8):
+ * out[b, m, n] = clamp(requantize(Σ_k (a[b, m, k] + a_offset)(b[b, k, n] + b_offset),
+ *                                 output_multiplier, output_shift) + output_offset).
+ * Both zero points apply in the kernel (nothing is constant ahead of time); int32 accumulator,
+ * wrapping; one requantization per output, as em_fully_connected_s8.
+ * @param a       [B, M, K] int8, row-major
+ * @param b       [B, K, N] int8, row-major
+ * @param output  [B, M, N] int8; must not overlap @p a or @p b
+ * @return EM_OK, or EM_ERR_BAD_ARGUMENT for a NULL pointer or dims / params out of range.
+ */
+em_status em_batch_matmul_s8(const em_batch_matmul_params *params, const em_batch_matmul_dims *dims,
+                             const int8_t *a, const int8_t *b, int8_t *output);
+
 #ifdef __cplusplus
 }
 #endif

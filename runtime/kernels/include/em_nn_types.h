@@ -119,10 +119,10 @@ typedef struct {
  *  each input onto a common scale, then the sum onto the output scale. */
 typedef struct {
     int32_t a_offset;          /**< minus input a's zero point, -127..128 */
-    int32_t a_multiplier;      /**< Q31, 0..INT32_MAX */
+    int32_t a_multiplier;      /**< Q31, -INT32_MAX..INT32_MAX (negative: the input is subtracted) */
     int32_t a_shift;           /**< -31..30; > 0 shifts left */
     int32_t b_offset;          /**< minus input b's zero point, -127..128 */
-    int32_t b_multiplier;      /**< Q31, 0..INT32_MAX */
+    int32_t b_multiplier;      /**< Q31, -INT32_MAX..INT32_MAX (negative: SUB lowers to it) */
     int32_t b_shift;           /**< -31..30 */
     int32_t output_offset;     /**< output zero point, -128..127 */
     int32_t output_multiplier; /**< Q31, 0..INT32_MAX */

@@ -1,5 +1,7 @@
 """quantize (float32 -> int8): rounding ties both ways, saturation, NaN / ±inf / -0.0, zero
-points at the ends, lengths around the 4-lane float vectors of MVE."""
+points at the ends, lengths around the 4-lane float vectors of MVE; products that tie only at
+float32's 24th bit (the integer path of FPU-less targets rounds the product itself), any bit
+pattern, denormal x against inv_scale 2^126."""
 from __future__ import annotations
 
 import numpy as np
@@ -28,4 +30,31 @@ def cases() -> list[Case]:
             "quantize", [Tensor("x", "float32", shape)], int8_tensor("q", shape, zp, float(1 / inv_scale)),
             {"inv_scale": inv_scale, "zero_point": zp}, [x],
             name=f"{'x'.join(map(str, shape))}_zp{zp}", params={"shape": shape, "inv_scale": float(inv_scale), "zp": zp}))
+    out += [bit_pattern_case(k) for k in range(3)]
     return out
+
+
+def float32_ties(inv_scale: np.float32) -> np.ndarray:
+    """x with x * inv_scale exactly k + 1/2 ± 2^-18 (k in 64..127) for inv_scale 1.5 · 2^-e:
+    the float32 product's rounding to even decides nearbyint's."""
+    e = -int(np.log2(float(inv_scale) / 1.5))
+    xs = [((2 * k + 1) * 2**17 + s) // 3 * 2.0 ** (-17 + e)
+          for k in range(64, 128) for s in (-1, 1) if ((2 * k + 1) * 2**17 + s) % 3 == 0]
+    return np.array(xs + [-v for v in xs], np.float32)
+
+
+def bit_pattern_case(k: int) -> Case:
+    rng = rng_for("quantize", "bits", k)
+    inv_scale = np.float32([1.5 * 2.0**-3, 1.5 * 2.0**4, 2.0**126][k])
+    zp = [0, -128, 127][k]
+    x = rng.integers(0, 2**32, size=301, dtype=np.uint64).astype(np.uint32).view(np.float32).copy()
+    if k < 2:
+        ties = float32_ties(inv_scale)
+        x[: ties.size] = ties
+    else:  # denormals: |x * 2^126| up to 2^3
+        x[:200] = (rng.integers(0, 2**23, size=200, dtype=np.uint32) | (np.arange(200, dtype=np.uint32) % 2 << 31)).view(np.float32)
+    shape = (1, x.size)
+    return single_op(
+        "quantize", [Tensor("x", "float32", shape)], int8_tensor("q", shape, zp, float(1 / inv_scale)),
+        {"inv_scale": inv_scale, "zero_point": zp}, [x],
+        name=f"bits{k}_zp{zp}", params={"shape": shape, "inv_scale": float(inv_scale), "zp": zp})

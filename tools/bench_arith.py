@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Instruction counts of single transpose_conv2d / batch_matmul / minimum programs on a QEMU
+board (exact: -icount, see /work/shared/MEASURING.md).
+
+    ./scons em_run board=corstone300 && .venv/bin/python tools/bench_arith.py \
+        [--board corstone300] [--target cortex-m55] [--elf build/corstone300/em_run.elf]
+
+Each layer is one op over a program input (compiler.ir graph -> planner -> writer, stamped for
+--target's tier, which must be the firmware's); the output is checked against
+compiler.reference byte for byte and the "instructions:" line of em_run is reported. Each layer
+runs twice: the counts must match.
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "site_scons"))
+
+from compiler import reference  # noqa: E402
+from compiler.fixedpoint import quantize_multiplier  # noqa: E402
+from compiler.ir import Graph, Op, Quant, Tensor  # noqa: E402
+from compiler.planner import Region, plan_memory  # noqa: E402
+from compiler.target import Target  # noqa: E402
+from compiler.writer import write_program  # noqa: E402
+
+QUANT = Quant.per_tensor(0.05, -3)
+
+
+def _tconv(rng, shape, c_out, kernel, stride, pads) -> tuple[Graph, int]:
+    n, h, w, c_in = shape
+    oh = reference.transpose_output_size(h, kernel[0], stride[0], pads[0], pads[1])
+    ow = reference.transpose_output_size(w, kernel[1], stride[1], pads[2], pads[3])
+    weights = rng.integers(-127, 128, (c_out, *kernel, c_in), dtype=np.int8)
+    pairs = [quantize_multiplier(float(r)) for r in 2.0 ** rng.uniform(-14, -12, c_out)]
+    attrs = dict(stride=stride, padding=pads, input_offset=3, output_offset=-2, activation_min=-128,
+                 activation_max=127, multiplier=np.array([m for m, _ in pairs], np.int32),
+                 shift=np.array([s for _, s in pairs], np.int32))
+    tensors = {"x": Tensor("x", "int8", shape, QUANT), "w": Tensor("w", "int8", weights.shape, data=weights),
+               "b": Tensor("b", "int32", (c_out,), data=rng.integers(-999, 999, c_out).astype(np.int32)),
+               "y": Tensor("y", "int8", (n, oh, ow, c_out), QUANT)}
+    graph = Graph(tensors, [Op("transpose_conv2d", ["x", "w", "b"], ["y"], attrs)], ["x"], ["y"])
+    # MACs of the taps that exist (the gather form visits no zero-stuffed cell)
+    return graph, n * h * w * kernel[0] * kernel[1] * c_in * c_out
+
+
+def _bmm(rng, batches, m, k, n) -> tuple[Graph, int]:
+    b = rng.integers(-128, 128, (batches, k, n), dtype=np.int8)
+    multiplier, shift = quantize_multiplier(2.0 ** -13)
+    attrs = dict(a_offset=5, b_offset=-7, output_offset=1, output_multiplier=multiplier, output_shift=shift,
+                 activation_min=-128, activation_max=127)
+    tensors = {"x": Tensor("x", "int8", (batches, m, k), QUANT), "b": Tensor("b", "int8", b.shape, data=b),
+               "y": Tensor("y", "int8", (batches, m, n), QUANT)}
+    return Graph(tensors, [Op("batch_matmul", ["x", "b"], ["y"], attrs)], ["x"], ["y"]), batches * m * k * n
+
+
+def _minimum(rng, shape) -> tuple[Graph, int]:
+    c = rng.integers(-128, 128, (1, 1, 1, shape[-1]), dtype=np.int8)
+    tensors = {"x": Tensor("x", "int8", shape, QUANT), "c": Tensor("c", "int8", c.shape, QUANT, c),
+               "y": Tensor("y", "int8", shape, QUANT)}
+    return Graph(tensors, [Op("minimum", ["x", "c"], ["y"], {})], ["x"], ["y"]), int(np.prod(shape))
+
+
+LAYERS = {
+    "tconv 4x4/2 32->16 on 8x8 (pad 1)": lambda rng: _tconv(rng, (1, 8, 8, 32), 16, (4, 4), (2, 2), (1, 1, 1, 1)),
+    "tconv 3x3/2 8->8 on 16x16 (pad 1, out_pad 1)": lambda rng: _tconv(rng, (1, 16, 16, 8), 8, (3, 3), (2, 2),
+                                                                       (1, 0, 1, 0)),
+    "bmm 4x(16x32 @ 32x16)": lambda rng: _bmm(rng, 4, 16, 32, 16),
+    "bmm 1x(49x64 @ 64x49)": lambda rng: _bmm(rng, 1, 49, 64, 49),
+    "minimum 1x16x16x32 by a channel vector": lambda rng: _minimum(rng, (1, 16, 16, 32)),
+}
+
+
+def run_once(board: str, target: Target, elf: Path, graph: Graph, x: np.ndarray, work: Path) -> tuple[int, np.ndarray]:
+    from ember_build.board import load_board
+    from ember_build.qemu import emulator_command
+
+    (work / "p.embr").write_bytes(write_program(graph, target))
+    (work / "in.bin").write_bytes(x.tobytes())
+    cmd = emulator_command(load_board(board), elf, "p.embr --input in.bin --output out.bin")
+    result = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=600)
+    if result.returncode != 0:
+        raise SystemExit(f"em_run failed ({result.returncode}):\n{result.stdout}{result.stderr}")
+    count = next(int(line.split()[1]) for line in result.stdout.splitlines() if line.startswith("instructions:"))
+    return count, np.frombuffer((work / "out.bin").read_bytes(), np.int8)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--board", default="corstone300")
+    ap.add_argument("--target", default="cortex-m55")
+    ap.add_argument("--elf", type=Path, default=None)
+    args = ap.parse_args()
+    elf = args.elf or REPO / "build" / args.board / "em_run.elf"
+    print(f"| layer ({args.board}, {args.target}) | instructions | MACs or elements | per instruction |")
+    print("|---|---:|---:|---:|")
+    for name, build in LAYERS.items():
+        rng = np.random.default_rng(sum(map(ord, name)))
+        graph, work_items = build(rng)
+        plan_memory(graph, Region("sram", 1 << 20))
+        x = rng.integers(-128, 128, size=graph.tensors["x"].shape, dtype=np.int8)
+        want = reference.run(graph, [x])["y"]
+        with tempfile.TemporaryDirectory() as tmp:
+            counts = []
+            for _ in range(2):
+                count, got = run_once(args.board, Target(args.target), elf, graph, x, Path(tmp))
+                if not np.array_equal(got.reshape(want.shape), want):
+                    raise SystemExit(f"{name}: output differs from compiler.reference")
+                counts.append(count)
+        if counts[0] != counts[1]:
+            raise SystemExit(f"{name}: counts differ between runs: {counts}")
+        print(f"| {name} | {counts[0]:,} | {work_items:,} | {work_items / counts[0]:.2f} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
