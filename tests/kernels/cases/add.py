@@ -1,6 +1,7 @@
 """add (and sub: add with one input multiplier negated): every broadcast form the adapter takes
-(same shape, scalar, channel row; either operand broadcast), both operands program inputs or one constant, x + x, zero points at the ends, scales
-far apart, shifts > 0 with clamps, odd lengths around the SIMD words."""
+(same shape, scalar, channel row; either operand broadcast), both operands program inputs or one
+constant, x + x, zero points at the ends, scales far apart, shifts > 0 with clamps, odd lengths
+around the SIMD words."""
 from __future__ import annotations
 
 from compiler import reference
