@@ -59,11 +59,13 @@ def tie_cases() -> list[Case]:
     """Small codes around the zero points: sums whose halves, quarters, eighths are exact ties of
     the rounding (half away from zero), of both signs, on the MVE path and its tail."""
     out = []
-    for shift, (batches, m, depth, n) in zip((-1, -2, -3), ((2, 3, 3, 19), (1, 4, 5, 16), (3, 2, 2, 5))):
+    for shift, (batches, m, depth, n) in zip((-1, -2, -3), ((2, 3, 3, 19), (1, 4, 5, 16), (3, 4, 7, 17))):
         rng = rng_for("batch_matmul", "ties", shift)
-        zps = (-128, 127) if shift != -2 else (127, -128)
-        a = (zps[0] + rng.integers(0, 4, size=(batches, m, depth)) * (1 if zps[0] < 0 else -1)).astype(np.int8)
-        b = (zps[1] + rng.integers(-3, 1, size=(batches, depth, n)) * (1 if zps[1] > 0 else -1)).astype(np.int8)
+        end = 127 if shift == -2 else -128  # one operand's zero point at an end, the other's 0
+        zps = (end, 0) if shift != -2 else (0, end)
+        codes = [end + np.sign(-end) * rng.integers(0, 6, size=shape) if zp == end else rng.integers(-5, 6, size=shape)
+                 for zp, shape in zip(zps, ((batches, m, depth), (batches, depth, n)))]
+        a, b = (c.astype(np.int8) for c in codes)
         attrs = dict(a_offset=-zps[0], b_offset=-zps[1], output_offset=0, output_multiplier=1 << 30,
                      output_shift=shift, activation_min=-128, activation_max=127)
         out.append(bmm_case(f"ties_shift{shift}", a, b, attrs, zps))
