@@ -1,6 +1,7 @@
 """batch_matmul: columns N around the MVE path's 16 (tails 1..15) and the scalar path, depths K
 odd / 1 / long, rows M, batches (rank 3) and rank 2, zero points of both operands at the ends,
-clamps, shifts > 0, the requantization's ties (small sums at multiplier 1/2, shifts -1..-3)."""
+clamps, shifts > 0, the requantization's ties (small sums at multiplier 1/2, shifts -1..-3), an int32
+sum that wraps (K = 34000)."""
 from __future__ import annotations
 
 import numpy as np
@@ -72,6 +73,19 @@ def tie_cases() -> list[Case]:
     return out
 
 
+def wrap_case() -> Case:
+    """A depth past 2^31 / 255² with every centred product at +255²: column 0's int32 sum wraps
+    (as the reference's, modulo 2^32) in each tier's order of summation; two columns (an MVE tail)."""
+    depth = 34000
+    rng = rng_for("batch_matmul", "wrap")
+    a = np.full((1, depth), 127, np.int8)
+    b = np.full((depth, 2), 127, np.int8)
+    b[rng.integers(0, depth, size=5000), 1] = -128  # column 1: below 2^31, no wrap
+    attrs = dict(a_offset=128, b_offset=128, output_offset=3, output_multiplier=quantize_multiplier(2.0**-25)[0],
+                 output_shift=quantize_multiplier(2.0**-25)[1], activation_min=-128, activation_max=127)
+    return bmm_case(f"wrap_k{depth}", a, b, attrs, (-128, -128))
+
+
 def cases() -> list[Case]:
     specs = {**CASES, **random_cases()}
-    return [case(k, name, *spec) for k, (name, spec) in enumerate(specs.items())] + tie_cases()
+    return [case(k, name, *spec) for k, (name, spec) in enumerate(specs.items())] + tie_cases() + [wrap_case()]
