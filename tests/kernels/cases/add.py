@@ -1,6 +1,7 @@
-"""add: every broadcast form the adapter takes (same shape, scalar, channel row; either operand
-broadcast), both operands program inputs or one constant, x + x, zero points at the ends, scales
-far apart, shifts > 0 with clamps, odd lengths around the SIMD words."""
+"""add (and sub: add with one input multiplier negated): every broadcast form the adapter takes
+(same shape, scalar, channel row; either operand broadcast), both operands program inputs or one
+constant, x + x, zero points at the ends, scales far apart, shifts > 0 with clamps, odd lengths
+around the SIMD words."""
 from __future__ import annotations
 
 from compiler import reference
@@ -33,5 +34,26 @@ def params(rng, k: int) -> dict:
     return p
 
 
+# sub is add with input 2's multiplier negated: the same broadcast forms, lane / word tails
+SUB_SHAPES = [((1, 4, 4, 16), (1, 4, 4, 16), False), ((1, 1, 1, 15), (1, 1, 1, 15), False),
+              ((1, 3, 1, 3), (1, 3, 1, 3), True), ((2, 3, 3, 17), (1,), False), ((1,), (1, 5, 7, 1), True),
+              ((2, 3, 4, 13), (1, 1, 1, 13), False), ((1, 1, 1, 9), (3, 2, 2, 9), True), ((1, 1, 1, 1), (1,), False)]
+SUB_SHAPES += random_broadcast_shapes("sub", 6)
+
+
+def sub_params(rng, k: int) -> dict:
+    p = params(rng, k)
+    if k % 3 == 2:  # the first operand negated instead: the kernel takes either sign on either input
+        return {**p, "a_multiplier": -p["a_multiplier"]}
+    return {**p, "b_multiplier": -p["b_multiplier"]}
+
+
+def sub_cases() -> list[Case]:
+    found = elementwise_cases("add", SUB_SHAPES, sub_params, (1, 3, 5, 7))
+    for case in found:
+        case.name = f"sub_{case.name}"
+    return found
+
+
 def cases() -> list[Case]:
-    return elementwise_cases("add", SHAPES, params, (1, 9, 9, 20))
+    return elementwise_cases("add", SHAPES, params, (1, 9, 9, 20)) + sub_cases()
