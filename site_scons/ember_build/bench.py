@@ -53,8 +53,9 @@ class BenchModel:
 
     @property
     def sources(self) -> list[Path]:
-        """Python files whose change means lowering again."""
-        return [REPO / (self.module.replace(".", "/") + ".py")]
+        """Python files whose change means lowering again: the model and the apps' shared helpers
+        it may import (apps/common, e.g. the "same" padding)."""
+        return [REPO / (self.module.replace(".", "/") + ".py"), *sorted((REPO / "apps" / "common").glob("*.py"))]
 
 
 MODELS: dict[str, BenchModel] = {m.name: m for m in (
