@@ -44,22 +44,3 @@ void em_bsp_console_write(const char *text, size_t len)
     }
 }
 
-void em_cortex_m_console_puts(const char *text)
-{
-    size_t len = 0;
-    while (text[len] != '\0') {
-        ++len;
-    }
-    em_bsp_console_write(text, len);
-}
-
-void em_cortex_m_console_put_hex(uint32_t value)
-{
-    static const char digits[] = "0123456789abcdef";
-    char text[8];
-    for (int i = 7; i >= 0; --i) {
-        text[i] = digits[value & 0xFu];
-        value >>= 4;
-    }
-    em_bsp_console_write(text, sizeof text);
-}
