@@ -16,6 +16,7 @@ import compiler
 from compiler.errors import UnsupportedOpError
 from compiler.quantizer import CortexMQuantizer
 from compiler.target import Target
+from tests.integration.agreement import nhwc
 from tests.integration.runners import TIER_DEVICES, outputs_of
 
 IMAGE = (1, 4, 6, 5)
@@ -92,10 +93,6 @@ def _inputs(name: str, seed: int) -> list[torch.Tensor]:
     return [torch.randn(shape, generator=g) * 1.5 for shape in shapes]
 
 
-def _nhwc(x: np.ndarray) -> np.ndarray:
-    return x.transpose(0, 2, 3, 1) if x.ndim == 4 else x
-
-
 def test_lowered_kinds(programs):
     kinds = {name: [op.kind for op in p.graph.ops] for name, p in programs.items()}
     assert {"add", "maximum", "minimum", "mul"} <= set(kinds["decoder"]) and kinds["decoder"].count("transpose_conv2d") == 2
@@ -113,10 +110,10 @@ def test_reference_agrees_with_pytorch(programs, name):
         inputs = _inputs(name, seed)
         theirs = program.quantized_model(*inputs)
         theirs = theirs if isinstance(theirs, tuple) else (theirs,)
-        ours = program.run_reference(*(_nhwc(x.numpy()) for x in inputs))
+        ours = program.run_reference(*(nhwc(x.numpy()) for x in inputs))
         for k, (mine, torch_out) in enumerate(zip(ours, theirs)):
             scale = float(program.graph.producer(program.graph.outputs[k]).attrs["scale"])
-            diffs.append(np.rint((mine - _nhwc(torch_out.detach().numpy())) / scale).reshape(-1))
+            diffs.append(np.rint((mine - nhwc(torch_out.detach().numpy())) / scale).reshape(-1))
     lsb = np.concatenate(diffs)
     assert np.abs(lsb).max() <= 1 and (lsb == 0).mean() >= 0.99
 
@@ -125,7 +122,7 @@ def test_reference_agrees_with_pytorch(programs, name):
 def test_devices_equal_reference(programs, tmp_path, board, target):
     for name, program in programs.items():
         program = dataclasses.replace(program, target=Target(target))
-        inputs = [_nhwc(x.numpy()) for x in _inputs(name, 40)]
+        inputs = [nhwc(x.numpy()) for x in _inputs(name, 40)]
         got = outputs_of(board, program, inputs, tmp_path)
         for data, want in zip(got, program.run_reference(*inputs)):
             np.testing.assert_array_equal(np.frombuffer(data, np.float32).reshape(want.shape), want, err_msg=name)

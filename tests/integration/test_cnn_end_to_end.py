@@ -9,6 +9,7 @@ import torch
 from torch import nn
 
 import compiler
+from tests.integration.agreement import lsb_differences, nhwc
 from tests.integration.runners import DEVICES, output_of
 
 
@@ -45,20 +46,13 @@ def _inputs(count: int) -> torch.Tensor:
     return torch.randn(count, *SHAPE[1:], generator=torch.Generator().manual_seed(99)) * 1.3
 
 
-def _nhwc(x: torch.Tensor) -> np.ndarray:
-    return x.permute(1, 2, 0)[None].contiguous().numpy()
-
-
 def test_reference_agrees_with_pytorch():
     program = compiler.lower(SmallCnn().eval(), (torch.zeros(SHAPE),), _calibration())
     assert [op.kind for op in program.graph.ops] == [
         "quantize", "conv2d", "depthwise_conv2d", "conv2d", "conv2d", "conv2d", "add", "max_pool2d",
         "avg_pool2d", "fully_connected", "dequantize"]
     x = _inputs(24)
-    ours = np.stack([program.run_reference(_nhwc(xi))[0][0] for xi in x])
-    theirs = program.quantized_model(x).detach().numpy()
-    scale = float(program.graph.producer(program.graph.outputs[0]).attrs["scale"])
-    lsb = np.rint((ours - theirs) / scale)
+    lsb = lsb_differences(program, x)
     assert np.abs(lsb).max() <= 1 and (lsb == 0).mean() >= 0.99
 
 
@@ -66,6 +60,6 @@ def test_reference_agrees_with_pytorch():
 def test_device_equals_reference(tmp_path, board, target):
     program = compiler.lower(SmallCnn().eval(), (torch.zeros(SHAPE),), _calibration(), target=target)
     for i, x in enumerate(_inputs(2)):
-        image = _nhwc(x)
+        image = nhwc(x[None])
         got = np.frombuffer(output_of(board, program, [image], tmp_path), np.float32)
         np.testing.assert_array_equal(got, program.run_reference(image)[0].reshape(-1), err_msg=f"input {i}")

@@ -14,6 +14,7 @@ from torchao.quantization.pt2e.quantizer import QuantizationAnnotation
 import compiler
 from compiler.errors import UnsupportedOpError
 from compiler.quantizer import ACTIVATION_QSPEC, CortexMQuantizer
+from tests.integration.agreement import nhwc
 from tests.integration.runners import DEVICES, output_of
 
 SHAPE = (1, 3, 6, 7)
@@ -95,22 +96,18 @@ def programs() -> dict[str, compiler.Program]:
             for name, module in MODULES.items()}
 
 
-def _nhwc(t: np.ndarray) -> np.ndarray:
-    return t.transpose(0, 2, 3, 1) if t.ndim == 4 else t
-
-
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_reference_within_one_lsb_of_pytorch(programs, name):
     program = programs[name]
     lsbs = []
     for seed in range(4):
         x = torch.randn(SHAPE, generator=torch.Generator().manual_seed(100 + seed)) * 2
-        ours = program.run_reference(_nhwc(x.numpy()))
+        ours = program.run_reference(nhwc(x.numpy()))
         theirs = program.quantized_model(x)
         theirs = theirs if isinstance(theirs, (tuple, list)) else (theirs,)
         for out, mine, torch_out in zip(program.graph.outputs, ours, theirs):
             scale = float(program.graph.tensors[program.graph.producer(out).inputs[0]].quant.scale[0])
-            reference = _nhwc(torch_out.detach().numpy())
+            reference = nhwc(torch_out.detach().numpy())
             assert mine.shape == reference.shape
             lsbs.append(np.rint((mine - reference) / scale).reshape(-1))
     lsb = np.abs(np.concatenate(lsbs))
@@ -144,7 +141,7 @@ def test_reshapes_alias_their_input(programs):
 @pytest.mark.parametrize("board,target", DEVICES)
 def test_device_equals_reference(tmp_path, board, target):
     program = compiler.lower(CatRequantize().eval(), (torch.zeros(SHAPE),), _calibration(), target=target)
-    x = _nhwc(np.random.default_rng(7).normal(size=SHAPE).astype(np.float32) * 2)
+    x = nhwc(np.random.default_rng(7).normal(size=SHAPE).astype(np.float32) * 2)
     got = np.frombuffer(output_of(board, program, [np.ascontiguousarray(x)], tmp_path), np.float32)
     np.testing.assert_array_equal(got, program.run_reference(x)[0].reshape(-1))
 
@@ -169,8 +166,8 @@ def test_a_quantizer_that_shares_nothing_lowers_with_requantize():
     kinds = [op.kind for op in program.graph.ops]
     assert kinds.count("requantize") >= 4  # cat inputs and the slice / pad / upsample chain
     x = torch.randn(SHAPE, generator=torch.Generator().manual_seed(5)) * 2
-    ours = program.run_reference(_nhwc(x.numpy()))[0]
-    theirs = _nhwc(program.quantized_model(x).detach().numpy())
+    ours = program.run_reference(nhwc(x.numpy()))[0]
+    theirs = nhwc(program.quantized_model(x).detach().numpy())
     scale = float(program.graph.tensors[program.graph.producer(program.graph.outputs[0]).inputs[0]].quant.scale[0])
     lsb = np.abs(np.rint((ours - theirs) / scale))
     assert lsb.max() <= 1 and (lsb == 0).mean() >= 0.98

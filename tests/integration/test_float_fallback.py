@@ -21,6 +21,7 @@ from torch.nn import functional as F
 import compiler
 from compiler.errors import UnsupportedOpError
 from compiler.quantizer import CortexMQuantizer
+from tests.integration.agreement import lsb_differences, nhwc
 from tests.integration.runners import DEVICES, output_of
 
 
@@ -80,10 +81,6 @@ def _program(programs: dict, model: str, target: str) -> compiler.Program:
     return compiler.Program(lowered.graph, compiler.Target(target), model, lowered.plan, lowered.quantized_model)
 
 
-def _nhwc(x: torch.Tensor) -> np.ndarray:
-    return (x.permute(0, 2, 3, 1) if x.dim() == 4 else x).contiguous().numpy()
-
-
 def test_skipped_module_runs_in_float_and_is_reported(programs, capsys):
     program = _program(programs, "skipped_head", "host")
     kinds = [op.kind for op in program.graph.ops]
@@ -116,10 +113,7 @@ def test_reference_agrees_with_pytorch(programs, model):
     program = _program(programs, model, "host")
     _, shape, _ = MODELS[model]
     x = torch.randn(16, *shape[1:], generator=torch.Generator().manual_seed(99))
-    ours = np.stack([program.run_reference(_nhwc(xi[None]))[0][0] for xi in x])
-    theirs = _nhwc(program.quantized_model(x).detach())
-    scale = float(program.graph.producer(program.graph.outputs[0]).attrs["scale"])
-    lsb = np.rint((ours - theirs) / scale)
+    lsb = lsb_differences(program, x)
     assert np.abs(lsb).max() <= 1 and (lsb == 0).mean() >= 0.97, np.abs(lsb).max()
 
 
@@ -128,7 +122,7 @@ def test_reference_agrees_with_pytorch(programs, model):
 def test_device_equals_reference(programs, tmp_path, model, board, target):
     program = _program(programs, model, target)
     _, shape, _ = MODELS[model]
-    x = _nhwc(torch.randn(*shape, generator=torch.Generator().manual_seed(5)))
+    x = nhwc(torch.randn(*shape, generator=torch.Generator().manual_seed(5)))
     got = np.frombuffer(output_of(board, program, [x], tmp_path), np.float32)
     np.testing.assert_array_equal(got, program.run_reference(x)[0].reshape(-1))
 
