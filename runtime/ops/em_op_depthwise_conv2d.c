@@ -72,15 +72,9 @@ static em_status em_dw_check(const em_op_context *ctx)
     }
     if (!em_op_in_s8(p->input_zero_point) || !em_op_in_s8(p->output_offset)
         || !em_op_in_s8(p->activation_min) || !em_op_in_s8(p->activation_max)
-        || p->activation_min > p->activation_max || a.multiplier.len != (uint32_t)d.output_c
-        || a.shift.len != (uint32_t)d.output_c) {
+        || p->activation_min > p->activation_max
+        || !em_op_per_channel_quant_ok(ctx, &a.multiplier, &a.shift, d.output_c)) {
         return EM_ERR_BAD_OPERATOR;
-    }
-    for (uint32_t o = 0; o < a.shift.len; o++) {
-        const int32_t shift = em_fb_vector_i32(&ctx->buf, &a.shift, o);
-        if (shift < -31 || shift > 30 || em_fb_vector_i32(&ctx->buf, &a.multiplier, o) < 0) {
-            return EM_ERR_BAD_OPERATOR;
-        }
     }
     return EM_OK;
 }
