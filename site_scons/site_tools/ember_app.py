@@ -9,6 +9,8 @@ Steps, each a node SCons can skip when up to date:
    size.md and size.png say what takes the flash and the RAM (ember_build.size_report).
 4. (run=1) run it (QEMU or natively), compare with the reference, write report.json; the
    build fails unless every output matches byte for byte.
+(profile=1 run=1) the serving firmware with per-operator counts, run in QEMU over the serial
+   link by tools/profile.py: profile.json, profile.md and profile.png.
 (serve=1) instead of 3-4: the serving firmware (serve/firmware.elf): the app's firmware files but
    its main.c, with apps/common/firmware/link_main.c answering the serial link (em_link.h).
 5. (figures=1, implies run=1) the app's README table: accuracy of the float model and of the
@@ -84,6 +86,17 @@ def _size_report(target, source, env) -> int:
     return 0
 
 
+def _profile(target, source, env) -> int:
+    if str(REPO) not in sys.path:  # SCons restores sys.path after reading SConscripts
+        sys.path.insert(0, str(REPO))
+    from tools.profile import profile_app, table  # the serial link: only when profiling
+
+    out = Path(str(target[0])).parent
+    print(table(profile_app(env["BOARD"], Path(str(source[0])), Path(str(source[1])).parent, out)))
+    print(f"profile: {out / 'profile.md'}, {out / 'profile.png'}")
+    return 0
+
+
 def _figures(target, source, env) -> int:
     from ember_build.app_build import load_app, model_module  # torch: only when asked
     from ember_build.figures import write_figures
@@ -141,8 +154,15 @@ def build_app(env, app: str, run: bool = False, train: bool = False):
     app_env.Append(CPPPATH=[str(gen), str(REPO / "apps" / app / "firmware"), str(COMMON_FIRMWARE)])
     app_sources = sorted(Glob(str(REPO / "apps" / app / "firmware" / "*.c"), strings=True))
     generated_sources = [str(gen / n) for n in ("em_model_program.c", "em_registry.c", "em_test_vectors.c")]
-    if env.get("EMBER_SERVE"):
-        return _serving_firmware(app_env, app, out, app_sources, generated_sources)
+    if env.get("EMBER_SERVE") or (env.get("EMBER_PROFILE") and run):
+        served = _serving_firmware(app_env, app, out, app_sources, generated_sources)
+        if not run:
+            return served
+        profile = app_env.Command([str(out / n) for n in ("profile.json", "profile.md", "profile.png")],
+                                  [served[0][0], str(gen / "program.embr"), str(gen / "expected.npz")],
+                                  Action(_profile, f"profiling {app} on {board.name}"))
+        AlwaysBuild(profile)
+        return served + [profile]
     objects = app_env.EmberObjects(app_sources + generated_sources, out / "obj")
     if app_env["EMBER_CROSS"]:
         app_env.Append(LINKFLAGS=[f"-Wl,-Map={out / 'firmware.map'}"])

@@ -4,6 +4,7 @@ frames get named ERROR frames and the device keeps serving; a host that vanishes
 not hang it; random and corrupted frames for a bounded time leave it answering correctly."""
 from __future__ import annotations
 
+import json
 import random
 import socket
 import struct
@@ -144,20 +145,24 @@ def test_random_and_corrupted_frames_then_a_correct_answer(firmware, expected):
         link.shutdown()
 
 
-def test_profile_read_back(expected):
-    _build("board=corstone300", "profile=1")
-    elf = REPO / "build/corstone300-profile/anomaly/serve/firmware.elf"
-    with serve(load_board("corstone300"), elf) as link:
-        assert link.info().has_profile
-        _check_inference(link, expected)
-        total = link.run()
-        entries = link.profile()
-        program = __import__("compiler.program", fromlist=["Program"]).Program.load(
-            REPO / "build/corstone300/anomaly/gen/program.embr")
-        assert [e.name for e in entries] == [op.kind for op in program.graph.ops]
-        assert all(e.count > 0 for e in entries)
-        assert 0.9 * total < sum(e.count for e in entries) < total  # eval() only; dispatch between
-        link.shutdown()
+def test_profile_read_back():
+    """`scons app=anomaly profile=1 run=1`: the profiling serving firmware in QEMU, read back over
+    the link by tools/profile.py into profile.json / .md / .png."""
+    _build("board=corstone300", "profile=1", "run=1")
+    out = REPO / "build/corstone300-profile/anomaly"
+    profile = json.loads((out / "profile.json").read_text())
+    from compiler.program import Program
+
+    program = Program.load(out / "gen/program.embr")
+    assert [row["op"] for row in profile["layers"]] == [op.kind for op in program.graph.ops]
+    assert profile["unit"] == "instructions (QEMU)" and profile["tier"] == "mve"
+    assert all(row["count"] > 0 for row in profile["layers"])
+    assert 0.9 * profile["total"] < profile["operators_total"] < profile["total"]  # eval() only
+    assert abs(sum(row["share"] for row in profile["layers"]) - 1.0) < 1e-9
+    fc = [row for row in profile["layers"] if row["op"] == "fully_connected"]
+    assert fc[0]["macs"] == 640 * 128 and fc[0]["macs_per_count"] == fc[0]["macs"] / fc[0]["count"]
+    assert (out / "profile.png").stat().st_size > 1000
+    assert (out / "profile.md").read_text().count("| fully_connected |") == 10
 
 
 def test_nothing_listening_is_a_timeout_not_a_hang():
