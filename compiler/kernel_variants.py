@@ -80,7 +80,7 @@ def conv2d(graph: Graph, op: Op, tier: str) -> str:
     else:
         columns = f"{packing} general" if can_pack else packing
     if tier == "mve":
-        block = CONV_MVE_BLOCK if in_place == pixels else packable
+        block = CONV_MVE_BLOCK if in_place else packable  # in-place columns fill whole blocks
         loop = f"MVE {block}-pixel blocks" if block else "MVE pixel by pixel"
     elif tier == "dsp":
         pairs = can_pack and scratch >= 4 * _round_up(k, 4) and k >= CONV_DSP_PAIRS_MIN_K
