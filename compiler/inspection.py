@@ -198,7 +198,13 @@ def model_explorer_graph(report: dict, profile: dict | None = None) -> dict:
     nodes.append(gb.GraphNode(id=OUTPUT_NODE, label="Outputs", incomingEdges=[
         gb.IncomingEdge(sourceNodeId=producer[t["name"]][0], sourceNodeOutputId=str(producer[t["name"]][1]),
                         targetNodeInputId=str(j)) for j, t in enumerate(report["outputs"])]))
-    graph = gb.Graph(id=report["program"] or "program", nodes=nodes)
+    summary = {"target": report["target"], "tier": report["tier"], "ops": len(report["ops"]),
+               "MACs": report["macs"], "constant bytes": report["constant_bytes"],
+               **{f"arena {a['name']}": f"{a['size']} B" for a in report["arenas"]}}
+    if profile is not None:
+        summary[f"{profile['unit']} in the operators"] = sum(profile["counts"])
+    graph = gb.Graph(id=report["program"] or "program", nodes=nodes,  # "": shown when no node is selected
+                     groupNodeAttributes={"": {k: str(v) for k, v in summary.items()}})
     collection = gb.GraphCollection(label=f"{report['program']} ({report['target']}, {report['tier']})", graphs=[graph])
     return dataclasses.asdict(collection)
 

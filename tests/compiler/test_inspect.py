@@ -150,6 +150,7 @@ def test_model_explorer_graph_has_a_node_per_op_and_an_edge_per_tensor(program_f
     attrs = {kv_["key"]: kv_["value"] for kv_ in ops[0]["attrs"]}
     assert attrs["kernel variant"] == report["ops"][0]["variant"]
     assert attrs["instructions (QEMU)"] == "100"
+    assert graph["groupNodeAttributes"][""]["tier"] == "mve"
     # node values: the profile's counts keyed by op node id
     data = json.loads((tmp_path / "net.node_data.json").read_text())
     results = data[graph["id"]]["results"]
