@@ -218,7 +218,9 @@ def _out(size: int, k: int, stride: int, pad: int) -> int:
     return (size + 2 * pad - k) // stride + 1
 
 
-def conv(tier: str, cin: int, k: tuple, hw: int = 8, stride=1, pad=0, groups=1, dilation=1, scratch=None) -> str:
+def conv(tier: str, cin: int, k: tuple, hw: int = 8, stride=1, pad=0, groups=1, dilation=1, scratch=2304) -> str:
+    """The variant of a conv2d with `scratch` bytes of planned scratch (a second output; None: none,
+    the adapter's fallback)."""
     kh, kw = k
     oh, ow = _out(hw, (kh - 1) * dilation + 1, stride, pad), _out(hw, (kw - 1) * dilation + 1, stride, pad)
     g = _graph((1, hw, hw, cin), (8, kh, kw, cin // groups), (1, oh, ow, 8), scratch)
@@ -235,7 +237,7 @@ def conv(tier: str, cin: int, k: tuple, hw: int = 8, stride=1, pad=0, groups=1, 
     (dict(cin=16, k=(1, 1), pad=1), "mve", "in place, im2col at the borders; MVE 4-pixel blocks"),
     (dict(cin=16, k=(1, 1), groups=2), "mve", "im2col general; MVE 4-pixel blocks"),
     (dict(cin=16, k=(1, 3), dilation=2), "mve", "im2col general; MVE 4-pixel blocks"),
-    # MVE: packable = min(EM_NN_CONV_BLOCK, scratch / round16(K))
+    # MVE: packable = min(EM_NN_CONV_BLOCK, scratch / round16(K)); scratch 2304 unless given
     (dict(cin=8, k=(3, 3), pad=1), "mve", "im2col general; MVE 4-pixel blocks"),
     (dict(cin=128, k=(3, 3)), "mve", "im2col general; MVE 2-pixel blocks"),  # 2304 / 1152
     (dict(cin=8, k=(3, 3), scratch=100), "mve", "im2col general; MVE 1-pixel blocks"),  # 100 / 80
@@ -254,8 +256,19 @@ def test_conv2d_variants(case, tier, expected):
     assert conv(tier, **case) == expected
 
 
+def test_without_planned_scratch_the_rules_take_the_adapters_stack_fallback():
+    """No second output: conv2d gets CONV2D_STACK_SCRATCH bytes (0 once scratch is planned in the
+    arena: then it reads taps in place), depthwise stages rows in DEPTHWISE_ROWS_STACK bytes."""
+    packs = kv.CONV2D_STACK_SCRATCH >= 80  # K = 3·3·8 rounded to 16
+    assert conv("mve", cin=8, k=(3, 3), scratch=None) == \
+        ("im2col general; MVE 4-pixel blocks" if packs else "taps in place (no scratch for a column); MVE pixel by pixel")
+    assert conv("mve", cin=8, k=(1, 1), scratch=None) == "1x1 pointwise, in place; MVE 4-pixel blocks"
+    staged = kv.DEPTHWISE_ROWS_STACK >= 480  # 3 rows of (1 + 8 + 1) pixels x 16 channels
+    assert depthwise("mve", c=16, scratch=None).endswith("padded rows staged" if staged else "tap tables at the borders")
+
+
 def depthwise(tier: str, c: int, k: int = 3, m: int = 1, hw: int = 8, stride: int = 1, shift: int = -5,
-              weight: int = 1, scratch=None) -> str:
+              weight: int = 1, scratch=3072) -> str:
     oh = _out(hw, k, stride, 1)
     weights = np.full((k, k, c * m), weight, np.int8)
     g = _graph((1, hw, hw, c), (k, k, c * m), (1, oh, oh, c * m), scratch, weights)
@@ -278,7 +291,7 @@ def depthwise(tier: str, c: int, k: int = 3, m: int = 1, hw: int = 8, stride: in
     (dict(c=16, shift=-1), "mve", "generic path (C 16 < 32, a shift > -2); MVE 4-channel lanes"),
     (dict(c=64, stride=2), "mve", "M=1 fast path; MVE 16 channels per step, tap tables"),
     (dict(c=64, shift=-1), "mve", "M=1 fast path; MVE 16 channels per step, tap tables"),
-    # block4: padded rows staged when KH·(pad_left + W + right)·C fits the scratch (3072 B of stack)
+    # block4: padded rows staged when KH·(pad_left + W + right)·C fits the scratch (3072 B unless given)
     (dict(c=16), "mve", "M=1 fast path; MVE 3x3 4-pixel blocks, padded rows staged"),
     (dict(c=16, hw=70), "mve", "M=1 fast path; MVE 3x3 4-pixel blocks, tap tables at the borders"),
     (dict(c=16, scratch=100), "mve", "M=1 fast path; MVE 3x3 4-pixel blocks, tap tables at the borders"),
