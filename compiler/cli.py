@@ -3,7 +3,7 @@
     python -m compiler lower --model path/to/model.py:build --input-shape 1,640 \
         --calibration calib.npy --target cortex-m55 -o model.embr [--emit-c DIR] [--int8-io]
         [--skip-modules head,blocks.3] [--skip-ops softmax,div]
-    python -m compiler inspect model.embr [--json] [--model-explorer graph.json [--profile profile.json]]
+    python -m compiler inspect model.embr [--json] [--model-explorer graph.json] [--profile profile.json]
     python -m compiler run model.embr --input x.npy [--output y.npy]
 
 `--model` names a function returning an nn.Module (with trained weights), as FILE.py:FUNC or
@@ -92,10 +92,10 @@ def _inspect(args: argparse.Namespace) -> int:
                                 "`python -m compiler lower ... -o FILE`")
     program = Program.load(args.program)
     report = inspection.describe(program)
-    if args.profile and not args.model_explorer:
-        raise SystemExit("error: --profile colours the Model Explorer graph: give --model-explorer FILE too")
+    profile = inspection.load_profile(args.profile, report) if args.profile else None
+    if profile is not None:
+        inspection.add_profile(report, profile)
     if args.model_explorer:
-        profile = inspection.load_profile(args.profile, report) if args.profile else None
         graph = inspection.model_explorer_graph(report, profile)
         write_atomically(args.model_explorer, json.dumps(graph, indent=1) + "\n")
         opened = f"model-explorer {args.model_explorer}"
@@ -149,8 +149,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", action="store_true", help="print the report as JSON instead of tables")
     p.add_argument("--model-explorer", type=Path, metavar="FILE",
                    help="write the lowered graph for Google's Model Explorer (view: model-explorer FILE)")
-    p.add_argument("--profile", type=Path, help="tools/profile.py's profile.json: per-op counts as node values "
-                   "(written next to the --model-explorer FILE as FILE.node_data.json)")
+    p.add_argument("--profile", type=Path, help="tools/profile.py's profile.json: each op's count in the report, "
+                   "and as Model Explorer node values (FILE.node_data.json next to the --model-explorer FILE)")
     p.set_defaults(handler=_inspect)
     p = commands.add_parser("run", help="run a program on the reference interpreter")
     p.add_argument("program", type=Path)

@@ -3,14 +3,14 @@ kernel variant on the program's tier, MACs and constant bytes, every buffer's ar
 size; as a table for a person, JSON for a machine, or a graph for Google's Model Explorer.
 
     python -m compiler inspect model.embr [--json]
-    python -m compiler inspect model.embr --model-explorer model.graph.json \
-        [--profile build/<board>-profile/<app>/profile.json]
+    python -m compiler inspect model.embr [--profile build/<board>-profile/<app>/profile.json] \
+        [--model-explorer model.graph.json]
 
 The Model Explorer file is a GraphCollection of the `ai-edge-model-explorer` package's graph
 builder (nodes = ops, edges = tensors, the report's data as node attributes); open it with
-`model-explorer FILE`. With a profile (tools/profile.py's profile.json) each op's count also goes
-to a node data file (FILE with .node_data.json) that colours the hot layers:
-`model-explorer FILE --node_data_paths=FILE.node_data.json`.
+`model-explorer FILE`. With a profile (tools/profile.py's profile.json) each op's count is a
+column of the table, a field of the JSON and a value of a node data file (FILE with
+.node_data.json) that colours the hot layers: `model-explorer FILE --node_data_paths=...`.
 """
 from __future__ import annotations
 
@@ -120,11 +120,13 @@ def text(report: dict) -> str:
     for o in report["ops"]:
         weights = next((t for t in o["inputs"] if t.get("constant") and t["quant"] and "channels" in t["quant"]), None)
         out = o["outputs"][0]
-        rows.append([o["index"], o["layer"], o["op"], o["shape"], o["variant"], f"{o['macs']:,}",
+        counted = [f"{o['count']:,}"] if "count" in o else []
+        rows.append([o["index"], o["layer"], o["op"], o["shape"], o["variant"], f"{o['macs']:,}", *counted,
                      f"{o['constant_bytes']:,}", quant_text(out["quant"]),
                      quant_text(weights["quant"]) if weights else "-", buffer_text(out)])
-    lines += [""] + _table(["#", "layer", "op", "shape", "kernel variant", "MACs", "const B", "out scale / zp",
-                            "weight scales", "out buffer"], rows, {0, 5, 6})
+    unit = [report["profile_unit"]] if "profile_unit" in report else []
+    lines += [""] + _table(["#", "layer", "op", "shape", "kernel variant", "MACs", *unit, "const B", "out scale / zp",
+                            "weight scales", "out buffer"], rows, {0, 5, 6, 7} if unit else {0, 5, 6})
     rows = [[b["arena"], "?" if b["offset"] is None else b["offset"], b["bytes"], b["name"],
              b.get("alias_of", ""), f"{b['ops'][0]}..{b['ops'][-1]}" if b["ops"] else "-"] for b in report["buffers"]]
     lines += ["", "buffers:"] + _table(["arena", "offset", "size", "tensor", "alias of", "used by ops"], rows, {1, 2})
@@ -151,6 +153,13 @@ def load_profile(path: Path, report: dict) -> dict:
     if any(c < 0 for c in counts):
         raise ProfileFormatError(f"profile {path} has a negative count")
     return {"unit": str(profile.get("unit", "count")), "counts": counts}
+
+
+def add_profile(report: dict, profile: dict) -> None:
+    """Puts each op's count (and the unit) into the report."""
+    report["profile_unit"] = profile["unit"]
+    for o, count in zip(report["ops"], profile["counts"]):
+        o["count"] = count
 
 
 INPUT_NODE, OUTPUT_NODE = "inputs", "outputs"

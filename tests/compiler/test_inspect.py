@@ -111,6 +111,21 @@ def test_cli_json_and_text(program_file, capsys):
     assert "kernel variant" in out and "MVE 4 rows x 16 lanes" in out
 
 
+def test_a_profile_adds_each_ops_count_to_the_table_and_the_json(program_file, report, tmp_path, capsys):
+    profile = _profile(report, tmp_path / "profile.json")
+    assert main(["inspect", str(program_file), "--profile", str(profile), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [o["count"] for o in data["ops"]] == [100 + 7 * i for i in range(len(report["ops"]))]
+    assert data["profile_unit"] == "instructions (QEMU)"
+    assert main(["inspect", str(program_file), "--profile", str(profile)]) == 0
+    table = capsys.readouterr().out.splitlines()
+    header = next(line for line in table if "kernel variant" in line)
+    assert "instructions (QEMU)" in header
+    column = header.index("instructions (QEMU)") + len("instructions (QEMU)")  # right-aligned
+    rows = [line for line in table if line[:3].strip().isdigit()][:len(report["ops"])]
+    assert [int(r[:column].split()[-1].replace(",", "")) for r in rows] == [100 + 7 * i for i in range(len(rows))]
+
+
 # --- Model Explorer -------------------------------------------------------------------------
 
 def _profile(report: dict, path: Path) -> Path:
