@@ -140,6 +140,7 @@ class FrontEnd:
         if not 0 <= self.dct_coefficients <= self.n_mels:
             raise ValueError(f"{self.name}: dct_coefficients must be in 0..n_mels ({self.n_mels})")
 
+
     @property
     def frames(self) -> int:
         return (self.samples - self.frame_length) // self.frame_step + 1
@@ -317,6 +318,8 @@ def _constants(fe: FrontEnd) -> dict[str, np.ndarray]:
         scale = WEIGHT_MAX / peak
         weights.append(np.round(row[start:start + count] * scale))
         mantissa, exponent = _mantissa_exponent(fe.eps * scale)
+        if mantissa and not -200 <= exponent <= 40:
+            raise ValueError(f"{fe.name}: eps {fe.eps} is out of the integer pipeline's range (about 1e-50..1e3)")
         bands.append((start, count, -int(round(math.log2(scale) * (1 << LOG2_BITS))), mantissa, exponent))
     table = np.round(np.log2(1.0 + np.arange((1 << LOG2_TABLE_BITS) + 1) / (1 << LOG2_TABLE_BITS))
                      * (1 << LOG2_BITS)).astype(np.int32)
@@ -330,6 +333,8 @@ def _constants(fe: FrontEnd) -> dict[str, np.ndarray]:
     if fe.dct_coefficients:
         dct = dct_matrix(fe.n_mels, fe.dct_coefficients) * math.log(2.0)
         constants["dct"] = np.round(dct * (1 << LOG2_BITS)).astype(np.int32)
+        if np.abs(constants["dct"].astype(np.int64)).sum(axis=1).max() > 1 << 30:  # keeps the sums in int64
+            raise ValueError(f"{fe.name}: {fe.n_mels} mel bins are too many for the DCT's int64 sums")
     return constants
 
 
@@ -462,7 +467,7 @@ def features_int(audio: np.ndarray, *, window: np.ndarray, twiddles: np.ndarray,
         eps_int = np.where(t >= 0, np.int64(eps_m) << np.clip(t, 0, EPS_BITS),
                            (np.int64(eps_m) + (np.int64(1) << np.clip(-t - 1, 0, 31))) >> np.clip(-t, 1, 32))
         eps_int = np.where(t < -31, 0, eps_int)
-        a = np.maximum((acc >> drop) + eps_int, 1)
+        a = np.maximum(np.where(drop > 62, 0, acc >> np.minimum(drop, 62)) + eps_int, 1)
         logs.append(log2_q24(a, log2_table) - (e << LOG2_BITS) + log_offset)
     lm = np.stack(logs, axis=-1)  # [..., F, n_mels] log2 Q24
     if dct is not None:
