@@ -26,3 +26,7 @@ class PlanError(EmberCompileError):
 
 class ProgramFormatError(EmberCompileError):
     """A program file that is not a valid Ember program."""
+
+
+class FrontEndError(EmberCompileError):
+    """An audio front end (lower(..., front_end=)) that does not fit the model's input."""
