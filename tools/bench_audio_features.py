@@ -13,7 +13,6 @@ agree and the output must equal compiler/audio_features.py's bit for bit.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import tempfile
 from pathlib import Path
@@ -23,6 +22,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "site_scons"))
+sys.path.insert(0, str(REPO / "tools"))
 
 from compiler import audio_features as af  # noqa: E402
 from compiler.ir import Graph  # noqa: E402
@@ -30,11 +30,9 @@ from compiler.ops.mel_features import front_end_op  # noqa: E402
 from compiler.planner import Region, plan_memory  # noqa: E402
 from compiler.target import Target  # noqa: E402
 from compiler.writer import write_program  # noqa: E402
-from ember_build.board import load_board  # noqa: E402
-from ember_build.qemu import run_firmware  # noqa: E402
+from bench_float import TARGETS as FLOAT_TARGETS, count_twice  # noqa: E402
 
-TARGETS = {"corstone300": "cortex-m55", "mps2_an386": "cortex-m4", "mps2_an505": "cortex-m33",
-           "mps2_an385": "cortex-m3"}
+TARGETS = FLOAT_TARGETS  # corstone300 (mve), mps2_an386 (dsp), mps2_an385 (scalar)
 FRONT_ENDS = {"MFCC, 1 s (49 x 10)": af.MFCC_KWS, "log-mel window (5 x 128)": af.LOG_MEL_ANOMALY}
 
 
@@ -54,22 +52,15 @@ def measure(board: str, front_end: af.FrontEnd, workdir: Path) -> int:
     audio = speech_like(front_end.samples)
     (workdir / "p.embr").write_bytes(write_program(graph, Target(TARGETS[board])))
     (workdir / "x.bin").write_bytes(audio.tobytes())
-    counts = []
-    for _ in range(2):  # two identical runs must print the same count
-        result = run_firmware(load_board(board), REPO / "build" / board / "em_run.elf",
-                              "p.embr --input x.bin --output y.bin", timeout_s=600, cwd=workdir)
-        assert result.exit_code == 0, result.console_text
-        counts.append(int(re.search(r"instructions: (\d+)", result.console_text).group(1)))
-    assert counts[0] == counts[1], counts
+    count = count_twice(board, workdir)  # two identical runs, one count
     got = np.frombuffer((workdir / "y.bin").read_bytes(), np.float32)
     np.testing.assert_array_equal(got, front_end(audio).reshape(-1), err_msg=f"{front_end.name} on {board}")
-    return counts[0]
+    return count
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--boards", nargs="+", default=["corstone300", "mps2_an386", "mps2_an385"],
-                        choices=list(TARGETS))
+    parser.add_argument("--boards", nargs="+", default=list(TARGETS), choices=list(TARGETS))
     args = parser.parse_args()
     print("| front end | " + " | ".join(f"{b} ({TARGETS[b]})" for b in args.boards) + " |")
     print("|---|" + "---:|" * len(args.boards))
