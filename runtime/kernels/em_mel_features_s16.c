@@ -40,8 +40,10 @@ static uint32_t em_nn_isqrt32(uint32_t n)
     if (n < 2u) {
         return n;
     }
-    const int32_t bits = 32 - __builtin_clz(n);
-    uint32_t g = 1u << ((bits + 1) >> 1); /* >= sqrt(n) */
+    /* Start at (n / 2^k + 2^k) / 2 for k = floor((bits - 1) / 2): one Newton step from 2^k,
+     * >= sqrt(n) (arithmetic-geometric mean) and within 25 % of it. */
+    const int32_t k = (31 - __builtin_clz(n)) >> 1;
+    uint32_t g = ((n >> k) + (1u << k)) >> 1;
     for (;;) {
         const uint32_t next = (g + n / g) >> 1;
         if (next >= g) {
@@ -149,10 +151,9 @@ static void em_nn_mel_fft(int32_t *z, int32_t half, const int32_t *twiddles)
             } else {
                 for (; za < end; za += 2 * size) {
                     int32_t *zb = za + 2 * hs;
-                    const int32_t br = zb[0], bi = zb[1];
+                    const int32_t ar = za[0], ai = za[1], br = zb[0], bi = zb[1];
                     const int32_t tr = em_nn_round_shift_30((int64_t)br * c + (int64_t)bi * s);
                     const int32_t ti = em_nn_round_shift_30((int64_t)bi * c - (int64_t)br * s);
-                    const int32_t ar = za[0], ai = za[1];
                     za[0] = ar + tr;
                     za[1] = ai + ti;
                     zb[0] = ar - tr;
@@ -163,10 +164,11 @@ static void em_nn_mel_fft(int32_t *z, int32_t half, const int32_t *twiddles)
     }
 }
 
-/** |2X[k]|^2 turned into the spectrum value the mel filters read (magnitude or power). */
-static inline int64_t em_nn_mel_spectrum(int64_t xr, int64_t xi, int32_t magnitude)
+/** |2X[k]|^2 turned into the spectrum value the mel filters read (magnitude or power).
+ *  |2X| <= 2^30 (module doc, step 3): both parts fit int32. */
+static inline int64_t em_nn_mel_spectrum(int32_t xr, int32_t xi, int32_t magnitude)
 {
-    const int64_t power = xr * xr + xi * xi;
+    const int64_t power = (int64_t)xr * xr + (int64_t)xi * xi;
     if (!magnitude) {
         return power >> EM_NN_MEL_POWER_SHIFT;
     }
@@ -182,8 +184,8 @@ static inline int64_t em_nn_mel_bin(const int32_t *zk, const int32_t *zm, const 
     const int32_t ar = zk[0], ai = zk[1], br = zm[0], bi = -zm[1];
     const int32_t qr = ai - bi, qi = br - ar;
     const int64_t c = tw[0], s = tw[1];
-    const int64_t xr = (int64_t)ar + br + em_nn_round_shift_30(c * qr + s * qi);
-    const int64_t xi = (int64_t)ai + bi + em_nn_round_shift_30(c * qi - s * qr);
+    const int32_t xr = ar + br + em_nn_round_shift_30(c * qr + s * qi);
+    const int32_t xi = ai + bi + em_nn_round_shift_30(c * qi - s * qr);
     return em_nn_mel_spectrum(xr, xi, magnitude);
 }
 
@@ -192,7 +194,7 @@ static inline int64_t em_nn_mel_bin(const int32_t *zk, const int32_t *zm, const 
 static void em_nn_mel_split(int32_t *z, int32_t half, const int32_t *twiddles, int32_t magnitude, int32_t lo,
                             int32_t hi)
 {
-    const int64_t z0r = z[0], z0i = z[1];
+    const int32_t z0r = z[0], z0i = z[1];
     em_nn_store_i64(z, lo <= 0 ? em_nn_mel_spectrum(2 * (z0r + z0i), 0, magnitude) : 0);
     em_nn_store_i64(z + 2 * half, hi > half ? em_nn_mel_spectrum(2 * (z0r - z0i), 0, magnitude) : 0);
     for (int32_t k = 1; 2 * k <= half; k++) {
