@@ -58,7 +58,7 @@ converts exactly (|q| < 2^24) or with IEEE round-to-nearest-even, the same every
 
 Tolerance against the float64 textbook definitions (`textbook_mfcc`, `textbook_log_mel`;
 tests/compiler/test_audio_features.py measures it): the integer pipeline's noise floor sits
-~50..100 dB below a frame's strongest components (mostly the Q15 mel weights: a weight's
+~50..100 dB below a frame's strongest components (mostly the int16 mel weights: a weight's
 rounding, 2^-16 of the filter's peak, times the strongest bin it covers). So:
 * log-mel: |error| <= 0.05 dB on mel bands within 60 dB of the frame's strongest band,
   <= 0.1 dB within 80 dB; bands further down may differ by dB (a pure tone's far bands lie
@@ -415,8 +415,9 @@ def features_int(audio: np.ndarray, *, window: np.ndarray, twiddles: np.ndarray,
 
     window int32 [L] (Q30); twiddles int32 [N/2, 2] (Q30 cos, sin of 2πj/N); mel_bands int32
     [n_mels, 5] (start bin, bin count, −log2(S_m) in Q24, eps mantissa, eps exponent);
-    mel_weights int16 [Σ counts] (Q15 · S_m, filter after filter); log2_table int32 [129] (Q24);
-    dct int32 [C, n_mels] (Q24, ln 2 folded in) or None (then log_scale_q24 scales log2 values).
+    mel_weights int16 [Σ counts] (the float weights · S_m, 0..32767, filter after filter);
+    log2_table int32 [129] (Q24); dct int32 [C, n_mels] (Q24, ln 2 folded in) or None (then
+    log_scale_q24 scales the log2 values).
     """
     audio = np.asarray(audio, np.int16)
     length, n_half = len(window), twiddles.shape[0]
