@@ -191,3 +191,14 @@ def test_add_front_end_pass_before_and_after():
     assert all(after.tensors[name].is_constant for name in mel.inputs[1:])
     with pytest.raises(TypeError, match="FrontEnd"):
         LoweringOptions(front_end="mfcc_kws")
+
+
+def test_add_front_end_refuses_features_in_another_order():
+    from compiler.ir import Graph, Tensor
+    from compiler.options import LoweringOptions
+    from compiler.passes import add_front_end
+
+    for shape in [(1, 10, 49), (1, 49, 10, 2), (1, 491)]:
+        graph = Graph({"x": Tensor("x", "float32", shape)}, [], ["x"], ["x"])
+        with pytest.raises(FrontEndError, match="makes"):
+            add_front_end(graph, LoweringOptions(front_end=af.MFCC_KWS))
