@@ -2,13 +2,15 @@
 
     python -m compiler lower --model path/to/model.py:build --input-shape 1,640 \
         --calibration calib.npy --target cortex-m55 -o model.embr [--emit-c DIR] [--int8-io]
-        [--skip-modules head,blocks.3] [--skip-ops softmax,div]
+        [--skip-modules head,blocks.3] [--skip-ops softmax,div] [--front-end mfcc_kws]
     python -m compiler inspect model.embr [--json] [--model-explorer graph.json] [--profile profile.json]
     python -m compiler run model.embr --input x.npy [--output y.npy]
 
 `--model` names a function returning an nn.Module (with trained weights), as FILE.py:FUNC or
 package.module:FUNC. `--calibration` is a .npy array whose first axis runs over calibration
 samples, each of the input shape without its batch dimension (or with batch 1).
+`--front-end` (mfcc_kws, log_mel_anomaly: compiler.audio_features) makes the program take raw
+int16 audio and compute the model's input on the device; the calibration stays features.
 """
 from __future__ import annotations
 
@@ -66,8 +68,15 @@ def _lower(args: argparse.Namespace) -> int:
     shape = tuple(int(d) for d in args.input_shape.split(","))
     model = _load_model_factory(args.model)()
     quantizer = CortexMQuantizer(skip_modules=_names(args.skip_modules), skip_ops=_names(args.skip_ops))
+    front_end = None
+    if args.front_end:
+        from compiler.audio_features import FRONT_ENDS
+
+        if args.front_end not in FRONT_ENDS:
+            raise SystemExit(f"error: unknown --front-end {args.front_end!r}; known: {', '.join(FRONT_ENDS)}")
+        front_end = FRONT_ENDS[args.front_end]
     program = lower(model, (torch.zeros(shape),), _calibration(args.calibration, shape),
-                    target, int8_io=args.int8_io, name=args.name, quantizer=quantizer)
+                    target, int8_io=args.int8_io, name=args.name, quantizer=quantizer, front_end=front_end)
     program.save(args.output)
     print(program.summary())
     print(f"wrote {args.output} ({len(program.to_bytes())} bytes)")
@@ -140,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--int8-io", action="store_true", help="take and return int8 instead of float32")
     p.add_argument("--skip-modules", help="submodules to leave in float, e.g. head,blocks.3 (float32 kernels)")
     p.add_argument("--skip-ops", help="ATen ops to leave in float, e.g. softmax,add")
+    p.add_argument("--front-end", help="an audio front end run on the device (mfcc_kws, log_mel_anomaly): "
+                   "the program takes int16 audio; --calibration stays the model's features")
     p.add_argument("--name", default="model")
     p.add_argument("-o", "--output", type=Path, default=Path("model.embr"))
     p.add_argument("--emit-c", type=Path, help="also write the C sources into this folder")

@@ -30,3 +30,7 @@ class ProgramFormatError(EmberCompileError):
 
 class ProfileFormatError(EmberCompileError):
     """A profile file (tools/profile.py's profile.json) that is missing, malformed or of another program."""
+
+
+class FrontEndError(EmberCompileError):
+    """An audio front end (lower(..., front_end=)) that does not fit the model's input."""
