@@ -110,9 +110,9 @@ MARGINS: dict[str, Callable[[Graph, Op, int], int | None]] = {
 
 
 def margin(graph: Graph, op: Op, index: int) -> int | None:
-    """offset(input `index`) − offset(output) needed for op's output to overlap that input; None:
-    no overlap allowed (ops not in MARGINS, constants, ops with several outputs)."""
+    """offset(input `index`) − offset(output) needed for op's output (its first: a second one is
+    kernel scratch) to overlap that input; None: no overlap allowed (ops not in MARGINS, constants)."""
     rule = MARGINS.get(op.kind)
-    if rule is None or len(op.outputs) != 1 or graph.tensors[op.inputs[index]].is_constant:
+    if rule is None or graph.tensors[op.inputs[index]].is_constant:
         return None
     return rule(graph, op, index)

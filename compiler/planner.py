@@ -6,8 +6,9 @@ Step by step:
    Constants live in the program's flash buffers and are not planned.
 2. Placement. Each strategy visits the tensors in its own order and puts each one at the lowest
    16-byte-aligned offset where it overlaps no already placed tensor that is alive at the same
-   time (first fit over the gaps). Strategies (STRATEGIES): largest first, earliest first,
-   latest first (chains of in-place ops stack downwards), longest-lived first, and by breadth
+   time (first fit over the gaps). Strategies (STRATEGIES): largest first, kernel scratch
+   then largest, earliest first, latest first (chains of in-place ops stack downwards),
+   longest-lived first, and by breadth
    (the steps with the largest live footprint first, their largest buffers first).
 3. Choice. The plan with the smallest peak (arena size) wins.
 4. Verification. Every pair of tensors alive at the same time is checked for disjoint bytes,
@@ -17,7 +18,9 @@ Step by step:
    In place (compiler/in_place.py): an op's output may overlap an input that dies at that op when
    it starts at least the kernel's margin below it; such a pair is an `Overlap`, allowed by the
    placement and by the verifier and by nothing else.
-5. Fit. A plan larger than the region's capacity raises PlanError naming the region, the bytes
+5. Scratch. Kernel scratch (compiler/scratch.py, sized by the kernels' own C for the tier) is an
+   extra output of its op: a buffer alive during that one step.
+6. Fit. A plan larger than the region's capacity raises PlanError naming the region, the bytes
    needed and the largest buffers.
 """
 from __future__ import annotations
@@ -25,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from compiler import scratch
 from compiler.errors import PlanError
 from compiler.ir import Graph
 
@@ -108,9 +112,7 @@ def overlaps(graph: Graph, buffers: list[Buffer]) -> Overlaps:
     by_name = {b.name: b for b in buffers}
     allowed: Overlaps = {}
     for step, op in enumerate(graph.ops):
-        if len(op.outputs) != 1:
-            continue
-        out = by_name.get(root.get(op.outputs[0], op.outputs[0]))
+        out = by_name.get(root.get(op.outputs[0], op.outputs[0]))  # the result, not a scratch output
         for index, name in enumerate(op.inputs):
             x = by_name.get(root.get(name, name))
             if out is None or x is None or x is out or out.first != step or x.last != step:
@@ -166,6 +168,9 @@ STRATEGIES: dict[str, Callable[[list[Buffer]], list[Buffer]]] = {
     # ties latest first: an in-place output lands before its input, which then sits just above it
     "largest_first": lambda bufs: sorted(bufs, key=lambda b: (-b.size, -b.first)),
     "earliest_first": lambda bufs: sorted(bufs, key=lambda b: (b.first, -b.size)),
+    # kernel scratch low, out of the way of in-place chains above it
+    "scratch_then_largest": lambda bufs: sorted(bufs, key=lambda b: (not b.name.endswith(scratch.SUFFIX), -b.size,
+                                                                     -b.first)),
     "latest_first": lambda bufs: sorted(bufs, key=lambda b: (-b.last, -b.first, -b.size)),
     "longest_lived_first": lambda bufs: sorted(bufs, key=lambda b: (b.first - b.last, -b.size)),
     "by_breadth": _by_breadth,
@@ -226,8 +231,11 @@ class Plan:
         return "\n".join(rows)
 
 
-def plan_memory(graph: Graph, region: Region) -> Plan:
-    """Assigns arena offsets to every non-constant tensor of `graph` (in place) and returns the plan."""
+def plan_memory(graph: Graph, region: Region, tier: str | None = None) -> Plan:
+    """Assigns arena offsets to every non-constant tensor of `graph` (in place) and returns the plan.
+    Ops whose kernels need scratch get it as an extra output sized for `tier` (compiler/scratch.py;
+    None: the most any tier asks for), planned like the activations."""
+    scratch.attach(graph, tier)
     buffers = lifetimes(graph)
     allowed = overlaps(graph, buffers)
     candidates = []

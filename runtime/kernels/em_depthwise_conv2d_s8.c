@@ -555,12 +555,7 @@ static void em_nn_dw_dsp(const em_conv_params *p, const em_per_channel_quant *qu
 
 #endif
 
-int32_t em_depthwise_conv2d_s8_get_buffer_size(const em_conv_params *params, const em_conv_dims *dims)
-{
-    (void)params;
-    (void)dims;
-    return 0;
-}
+/* em_depthwise_conv2d_s8_get_buffer_size(): em_nn_buffer_sizes.c */
 
 em_status em_depthwise_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params,
                                  const em_per_channel_quant *quant, const em_conv_dims *dims,

@@ -157,7 +157,7 @@ def lower(name: str, cpu: str, tier: str, regions: list | None = None):
     for region in regions or [Region("sram", 1 << 30)]:
         graph = copy.deepcopy(_lowered(name, tier))  # planning writes offsets into the graph
         try:
-            return Program(graph, Target(cpu, tier), name, plan_memory(graph, region))
+            return Program(graph, Target(cpu, tier), name, plan_memory(graph, region, tier))
         except PlanError as error:
             errors.append(str(error))
     raise BenchError(f"{name} fits no arena region: {'; '.join(errors)}")

@@ -69,7 +69,7 @@ def test_outputs_live_to_the_end_and_chart_prints_every_buffer():
 
 # ---- every strategy, in place, random graphs -------------------------------------------------
 
-from compiler import in_place  # noqa: E402
+from compiler import in_place, scratch  # noqa: E402
 from compiler.planner import STRATEGIES, _first_fit, overlaps  # noqa: E402
 
 
@@ -81,7 +81,9 @@ def _conv(graph: Graph, x: str, name: str, c_out: int, kernel: int, stride: int,
     weights = Tensor(f"{name}_w", "int8", (c_out, kernel, kernel, c), data=rng.integers(-127, 128, (c_out, kernel, kernel, c)))
     graph.tensors[weights.name] = weights
     graph.tensors[name] = Tensor(name, "int8", (n, oh, ow, c_out))
-    graph.ops.append(Op("conv2d", [x, weights.name], [name], {"stride": (stride, stride), "padding": (pad, pad, pad, pad)}))
+    attrs = {"stride": (stride, stride), "dilation": (1, 1), "padding": (pad, pad, pad, pad), "groups": 1,
+             "input_zero_point": 0, "output_offset": 0, "activation_min": -128, "activation_max": 127}
+    graph.ops.append(Op("conv2d", [x, weights.name], [name], attrs))
     return name
 
 
@@ -119,6 +121,7 @@ def test_random_graphs_every_strategy_verifies_and_in_place_pairs_are_producer_a
     rng = np.random.default_rng(5)
     for _ in range(150):
         graph = _random_graph(rng)
+        scratch.attach(graph, None)  # as plan_memory does: conv scratch, alive during its op
         buffers = lifetimes(graph)
         allowed = overlaps(graph, buffers)
         by_name = {b.name: b for b in buffers}
@@ -134,7 +137,7 @@ def test_random_graphs_every_strategy_verifies_and_in_place_pairs_are_producer_a
         assert plan.size >= max(b.size for b in buffers)
 
 
-def test_in_place_chain_needs_one_tensor_and_the_margins_not_two_tensors():
+def test_in_place_chain_needs_one_tensor_the_margins_and_scratch_not_two_tensors():
     rng = np.random.default_rng(1)
     graph = Graph({"x": Tensor("x", "int8", (1, 10, 6, 32))}, [], ["x"], [])
     t = "x"
@@ -143,7 +146,9 @@ def test_in_place_chain_needs_one_tensor_and_the_margins_not_two_tensors():
     graph.outputs = [t]
     plan = plan_memory(graph, Region("sram", 1 << 20))
     margins = sum(overlaps(graph, lifetimes(graph)).values())
-    assert plan.size <= 1920 + margins < 2 * 1920
+    largest_scratch = max(b.size for b in plan.buffers if b.name.endswith(scratch.SUFFIX))
+    assert largest_scratch == 4 * 3 * 3 * 32  # Helium's 4 columns of 3x3x32 (the most of any tier)
+    assert plan.size <= 1920 + margins + largest_scratch < 2 * 1920 + largest_scratch
     chart = plan.chart()
     assert "c5" in chart and plan.as_json()["strategy"] == plan.strategy
 
@@ -228,3 +233,23 @@ def test_window_margin_is_safe_for_the_most_interleaved_pixel_order(shape, c_out
     memory[x_at:x_at + x.size] = x
     _conv_in_memory(memory, x_at, y_at, shape, c_out, kernel, stride, in_place.WINDOW_BLOCK, w)
     np.testing.assert_array_equal(memory[y_at:y_at + expected.size], expected)
+
+
+def test_scratch_comes_from_the_kernels_sizing_functions_of_each_tier():
+    rng = np.random.default_rng(2)
+    graph = Graph({"x": Tensor("x", "int8", (1, 8, 8, 64))}, [], ["x"], [])
+    _conv(graph, "x", "y", 16, 3, 1, rng)
+    graph.outputs = ["y"]
+    op = graph.ops[0]
+    # K = 3·3·64 = 576: Helium packs 4 columns, DSP a pair and its interleaved copy, scalar one
+    assert {t: scratch.scratch_bytes(graph, op, t) for t in scratch.TIERS} == {"mve": 2304, "dsp": 2304, "scalar": 576}
+    plan = plan_memory(graph, Region("sram", 1 << 20), "scalar")
+    assert op.outputs == ["y", "y.scratch"] and graph.tensors["y.scratch"].shape == (576,)
+    spans = {n: (plan.offsets[n], plan.offsets[n] + graph.tensors[n].nbytes) for n in ("x", "y", "y.scratch")}
+    for other in ("x", "y"):  # alive with its op's input and output: apart from both
+        assert spans["y.scratch"][1] <= spans[other][0] or spans[other][1] <= spans["y.scratch"][0]
+    plan_memory(graph, Region("sram", 1 << 20), "mve")  # planned again: resized, not added twice
+    assert op.outputs == ["y", "y.scratch"] and graph.tensors["y.scratch"].shape == (2304,)
+    odd = Graph({"x": Tensor("x", "int8", (1, 4, 4, 3))}, [], ["x"], [])
+    _conv(odd, "x", "y", 4, 1, 1, rng)  # K = 3: rounded up to 16 (Helium) and 4 (the others)
+    assert {t: scratch.scratch_bytes(odd, odd.ops[0], t) for t in scratch.TIERS} == {"mve": 64, "dsp": 16, "scalar": 4}
