@@ -4,7 +4,7 @@ planner reserves exactly what the tier's kernel asks for.
 
 `attach` gives every op that needs scratch a second output: a 1-D int8 tensor "<output>.scratch"
 of that size, alive only during the op, planned like any activation; the op's adapter hands it to
-the kernel (runtime/ops/em_op_conv2d.c). Ops in SIZERS whose size is 0 get none. A program for
+the kernel (em_op_operands_scratch in runtime/ops/em_op_support.h). Ops in SIZERS whose size is 0 get none. A program for
 no particular tier (tier None: conformance programs run on every device) gets the largest size
 of the three tiers.
 
@@ -70,23 +70,35 @@ def library(tier: str) -> ctypes.CDLL:
                                      f"({' '.join(command[:1])}): {detail.strip()}; install a host C compiler "
                                      f"or set CC") from error
     lib = ctypes.CDLL(str(out))
-    lib.em_conv2d_s8_get_buffer_size.restype = ctypes.c_int32
-    lib.em_conv2d_s8_get_buffer_size.argtypes = [ctypes.POINTER(ConvParams), ctypes.POINTER(ConvDims)]
+    for name in ("em_conv2d_s8_get_buffer_size", "em_depthwise_conv2d_s8_get_buffer_size"):
+        getattr(lib, name).restype = ctypes.c_int32
+        getattr(lib, name).argtypes = [ctypes.POINTER(ConvParams), ctypes.POINTER(ConvDims)]
     return lib
 
 
-def _conv2d(lib: ctypes.CDLL, graph: Graph, op: Op) -> int:
+def _conv_args(graph: Graph, op: Op, kernel: tuple[int, int]) -> tuple[ConvParams, ConvDims]:
     x, y = graph.tensors[op.inputs[0]].shape, graph.tensors[op.outputs[0]].shape
-    _, kh, kw, _ = graph.tensors[op.inputs[1]].shape  # [C_OUT, KH, KW, C_IN / groups]
     a = op.attrs
-    dims = ConvDims(x[0], x[1], x[2], x[3], kh, kw, y[1], y[2], y[3])
-    params = ConvParams(*a["stride"], *a["dilation"], *a["padding"], a.get("groups", 1), 1, a["input_zero_point"],
-                        a["output_offset"], a["activation_min"], a["activation_max"])
+    dims = ConvDims(x[0], x[1], x[2], x[3], *kernel, y[1], y[2], y[3])
+    params = ConvParams(*a["stride"], *a["dilation"], *a["padding"], a.get("groups", 1), a.get("depth_multiplier", 1),
+                        a["input_zero_point"], a["output_offset"], a["activation_min"], a["activation_max"])
+    return params, dims
+
+
+def _conv2d(lib: ctypes.CDLL, graph: Graph, op: Op) -> int:
+    _, kh, kw, _ = graph.tensors[op.inputs[1]].shape  # [C_OUT, KH, KW, C_IN / groups]
+    params, dims = _conv_args(graph, op, (kh, kw))
     return int(lib.em_conv2d_s8_get_buffer_size(ctypes.byref(params), ctypes.byref(dims)))
 
 
+def _depthwise_conv2d(lib: ctypes.CDLL, graph: Graph, op: Op) -> int:
+    kh, kw, _ = graph.tensors[op.inputs[1]].shape  # [KH, KW, C · M]
+    params, dims = _conv_args(graph, op, (kh, kw))
+    return int(lib.em_depthwise_conv2d_s8_get_buffer_size(ctypes.byref(params), ctypes.byref(dims)))
+
+
 # Ops whose adapter takes a scratch output: op kind -> (sizing library, graph, op) -> bytes.
-SIZERS: dict[str, Callable[[ctypes.CDLL, Graph, Op], int]] = {"conv2d": _conv2d}
+SIZERS: dict[str, Callable[[ctypes.CDLL, Graph, Op], int]] = {"conv2d": _conv2d, "depthwise_conv2d": _depthwise_conv2d}
 
 
 def scratch_bytes(graph: Graph, op: Op, tier: str | None) -> int:

@@ -37,11 +37,26 @@ int32_t em_conv2d_s8_get_buffer_size(const em_conv_params *params, const em_conv
 #endif
 }
 
+int32_t em_nn_dwf_rows_bytes(const em_conv_params *p, const em_conv_dims *d)
+{
+#if EM_NN_TIER_MVE
+    if (p == NULL || d == NULL || p->depth_multiplier != 1 || d->kernel_h != 3 || d->kernel_w != 3
+        || p->stride_w != 1 || p->dilation_w != 1 || d->input_c % 4 != 0 || d->input_c > 512) {
+        return 0;
+    }
+    const int32_t right = d->output_w + d->kernel_w - 1 - p->pad_left - d->input_w; /* columns past the input */
+    const int32_t bytes = d->kernel_h * (p->pad_left + d->input_w + (right > 0 ? right : 0)) * d->input_c;
+    return bytes <= EM_NN_DWF_ROWS_MAX ? bytes : 0;
+#else
+    (void)p;
+    (void)d;
+    return 0;
+#endif
+}
+
 int32_t em_depthwise_conv2d_s8_get_buffer_size(const em_conv_params *params, const em_conv_dims *dims)
 {
-    (void)params;
-    (void)dims;
-    return 0;
+    return em_nn_dwf_rows_bytes(params, dims); /* the Helium fast path's padded rows */
 }
 
 int32_t em_fully_connected_s8_get_buffer_size(const em_fc_dims *dims)

@@ -30,11 +30,7 @@ typedef struct {
 static em_status em_conv2d_decode(const em_op_context *ctx, em_conv2d_args *a)
 {
     em_conv_params *p = &a->params;
-    em_tensor outputs[2] = {{0}, {0}};
-    const uint32_t n_outputs = ctx->outputs.len == 2u ? 2u : 1u; /* output [, scratch] */
-    em_status s = em_op_operands(ctx, a->in, EM_CONV2D_N_INPUTS, outputs, n_outputs);
-    a->output = outputs[0];
-    a->scratch = outputs[1];
+    em_status s = em_op_operands_scratch(ctx, a->in, EM_CONV2D_N_INPUTS, &a->output, &a->scratch);
     if (s == EM_OK) s = em_conv_options_decode(ctx, p, &a->multiplier, &a->shift);
     return s;
 }
@@ -57,8 +53,7 @@ static em_status em_conv2d_check(const em_op_context *ctx)
         return s;
     }
     if (!em_op_is(&a.in[EM_CONV2D_INPUT], EM_DTYPE_INT8, 4) || !em_op_is(&a.in[EM_CONV2D_WEIGHTS], EM_DTYPE_INT8, 4)
-        || !em_op_is(&a.in[EM_CONV2D_BIAS], EM_DTYPE_INT32, 1) || !em_op_is(&a.output, EM_DTYPE_INT8, 4)
-        || (ctx->outputs.len == 2u && (!em_op_is(&a.scratch, EM_DTYPE_INT8, 1) || a.scratch.size > INT32_MAX))) {
+        || !em_op_is(&a.in[EM_CONV2D_BIAS], EM_DTYPE_INT32, 1) || !em_op_is(&a.output, EM_DTYPE_INT8, 4)) {
         return EM_ERR_BAD_OPERATOR;
     }
     const em_conv_dims d = em_conv2d_dims(&a);

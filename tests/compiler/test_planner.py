@@ -253,3 +253,19 @@ def test_scratch_comes_from_the_kernels_sizing_functions_of_each_tier():
     odd = Graph({"x": Tensor("x", "int8", (1, 4, 4, 3))}, [], ["x"], [])
     _conv(odd, "x", "y", 4, 1, 1, rng)  # K = 3: rounded up to 16 (Helium) and 4 (the others)
     assert {t: scratch.scratch_bytes(odd, odd.ops[0], t) for t in scratch.TIERS} == {"mve": 64, "dsp": 16, "scalar": 4}
+
+
+def test_depthwise_scratch_is_helium_s_padded_rows_where_they_fit():
+    def layer(width: int, c: int, stride: int = 1) -> tuple[Graph, Op]:
+        tensors = {"x": Tensor("x", "int8", (1, 6, width, c)), "w": Tensor("w", "int8", (3, 3, c), data=np.ones((3, 3, c))),
+                   "y": Tensor("y", "int8", (1, 6 // stride, width // stride, c))}
+        op = Op("depthwise_conv2d", ["x", "w"], ["y"], {
+            "stride": (stride, stride), "dilation": (1, 1), "padding": (1, 1, 1, 1) if stride == 1 else (0, 1, 0, 1),
+            "depth_multiplier": 1, "input_zero_point": 0, "output_offset": 0, "activation_min": -128, "activation_max": 127})
+        return Graph(tensors, [op], ["x"], ["y"]), op
+
+    # 3 rows of (1 + 24 + 1) pixels x 32 channels; the other tiers read taps in place
+    assert {t: scratch.scratch_bytes(*layer(24, 32), t) for t in scratch.TIERS} == {"mve": 2496, "dsp": 0, "scalar": 0}
+    assert scratch.scratch_bytes(*layer(40, 32), "mve") == 0  # 4032 B of rows: past EM_NN_DWF_ROWS_MAX
+    assert scratch.scratch_bytes(*layer(24, 30), "mve") == 0  # C % 4 != 0: no 4-pixel blocks
+    assert scratch.scratch_bytes(*layer(24, 32, stride=2), "mve") == 0
