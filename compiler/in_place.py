@@ -64,8 +64,15 @@ def _conv_geometry(graph: Graph, op: Op) -> tuple[tuple, tuple, tuple[int, int]]
     return x.shape, out.shape, tuple(op.attrs["stride"])
 
 
+def _well_formed(graph: Graph, op: Op, weights_rank: int) -> bool:
+    """NHWC input and output, weights of the op's rank (a malformed op, refused at load, is never
+    in place)."""
+    ranks = [len(graph.tensors[n].shape) for n in (op.inputs[0], op.inputs[1], op.outputs[0])]
+    return ranks == [4, weights_rank, 4]
+
+
 def _conv2d(graph: Graph, op: Op, index: int) -> int | None:
-    if index != 0:
+    if index != 0 or not _well_formed(graph, op, 4):
         return None
     x_shape, out_shape, stride = _conv_geometry(graph, op)
     weights = graph.tensors[op.inputs[1]].shape  # [C_OUT, KH, KW, C_IN / groups]
@@ -92,7 +99,7 @@ def _depthwise_pixel_order(graph: Graph, op: Op) -> bool:
 
 
 def _depthwise_conv2d(graph: Graph, op: Op, index: int) -> int | None:
-    if index != 0 or not _depthwise_pixel_order(graph, op):
+    if index != 0 or not _well_formed(graph, op, 3) or not _depthwise_pixel_order(graph, op):
         return None
     x_shape, out_shape, stride = _conv_geometry(graph, op)
     kh, kw, _ = graph.tensors[op.inputs[1]].shape

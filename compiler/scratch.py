@@ -85,13 +85,24 @@ def _conv_args(graph: Graph, op: Op, kernel: tuple[int, int]) -> tuple[ConvParam
     return params, dims
 
 
+def _ranks(graph: Graph, op: Op, *ranks: int) -> bool:
+    """True when op's input, weights and output have these ranks (else no scratch: the
+    runtime refuses a malformed op at load anyway)."""
+    names = (op.inputs[0], op.inputs[1], op.outputs[0])
+    return all(len(graph.tensors[n].shape) == r for n, r in zip(names, ranks))
+
+
 def _conv2d(lib: ctypes.CDLL, graph: Graph, op: Op) -> int:
+    if not _ranks(graph, op, 4, 4, 4):
+        return 0
     _, kh, kw, _ = graph.tensors[op.inputs[1]].shape  # [C_OUT, KH, KW, C_IN / groups]
     params, dims = _conv_args(graph, op, (kh, kw))
     return int(lib.em_conv2d_s8_get_buffer_size(ctypes.byref(params), ctypes.byref(dims)))
 
 
 def _depthwise_conv2d(lib: ctypes.CDLL, graph: Graph, op: Op) -> int:
+    if not _ranks(graph, op, 4, 3, 4):
+        return 0
     kh, kw, _ = graph.tensors[op.inputs[1]].shape  # [KH, KW, C · M]
     params, dims = _conv_args(graph, op, (kh, kw))
     return int(lib.em_depthwise_conv2d_s8_get_buffer_size(ctypes.byref(params), ctypes.byref(dims)))
