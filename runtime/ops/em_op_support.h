@@ -20,7 +20,7 @@ static inline bool em_op_is(const em_tensor *t, em_dtype dtype, int32_t rank)
  * its kernel: a 1-D int8 arena tensor that the planner sized with the kernel's own
  * *_get_buffer_size() for the tier (compiler/scratch.py). Without one, @p scratch gets data NULL
  * and size 0 (the kernel then takes its path without scratch).
- * @return EM_OK, or EM_ERR_BAD_OPERATOR for other arities or a scratch not 1-D int8 below 2 GiB.
+ * @return EM_OK, or EM_ERR_BAD_OPERATOR for other arities or a scratch that is not 1-D int8.
  */
 static inline em_status em_op_operands_scratch(const em_op_context *ctx, em_tensor *inputs, uint32_t n_inputs,
                                                em_tensor *output, em_tensor *scratch)
@@ -30,8 +30,11 @@ static inline em_status em_op_operands_scratch(const em_op_context *ctx, em_tens
     const em_status s = em_op_operands(ctx, inputs, n_inputs, outputs, n_outputs);
     *output = outputs[0];
     *scratch = outputs[1];
-    if (s == EM_OK && n_outputs == 2u && !(em_op_is(scratch, EM_DTYPE_INT8, 1) && scratch->size <= INT32_MAX)) {
-        return EM_ERR_BAD_OPERATOR;
+    if (s == EM_OK && n_outputs == 2u) {
+        if (!em_op_is(scratch, EM_DTYPE_INT8, 1) || scratch->shape[0] < 0) {
+            return EM_ERR_BAD_OPERATOR;
+        }
+        scratch->size = (uint32_t)scratch->shape[0]; /* eval() reads no sizes: 1-D int8, one byte each */
     }
     return s;
 }
