@@ -115,7 +115,27 @@ def elementwise() -> list[Case]:
     return found
 
 
+SCRATCH_USED, SCRATCH_STRIPPED = "conv2d/scratch_used_3x3_c16", "conv2d/scratch_stripped_3x3_c16"
+
+
+def scratch_pair() -> list[Case]:
+    """One 3x3 conv twice: as planned (packed columns in its arena scratch) and with the scratch
+    output removed (taps read in place): the same bytes, and on Helium and DSP the first must run
+    in fewer instructions, or the adapter did not hand the kernel its scratch
+    (test_conformance.py::test_planned_scratch_reaches_the_kernel)."""
+    found = []
+    for name in (SCRATCH_USED, SCRATCH_STRIPPED):
+        case = conv(0, name.split("/")[1], (1, 8, 8, 16), (3, 3), 16, 1, (1, 1), (1, 1), (1, 1, 1, 1), 3)
+        case.name = name.split("/")[1]
+        op = case.graph.ops[0]
+        assert len(op.outputs) == 2, "a 3x3 conv has scratch on every tier"
+        if name == SCRATCH_STRIPPED:
+            del case.graph.tensors[op.outputs.pop()]
+        found.append(case)
+    return found
+
+
 def cases() -> list[Case]:
     return ([conv(k, name, *spec) for k, (name, spec) in enumerate(CONV.items())]
             + [depthwise(k, name, *spec) for k, (name, spec) in enumerate(DEPTHWISE.items())]
-            + elementwise())
+            + elementwise() + scratch_pair())
