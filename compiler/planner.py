@@ -26,7 +26,7 @@ Step by step:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from compiler import scratch
 from compiler.errors import PlanError
@@ -207,16 +207,27 @@ class Plan:
     offsets: dict[str, int]
     size: int
     region: str
+    in_place: Overlaps = field(default_factory=dict)  # the allowed pairs (see `overlaps`)
+
+    def _over(self, name: str) -> str | None:
+        """The input whose bytes buffer `name` actually overlaps in place, if any."""
+        for (out, x), _ in self.in_place.items():
+            a, b = self.offsets[out], self.offsets[x]
+            sizes = {buf.name: buf.size for buf in self.buffers if buf.name in (out, x)}
+            if out == name and a < b + sizes[x] and b < a + sizes[out]:
+                return x
+        return None
 
     def as_json(self) -> dict:
-        """The plan as data: region, size, winning strategy, and each buffer's bytes and steps."""
+        """The plan as data: region, size, winning strategy, and each buffer's bytes and steps
+        (and `in_place_over`: the input it overwrites while it is written)."""
         return {
             "region": self.region,
             "size": self.size,
             "strategy": self.strategy,
             "buffers": [
                 {"name": b.name, "offset": self.offsets[b.name], "size": b.size, "first_step": b.first,
-                 "last_step": b.last}
+                 "last_step": b.last, **({"in_place_over": self._over(b.name)} if self._over(b.name) else {})}
                 for b in sorted(self.buffers, key=lambda b: (self.offsets[b.name], b.first))
             ],
         }
@@ -227,7 +238,8 @@ class Plan:
         rows = [f"arena {self.region}: {self.size} bytes (strategy {self.strategy})"]
         for b in sorted(self.buffers, key=lambda b: self.offsets[b.name]):
             bar = "".join("#" if b.first <= s <= b.last else "." for s in range(steps))[:width]
-            rows.append(f"{self.offsets[b.name]:>8} {b.size:>8}  {bar}  {b.name}")
+            over = self._over(b.name)
+            rows.append(f"{self.offsets[b.name]:>8} {b.size:>8}  {bar}  {b.name}" + (f" (over {over})" if over else ""))
         return "\n".join(rows)
 
 
@@ -256,4 +268,4 @@ def plan_memory(graph: Graph, region: Region, tier: str | None = None) -> Plan:
         graph.tensors[name].arena = 0
     graph.arenas[0].name = region.name
     graph.arenas[0].size = size
-    return Plan(strategy, buffers, offsets, size, region.name)
+    return Plan(strategy, buffers, offsets, size, region.name, allowed)

@@ -150,7 +150,8 @@ def test_in_place_chain_needs_one_tensor_the_margins_and_scratch_not_two_tensors
     assert largest_scratch == 4 * 3 * 3 * 32  # Helium's 4 columns of 3x3x32 (the most of any tier)
     assert plan.size <= 1920 + margins + largest_scratch < 2 * 1920 + largest_scratch
     chart = plan.chart()
-    assert "c5" in chart and plan.as_json()["strategy"] == plan.strategy
+    assert "c5" in chart and "(over c4)" in chart and plan.as_json()["strategy"] == plan.strategy
+    assert {b["name"]: b.get("in_place_over") for b in plan.as_json()["buffers"]}["c5"] == "c4"
 
 
 def test_verify_allows_an_in_place_pair_only_at_its_margin():
