@@ -65,5 +65,5 @@ def lower(
     report = float_fallback_report(graph)
     if report and report_fallbacks:
         print(f"ember: {name}: {report}", file=sys.stderr)
-    plan = plan_memory(graph, arena or Region("sram", DEFAULT_ARENA_CAPACITY))
+    plan = plan_memory(graph, arena or Region("sram", DEFAULT_ARENA_CAPACITY), target.tier)
     return Program(graph, target, name, plan, quantized_model=quantized)

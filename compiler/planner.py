@@ -6,20 +6,29 @@ Step by step:
    Constants live in the program's flash buffers and are not planned.
 2. Placement. Each strategy visits the tensors in its own order and puts each one at the lowest
    16-byte-aligned offset where it overlaps no already placed tensor that is alive at the same
-   time (first fit over the gaps). Strategies: largest first, earliest first, longest-lived first.
+   time (first fit over the gaps). Strategies (STRATEGIES): largest first, kernel scratch
+   then largest, earliest first, latest first (chains of in-place ops stack downwards),
+   longest-lived first, and by breadth
+   (the steps with the largest live footprint first, their largest buffers first).
 3. Choice. The plan with the smallest peak (arena size) wins.
 4. Verification. Every pair of tensors alive at the same time is checked for disjoint bytes,
    independently of how the plan was made; a failure is a compiler bug and raises PlanError.
    A reshape's output (an op whose OpSpec says `output_aliases_input`) is no buffer of its own:
    it shares its input's bytes, so the two are planned as one buffer alive over both lifetimes.
-5. Fit. A plan larger than the region's capacity raises PlanError naming the region, the bytes
+   In place (compiler/in_place.py): an op's output may overlap an input that dies at that op when
+   it starts at least the kernel's margin below it; such a pair is an `Overlap`, allowed by the
+   placement and by the verifier and by nothing else.
+5. Scratch. Kernel scratch (compiler/scratch.py, sized by the kernels' own C for the tier) is an
+   extra output of its op: a buffer alive during that one step.
+6. Fit. A plan larger than the region's capacity raises PlanError naming the region, the bytes
    needed and the largest buffers.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from compiler import scratch
 from compiler.errors import PlanError
 from compiler.ir import Graph
 
@@ -89,25 +98,82 @@ def _own_lifetimes(graph: Graph) -> list[Buffer]:
     return [Buffer(n, _align(graph.tensors[n].nbytes), first[n], last[n]) for n in first]
 
 
-def _first_fit(order: list[Buffer]) -> dict[str, int]:
+# (output buffer, input buffer) -> margin: the output may overlap the input when
+# offset(input) - offset(output) >= margin (see compiler/in_place.py).
+Overlaps = dict[tuple[str, str], int]
+
+
+def overlaps(graph: Graph, buffers: list[Buffer]) -> Overlaps:
+    """The in-place pairs of `graph`: an op's output and an input that dies at that op (after
+    aliases merged: a reshape read later keeps its root alive) with the kernel's margin."""
+    from compiler import in_place
+
+    root = aliases(graph)
+    by_name = {b.name: b for b in buffers}
+    allowed: Overlaps = {}
+    for step, op in enumerate(graph.ops):
+        out = by_name.get(root.get(op.outputs[0], op.outputs[0]))  # the result, not a scratch output
+        for index, name in enumerate(op.inputs):
+            x = by_name.get(root.get(name, name))
+            if out is None or x is None or x is out or out.first != step or x.last != step:
+                continue
+            margin = in_place.margin(graph, op, index)
+            if margin is not None:
+                key = (out.name, x.name)
+                allowed[key] = max(margin, allowed.get(key, margin))
+    return allowed
+
+
+def _forbidden(buf: Buffer, other: Buffer, at: int, allowed: Overlaps) -> tuple[int, int]:
+    """Offsets o with lo < o < hi where `buf` may not start, given `other` placed at `at`."""
+    lo, hi = at - buf.size, at + other.size  # any byte in common
+    if (buf.name, other.name) in allowed:  # buf is the output: o <= at - margin is allowed
+        lo = max(lo, at - allowed[buf.name, other.name])
+    if (other.name, buf.name) in allowed:  # buf is the input: o >= at + margin is allowed
+        hi = min(hi, at + allowed[other.name, buf.name])
+    return lo, hi
+
+
+def _first_fit(order: list[Buffer], allowed: Overlaps | None = None) -> dict[str, int]:
+    """Each buffer, in `order`, at the lowest aligned offset clear of the placed live buffers."""
+    allowed = allowed or {}
     placed: list[tuple[Buffer, int]] = []
     offsets: dict[str, int] = {}
     for buf in order:
-        busy = sorted((off, off + b.size) for b, off in placed if b.overlaps_in_time(buf))
-        offset = 0
-        for start, end in busy:
-            if offset + buf.size <= start:
-                break
-            offset = max(offset, end)
+        spans = sorted(_forbidden(buf, b, off, allowed) for b, off in placed if b.overlaps_in_time(buf))
+        offset, moved = 0, True
+        while moved:  # the lowest offset in no open span (lo, hi): each pass only moves it up
+            moved = False
+            for lo, hi in spans:
+                if lo < offset < hi:
+                    offset, moved = _align(hi), True
         placed.append((buf, offset))
         offsets[buf.name] = offset
     return offsets
 
 
+def _by_breadth(bufs: list[Buffer]) -> list[Buffer]:
+    """The buffers of the step with the largest live footprint first (largest buffer first, ties
+    latest first), then those of the next largest step not yet taken, and so on."""
+    steps = range(max((b.last for b in bufs), default=-1) + 1)
+    live = {s: [b for b in bufs if b.first <= s <= b.last] for s in steps}
+    order: dict[str, Buffer] = {}
+    for s in sorted(steps, key=lambda s: -sum(b.size for b in live[s])):
+        for b in sorted(live[s], key=lambda b: (-b.size, -b.first)):
+            order.setdefault(b.name, b)
+    return list(order.values())
+
+
 STRATEGIES: dict[str, Callable[[list[Buffer]], list[Buffer]]] = {
-    "largest_first": lambda bufs: sorted(bufs, key=lambda b: (-b.size, b.first)),
+    # ties latest first: an in-place output lands before its input, which then sits just above it
+    "largest_first": lambda bufs: sorted(bufs, key=lambda b: (-b.size, -b.first)),
     "earliest_first": lambda bufs: sorted(bufs, key=lambda b: (b.first, -b.size)),
+    # kernel scratch low, out of the way of in-place chains above it
+    "scratch_then_largest": lambda bufs: sorted(bufs, key=lambda b: (not b.name.endswith(scratch.SUFFIX), -b.size,
+                                                                     -b.first)),
+    "latest_first": lambda bufs: sorted(bufs, key=lambda b: (-b.last, -b.first, -b.size)),
     "longest_lived_first": lambda bufs: sorted(bufs, key=lambda b: (b.first - b.last, -b.size)),
+    "by_breadth": _by_breadth,
 }
 
 
@@ -115,15 +181,23 @@ def peak(buffers: list[Buffer], offsets: dict[str, int]) -> int:
     return max((offsets[b.name] + b.size for b in buffers), default=0)
 
 
-def verify(buffers: list[Buffer], offsets: dict[str, int]) -> None:
+def verify(buffers: list[Buffer], offsets: dict[str, int], allowed: Overlaps | None = None) -> None:
+    """Raises PlanError unless every buffer is aligned and every two buffers alive at the same
+    time are byte-disjoint, or an allowed in-place pair at least its margin apart."""
+    allowed = allowed or {}
     for i, a in enumerate(buffers):
-        if offsets[a.name] % ALIGNMENT:
+        if offsets[a.name] % ALIGNMENT or offsets[a.name] < 0:
             raise PlanError(f"buffer {a.name} at offset {offsets[a.name]} is not {ALIGNMENT}-byte aligned")
         for b in buffers[i + 1:]:
             if a.overlaps_in_time(b):
                 a0, b0 = offsets[a.name], offsets[b.name]
-                if a0 < b0 + b.size and b0 < a0 + a.size:
-                    raise PlanError(f"planner bug: {a.name} and {b.name} overlap while both alive")
+                if not (a0 < b0 + b.size and b0 < a0 + a.size):
+                    continue
+                if (a.name, b.name) in allowed and b0 - a0 >= allowed[a.name, b.name]:
+                    continue
+                if (b.name, a.name) in allowed and a0 - b0 >= allowed[b.name, a.name]:
+                    continue
+                raise PlanError(f"planner bug: {a.name} and {b.name} overlap while both alive")
 
 
 @dataclass
@@ -133,16 +207,27 @@ class Plan:
     offsets: dict[str, int]
     size: int
     region: str
+    in_place: Overlaps = field(default_factory=dict)  # the allowed pairs (see `overlaps`)
+
+    def _over(self, name: str) -> str | None:
+        """The input whose bytes buffer `name` actually overlaps in place, if any."""
+        for (out, x), _ in self.in_place.items():
+            a, b = self.offsets[out], self.offsets[x]
+            sizes = {buf.name: buf.size for buf in self.buffers if buf.name in (out, x)}
+            if out == name and a < b + sizes[x] and b < a + sizes[out]:
+                return x
+        return None
 
     def as_json(self) -> dict:
-        """The plan as data: region, size, winning strategy, and each buffer's bytes and steps."""
+        """The plan as data: region, size, winning strategy, and each buffer's bytes and steps
+        (and `in_place_over`: the input it overwrites while it is written)."""
         return {
             "region": self.region,
             "size": self.size,
             "strategy": self.strategy,
             "buffers": [
                 {"name": b.name, "offset": self.offsets[b.name], "size": b.size, "first_step": b.first,
-                 "last_step": b.last}
+                 "last_step": b.last, **({"in_place_over": self._over(b.name)} if self._over(b.name) else {})}
                 for b in sorted(self.buffers, key=lambda b: (self.offsets[b.name], b.first))
             ],
         }
@@ -153,19 +238,24 @@ class Plan:
         rows = [f"arena {self.region}: {self.size} bytes (strategy {self.strategy})"]
         for b in sorted(self.buffers, key=lambda b: self.offsets[b.name]):
             bar = "".join("#" if b.first <= s <= b.last else "." for s in range(steps))[:width]
-            rows.append(f"{self.offsets[b.name]:>8} {b.size:>8}  {bar}  {b.name}")
+            over = self._over(b.name)
+            rows.append(f"{self.offsets[b.name]:>8} {b.size:>8}  {bar}  {b.name}" + (f" (over {over})" if over else ""))
         return "\n".join(rows)
 
 
-def plan_memory(graph: Graph, region: Region) -> Plan:
-    """Assigns arena offsets to every non-constant tensor of `graph` (in place) and returns the plan."""
+def plan_memory(graph: Graph, region: Region, tier: str | None = None) -> Plan:
+    """Assigns arena offsets to every non-constant tensor of `graph` (in place) and returns the plan.
+    Ops whose kernels need scratch get it as an extra output sized for `tier` (compiler/scratch.py;
+    None: the most any tier asks for), planned like the activations."""
+    scratch.attach(graph, tier)
     buffers = lifetimes(graph)
+    allowed = overlaps(graph, buffers)
     candidates = []
     for name, order in STRATEGIES.items():
-        offsets = _first_fit(order(buffers))
+        offsets = _first_fit(order(buffers), allowed)
+        verify(buffers, offsets, allowed)
         candidates.append((peak(buffers, offsets), name, offsets))
     size, strategy, offsets = min(candidates, key=lambda c: c[0])
-    verify(buffers, offsets)
     if size > region.capacity:
         largest = sorted(buffers, key=lambda b: -b.size)[:3]
         raise PlanError(
@@ -178,4 +268,4 @@ def plan_memory(graph: Graph, region: Region) -> Plan:
         graph.tensors[name].arena = 0
     graph.arenas[0].name = region.name
     graph.arenas[0].size = size
-    return Plan(strategy, buffers, offsets, size, region.name)
+    return Plan(strategy, buffers, offsets, size, region.name, allowed)

@@ -41,12 +41,7 @@
 #include <arm_mve.h>
 #endif
 
-int32_t em_avg_pool_s8_get_buffer_size(const em_pool_params *params, const em_pool_dims *dims)
-{
-    (void)params;
-    (void)dims;
-    return 0;
-}
+/* em_avg_pool_s8_get_buffer_size(): em_nn_buffer_sizes.c */
 
 /** One output pixel's geometry and constants. */
 typedef struct {

@@ -99,13 +99,6 @@ static inline bool em_nn_conv_in_place(const em_conv_params *p, const em_conv_di
 /** Pixels per block: their columns share each channel group's requantization constants. */
 #define EM_NN_CONV_BLOCK 4
 
-/** Patch bytes of one pixel and group, rounded up to 16 (vector stores). */
-static int32_t em_nn_conv_col_bytes(const em_conv_params *p, const em_conv_dims *d)
-{
-    const int32_t k = d->kernel_h * d->kernel_w * (d->input_c / p->groups);
-    return (k + 15) & ~15;
-}
-
 /** dst[0..n) = src[0..n), n >= 1: a tail-predicated loop (DLSTP / LETP) of 16-byte steps,
  *  three instructions each (GCC 12 builds a VCTP, VMRS / VMSR and two VPST per step). */
 static inline void em_nn_copy_s8_mve(int8_t *dst, const int8_t *src, int32_t n)
@@ -451,13 +444,6 @@ static void em_nn_conv2d_mve(const em_nn_context *ctx, const em_conv_params *p,
 
 #else /* DSP and scalar: the same columns, each tier its own dot products */
 
-/** Patch bytes of one pixel and group (the int8 column, rounded up to 4). */
-static int32_t em_nn_conv_col_bytes_dsp(const em_conv_params *p, const em_conv_dims *d)
-{
-    const int32_t k = d->kernel_h * d->kernel_w * (d->input_c / p->groups);
-    return (k + 3) & ~3;
-}
-
 /** Packs the column of one pixel (window origin iy0, ix0) and group (input channels from
  *  @p x_group) into @p col, zero point in padded cells. */
 EM_NN_NOINLINE static void em_nn_conv_pack_dsp(const em_conv_params *p, const em_conv_dims *d,
@@ -746,7 +732,7 @@ static void em_nn_conv2d_cols(const em_nn_context *ctx, const em_conv_params *p,
                               const int8_t *input, const int8_t *weights, const int32_t *bias,
                               int8_t *output)
 {
-    const int32_t col_bytes = em_nn_conv_col_bytes_dsp(p, d);
+    const int32_t col_bytes = em_nn_conv_col_bytes(p, d);
     int8_t *scratch = NULL;
     if (ctx != NULL && ctx->buf != NULL && ctx->size >= col_bytes) {
         scratch = (int8_t *)ctx->buf;
@@ -797,28 +783,7 @@ static void em_nn_conv2d_cols(const em_nn_context *ctx, const em_conv_params *p,
 
 #endif
 
-int32_t em_conv2d_s8_get_buffer_size(const em_conv_params *params, const em_conv_dims *dims)
-{
-#if EM_NN_TIER_MVE
-    if (params == NULL || dims == NULL || params->groups < 1 || dims->input_c < 1
-        || dims->kernel_h < 1 || dims->kernel_w < 1) {
-        return 0;
-    }
-    /* A block of columns; contiguous columns (1x1 kernels ...) need scratch only at padded
-     * borders. The kernel packs as many columns as ctx->size holds. */
-    return EM_NN_CONV_BLOCK * em_nn_conv_col_bytes(params, dims);
-#else
-    if (params == NULL || dims == NULL || params->groups < 1 || dims->input_c < 1
-        || dims->kernel_h < 1 || dims->kernel_w < 1) {
-        return 0;
-    }
-#if EM_NN_TIER_DSP
-    return 4 * em_nn_conv_col_bytes_dsp(params, dims); /* two columns and their interleaved copy */
-#else
-    return em_nn_conv_col_bytes_dsp(params, dims);
-#endif
-#endif
-}
+/* em_conv2d_s8_get_buffer_size() and em_nn_conv_col_bytes(): em_nn_buffer_sizes.c */
 
 em_status em_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params,
                        const em_per_channel_quant *quant, const em_conv_dims *dims,

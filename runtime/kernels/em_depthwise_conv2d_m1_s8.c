@@ -25,9 +25,10 @@
  *
  * Helium, 3x3 at stride 1 with C a multiple of 4 and every shift <= −2: 4 inner pixels of a row
  * at a time (em_nn_dwf_block_mve()): int32 lanes of 4 channels, each weight load shared by the
- * 4 pixels, addresses from the window corner instead of a tap table. When 3 padded rows fit in
- * EM_NN_DWF_ROWS_BYTES of stack, each output row's input rows are first copied between
- * zero-point columns (em_nn_dwf_rows_mve()), so that the border pixels are inner ones too.
+ * 4 pixels, addresses from the window corner instead of a tap table. When the caller's scratch
+ * holds the 3 padded rows (em_nn_dwf_rows_bytes(), planned in the arena), each output row's
+ * input rows are first copied there between zero-point columns (em_nn_dwf_rows_mve()), so that
+ * the border pixels are inner ones too.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -370,10 +371,6 @@ EM_NN_DWF_PIXEL(em_nn_dwf_pixel_simple_9, em_nn_dwf_pixel_sd, true, 9)
 #endif
 
 #if EM_NN_TIER_MVE
-/** Stack bytes for the padded input rows of em_nn_dwf_rows_mve() (corstone300 / Alif E8 stacks
- *  are 32 KiB); larger rows take the tap tables. */
-#define EM_NN_DWF_ROWS_BYTES 3072
-
 /** @p n bytes of @p src to @p dst (out of line: inlined, GCC spilled around it). */
 static __attribute__((noinline)) void em_nn_dwf_copy(int8_t *dst, const int8_t *src, int32_t n)
 {
@@ -441,10 +438,11 @@ static void em_nn_dwf_rows_mve(const em_nn_dwf *k, const em_conv_params *p, cons
 }
 #endif
 
-bool em_nn_depthwise_m1_s8(const em_conv_params *params, const em_per_channel_quant *quant,
-                           const em_conv_dims *dims, const int8_t *input, const int8_t *weights,
-                           const int32_t *bias, int8_t *output)
+bool em_nn_depthwise_m1_s8(const em_nn_context *ctx, const em_conv_params *params,
+                           const em_per_channel_quant *quant, const em_conv_dims *dims, const int8_t *input,
+                           const int8_t *weights, const int32_t *bias, int8_t *output)
 {
+    (void)ctx; /* Helium's row path only */
     const em_conv_params p = *params;
     const em_conv_dims d = *dims;
     const int32_t cs = d.input_c, kh = d.kernel_h, kw = d.kernel_w;
@@ -499,14 +497,10 @@ bool em_nn_depthwise_m1_s8(const em_conv_params *params, const em_per_channel_qu
         !simple ? em_nn_dwf_pixel_any : (k.taps == 9 ? EM_NN_DWF_PIXEL_SIMPLE_9 : em_nn_dwf_pixel_simple);
 #endif
 #if EM_NN_TIER_MVE
-    if (block4 != NULL) {
-        const int32_t right = d.output_w + kw - 1 - p.pad_left - d.input_w; /* columns past the input */
-        const int32_t pw = (p.pad_left + d.input_w + (right > 0 ? right : 0)) * cs;
-        if (kh * pw <= EM_NN_DWF_ROWS_BYTES) {
-            int8_t rows[EM_NN_DWF_ROWS_BYTES];
-            em_nn_dwf_rows_mve(&k, &p, &d, input, output, rows, pw, block4, pixel);
-            return true;
-        }
+    const int32_t rows_bytes = em_nn_dwf_rows_bytes(&p, &d);
+    if (block4 != NULL && rows_bytes > 0 && ctx != NULL && ctx->buf != NULL && ctx->size >= rows_bytes) {
+        em_nn_dwf_rows_mve(&k, &p, &d, input, output, (int8_t *)ctx->buf, rows_bytes / kh, block4, pixel);
+        return true;
     }
 #endif
     int8_t zp_row[EM_NN_DWF_MAX_CHANNELS];

@@ -555,23 +555,17 @@ static void em_nn_dw_dsp(const em_conv_params *p, const em_per_channel_quant *qu
 
 #endif
 
-int32_t em_depthwise_conv2d_s8_get_buffer_size(const em_conv_params *params, const em_conv_dims *dims)
-{
-    (void)params;
-    (void)dims;
-    return 0;
-}
+/* em_depthwise_conv2d_s8_get_buffer_size(): em_nn_buffer_sizes.c */
 
 em_status em_depthwise_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params,
                                  const em_per_channel_quant *quant, const em_conv_dims *dims,
                                  const int8_t *input, const int8_t *weights, const int32_t *bias,
                                  int8_t *output)
 {
-    (void)ctx;
     if (input == NULL || weights == NULL || output == NULL || !em_nn_dw_args_ok(params, quant, dims)) {
         return EM_ERR_BAD_ARGUMENT;
     }
-    if (em_nn_depthwise_m1_s8(params, quant, dims, input, weights, bias, output)) {
+    if (em_nn_depthwise_m1_s8(ctx, params, quant, dims, input, weights, bias, output)) {
         return EM_OK; /* em_depthwise_conv2d_m1_s8.c */
     }
 #if EM_NN_TIER_MVE

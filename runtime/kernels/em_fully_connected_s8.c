@@ -25,11 +25,7 @@
 #include <arm_mve.h>
 #endif
 
-int32_t em_fully_connected_s8_get_buffer_size(const em_fc_dims *dims)
-{
-    (void)dims;
-    return 0;
-}
+/* em_fully_connected_s8_get_buffer_size(): em_nn_buffer_sizes.c */
 
 #if EM_NN_TIER_MVE
 

@@ -6,25 +6,23 @@
  *
  * check() verifies everything em_conv2d_s8() relies on, so that a malformed operator is
  * EM_ERR_BAD_OPERATOR at load and eval() calls the kernel without further checks. depth_multiplier
- * must be absent or 1. The output must not overlap the input (the planner must not alias them).
+ * must be absent or 1. The output may overlap the input only as em_conv2d_s8() allows (the
+ * planner's in-place margin, compiler/in_place.py).
  *
- * Scratch: the kernels pack patches (im2col) into up to EM_CONV2D_STACK_SCRATCH bytes of eval()'s
- * stack: as many columns as fit (MVE: up to 4, DSP: a pixel pair and its interleaved copy, scalar:
- * one), else they read taps in place (same bytes). 2304 B: four columns of ResNet's largest K
- * (3·3·64). When the planner plans scratch tensors, the buffer will come from the arena.
+ * Scratch: an optional second output, a 1-D int8 arena tensor the planner sized with the tier's
+ * em_conv2d_s8_get_buffer_size() (compiler/scratch.py), into which the kernels pack patches
+ * (im2col): as many columns as fit (MVE: up to 4, DSP: a pixel pair and its interleaved copy,
+ * scalar: one). Without it they read taps in place (same bytes, more instructions). No stack.
  */
 #include "em_nn_functions.h"
 #include "em_op_conv_options.h"
 #include "em_op_support.h"
 
-/** Bytes of eval()'s stack lent to the kernel as scratch (bounded; no heap). */
-#define EM_CONV2D_STACK_SCRATCH 2304
-
 enum { EM_CONV2D_INPUT, EM_CONV2D_WEIGHTS, EM_CONV2D_BIAS, EM_CONV2D_N_INPUTS };
 
 typedef struct {
     em_tensor in[EM_CONV2D_N_INPUTS]; /**< input, weights, bias */
-    em_tensor output;
+    em_tensor output, scratch; /**< scratch.data NULL, size 0 when the operator has none */
     em_conv_params params;
     em_fb_vector multiplier, shift;
 } em_conv2d_args;
@@ -32,7 +30,7 @@ typedef struct {
 static em_status em_conv2d_decode(const em_op_context *ctx, em_conv2d_args *a)
 {
     em_conv_params *p = &a->params;
-    em_status s = em_op_operands(ctx, a->in, EM_CONV2D_N_INPUTS, &a->output, 1u);
+    em_status s = em_op_operands_scratch(ctx, a->in, EM_CONV2D_N_INPUTS, &a->output, &a->scratch);
     if (s == EM_OK) s = em_conv_options_decode(ctx, p, &a->multiplier, &a->shift);
     return s;
 }
@@ -98,9 +96,7 @@ static em_status em_conv2d_eval(const em_op_context *ctx)
     const em_conv_dims dims = em_conv2d_dims(&a);
     const em_per_channel_quant quant = {em_op_vector_i32(ctx, &a.multiplier),
                                         em_op_vector_i32(ctx, &a.shift)};
-    int32_t scratch[EM_CONV2D_STACK_SCRATCH / 4]; /* 4-byte aligned */
-    const int32_t needed = em_conv2d_s8_get_buffer_size(&a.params, &dims);
-    const em_nn_context nn = {needed > 0 ? scratch : NULL, needed > 0 ? (int32_t)sizeof scratch : 0};
+    const em_nn_context nn = {a.scratch.data, (int32_t)a.scratch.size}; /* arena: 16-byte aligned */
     return em_conv2d_s8(&nn, &a.params, &quant, &dims, (const int8_t *)a.in[EM_CONV2D_INPUT].data,
                         (const int8_t *)a.in[EM_CONV2D_WEIGHTS].data,
                         (const int32_t *)a.in[EM_CONV2D_BIAS].data, (int8_t *)a.output.data);

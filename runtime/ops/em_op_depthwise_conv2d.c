@@ -6,7 +6,9 @@
  *
  * check() verifies everything em_depthwise_conv2d_s8() relies on, so that a malformed operator
  * is EM_ERR_BAD_OPERATOR at load and eval() calls the kernel without further checks. groups
- * must be absent or 1. The output must not overlap the input (the planner must not alias them).
+ * must be absent or 1. The output may overlap the input only as em_depthwise_conv2d_s8() allows
+ * (its pixel-order fast path, from the planner's margin: compiler/in_place.py). Scratch: an
+ * optional second output (em_op_operands_scratch), the Helium fast path's padded input rows.
  * The options decode is the same as em_op_conv2d.c's, kept here so that each adapter links alone.
  */
 #include "em_nn_functions.h"
@@ -17,7 +19,7 @@ enum { EM_DW_INPUT, EM_DW_WEIGHTS, EM_DW_BIAS, EM_DW_N_INPUTS };
 
 typedef struct {
     em_tensor in[EM_DW_N_INPUTS]; /**< input, weights, bias */
-    em_tensor output;
+    em_tensor output, scratch; /**< scratch.data NULL, size 0 when the operator has none */
     em_conv_params params;
     em_fb_vector multiplier, shift;
 } em_dw_args;
@@ -25,7 +27,7 @@ typedef struct {
 static em_status em_dw_decode(const em_op_context *ctx, em_dw_args *a)
 {
     em_conv_params *p = &a->params;
-    em_status s = em_op_operands(ctx, a->in, EM_DW_N_INPUTS, &a->output, 1u);
+    em_status s = em_op_operands_scratch(ctx, a->in, EM_DW_N_INPUTS, &a->output, &a->scratch);
     if (s == EM_OK) s = em_conv_options_decode(ctx, p, &a->multiplier, &a->shift);
     return s;
 }
@@ -89,7 +91,8 @@ static em_status em_dw_eval(const em_op_context *ctx)
     const em_conv_dims dims = em_dw_dims(&a);
     const em_per_channel_quant quant = {em_op_vector_i32(ctx, &a.multiplier),
                                         em_op_vector_i32(ctx, &a.shift)};
-    return em_depthwise_conv2d_s8(NULL, &a.params, &quant, &dims,
+    const em_nn_context nn = {a.scratch.data, (int32_t)a.scratch.size}; /* arena: 16-byte aligned */
+    return em_depthwise_conv2d_s8(&nn, &a.params, &quant, &dims,
                                   (const int8_t *)a.in[EM_DW_INPUT].data,
                                   (const int8_t *)a.in[EM_DW_WEIGHTS].data,
                                   (const int32_t *)a.in[EM_DW_BIAS].data, (int8_t *)a.output.data);

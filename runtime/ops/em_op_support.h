@@ -5,12 +5,38 @@
 #ifndef EM_OP_SUPPORT_H
 #define EM_OP_SUPPORT_H
 
+#include <stdint.h>
+
 #include "em_registry.h"
 
 /** True when @p t has dtype @p dtype and rank @p rank. */
 static inline bool em_op_is(const em_tensor *t, em_dtype dtype, int32_t rank)
 {
     return t->dtype == dtype && t->rank == rank;
+}
+
+/**
+ * em_op_operands() for an operator whose outputs are its result and, optionally, the scratch of
+ * its kernel: a 1-D int8 arena tensor that the planner sized with the kernel's own
+ * *_get_buffer_size() for the tier (compiler/scratch.py). Without one, @p scratch gets data NULL
+ * and size 0 (the kernel then takes its path without scratch).
+ * @return EM_OK, or EM_ERR_BAD_OPERATOR for other arities or a scratch that is not 1-D int8.
+ */
+static inline em_status em_op_operands_scratch(const em_op_context *ctx, em_tensor *inputs, uint32_t n_inputs,
+                                               em_tensor *output, em_tensor *scratch)
+{
+    em_tensor outputs[2] = {{0}, {0}};
+    const uint32_t n_outputs = ctx->outputs.len == 2u ? 2u : 1u;
+    const em_status s = em_op_operands(ctx, inputs, n_inputs, outputs, n_outputs);
+    *output = outputs[0];
+    *scratch = outputs[1];
+    if (s == EM_OK && n_outputs == 2u) {
+        if (!em_op_is(scratch, EM_DTYPE_INT8, 1) || scratch->shape[0] < 0) {
+            return EM_ERR_BAD_OPERATOR;
+        }
+        scratch->size = (uint32_t)scratch->shape[0]; /* eval() reads no sizes: 1-D int8, one byte each */
+    }
+    return s;
 }
 
 /** Dimension @p axis of @p t (rank verified by the caller). */

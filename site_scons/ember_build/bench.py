@@ -157,7 +157,7 @@ def lower(name: str, cpu: str, tier: str, regions: list | None = None):
     for region in regions or [Region("sram", 1 << 30)]:
         graph = copy.deepcopy(_lowered(name, tier))  # planning writes offsets into the graph
         try:
-            return Program(graph, Target(cpu, tier), name, plan_memory(graph, region))
+            return Program(graph, Target(cpu, tier), name, plan_memory(graph, region, tier))
         except PlanError as error:
             errors.append(str(error))
     raise BenchError(f"{name} fits no arena region: {'; '.join(errors)}")
@@ -220,6 +220,7 @@ _HEADER = re.compile(r"^EM bench program=(\d+) arena=(\d+) operators=(\d+) unit=
 _INVOKE = re.compile(r"^EM bench invoke count=(\d+) output=([0-9a-f]*)$", re.M)
 _OP = re.compile(r"^EM bench op (\d+) (\w+) count=(\d+)$", re.M)
 _PROFILED = re.compile(r"^EM bench profiled output=([0-9a-f]*)$", re.M)
+_STACK = re.compile(r"^EM bench stack peak=(\d+)$", re.M)
 
 
 def parse_console(text: str) -> dict:
@@ -230,8 +231,9 @@ def parse_console(text: str) -> dict:
     ops = [{"index": int(m[1]), "name": m[2], "count": int(m[3])} for m in _OP.finditer(text)]
     if [op["index"] for op in ops] != list(range(int(header[3]))):
         raise BenchError(f"em_bench printed {len(ops)} operator counts for {header[3]} operators")
+    stack = _STACK.search(text)
     return {"unit": header[4].strip(), "count": int(invoke[1]), "output": bytes.fromhex(invoke[2]),
-            "profiled_output": bytes.fromhex(profiled[1]), "ops": ops}
+            "profiled_output": bytes.fromhex(profiled[1]), "ops": ops, "stack_peak": int(stack[1]) if stack else None}
 
 
 def run_bench(board: Board, elf: Path, gen_dir: Path, out: Path) -> dict:
@@ -262,6 +264,7 @@ def run_bench(board: Board, elf: Path, gen_dir: Path, out: Path) -> dict:
         "model": compiled["model"], "board": board.name, "tier": compiled["tier"], "unit": run["unit"],
         "instructions": run["count"], "macs": sum(row["macs"] for row in layers),
         "arena_bytes": compiled["arena_bytes"], "code_bytes": measure(Path(elf)).as_json()["code_flash"],
+        "stack_peak_bytes": run["stack_peak"],  # measured by stack painting (bsp), whole firmware
         "match": run["output"] == expected and run["profiled_output"] == expected,
         "layers": layers,
     }

@@ -39,3 +39,23 @@ def test_device_equals_reference(tmp_path, lowered, board, cpu, tier):
     expected = program.run_reference(x)[0]
     np.testing.assert_array_equal(np.frombuffer(got, expected.dtype).reshape(expected.shape), expected,
                                   err_msg=f"{name} on {board}")
+
+
+# Issue 5's targets for planned activation + scratch bytes on corstone300 (mve).
+ARENA_TARGETS = {"ds_cnn": 12_000, "resnet8": 36_000, "mobilenet_v1_025": 60_000, "autoencoder": 1_300}
+
+
+def test_every_planner_strategy_verifies_and_the_mve_plan_meets_its_target(lowered):
+    from compiler import planner
+
+    name, programs = lowered
+    for tier, program in programs.items():
+        buffers = planner.lifetimes(program.graph)  # scratch outputs already attached for the tier
+        allowed = planner.overlaps(program.graph, buffers)
+        sizes = {}
+        for strategy, order in planner.STRATEGIES.items():
+            offsets = planner._first_fit(order(buffers), allowed)
+            planner.verify(buffers, offsets, allowed)
+            sizes[strategy] = planner.peak(buffers, offsets)
+        assert program.plan.size == min(sizes.values()), (name, tier, sizes)
+    assert programs["mve"].plan.size <= ARENA_TARGETS[name], programs["mve"].plan.chart()

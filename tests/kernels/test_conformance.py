@@ -99,3 +99,17 @@ def test_float_comparison_of_the_runner_can_fail(tmp_path):
     run = run_batch(device, runner, [variant(case, change) for case, change, _ in changes.values()], tmp_path)
     got = {name: verdict.matched for name, verdict in zip(changes, run.verdicts)}
     assert got == {name: matches for name, (_, _, matches) in changes.items()}, run.console
+
+
+def test_planned_scratch_reaches_the_kernel(batch):
+    """The same conv with and without its planned scratch (cases/in_place.py): Helium packs 4
+    columns, DSP pairs of pixels, only with scratch; fewer instructions prove the kernel got it."""
+    from cases.in_place import SCRATCH_STRIPPED, SCRATCH_USED
+
+    device, run = batch
+    if device.target.tier == "scalar" or device.board == "host":
+        pytest.skip("scalar packs one column: no faster path to tell by")
+    ids = [c.id for c in CASES]
+    used, stripped = (run.verdicts[ids.index(i)] for i in (SCRATCH_USED, SCRATCH_STRIPPED))
+    count = {v: int(v.detail.split("=")[-1]) for v in (used, stripped)}
+    assert used.matched and stripped.matched and count[used] < count[stripped], (used.detail, stripped.detail)

@@ -11,6 +11,7 @@
  *     EM bench invoke count=<n> output=<hex>
  *     EM bench op <i> <name> count=<n>          (one line per operator, in program order)
  *     EM bench profiled output=<hex>
+ *     EM bench stack peak=<bytes>               (stack painting; 0 where the board cannot tell)
  *     EM done
  *
  * Exit status: 0, or the em_status that stopped it. No heap: program, input and arena are static.
@@ -104,6 +105,8 @@ int em_app_main(void)
         return fail("profiled invoke", status);
     }
     print_output("EM bench profiled output=", &output);
-    em_print("EM done\n");
+    em_print("EM bench stack peak=");
+    em_print_u64(em_bsp_stack_peak());
+    em_print("\nEM done\n");
     return 0;
 }

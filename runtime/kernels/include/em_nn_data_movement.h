@@ -88,7 +88,8 @@ typedef struct {
 
 /**
  * out[i] = clamp(requantize(in[i] + input_offset, multiplier, shift) + output_offset, -128, 127).
- * @param count  >= 0 elements; @p output may equal @p input (elementwise, in place)
+ * @param count  >= 0 elements; @p output may overlap @p input when it starts at or below it
+ *               (elementwise, in increasing order: in place)
  */
 em_status em_requantize_s8(const int8_t *input, int32_t count, const em_requantize_params *params,
                            int8_t *output);

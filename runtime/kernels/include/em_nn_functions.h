@@ -90,7 +90,9 @@ em_status em_dequantize_s8_f32(const int8_t *input, int32_t count, float scale,
  * @param input    [N, H, W, C_IN] int8, -128..127
  * @param weights  [C_OUT, KH, KW, C_IN / groups] int8, -128..127 (same layout on every tier)
  * @param bias     [C_OUT] int32, or NULL for zero bias
- * @param output   [N, OH, OW, C_OUT] int8; must not overlap @p input
+ * @param output   [N, OH, OW, C_OUT] int8; pixels are written in order (at most 4 pixels'
+ *                 reads and writes interleaved), so it may overlap @p input only from the
+ *                 margin below it that compiler/in_place.py computes (window_margin)
  * @return EM_OK, or EM_ERR_BAD_ARGUMENT for a NULL pointer or out-of-range dims / params.
  */
 em_status em_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params,
@@ -107,6 +109,10 @@ em_status em_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params,
  */
 int32_t em_conv2d_s8_get_buffer_size(const em_conv_params *params, const em_conv_dims *dims);
 
+/** Bytes of one packed column (K = KH·KW·C_IN/groups int8) in the scratch of em_conv2d_s8():
+ *  K rounded up to 16 on MVE (vector stores), to 4 otherwise. params->groups >= 1. */
+int32_t em_nn_conv_col_bytes(const em_conv_params *params, const em_conv_dims *dims);
+
 /**
  * int8 depthwise 2-D convolution, NHWC, per-output-channel requantization
  * (reference.depthwise_conv2d_s8): output channel o = c·M + m (M = depth_multiplier) reads input
@@ -122,7 +128,9 @@ int32_t em_conv2d_s8_get_buffer_size(const em_conv_params *params, const em_conv
  * @param input    [N, H, W, C] int8, -128..127
  * @param weights  [KH, KW, C·M] int8, -128..127 (TFLite layout)
  * @param bias     [C·M] int32, or NULL for zero bias
- * @param output   [N, OH, OW, C·M] int8; must not overlap @p input
+ * @param output   [N, OH, OW, C·M] int8; must not overlap @p input, except on the pixel-order
+ *                 fast path (em_depthwise_conv2d_m1_s8.c; compiler/in_place.py) from the
+ *                 margin below it that compiler/in_place.py computes
  * @return EM_OK, or EM_ERR_BAD_ARGUMENT for a NULL pointer or out-of-range dims / params.
  */
 em_status em_depthwise_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params,
@@ -136,11 +144,23 @@ em_status em_depthwise_conv2d_s8(const em_nn_context *ctx, const em_conv_params 
  * weight >= −127 (int16 pair sums) and C >= 32.
  * @return true when it computed the output, false when the general path must.
  */
-bool em_nn_depthwise_m1_s8(const em_conv_params *params, const em_per_channel_quant *quant,
-                           const em_conv_dims *dims, const int8_t *input, const int8_t *weights,
-                           const int32_t *bias, int8_t *output);
+bool em_nn_depthwise_m1_s8(const em_nn_context *ctx, const em_conv_params *params,
+                           const em_per_channel_quant *quant, const em_conv_dims *dims, const int8_t *input,
+                           const int8_t *weights, const int32_t *bias, int8_t *output);
 
-/** Scratch bytes em_depthwise_conv2d_s8() needs: 0 on every tier today. Compiles on the host. */
+/**
+ * Scratch bytes of em_nn_depthwise_m1_s8()'s Helium row path: KH padded input rows (input_zero_point
+ * columns either side) of a 3x3, stride-1, undilated-in-w layer with C % 4 == 0, C <= 512, depth
+ * multiplier 1, at most EM_NN_DWF_ROWS_MAX bytes; 0 for any other layer or tier. The path also
+ * needs every shift <= −2 (else the scratch goes unused). Compiles on the host.
+ */
+int32_t em_nn_dwf_rows_bytes(const em_conv_params *params, const em_conv_dims *dims);
+
+/** The most scratch em_nn_dwf_rows_bytes() asks for: wider layers take the tap tables. */
+#define EM_NN_DWF_ROWS_MAX 3072
+
+/** Scratch bytes em_depthwise_conv2d_s8() can use: em_nn_dwf_rows_bytes() (Helium rows of 3x3
+ *  stride-1 layers), else 0. Compiles on the host. */
 int32_t em_depthwise_conv2d_s8_get_buffer_size(const em_conv_params *params, const em_conv_dims *dims);
 
 /**
@@ -226,8 +246,8 @@ int32_t em_avg_pool_s8_get_buffer_size(const em_pool_params *params, const em_po
  * @param dims     outer, inner, broadcast of each operand
  * @param a        [outer, inner], [1] or [inner] int8, -128..127
  * @param b        likewise
- * @param output   [outer, inner] int8; may be exactly a non-broadcast operand (in place),
- *                 must not overlap it otherwise
+ * @param output   [outer, inner] int8; may overlap a non-broadcast operand when it starts at
+ *                 or below it (elements are read before they are written, in increasing order)
  * @return EM_OK, or EM_ERR_BAD_ARGUMENT for a NULL pointer or dims / params out of range.
  */
 em_status em_add_s8(const em_add_params *params, const em_add_dims *dims, const int8_t *a,
@@ -238,7 +258,7 @@ em_status em_add_s8(const em_add_params *params, const em_add_dims *dims, const 
  * @param input   @p count int8 values, -128..127, any layout
  * @param count   0..INT32_MAX
  * @param table   256 int8 entries, entry k for input k - 128
- * @param output  @p count int8; may be exactly @p input (in place), must not overlap it otherwise
+ * @param output  @p count int8; may overlap @p input when it starts at or below it (in place)
  * @return EM_OK, or EM_ERR_BAD_ARGUMENT for a negative count or a NULL pointer with count > 0.
  */
 em_status em_lut_s8(const int8_t *input, int32_t count, const int8_t *table, int8_t *output);
@@ -260,7 +280,8 @@ typedef struct {
  * Broadcasting as em_add_s8 (em_add_dims: at most one operand a scalar or a row).
  * @param a        [outer, inner], [1] or [inner] int8, -128..127
  * @param b        likewise
- * @param output   [outer, inner] int8; may be exactly a non-broadcast operand (in place)
+ * @param output   [outer, inner] int8; may overlap a non-broadcast operand when it starts at
+ *                 or below it (elements are read before they are written, in increasing order)
  * @return EM_OK, or EM_ERR_BAD_ARGUMENT for a NULL pointer or dims / params out of range.
  */
 em_status em_mul_s8(const em_mul_params *params, const em_add_dims *dims, const int8_t *a, const int8_t *b,

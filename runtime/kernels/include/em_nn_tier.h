@@ -14,11 +14,18 @@
  * EM_NN_MVE_FLOAT (0 or 1) tells, within the MVE tier, whether Helium has floating point.
  *
  * Define EM_NN_FORCE_SCALAR to build the scalar path on any target (for tests/benchmarks).
+ * EM_NN_SIZING_TIER (0, 1, 2) sets the tier on any host, for em_nn_buffer_sizes.c ONLY: the
+ * compiler builds that file per tier into a host library and asks it for scratch sizes.
  */
 #ifndef EM_NN_TIER_H
 #define EM_NN_TIER_H
 
-#if !defined(EM_NN_FORCE_SCALAR) && defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#if defined(EM_NN_SIZING_TIER)
+#define EM_NN_TIER_MVE (EM_NN_SIZING_TIER == 2)
+#define EM_NN_TIER_DSP (EM_NN_SIZING_TIER == 1)
+#define EM_NN_TIER_SCALAR (EM_NN_SIZING_TIER == 0)
+#define EM_NN_TIER EM_NN_SIZING_TIER
+#elif !defined(EM_NN_FORCE_SCALAR) && defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
 #define EM_NN_TIER_MVE 1
 #define EM_NN_TIER_DSP 0
 #define EM_NN_TIER_SCALAR 0

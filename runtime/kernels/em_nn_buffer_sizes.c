@@ -1,0 +1,73 @@
+/**
+ * @file em_nn_buffer_sizes.c
+ * @brief Every kernel's *_get_buffer_size(), and the conv column size the kernel packs with, in
+ *        one file that needs no ISA header: the compiler builds it for the host once per tier
+ *        (-DEM_NN_SIZING_TIER=0/1/2, see em_nn_tier.h; compiler/scratch.py) and plans the scratch
+ *        these functions ask for, so that the plan and the kernels read the same numbers.
+ */
+#include <stddef.h>
+
+#include "em_nn_functions.h"
+#include "em_nn_tier.h"
+
+int32_t em_nn_conv_col_bytes(const em_conv_params *p, const em_conv_dims *d)
+{
+    const int32_t k = d->kernel_h * d->kernel_w * (d->input_c / p->groups);
+#if EM_NN_TIER_MVE
+    return (k + 15) & ~15; /* 16-byte vector stores */
+#else
+    return (k + 3) & ~3; /* word reads */
+#endif
+}
+
+int32_t em_conv2d_s8_get_buffer_size(const em_conv_params *params, const em_conv_dims *dims)
+{
+    if (params == NULL || dims == NULL || params->groups < 1 || dims->input_c < 1
+        || dims->kernel_h < 1 || dims->kernel_w < 1) {
+        return 0;
+    }
+#if EM_NN_TIER_MVE
+    /* A block of 4 columns; contiguous columns (1x1 kernels ...) need scratch only at padded
+     * borders. The kernel packs as many columns as ctx->size holds. */
+    return 4 * em_nn_conv_col_bytes(params, dims);
+#elif EM_NN_TIER_DSP
+    return 4 * em_nn_conv_col_bytes(params, dims); /* two columns and their interleaved copy */
+#else
+    return em_nn_conv_col_bytes(params, dims);
+#endif
+}
+
+int32_t em_nn_dwf_rows_bytes(const em_conv_params *p, const em_conv_dims *d)
+{
+#if EM_NN_TIER_MVE
+    if (p == NULL || d == NULL || p->depth_multiplier != 1 || d->kernel_h != 3 || d->kernel_w != 3
+        || p->stride_w != 1 || p->dilation_w != 1 || d->input_c % 4 != 0 || d->input_c > 512) {
+        return 0;
+    }
+    const int32_t right = d->output_w + d->kernel_w - 1 - p->pad_left - d->input_w; /* columns past the input */
+    const int32_t bytes = d->kernel_h * (p->pad_left + d->input_w + (right > 0 ? right : 0)) * d->input_c;
+    return bytes <= EM_NN_DWF_ROWS_MAX ? bytes : 0;
+#else
+    (void)p;
+    (void)d;
+    return 0;
+#endif
+}
+
+int32_t em_depthwise_conv2d_s8_get_buffer_size(const em_conv_params *params, const em_conv_dims *dims)
+{
+    return em_nn_dwf_rows_bytes(params, dims); /* the Helium fast path's padded rows */
+}
+
+int32_t em_fully_connected_s8_get_buffer_size(const em_fc_dims *dims)
+{
+    (void)dims;
+    return 0;
+}
+
+int32_t em_avg_pool_s8_get_buffer_size(const em_pool_params *params, const em_pool_dims *dims)
+{
+    (void)params;
+    (void)dims;
+    return 0;
+}
