@@ -15,6 +15,9 @@ stride-2 ones pad 0 above/left and 1 below/right, by a ZeroPad2d that Ember fold
 """
 from __future__ import annotations
 
+from pathlib import Path
+
+import numpy as np
 import torch
 from torch import nn
 
@@ -23,6 +26,13 @@ from apps.common.padding import same_conv2d
 INPUT_SHAPE = (1, 3, 32, 32)
 CLASSES = 10
 STACKS = (16, 32, 64)
+CHECKPOINT = Path(__file__).with_name("checkpoint.pt")
+
+
+def to_input(images: np.ndarray) -> torch.Tensor:
+    """uint8 [N, 32, 32, 3] camera images → the model's float input [N, 3, 32, 32], (pixel − 128) / 128."""
+    x = torch.from_numpy(np.ascontiguousarray(images)).permute(0, 3, 1, 2).float()
+    return (x - 128.0) / 128.0
 
 
 class _Stack(nn.Module):
@@ -54,9 +64,13 @@ class ResNet8(nn.Module):
         self.pool = nn.AvgPool2d(8)
         self.classifier = nn.Linear(widths[-1], classes)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def logits(self, x: torch.Tensor) -> torch.Tensor:
+        """The class scores before the softmax (what training's cross entropy takes)."""
         x = self.pool(self.stacks(self.stem(x)))
-        return torch.softmax(self.classifier(torch.flatten(x, 1)), dim=1)
+        return self.classifier(torch.flatten(x, 1))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.softmax(self.logits(x), dim=1)
 
 
 def resnet8() -> ResNet8:
