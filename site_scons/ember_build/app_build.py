@@ -10,13 +10,14 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import yaml
 
 from compiler.pipeline import lower
 from compiler.planner import Region
-from compiler.program import write_atomically
+from compiler.program import Program, write_atomically
 from compiler.target import Target
 from ember_build.board import Board
 
@@ -36,6 +37,7 @@ class App:
     test_vectors: int
     int8_io: bool
     directory: Path
+    figures_samples: int = 200  # held-out samples the accuracy figures are measured on
 
 
 def load_app(name: str) -> App:
@@ -48,7 +50,14 @@ def load_app(name: str) -> App:
     if missing:
         raise AppError(f"{path}: missing field(s) {', '.join(sorted(missing))}")
     return App(raw["name"], raw.get("description", ""), raw["model"], int(raw["test_vectors"]),
-               bool(raw.get("int8_io", False)), path.parent)
+               bool(raw.get("int8_io", False)), path.parent, int(raw.get("figures_samples", 200)))
+
+
+def model_module(app: App) -> ModuleType:
+    """The app's model module (app.yaml `model`), importable from SCons too."""
+    if str(REPO) not in sys.path:  # SCons restores sys.path after reading SConscripts
+        sys.path.insert(0, str(REPO))
+    return importlib.import_module(app.model)
 
 
 def arena_region(board: Board) -> Region:
@@ -90,16 +99,21 @@ def arena_header_c(size: int, region: str) -> str:
     )
 
 
+def lower_app(app: App, module: ModuleType, board: Board) -> tuple[Program, "torch.nn.Module", dict]:
+    """The app's trained model lowered for `board` (deterministic: the build and the numerics
+    debugger get the same program); also the float model and the checkpoint's metadata."""
+    model, meta = module.load_trained()
+    program = lower(model, module.example_inputs(), module.calibration_data(),
+                    Target(board.cpu, board.tier), int8_io=app.int8_io, arena=arena_region(board), name=app.name)
+    return program, model, meta
+
+
 def compile_app(app_name: str, board: Board, out_dir: Path) -> dict:
     """Lowers the app's model for `board` into `out_dir`; returns a summary for the report."""
     app = load_app(app_name)
-    if str(REPO) not in sys.path:  # SCons restores sys.path after reading SConscripts
-        sys.path.insert(0, str(REPO))
-    module = importlib.import_module(app.model)
-    model, meta = module.load_trained()
+    module = model_module(app)
+    program, _, meta = lower_app(app, module, board)
     region = arena_region(board)
-    program = lower(model, module.example_inputs(), module.calibration_data(),
-                    Target(board.cpu, board.tier), int8_io=app.int8_io, arena=region, name=app.name)
     out = Path(out_dir)
     program.save(out / "program.embr")
     program.emit_c(out)
