@@ -18,6 +18,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from apps.common.datasets import DatasetError
 from apps.common.training import TrainRun, finish, fit, save_checkpoint, seed_everything, training_arguments
 from apps.image_classification import data
 from apps.image_classification.model import CHECKPOINT, ResNet8, to_input
@@ -32,11 +33,12 @@ PAD = 4
 FLIPS = {"synthetic": [(True, True)] * len(data.CLASSES), "cifar10": [(True, False)] * len(data.CIFAR10_CLASSES)}
 
 
-def splits(root: Path | str | None) -> tuple[data.Images, data.Images, str, tuple[str, ...]]:
-    """(train, test, dataset name, class names) from CIFAR-10 at `root`, or synthetic."""
+def splits(root: Path | str | None, train_images: int = TRAIN_IMAGES, test_images: int = TEST_IMAGES,
+           ) -> tuple[data.Images, data.Images, str, tuple[str, ...]]:
+    """(train, test, dataset name, class names): all of CIFAR-10 at `root`, else that many synthetic images."""
     if root is not None:
         return data.load_cifar10(root, "train"), data.load_cifar10(root, "test"), "cifar10", data.CIFAR10_CLASSES
-    return (data.synthetic(TRAIN_IMAGES, TRAIN_SEED), data.synthetic(TEST_IMAGES, TEST_SEED), "synthetic",
+    return (data.synthetic(train_images, TRAIN_SEED), data.synthetic(test_images, TEST_SEED), "synthetic",
             data.CLASSES)
 
 
@@ -68,9 +70,10 @@ def accuracy(model: ResNet8, split: data.Images, batch_size: int = 250) -> float
 
 
 def train(epochs: int, out: Path, root: Path | None = None, batch_size: int = 64, lr: float = 2e-3,
-          seed: int = 0, max_batches: int | None = None, resume: bool = True) -> dict:
+          seed: int = 0, max_batches: int | None = None, resume: bool = True,
+          train_images: int = TRAIN_IMAGES, test_images: int = TEST_IMAGES) -> dict:
     seed_everything(seed)
-    train_split, test_split, dataset, classes = splits(root)
+    train_split, test_split, dataset, classes = splits(root, train_images, test_images)
     flips = np.array(FLIPS[dataset], dtype=bool)
     model = ResNet8(classes=len(classes))
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=5e-4)
@@ -112,8 +115,11 @@ def main() -> None:
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
-    train(args.epochs, args.out, root=args.data, seed=args.seed, max_batches=args.max_batches,
-          resume=not args.restart)
+    try:
+        train(args.epochs, args.out, root=args.data, seed=args.seed, max_batches=args.max_batches,
+              resume=not args.restart)
+    except DatasetError as error:
+        parser.exit(2, f"error: --data: {error}\n")
 
 
 if __name__ == "__main__":
