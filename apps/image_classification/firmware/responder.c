@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "em_link.h"
 #include "em_print.h"
 #include "ic_class_names.h"
 
@@ -36,4 +37,16 @@ void respond(uint32_t index, uint64_t count, const int8_t *output, size_t size, 
     em_print(" probability=");
     em_print_i32((int32_t)(probability * 1000.0f + 0.5f));
     em_print("/1000\n");
+}
+
+int32_t em_link_app_result(const em_program *program, uint8_t *const *arenas, uint8_t *out, uint32_t capacity) {
+    em_tensor output;
+    if (capacity < 2 || em_program_output(program, 0, arenas, &output) != EM_OK || output.dtype != EM_DTYPE_INT8) {
+        return -1;
+    }
+    const int8_t *scores = (const int8_t *)output.data;
+    const uint32_t best = top_class(scores, output.size);
+    out[0] = (uint8_t)best;
+    out[1] = (uint8_t)scores[best];
+    return 2;
 }

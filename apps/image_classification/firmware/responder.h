@@ -21,4 +21,7 @@ uint32_t top_class(const int8_t *scores, size_t n);
  */
 void respond(uint32_t index, uint64_t count, const int8_t *output, size_t size, float scale, int32_t zero_point);
 
+/* The serving firmware's GET_RESULT (em_link.h's em_link_app_result) is defined in responder.c:
+ * two bytes, the top class of the last run and its int8 score. */
+
 #endif
