@@ -46,7 +46,7 @@ extern "C" {
 typedef enum { EM_TIER_SCALAR = 0, EM_TIER_DSP = 1, EM_TIER_MVE = 2 } em_tier;
 
 /** Element types, numbered as in the schema's DType enum. */
-typedef enum { EM_DTYPE_INT8 = 0, EM_DTYPE_INT32 = 1, EM_DTYPE_FLOAT32 = 2 } em_dtype;
+typedef enum { EM_DTYPE_INT8 = 0, EM_DTYPE_INT32 = 1, EM_DTYPE_FLOAT32 = 2, EM_DTYPE_INT16 = 3 } em_dtype;
 
 /** A verified program. Plain data pointing into the caller's program bytes. */
 typedef struct {

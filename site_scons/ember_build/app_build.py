@@ -125,8 +125,12 @@ def lower_app(app: App, module: ModuleType, board: Board) -> tuple[Program, "tor
     """The app's trained model lowered for `board` (deterministic: the build and the numerics
     debugger get the same program); also the float model and the checkpoint's metadata."""
     model, meta = module.load_trained()
+    # A model module with front_end() (an audio front end, compiler.audio_features) makes the
+    # program take raw audio: its test_vectors() are then audio, its calibration data features.
+    front_end = module.front_end() if hasattr(module, "front_end") else None
     program = lower(model, module.example_inputs(), module.calibration_data(),
-                    Target(board.cpu, board.tier), int8_io=app.int8_io, arena=arena_region(board), name=app.name)
+                    Target(board.cpu, board.tier), int8_io=app.int8_io, arena=arena_region(board), name=app.name,
+                    front_end=front_end)
     return program, model, meta
 
 
@@ -139,7 +143,7 @@ def compile_app(app_name: str, board: Board, out_dir: Path) -> dict:
     out = Path(out_dir)
     program.save(out / "program.embr")
     program.emit_c(out)
-    vectors = program_inputs(program, module.test_vectors(app.test_vectors))
+    vectors = program_inputs(program, module.test_vectors(app.test_vectors))  # in the input's dtype
     expected = [program.run_reference(v)[0] for v in vectors]
     source, header = test_vectors_c(vectors)
     write_atomically(out / "em_test_vectors.c", source)

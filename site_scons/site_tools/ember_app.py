@@ -110,6 +110,33 @@ def _numerics(target, source, env) -> int:
     return 0
 
 
+def _demo(target, source, env) -> int:
+    if str(REPO) not in sys.path:  # SCons restores sys.path after reading SConscripts
+        sys.path.insert(0, str(REPO))
+    from compiler.program import Program
+    from tools.ember_link import serve
+
+    out = Path(str(target[0])).parent
+    program = Program.load(Path(str(source[1])))
+    with serve(env["BOARD"], Path(str(source[0]))) as link:
+        if env["EMBER_DEMO"] == "camera":
+            from tools.camera_demo import run_demo
+
+            summary = run_demo(link, program, env["source"], int(env["frames"]), out, headless=True)
+            print(f"camera demo: {summary['frames']} frames, {summary['frames_equal_to_reference']} with the "
+                  f"reference's boxes, {summary['host_fps']:.2f} fps on the host; frames and demo.json in {out}")
+        else:
+            from tools.kws_demo import classify, spoken
+
+            detections = classify(link, program, [(w, spoken(w)) for w in env["words"].split(",") if w])
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "demo.json").write_text(json.dumps([d.__dict__ for d in detections], indent=2) + "\n")
+            for d in detections:
+                print(f"{d.clip}: {d.keyword} {d.score:.2f} ({d.device_count:,} {'=' if d.equal_to_reference else '≠'} reference)")
+        link.shutdown()
+    return 0
+
+
 def _figures(target, source, env) -> int:
     from ember_build.app_build import load_app, model_module  # torch: only when asked
     from ember_build.figures import write_figures
@@ -167,8 +194,13 @@ def build_app(env, app: str, run: bool = False, train: bool = False):
     app_env.Append(CPPPATH=[str(gen), str(REPO / "apps" / app / "firmware"), str(COMMON_FIRMWARE)])
     app_sources = sorted(Glob(str(REPO / "apps" / app / "firmware" / "*.c"), strings=True))
     generated_sources = [str(gen / n) for n in ("em_model_program.c", "em_registry.c", "em_test_vectors.c")]
-    if env.get("EMBER_SERVE") or (env.get("EMBER_PROFILE") and run) or env.get("EMBER_NUMERICS"):
+    if env.get("EMBER_SERVE") or (env.get("EMBER_PROFILE") and run) or env.get("EMBER_NUMERICS") or env.get("EMBER_DEMO"):
         served = _serving_firmware(app_env, app, out, app_sources, generated_sources)
+        if env.get("EMBER_DEMO"):
+            demo = app_env.Command(str(out / "demo" / "demo.json"), [served[0][0], str(gen / "program.embr")],
+                                   Action(_demo, f"demo {env['EMBER_DEMO']} of {app} on {board.name}"))
+            AlwaysBuild(demo)
+            return served + [demo]
         if env.get("EMBER_NUMERICS"):
             numerics = app_env.Command([str(out / "numerics.md"), str(out / "numerics.json")],
                                        [served[0][0], str(gen / "program.embr"), str(gen / "expected.npz")],
