@@ -10,6 +10,7 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import yaml
@@ -37,6 +38,7 @@ class App:
     test_vectors: int
     int8_io: bool
     directory: Path
+    figures_samples: int = 200  # held-out samples the accuracy figures are measured on
 
 
 def load_app(name: str) -> App:
@@ -49,7 +51,14 @@ def load_app(name: str) -> App:
     if missing:
         raise AppError(f"{path}: missing field(s) {', '.join(sorted(missing))}")
     return App(raw["name"], raw.get("description", ""), raw["model"], int(raw["test_vectors"]),
-               bool(raw.get("int8_io", False)), path.parent)
+               bool(raw.get("int8_io", False)), path.parent, int(raw.get("figures_samples", 200)))
+
+
+def model_module(app: App) -> ModuleType:
+    """The app's model module (app.yaml `model`), importable from SCons too."""
+    if str(REPO) not in sys.path:  # SCons restores sys.path after reading SConscripts
+        sys.path.insert(0, str(REPO))
+    return importlib.import_module(app.model)
 
 
 def arena_region(board: Board) -> Region:
@@ -103,9 +112,7 @@ def arena_header_c(size: int, region: str) -> str:
 def compile_app(app_name: str, board: Board, out_dir: Path) -> dict:
     """Lowers the app's model for `board` into `out_dir`; returns a summary for the report."""
     app = load_app(app_name)
-    if str(REPO) not in sys.path:  # SCons restores sys.path after reading SConscripts
-        sys.path.insert(0, str(REPO))
-    module = importlib.import_module(app.model)
+    module = model_module(app)
     model, meta = module.load_trained()
     region = arena_region(board)
     # A model module with front_end() (an audio front end, compiler.audio_features) makes the

@@ -9,6 +9,13 @@ Steps, each a node SCons can skip when up to date:
    size.md and size.png say what takes the flash and the RAM (ember_build.size_report).
 4. (run=1) run it (QEMU or natively), compare with the reference, write report.json; the
    build fails unless every output matches byte for byte.
+(profile=1 run=1) the serving firmware with per-operator counts, run in QEMU over the serial
+   link by tools/profile.py: profile.json, profile.md and profile.png.
+(serve=1) instead of 3-4: the serving firmware (serve/firmware.elf): the app's firmware files but
+   its main.c, with apps/common/firmware/link_main.c answering the serial link (em_link.h).
+5. (figures=1, implies run=1) the app's README table: accuracy of the float model and of the
+   int8 reference, device agreement, parameters, MACs, bytes, instructions per inference
+   (ember_build.figures): figures.json and figures.md beside report.json.
 """
 from __future__ import annotations
 
@@ -27,6 +34,7 @@ GENERATED = ["program.embr", "em_model_program.c", "em_model_program.h", "em_reg
              "em_test_vectors.c", "em_test_vectors.h", "em_model_arena.h", "expected.npz",
              "compile.json", "plan.txt", "plan.json"]
 RUN_TIMEOUT_S = 120.0
+COMMON_FIRMWARE = REPO / "apps" / "common" / "firmware"  # the serial link, shared by every app
 
 
 def _python_sources(*folders: str) -> list[str]:
@@ -78,12 +86,54 @@ def _size_report(target, source, env) -> int:
     return 0
 
 
+def _profile(target, source, env) -> int:
+    if str(REPO) not in sys.path:  # SCons restores sys.path after reading SConscripts
+        sys.path.insert(0, str(REPO))
+    from tools.profile import profile_app, table  # the serial link: only when profiling
+
+    out = Path(str(target[0])).parent
+    print(table(profile_app(env["BOARD"], Path(str(source[0])), Path(str(source[1])).parent, out)))
+    print(f"profile: {out / 'profile.md'}, {out / 'profile.png'}")
+    return 0
+
+
+def _figures(target, source, env) -> int:
+    from ember_build.app_build import load_app, model_module  # torch: only when asked
+    from ember_build.figures import write_figures
+
+    app = load_app(env["EMBER_APP"])
+    report = Path(str(source[0]))
+    figures = write_figures(model_module(app), Path(str(source[1])).parent, report, app.figures_samples)
+    print(report.with_name("figures.md").read_text())
+    print(f"figures: {target[0]}: {figures['accuracy']['metric']} float {figures['accuracy']['float']:.3f}, "
+          f"int8 reference {figures['accuracy']['int8_reference']:.3f}")
+    return 0
+
+
 def _train(target, source, env) -> int:
     return subprocess.call([sys.executable, "-m", f"apps.{env['EMBER_APP']}.train"], cwd=str(REPO))
 
 
+def _serving_firmware(env, app: str, out: Path, app_sources: list[str], generated_sources: list[str]) -> list:
+    """serve/firmware.elf: link_main.c and the link instead of the app's main.c."""
+    serve = out / "serve"
+    env = env.Clone()
+    env.Append(CPPDEFINES=[("EM_APP_NAME", f'\\"{app}\\"')])
+    sources = ([str(COMMON_FIRMWARE / "link_main.c"), str(COMMON_FIRMWARE / "em_link.c")]
+               + [s for s in app_sources if Path(s).name != "main.c"] + generated_sources)
+    objects = env.EmberObjects(sources, serve / "obj")
+    elf = env.Program(str(serve / ("firmware.elf" if env["EMBER_CROSS"] else "firmware")),
+                      objects + env["BSP_OBJECTS"] + env["RUNTIME_LIB"])
+    if env["EMBER_CROSS"]:
+        env.AddPostAction(elf, env["CHECK_NO_HEAP"])
+        return [elf, env.Hex(str(serve / "firmware.hex"), elf)]
+    return [elf]
+
+
 def build_app(env, app: str, run: bool = False, train: bool = False):
     board = env["BOARD"]
+    figures = bool(env.get("EMBER_FIGURES"))
+    run = run or figures
     if run and env["EMBER_CROSS"] and board.emulator is None:
         from SCons.Script import Exit
 
@@ -101,10 +151,19 @@ def build_app(env, app: str, run: bool = False, train: bool = False):
                     str(board.directory / "board.yaml"), str(REPO / "site_scons/ember_build/app_build.py")])
     generated = app_env.Command([str(gen / name) for name in GENERATED], model_inputs,
                                 Action(_compile_model, f"compiling model of {app} for {board.name}, tier {board.tier}"))
-    app_env.Append(CPPPATH=[str(gen), str(REPO / "apps" / app / "firmware")])
-    sources = (sorted(Glob(str(REPO / "apps" / app / "firmware" / "*.c"), strings=True))
-               + [str(gen / n) for n in ("em_model_program.c", "em_registry.c", "em_test_vectors.c")])
-    objects = app_env.EmberObjects(sources, out / "obj")
+    app_env.Append(CPPPATH=[str(gen), str(REPO / "apps" / app / "firmware"), str(COMMON_FIRMWARE)])
+    app_sources = sorted(Glob(str(REPO / "apps" / app / "firmware" / "*.c"), strings=True))
+    generated_sources = [str(gen / n) for n in ("em_model_program.c", "em_registry.c", "em_test_vectors.c")]
+    if env.get("EMBER_SERVE") or (env.get("EMBER_PROFILE") and run):
+        served = _serving_firmware(app_env, app, out, app_sources, generated_sources)
+        if not run:
+            return served
+        profile = app_env.Command([str(out / n) for n in ("profile.json", "profile.md", "profile.png")],
+                                  [served[0][0], str(gen / "program.embr"), str(gen / "expected.npz")],
+                                  Action(_profile, f"profiling {app} on {board.name}"))
+        AlwaysBuild(profile)
+        return served + [profile]
+    objects = app_env.EmberObjects(app_sources + generated_sources, out / "obj")
     if app_env["EMBER_CROSS"]:
         app_env.Append(LINKFLAGS=[f"-Wl,-Map={out / 'firmware.map'}"])
     elf = app_env.Program(str(out / ("firmware.elf" if app_env["EMBER_CROSS"] else "firmware")),
@@ -124,6 +183,12 @@ def build_app(env, app: str, run: bool = False, train: bool = False):
                                  Action(_run_and_check, f"running {app} on {board.name}, tier {board.tier}"))
         AlwaysBuild(report)
         targets.append(report)
+    if figures:
+        table = app_env.Command([str(out / "figures.json"), str(out / "figures.md")],
+                                [report[0], str(gen / "program.embr"), str(gen / "compile.json")],
+                                Action(_figures, f"measuring the figures of {app} on {board.name}"))
+        AlwaysBuild(table)
+        targets.append(table)
     return targets
 
 
