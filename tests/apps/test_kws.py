@@ -64,7 +64,10 @@ def test_hooks_shapes_and_checkpoint_meta(trained):
     assert meta.get("labels", list(data.LABELS)) == list(data.LABELS)
 
 
-def test_program_takes_audio_and_accuracy_figures(trained, program):
+def test_program_takes_audio_and_accuracy_figures(trained, program, monkeypatch):
+    import apps.kws.train
+
+    monkeypatch.setattr(apps.kws.train, "TEST_CLIPS", 24)  # a smaller test split: the hook, not the figure
     model, _ = trained
     audio_input = program.graph.tensors[program.graph.inputs[0]]
     assert audio_input.dtype == "int16" and list(audio_input.shape) == [1, 16000]
@@ -100,3 +103,26 @@ def test_training_smoke(tmp_path):
     meta = train(epochs=1, out=tmp_path / "checkpoint.pt", train_clips=24, validation_clips=12, test_clips=12,
                  max_batches=1)
     assert (tmp_path / "checkpoint.pt").exists() and 0.0 <= meta["test_accuracy"] <= 1.0
+
+
+def test_serving_firmware_answers_the_keyword():
+    """`scons app=kws serve=1 board=host`: GET_RESULT names the top class of the last RUN."""
+    import struct
+
+    from ember_build.board import load_board
+    from tools.ember_link import serve
+
+    build = subprocess.run([str(SCONS), "app=kws", "board=host", "serve=1"], cwd=REPO, capture_output=True,
+                           text=True, timeout=900)
+    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
+    expected = np.load(REPO / "build/host/kws/gen/expected.npz")
+    with serve(load_board("host"), REPO / "build/host/kws/serve/firmware") as link:
+        for clip, output in zip(expected["inputs"][:2], expected["outputs"][:2]):
+            link.set_input(0, clip)
+            link.run()
+            assert link.output_bytes(0) == output.tobytes()
+            result = link.result()
+            top = int(np.argmax(output))
+            assert result[0] == top and result[5:].decode() == data.LABELS[top]
+            assert struct.unpack("<f", result[1:5])[0] == output.reshape(-1)[top]
+        link.shutdown()
