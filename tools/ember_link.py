@@ -35,9 +35,10 @@ import numpy as np
 SYNC = b"\xa5\x5a"
 PROTOCOL_VERSION = 1
 REPLY, ERROR = 0x80, 0x7F
-INFO, SET_INPUT, RUN, GET_OUTPUT, GET_PROFILE, GET_RESULT, SHUTDOWN = range(1, 8)
+INFO, SET_INPUT, RUN, GET_OUTPUT, GET_PROFILE, GET_RESULT, SHUTDOWN, RUN_TO, GET_TENSOR = range(1, 10)
 REQUEST_NAMES = {INFO: "INFO", SET_INPUT: "SET_INPUT", RUN: "RUN", GET_OUTPUT: "GET_OUTPUT",
-                 GET_PROFILE: "GET_PROFILE", GET_RESULT: "GET_RESULT", SHUTDOWN: "SHUTDOWN"}
+                 GET_PROFILE: "GET_PROFILE", GET_RESULT: "GET_RESULT", SHUTDOWN: "SHUTDOWN",
+                 RUN_TO: "RUN_TO", GET_TENSOR: "GET_TENSOR"}
 ERROR_NAMES = {1: "BAD_CRC", 2: "TOO_LONG", 3: "TRUNCATED", 4: "UNKNOWN_TYPE", 5: "BAD_REQUEST",
                6: "RUNTIME", 7: "NOT_AVAILABLE"}
 DTYPES = {0: np.int8, 1: np.int32, 2: np.float32, 3: np.int16}
@@ -283,6 +284,17 @@ class Link:
     def output(self, index: int) -> np.ndarray:
         tensor = self._tensors().outputs[index]
         return np.frombuffer(self.output_bytes(index), tensor.dtype).reshape(tensor.shape)
+
+    def run_to(self, operators: int, timeout: float | None = None) -> int:
+        """Runs operators 0..operators-1 only (their outputs stay readable by tensor())."""
+        return struct.unpack("<Q", self.request(RUN_TO, struct.pack("<I", operators), timeout=timeout))[0]
+
+    def tensor(self, index: int, size: int) -> bytes:
+        """`size` bytes of tensor `index` (the program file's numbering), in chunks."""
+        chunk, parts = self._tensors().max_payload, []
+        for offset in range(0, size, chunk):
+            parts.append(self.request(GET_TENSOR, struct.pack("<III", index, offset, min(chunk, size - offset))))
+        return b"".join(parts)
 
     def profile(self) -> list[ProfileEntry]:
         """Counter units per operator of the last run (firmware built with profile=1)."""

@@ -30,8 +30,10 @@ def add_front_end(graph: Graph, options: LoweringOptions) -> Graph:
                             f"it takes {len(graph.inputs)}")
     model_input = graph.tensors[graph.inputs[0]]
     shape = model_input.shape
-    per_example = int(np.prod(front_end.output_shape))
-    if len(shape) < 2 or int(np.prod(shape[1:])) != per_example or (len(shape) == 4 and shape[-1] != 1):
+    frames, coefficients = front_end.output_shape
+    per_example = frames * coefficients
+    fits = {2: (per_example,), 3: (frames, coefficients), 4: (frames, coefficients, 1)}
+    if fits.get(len(shape)) != tuple(shape[1:]):
         raise FrontEndError(
             f"front end {front_end.name} makes {list(front_end.output_shape)} features per example, but the "
             f"model's input is {list(shape)} (Ember's layout); give the model an input of "

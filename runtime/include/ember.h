@@ -116,6 +116,22 @@ uint32_t em_program_arena_size(const em_program *program, uint32_t index);
 em_status em_program_invoke(const em_program *program, uint8_t *const *arenas,
                             const uint32_t *arena_sizes, uint32_t n_arenas);
 
+/**
+ * Runs only the first @p n_operators operators (0..n_operators), like em_program_invoke(): for
+ * debuggers, which then read the last one's outputs with em_program_tensor() before a later
+ * operator reuses their memory (tools/debug_numerics.py over the serial link).
+ * @return as em_program_invoke(); EM_ERR_BAD_ARGUMENT if @p n_operators exceeds the program's.
+ */
+em_status em_program_invoke_until(const em_program *program, uint8_t *const *arenas,
+                                  const uint32_t *arena_sizes, uint32_t n_arenas, uint32_t n_operators);
+
+/**
+ * Tensor @p index (0..n_tensors-1, the program file's numbering) as a view into @p arenas
+ * (activations) or into the program (constants). An activation's bytes are meaningful only
+ * while the plan keeps it alive (see em_program_invoke_until). @return EM_OK or EM_ERR_BAD_ARGUMENT.
+ */
+em_status em_program_tensor(const em_program *program, uint32_t index, uint8_t *const *arenas, em_tensor *tensor);
+
 /** Program input @p index (0..n_inputs-1) as a view into @p arenas. @return EM_OK or EM_ERR_BAD_ARGUMENT. */
 em_status em_program_input(const em_program *program, uint32_t index, uint8_t *const *arenas,
                            em_tensor *tensor);

@@ -34,24 +34,23 @@ static inline int32_t em_nn_round_shift_30(int64_t p)
     return (int32_t)((p + (1LL << (EM_NN_MEL_TWIDDLE_BITS - 1))) >> EM_NN_MEL_TWIDDLE_BITS);
 }
 
-/** floor(sqrt(n)), bit by bit. */
+/** floor(sqrt(n)): Newton's iteration from above (one division per step, ~5 steps). */
 static uint32_t em_nn_isqrt32(uint32_t n)
 {
-    uint32_t root = 0u;
-    uint32_t bit = 1u << 30;
-    while (bit > n) {
-        bit >>= 2;
+    if (n < 2u) {
+        return n;
     }
-    while (bit != 0u) {
-        if (n >= root + bit) {
-            n -= root + bit;
-            root = (root >> 1) + bit;
-        } else {
-            root >>= 1;
+    /* Start at (n / 2^k + 2^k) / 2 for k = floor((bits - 1) / 2): one Newton step from 2^k,
+     * >= sqrt(n) (arithmetic-geometric mean) and within 25 % of it. */
+    const int32_t k = (31 - __builtin_clz(n)) >> 1;
+    uint32_t g = ((n >> k) + (1u << k)) >> 1;
+    for (;;) {
+        const uint32_t next = (g + n / g) >> 1;
+        if (next >= g) {
+            return g;
         }
-        bit >>= 2;
+        g = next;
     }
-    return root;
 }
 
 static inline void em_nn_store_i64(int32_t *at, int64_t v)
@@ -76,60 +75,100 @@ static int64_t em_nn_log2_q24(uint64_t a, const int32_t *table)
     return ((int64_t)e << EM_NN_MEL_LOG2_BITS) + table[i] + ((((int64_t)table[i + 1] - table[i]) * f) >> 16);
 }
 
+/** x[i] · w[i] block-scaled: << sh, or the rounding >> -sh (module doc, step 2). */
+static inline int32_t em_nn_mel_scaled(int64_t v, int32_t sh)
+{
+    return sh >= 0 ? (int32_t)((uint64_t)v << sh) : (int32_t)((v + (1LL << (-sh - 1))) >> -sh);
+}
+
 /** Windowed, block-scaled samples into z in bit-reversed order; returns the block shift sh. */
 static int32_t em_nn_mel_load_frame(const int16_t *x, const em_mel_features_params *p, const int32_t *window,
-                                    int32_t log2_half, int32_t *z)
+                                    int32_t *z)
 {
-    const int32_t n = p->fft_length;
-    int64_t peak = 1;
-    for (int32_t i = 0; i < p->frame_length; i++) {
-        const int64_t v = (int64_t)x[i] * window[i];
-        const int64_t a = v < 0 ? -v : v;
+    const int32_t n = p->fft_length, length = p->frame_length;
+    uint64_t peak = 1u;
+    for (int32_t i = 0; i < length; i++) {
+        const int32_t xi = x[i], wi = window[i];
+        const uint64_t a = (uint64_t)(uint32_t)(xi < 0 ? -xi : xi) * (uint32_t)(wi < 0 ? -wi : wi);
         peak = a > peak ? a : peak;
     }
-    const int32_t sh = 29 - (log2_half + 1) - em_nn_bitlen64((uint64_t)peak);
-    for (int32_t i = 0; i < n; i++) {
-        int64_t v = i < p->frame_length ? (int64_t)x[i] * window[i] : 0;
-        v = sh >= 0 ? (int64_t)((uint64_t)v << sh) : (v + (1LL << (-sh - 1))) >> -sh;
-        /* Sample i is component i & 1 of complex input j = i / 2, stored at bit-reversed j. */
-        const uint32_t j = (uint32_t)i >> 1;
-        uint32_t r = 0u;
-        for (int32_t b = 0; b < log2_half; b++) {
-            r |= ((j >> b) & 1u) << (log2_half - 1 - b);
+    const int32_t sh = 29 - (31 - __builtin_clz((uint32_t)n)) - em_nn_bitlen64(peak);
+    /* Samples 2j, 2j + 1 are complex input j, stored at r = bit-reversed j (a reversed counter). */
+    const uint32_t half = (uint32_t)n >> 1;
+    uint32_t r = 0u;
+    for (uint32_t j = 0; j < half; j++) {
+        const int32_t i = (int32_t)(2u * j);
+        int32_t *at = z + 2u * r;
+        if (i + 1 < length) {
+            at[0] = em_nn_mel_scaled((int64_t)x[i] * window[i], sh);
+            at[1] = em_nn_mel_scaled((int64_t)x[i + 1] * window[i + 1], sh);
+        } else {
+            at[0] = i < length ? em_nn_mel_scaled((int64_t)x[i] * window[i], sh) : 0;
+            at[1] = 0;
         }
-        z[2u * r + ((uint32_t)i & 1u)] = (int32_t)v;
+        uint32_t bit = half >> 1; /* r += 1, counting from the top bit down */
+        while (r & bit) {
+            r ^= bit;
+            bit >>= 1;
+        }
+        r |= bit;
     }
     return sh;
 }
 
-/** In-place complex radix-2 DIT FFT of half = N/2 points (bit-reversed input, in-order output). */
+/** In-place complex radix-2 DIT FFT of half = N/2 points (bit-reversed input, in-order output).
+ *  Twiddles (2^30, 0) and (0, 2^30) (W = 1 and W = -i) give t = b and t = (bi, -br) exactly
+ *  through the general rounding, so their butterflies skip the products. */
 static void em_nn_mel_fft(int32_t *z, int32_t half, const int32_t *twiddles)
 {
+    const int32_t one = 1 << EM_NN_MEL_TWIDDLE_BITS;
     for (int32_t size = 2; size <= half; size <<= 1) {
         const int32_t hs = size / 2;
         const int32_t step = 2 * half / size;
         for (int32_t k = 0; k < hs; k++) {
-            const int64_t c = twiddles[2 * k * step];
-            const int64_t s = twiddles[2 * k * step + 1];
-            for (int32_t a = k; a < half; a += size) {
-                int32_t *za = z + 2 * a;
-                int32_t *zb = z + 2 * (a + hs);
-                const int32_t tr = em_nn_round_shift_30(zb[0] * c + zb[1] * s);
-                const int32_t ti = em_nn_round_shift_30(zb[1] * c - zb[0] * s);
-                const int32_t ar = za[0], ai = za[1];
-                za[0] = ar + tr;
-                za[1] = ai + ti;
-                zb[0] = ar - tr;
-                zb[1] = ai - ti;
+            const int32_t c = twiddles[2 * k * step];
+            const int32_t s = twiddles[2 * k * step + 1];
+            int32_t *za = z + 2 * k;
+            int32_t *end = z + 2 * half;
+            if (c == one && s == 0) {
+                for (; za < end; za += 2 * size) {
+                    int32_t *zb = za + 2 * hs;
+                    const int32_t ar = za[0], ai = za[1], br = zb[0], bi = zb[1];
+                    za[0] = ar + br;
+                    za[1] = ai + bi;
+                    zb[0] = ar - br;
+                    zb[1] = ai - bi;
+                }
+            } else if (c == 0 && s == one) {
+                for (; za < end; za += 2 * size) {
+                    int32_t *zb = za + 2 * hs;
+                    const int32_t ar = za[0], ai = za[1], br = zb[0], bi = zb[1];
+                    za[0] = ar + bi;
+                    za[1] = ai - br;
+                    zb[0] = ar - bi;
+                    zb[1] = ai + br;
+                }
+            } else {
+                for (; za < end; za += 2 * size) {
+                    int32_t *zb = za + 2 * hs;
+                    const int32_t ar = za[0], ai = za[1], br = zb[0], bi = zb[1];
+                    const int32_t tr = em_nn_round_shift_30((int64_t)br * c + (int64_t)bi * s);
+                    const int32_t ti = em_nn_round_shift_30((int64_t)bi * c - (int64_t)br * s);
+                    za[0] = ar + tr;
+                    za[1] = ai + ti;
+                    zb[0] = ar - tr;
+                    zb[1] = ai - ti;
+                }
             }
         }
     }
 }
 
-/** |2X[k]|^2 turned into the spectrum value the mel filters read (magnitude or power). */
-static inline int64_t em_nn_mel_spectrum(int64_t xr, int64_t xi, int32_t magnitude)
+/** |2X[k]|^2 turned into the spectrum value the mel filters read (magnitude or power).
+ *  |2X| <= 2^30 (module doc, step 3): both parts fit int32. */
+static inline int64_t em_nn_mel_spectrum(int32_t xr, int32_t xi, int32_t magnitude)
 {
-    const int64_t power = xr * xr + xi * xi;
+    const int64_t power = (int64_t)xr * xr + (int64_t)xi * xi;
     if (!magnitude) {
         return power >> EM_NN_MEL_POWER_SHIFT;
     }
@@ -141,26 +180,30 @@ static inline int64_t em_nn_mel_spectrum(int64_t xr, int64_t xi, int32_t magnitu
 /** 2X[k] from A = Z[k], B = conj(Z[half - k]) and twiddle k (1 <= k < half). */
 static inline int64_t em_nn_mel_bin(const int32_t *zk, const int32_t *zm, const int32_t *tw, int32_t magnitude)
 {
-    const int64_t ar = zk[0], ai = zk[1], br = zm[0], bi = -(int64_t)zm[1];
-    const int64_t qr = ai - bi, qi = -(ar - br);
+    /* |Z| < 2^28.5 (module doc): these sums fit int32, so the products are 32 x 32 -> 64. */
+    const int32_t ar = zk[0], ai = zk[1], br = zm[0], bi = -zm[1];
+    const int32_t qr = ai - bi, qi = br - ar;
     const int64_t c = tw[0], s = tw[1];
-    const int64_t xr = ar + br + em_nn_round_shift_30(c * qr + s * qi);
-    const int64_t xi = ai + bi + em_nn_round_shift_30(c * qi - s * qr);
+    const int32_t xr = ar + br + em_nn_round_shift_30(c * qr + s * qi);
+    const int32_t xi = ai + bi + em_nn_round_shift_30(c * qi - s * qr);
     return em_nn_mel_spectrum(xr, xi, magnitude);
 }
 
-/** The real-FFT split, in place: pair k of z becomes the int64 spectrum bin k (bin half at z[N]). */
-static void em_nn_mel_split(int32_t *z, int32_t half, const int32_t *twiddles, int32_t magnitude)
+/** The real-FFT split, in place: pair k of z becomes the int64 spectrum bin k (bin half at z[N]).
+ *  Only bins lo..hi - 1 (those some mel filter reads) are computed; the others hold 0. */
+static void em_nn_mel_split(int32_t *z, int32_t half, const int32_t *twiddles, int32_t magnitude, int32_t lo,
+                            int32_t hi)
 {
-    const int64_t z0r = z[0], z0i = z[1];
-    em_nn_store_i64(z, em_nn_mel_spectrum(2 * (z0r + z0i), 0, magnitude));
-    em_nn_store_i64(z + 2 * half, em_nn_mel_spectrum(2 * (z0r - z0i), 0, magnitude));
+    const int32_t z0r = z[0], z0i = z[1];
+    em_nn_store_i64(z, lo <= 0 ? em_nn_mel_spectrum(2 * (z0r + z0i), 0, magnitude) : 0);
+    em_nn_store_i64(z + 2 * half, hi > half ? em_nn_mel_spectrum(2 * (z0r - z0i), 0, magnitude) : 0);
     for (int32_t k = 1; 2 * k <= half; k++) {
         const int32_t m = half - k;
         int32_t *zk = z + 2 * k;
         int32_t *zm = z + 2 * m;
-        const int64_t bin_k = em_nn_mel_bin(zk, zm, twiddles + 2 * k, magnitude);
-        const int64_t bin_m = m != k ? em_nn_mel_bin(zm, zk, twiddles + 2 * m, magnitude) : bin_k;
+        const bool want_k = k >= lo && k < hi, want_m = m >= lo && m < hi;
+        const int64_t bin_k = want_k ? em_nn_mel_bin(zk, zm, twiddles + 2 * k, magnitude) : 0;
+        const int64_t bin_m = m == k ? bin_k : (want_m ? em_nn_mel_bin(zm, zk, twiddles + 2 * m, magnitude) : 0);
         em_nn_store_i64(zk, bin_k);
         em_nn_store_i64(zm, bin_m);
     }
@@ -168,12 +211,12 @@ static void em_nn_mel_split(int32_t *z, int32_t half, const int32_t *twiddles, i
 
 /** One frame: x [frame_length] -> out [coefficients or n_mels]. */
 static void em_nn_mel_frame(const int16_t *x, const em_mel_features_params *p, const em_mel_features_tables *t,
-                            int32_t log2_half, int32_t *z, float *out)
+                            int32_t lo, int32_t hi, int32_t *z, float *out)
 {
     const int32_t half = p->fft_length / 2;
-    const int32_t sh = em_nn_mel_load_frame(x, p, t->window, log2_half, z);
+    const int32_t sh = em_nn_mel_load_frame(x, p, t->window, z);
     em_nn_mel_fft(z, half, t->twiddles);
-    em_nn_mel_split(z, half, t->twiddles, p->magnitude);
+    em_nn_mel_split(z, half, t->twiddles, p->magnitude, lo, hi);
     int32_t *lm = z + p->fft_length + 2; /* int64 [n_mels] */
     const int32_t exponent = p->magnitude ? 46 + sh : 79 + 2 * sh;
     const int16_t *w = t->mel_weights;
@@ -238,13 +281,20 @@ em_status em_mel_features_s16(const em_nn_context *ctx, const em_mel_features_pa
         || ctx->size < em_mel_features_s16_get_buffer_size(p->fft_length, p->n_mels)) {
         return EM_ERR_BAD_ARGUMENT;
     }
-    const int32_t log2_half = 30 - __builtin_clz((uint32_t)p->fft_length);
     const int32_t frames = (p->samples - p->frame_length) / p->frame_step + 1;
     const int32_t outputs = p->coefficients > 0 ? p->coefficients : p->n_mels;
+    int32_t lo = p->fft_length, hi = 0; /* the bins the mel filters read */
+    for (int32_t m = 0; m < p->n_mels; m++) {
+        const int32_t *band = t->mel_bands + EM_NN_MEL_BAND_FIELDS * m;
+        if (band[1] > 0) {
+            lo = band[0] < lo ? band[0] : lo;
+            hi = band[0] + band[1] > hi ? band[0] + band[1] : hi;
+        }
+    }
     for (int32_t b = 0; b < batches; b++) {
         for (int32_t f = 0; f < frames; f++) {
             em_nn_mel_frame(audio + (size_t)b * (size_t)p->samples + (size_t)f * (size_t)p->frame_step, p, t,
-                            log2_half, (int32_t *)ctx->buf, output + ((size_t)b * (size_t)frames + (size_t)f) * (size_t)outputs);
+                            lo, hi, (int32_t *)ctx->buf, output + ((size_t)b * (size_t)frames + (size_t)f) * (size_t)outputs);
         }
     }
     return EM_OK;

@@ -18,7 +18,7 @@ import yaml
 from compiler.ir import NUMPY_DTYPES
 from compiler.pipeline import lower
 from compiler.planner import Region
-from compiler.program import write_atomically
+from compiler.program import Program, write_atomically
 from compiler.target import Target
 from ember_build.board import Board
 
@@ -109,18 +109,25 @@ def arena_header_c(size: int, region: str) -> str:
     )
 
 
-def compile_app(app_name: str, board: Board, out_dir: Path) -> dict:
-    """Lowers the app's model for `board` into `out_dir`; returns a summary for the report."""
-    app = load_app(app_name)
-    module = model_module(app)
+def lower_app(app: App, module: ModuleType, board: Board) -> tuple[Program, "torch.nn.Module", dict]:
+    """The app's trained model lowered for `board` (deterministic: the build and the numerics
+    debugger get the same program); also the float model and the checkpoint's metadata."""
     model, meta = module.load_trained()
-    region = arena_region(board)
     # A model module with front_end() (an audio front end, compiler.audio_features) makes the
     # program take raw audio: its test_vectors() are then audio, its calibration data features.
     front_end = module.front_end() if hasattr(module, "front_end") else None
     program = lower(model, module.example_inputs(), module.calibration_data(),
-                    Target(board.cpu, board.tier), int8_io=app.int8_io, arena=region, name=app.name,
+                    Target(board.cpu, board.tier), int8_io=app.int8_io, arena=arena_region(board), name=app.name,
                     front_end=front_end)
+    return program, model, meta
+
+
+def compile_app(app_name: str, board: Board, out_dir: Path) -> dict:
+    """Lowers the app's model for `board` into `out_dir`; returns a summary for the report."""
+    app = load_app(app_name)
+    module = model_module(app)
+    program, _, meta = lower_app(app, module, board)
+    region = arena_region(board)
     out = Path(out_dir)
     program.save(out / "program.embr")
     program.emit_c(out)

@@ -11,6 +11,8 @@ Steps, each a node SCons can skip when up to date:
    build fails unless every output matches byte for byte.
 (profile=1 run=1) the serving firmware with per-operator counts, run in QEMU over the serial
    link by tools/profile.py: profile.json, profile.md and profile.png.
+(numerics=1) the serving firmware, then tools/debug_numerics.py: per layer, float vs PT2E vs
+   reference vs device: numerics.md, numerics.json.
 (serve=1) instead of 3-4: the serving firmware (serve/firmware.elf): the app's firmware files but
    its main.c, with apps/common/firmware/link_main.c answering the serial link (em_link.h).
 5. (figures=1, implies run=1) the app's README table: accuracy of the float model and of the
@@ -97,6 +99,44 @@ def _profile(target, source, env) -> int:
     return 0
 
 
+def _numerics(target, source, env) -> int:
+    if str(REPO) not in sys.path:  # SCons restores sys.path after reading SConscripts
+        sys.path.insert(0, str(REPO))
+    from tools.debug_numerics import debug_app  # torch and the serial link: only when asked
+
+    out = Path(str(target[0])).parent
+    text, data = debug_app(env["EMBER_APP"], env["BOARD"], Path(str(source[0])), Path(str(source[1])).parent, out)
+    print(text)
+    return 0
+
+
+def _demo(target, source, env) -> int:
+    if str(REPO) not in sys.path:  # SCons restores sys.path after reading SConscripts
+        sys.path.insert(0, str(REPO))
+    from compiler.program import Program
+    from tools.ember_link import serve
+
+    out = Path(str(target[0])).parent
+    program = Program.load(Path(str(source[1])))
+    with serve(env["BOARD"], Path(str(source[0]))) as link:
+        if env["EMBER_DEMO"] == "camera":
+            from tools.camera_demo import run_demo
+
+            summary = run_demo(link, program, env["source"], int(env["frames"]), out, headless=True)
+            print(f"camera demo: {summary['frames']} frames, {summary['frames_equal_to_reference']} with the "
+                  f"reference's boxes, {summary['host_fps']:.2f} fps on the host; frames and demo.json in {out}")
+        else:
+            from tools.kws_demo import classify, spoken
+
+            detections = classify(link, program, [(w, spoken(w)) for w in env["words"].split(",") if w])
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "demo.json").write_text(json.dumps([d.__dict__ for d in detections], indent=2) + "\n")
+            for d in detections:
+                print(f"{d.clip}: {d.keyword} {d.score:.2f} ({d.device_count:,} {'=' if d.equal_to_reference else '≠'} reference)")
+        link.shutdown()
+    return 0
+
+
 def _figures(target, source, env) -> int:
     from ember_build.app_build import load_app, model_module  # torch: only when asked
     from ember_build.figures import write_figures
@@ -154,8 +194,19 @@ def build_app(env, app: str, run: bool = False, train: bool = False):
     app_env.Append(CPPPATH=[str(gen), str(REPO / "apps" / app / "firmware"), str(COMMON_FIRMWARE)])
     app_sources = sorted(Glob(str(REPO / "apps" / app / "firmware" / "*.c"), strings=True))
     generated_sources = [str(gen / n) for n in ("em_model_program.c", "em_registry.c", "em_test_vectors.c")]
-    if env.get("EMBER_SERVE") or (env.get("EMBER_PROFILE") and run):
+    if env.get("EMBER_SERVE") or (env.get("EMBER_PROFILE") and run) or env.get("EMBER_NUMERICS") or env.get("EMBER_DEMO"):
         served = _serving_firmware(app_env, app, out, app_sources, generated_sources)
+        if env.get("EMBER_DEMO"):
+            demo = app_env.Command(str(out / "demo" / "demo.json"), [served[0][0], str(gen / "program.embr")],
+                                   Action(_demo, f"demo {env['EMBER_DEMO']} of {app} on {board.name}"))
+            AlwaysBuild(demo)
+            return served + [demo]
+        if env.get("EMBER_NUMERICS"):
+            numerics = app_env.Command([str(out / "numerics.md"), str(out / "numerics.json")],
+                                       [served[0][0], str(gen / "program.embr"), str(gen / "expected.npz")],
+                                       Action(_numerics, f"debugging the numerics of {app} on {board.name}"))
+            AlwaysBuild(numerics)
+            return served + [numerics]
         if not run:
             return served
         profile = app_env.Command([str(out / n) for n in ("profile.json", "profile.md", "profile.png")],

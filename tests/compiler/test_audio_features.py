@@ -168,3 +168,37 @@ def test_front_end_that_does_not_fit_the_model_is_a_named_error():
     data = [torch.randn(2, 100)]
     with pytest.raises(FrontEndError, match=r"makes \[49, 10\] features"):
         compiler.lower(model, (data[0][:1],), data, front_end=af.MFCC_KWS, report_fallbacks=False)
+
+
+def test_add_front_end_pass_before_and_after():
+    from compiler.ir import Graph, Op, Quant, Tensor
+    from compiler.options import LoweringOptions
+    from compiler.passes import add_front_end
+
+    def graph() -> Graph:
+        tensors = {"x": Tensor("x", "float32", (1, 640)), "q": Tensor("q", "int8", (1, 640), Quant.per_tensor(0.5, 3))}
+        return Graph(tensors, [Op("quantize", ["x"], ["q"], {"inv_scale": np.float32(2.0), "zero_point": 3})],
+                     ["x"], ["q"])
+
+    unchanged = add_front_end(graph(), LoweringOptions())
+    assert [op.kind for op in unchanged.ops] == ["quantize"] and unchanged.inputs == ["x"]
+    after = add_front_end(graph(), LoweringOptions(front_end=af.LOG_MEL_ANOMALY))
+    assert [op.kind for op in after.ops] == ["mel_features", "reshape", "quantize"]
+    audio = after.tensors[after.inputs[0]]
+    assert (audio.dtype, audio.shape) == ("int16", (1, af.ANOMALY_SAMPLES))
+    mel = after.ops[0]
+    assert after.tensors[mel.outputs[0]].shape == (1, *af.LOG_MEL_SHAPE) and after.ops[1].outputs == ["x"]
+    assert all(after.tensors[name].is_constant for name in mel.inputs[1:])
+    with pytest.raises(TypeError, match="FrontEnd"):
+        LoweringOptions(front_end="mfcc_kws")
+
+
+def test_add_front_end_refuses_features_in_another_order():
+    from compiler.ir import Graph, Tensor
+    from compiler.options import LoweringOptions
+    from compiler.passes import add_front_end
+
+    for shape in [(1, 10, 49), (1, 49, 10, 2), (1, 491)]:
+        graph = Graph({"x": Tensor("x", "float32", shape)}, [], ["x"], ["x"])
+        with pytest.raises(FrontEndError, match="makes"):
+            add_front_end(graph, LoweringOptions(front_end=af.MFCC_KWS))

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from ember_build.board import load_board
-from tools.ember_link import (INFO, RUN, SET_INPUT, DeviceError, Link, LinkError, LinkTimeout, frame, serve)
+from tools.ember_link import (GET_TENSOR, INFO, RUN, SET_INPUT, DeviceError, Link, LinkError, LinkTimeout, frame, serve)
 
 REPO = Path(__file__).resolve().parents[2]
 SCONS = Path(sys.executable).with_name("scons")
@@ -96,6 +96,12 @@ def test_bad_frames_get_named_errors_and_the_device_keeps_serving(firmware, expe
             link.result()
         with pytest.raises(DeviceError, match="NOT_AVAILABLE: .*profile=1"):
             link.profile()
+        with pytest.raises(DeviceError, match="BAD_REQUEST: operator count past"):
+            link.run_to(16)  # the program has 15 operators (front end, quantize, 10 dense, sub, dequantize)
+        with pytest.raises(DeviceError, match="BAD_REQUEST: no such tensor index"):
+            link.tensor(10_000, 4)
+        with pytest.raises(DeviceError, match="BAD_REQUEST: offset"):
+            link.request(GET_TENSOR, struct.pack("<III", 0, 0, 1 << 20))
         with pytest.raises(LinkError, match="takes 6144 bytes"):
             link.set_input(0, b"\0" * 10)
         link.port.write(b"noise \x5a between frames \xa5")  # skipped while hunting for the sync pair

@@ -323,6 +323,57 @@ static void get_output(server *s, const frame *f)
     }
 }
 
+static void reply_count(const frame *f, uint64_t count)
+{
+    uint8_t bytes[8];
+    for (uint32_t i = 0; i < 8u; ++i) {
+        bytes[i] = (uint8_t)(count >> (8u * i));
+    }
+    reply(f->type, f->seq, bytes, sizeof bytes);
+}
+
+static void run_to(server *s, const frame *f)
+{
+    const em_link_model *m = s->model;
+    if (f->length < 4u) {
+        send_error(EM_LINK_ERR_BAD_REQUEST, f->type, f->seq, "RUN_TO takes a u32 operator count");
+        return;
+    }
+    const uint32_t n = get_u32(payload);
+    if (n > m->program->n_operators) {
+        send_error(EM_LINK_ERR_BAD_REQUEST, f->type, f->seq, "operator count past the program's operators");
+        return;
+    }
+    const uint64_t start = em_bsp_counter_read();
+    const em_status st = em_program_invoke_until(m->program, m->arenas, m->arena_sizes, m->n_arenas, n);
+    const uint64_t count = em_bsp_counter_read() - start - em_bsp_counter_overhead();
+    s->ran = 0; /* the outputs are not the model's: no result, no profile */
+    if (st != EM_OK) {
+        send_error(EM_LINK_ERR_RUNTIME, f->type, f->seq, em_status_name(st));
+        return;
+    }
+    reply_count(f, count);
+}
+
+static void get_tensor(server *s, const frame *f)
+{
+    em_tensor t;
+    if (f->length < 12u) {
+        send_error(EM_LINK_ERR_BAD_REQUEST, f->type, f->seq, "GET_TENSOR takes u32 tensor, offset, length");
+        return;
+    }
+    if (em_program_tensor(s->model->program, get_u32(payload), s->model->arenas, &t) != EM_OK) {
+        send_error(EM_LINK_ERR_BAD_REQUEST, f->type, f->seq, "no such tensor index");
+        return;
+    }
+    const uint32_t offset = get_u32(payload + 4), n = get_u32(payload + 8);
+    if (offset > t.size || n > t.size - offset) {
+        send_error(EM_LINK_ERR_BAD_REQUEST, f->type, f->seq, "offset + length past the end of the tensor");
+        return;
+    }
+    reply(f->type, f->seq, (const uint8_t *)t.data + offset, n);
+}
+
 static void run(server *s, const frame *f)
 {
     const em_link_model *m = s->model;
@@ -340,11 +391,7 @@ static void run(server *s, const frame *f)
         return;
     }
     s->ran = 1;
-    uint8_t bytes[8];
-    for (uint32_t i = 0; i < 8u; ++i) {
-        bytes[i] = (uint8_t)(count >> (8u * i));
-    }
-    reply(f->type, f->seq, bytes, sizeof bytes);
+    reply_count(f, count);
 }
 
 static void get_profile(server *s, const frame *f)
@@ -401,6 +448,7 @@ typedef void (*handler)(server *s, const frame *f);
 static const handler handlers[] = {
     [EM_LINK_INFO] = send_info,          [EM_LINK_SET_INPUT] = set_input,     [EM_LINK_RUN] = run,
     [EM_LINK_GET_OUTPUT] = get_output,   [EM_LINK_GET_PROFILE] = get_profile, [EM_LINK_GET_RESULT] = get_result,
+    [EM_LINK_RUN_TO] = run_to,           [EM_LINK_GET_TENSOR] = get_tensor,
 };
 
 int em_link_serve(const em_link_model *model)

@@ -21,6 +21,8 @@
  * | GET_PROFILE 0x05 | — | u32 n, n × (u16 opcode, u64 count, u8 name length, name) of the last RUN |
  * | GET_RESULT 0x06 | — | the app's post-processing of the last RUN (em_link_app_result) |
  * | SHUTDOWN 0x07 | i32 exit status | — (then the firmware exits with that status) |
+ * | RUN_TO 0x08 | u32 n | u64 counter units: runs operators 0..n-1 only (numerics debugger) |
+ * | GET_TENSOR 0x09 | u32 tensor, u32 offset, u32 length | the bytes of any tensor (program numbering) |
  * | ERROR 0x7F (device → host only) | | u8 code (em_link_error), u8 request type, message text |
  *
  * Robustness: the receiver hunts for the sync bytes, so garbage between frames is skipped. A
@@ -74,6 +76,8 @@ typedef enum {
     EM_LINK_GET_PROFILE = 0x05,
     EM_LINK_GET_RESULT = 0x06,
     EM_LINK_SHUTDOWN = 0x07,
+    EM_LINK_RUN_TO = 0x08,
+    EM_LINK_GET_TENSOR = 0x09,
     EM_LINK_ERROR = 0x7F,
     EM_LINK_REPLY = 0x80, /* or-ed into a request's type */
 } em_link_type;
