@@ -107,6 +107,19 @@ def _to_torch_layout(x: np.ndarray) -> torch.Tensor:
     return torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2) if x.ndim == 4 else x))
 
 
+def _model_inputs(graph, inputs: list[np.ndarray], reference: dict) -> list[np.ndarray]:
+    """What the PyTorch model takes: the program's inputs, or, for a program that starts with an
+    audio front end (compiler/passes/add_front_end.py), the features it computes (the reshape
+    after it; dequantized when the model's input is int8)."""
+    if not any(op.kind == "mel_features" for op in graph.ops):
+        return inputs
+    model_input = next(op.outputs[0] for op in graph.ops if op.kind == "reshape")
+    value, tensor = reference[model_input], graph.tensors[model_input]
+    if tensor.dtype == "int8":
+        value = (value.astype(np.float32) - tensor.quant.zero_point[0]) * tensor.quant.scale[0]
+    return [np.asarray(value, np.float32)]
+
+
 def stage_values(model: torch.nn.Module, program: Program, inputs: list[np.ndarray]) -> dict[str, dict[str, np.ndarray]]:
     """Each stage's values by Ember tensor name (float ones in Ember's layout, int8 ones raw).
     `inputs` are the program's (Ember's layout: 4-D ones NHWC, as the test vectors are)."""
@@ -114,12 +127,12 @@ def stage_values(model: torch.nn.Module, program: Program, inputs: list[np.ndarr
 
     graph = program.graph
     inputs = [np.asarray(x).reshape(graph.tensors[name].shape) for x, name in zip(inputs, graph.inputs)]
-    torch_inputs = tuple(_to_torch_layout(x) for x in inputs)
+    reference = program.run_reference(*inputs, keep_all=True)
+    torch_inputs = tuple(_to_torch_layout(x) for x in _model_inputs(graph, inputs, reference))
     floats = {k: v.numpy() for k, v in capture(export_float(model, torch_inputs), torch_inputs).items()}
     quantized = program.quantized_model
     pt2e_nodes = {n.name: n for n in quantized.graph.nodes}
     pt2e = capture(quantized, torch_inputs)
-    reference = program.run_reference(*inputs, keep_all=True)
     stages: dict[str, dict[str, np.ndarray]] = {"float": {}, "pt2e": {}, "reference": {}}
     for name, tensor in graph.tensors.items():
         if tensor.is_constant:

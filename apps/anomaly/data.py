@@ -1,65 +1,50 @@
-"""Synthetic machine sounds and the MLPerf Tiny anomaly-detection features.
+"""Machine sounds for the anomaly app, and the features the device computes from them.
 
-Normal clips: a rotating machine — a fundamental with decaying harmonics, slow amplitude
+Synthetic clips: a rotating machine — a fundamental with decaying harmonics, slow amplitude
 modulation and background noise. Anomalous clips add one fault: shifted harmonics, clicks, or
-bearing noise (high-frequency bursts). Features follow the MLPerf Tiny AD reference: log-mel
-spectrogram (1024-point FFT, hop 512, 128 mel bins, power 2, dB) and 5 consecutive frames
-concatenated into 640 values. The mel filter bank is written out here (Slaney-style HTK mel
-scale, triangular filters) to avoid pulling librosa and numba into the device toolchain.
+bearing noise (high-frequency bursts). Real data: the DCASE 2020 task 2 development layout of
+ToyADMOS and MIMII machines (`load_machine`), as the MLPerf Tiny anomaly benchmark uses it.
+
+The device takes raw audio: windows of 3072 int16 samples (5 frames of 1024 samples, hop 512)
+at a hop of 512 samples, each turned into the MLPerf Tiny features (log-mel, 128 bins, dB,
+5 frames = 640 values) by the program's own front end op. The features here are that op's
+Python reference (`compiler.audio_features.log_mel`, bit-exact with the device), so training,
+calibration and the device all see the same numbers.
 """
 from __future__ import annotations
 
+import hashlib
+import os
+import tempfile
+import wave
+from pathlib import Path
+
 import numpy as np
+
+from apps.common.datasets import CACHE_ROOT, DatasetError, require_dir
 
 SAMPLE_RATE = 16_000
 CLIP_SECONDS = 1.0
-N_FFT = 1024
+WINDOW = 3072  # samples the front end turns into one 640-value feature vector
 HOP = 512
-N_MELS = 128
-FRAMES = 5
+FRAMES, N_MELS = 5, 128
 FEATURE_DIM = N_MELS * FRAMES
 FAULTS = ("shifted_harmonics", "clicks", "bearing_noise")
+CACHE_DIR = CACHE_ROOT / "anomaly"
+_MACHINE_LAYOUT = (
+    "the DCASE 2020 task 2 development layout of one machine (ToyADMOS ToyCar / ToyConveyor or a MIMII "
+    "machine): <root>/train/normal_id_XX_NNNNNNNN.wav (normal sounds only) and <root>/test/normal_id_*.wav "
+    "plus <root>/test/anomaly_id_*.wav, 16 kHz mono 16-bit WAV files, e.g. dev_data/ToyCar as unpacked from "
+    "DCASE's dev_data_ToyCar.zip. Download and unpack it yourself and pass that machine's folder; Ember never "
+    "downloads data")
 
 
-def _hz_to_mel(hz: np.ndarray) -> np.ndarray:
-    return 2595.0 * np.log10(1.0 + np.asarray(hz) / 700.0)
-
-
-def _mel_to_hz(mel: np.ndarray) -> np.ndarray:
-    return 700.0 * (10.0 ** (np.asarray(mel) / 2595.0) - 1.0)
-
-
-def mel_filterbank(n_mels: int = N_MELS, n_fft: int = N_FFT, sample_rate: int = SAMPLE_RATE) -> np.ndarray:
-    """[n_mels, n_fft/2 + 1] triangular filters, equally spaced on the mel scale."""
-    bins = np.linspace(0, sample_rate / 2, n_fft // 2 + 1)
-    edges = _mel_to_hz(np.linspace(0, _hz_to_mel(sample_rate / 2), n_mels + 2))
-    low, centre, high = edges[:-2, None], edges[1:-1, None], edges[2:, None]
-    rising = (bins[None, :] - low) / (centre - low)
-    falling = (high - bins[None, :]) / (high - centre)
-    return np.maximum(0.0, np.minimum(rising, falling)).astype(np.float32)
-
-
-_FILTERS = mel_filterbank()
-
-
-def log_mel(audio: np.ndarray) -> np.ndarray:
-    """[frames, N_MELS] log-mel energies in dB of a mono clip."""
-    n_frames = 1 + (len(audio) - N_FFT) // HOP
-    index = np.arange(N_FFT)[None, :] + HOP * np.arange(n_frames)[:, None]
-    window = np.hanning(N_FFT).astype(np.float32)
-    power = np.abs(np.fft.rfft(audio[index] * window, axis=1)) ** 2
-    return (10.0 * np.log10(power @ _FILTERS.T + 1e-10)).astype(np.float32)
-
-
-def features(audio: np.ndarray) -> np.ndarray:
-    """[windows, FEATURE_DIM]: every run of FRAMES consecutive log-mel frames, flattened."""
-    mel = log_mel(audio)
-    windows = len(mel) - FRAMES + 1
-    return np.stack([mel[i:i + FRAMES].reshape(-1) for i in range(windows)])
+class MachineDataError(DatasetError):
+    """The ToyADMOS / MIMII folder is missing or malformed."""
 
 
 def machine_sound(rng: np.random.Generator, fault: str | None = None) -> np.ndarray:
-    """One clip of a synthetic machine; `fault` is None (normal) or one of FAULTS."""
+    """One clip of a synthetic machine (float32, about ±0.5); `fault` is None (normal) or one of FAULTS."""
     t = np.arange(int(SAMPLE_RATE * CLIP_SECONDS)) / SAMPLE_RATE
     f0 = rng.uniform(110, 140)
     partials = np.arange(1, 9, dtype=np.float64)
@@ -82,8 +67,93 @@ def machine_sound(rng: np.random.Generator, fault: str | None = None) -> np.ndar
     return (audio * rng.uniform(0.7, 1.3)).astype(np.float32)
 
 
-def dataset(clips: int, anomalous: bool, seed: int) -> np.ndarray:
-    """[clips × windows, FEATURE_DIM] features of normal (or anomalous) synthetic clips."""
+def as_int16(audio: np.ndarray) -> np.ndarray:
+    """Float audio in -1..1 as int16 PCM (what a microphone driver hands the device)."""
+    return np.clip(np.rint(np.asarray(audio, np.float64) * 32768.0), -32768, 32767).astype(np.int16)
+
+
+def windows(audio: np.ndarray) -> np.ndarray:
+    """int16 [W, 3072]: every window of a clip at a hop of 512 samples (W = 26 for one second)."""
+    count = (len(audio) - WINDOW) // HOP + 1
+    if count < 1:
+        return np.zeros((0, WINDOW), np.int16)
+    return audio[np.arange(WINDOW)[None, :] + HOP * np.arange(count)[:, None]]
+
+
+def features(audio_windows: np.ndarray) -> np.ndarray:
+    """int16 [..., 3072] → float32 [..., 640]: the device's log-mel features, frame-major."""
+    from compiler.audio_features import log_mel
+
+    audio_windows = np.asarray(audio_windows)
+    return log_mel(audio_windows).reshape(*audio_windows.shape[:-1], FEATURE_DIM)
+
+
+def clip_windows(clips: int, anomalous: bool, seed: int) -> np.ndarray:
+    """int16 [clips × 26, 3072]: the audio windows of synthetic normal (or anomalous) clips."""
     rng = np.random.default_rng(seed)
     faults = [FAULTS[i % len(FAULTS)] if anomalous else None for i in range(clips)]
-    return np.concatenate([features(machine_sound(rng, fault)) for fault in faults]).astype(np.float32)
+    return np.concatenate([windows(as_int16(machine_sound(rng, fault))) for fault in faults])
+
+
+def _cached(key: tuple, make) -> np.ndarray:
+    """`make()`, stored under build/data/anomaly/ by `key` and the front end's source hash."""
+    import compiler.audio_features as audio_features
+
+    source = hashlib.sha1(Path(audio_features.__file__).read_bytes()).hexdigest()[:16]
+    name = hashlib.sha1(repr((key, source)).encode()).hexdigest()[:20]
+    path = CACHE_DIR / f"{name}.npy"
+    if path.exists():
+        return np.load(path)
+    value = make()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as tmp:
+        np.save(tmp, value)
+    os.replace(tmp.name, path)
+    return value
+
+
+def dataset(clips: int, anomalous: bool, seed: int) -> np.ndarray:
+    """float32 [clips × 26, 640]: features of synthetic normal (or anomalous) clips (cached)."""
+    return _cached(("synthetic", clips, anomalous, seed),
+                   lambda: features(clip_windows(clips, anomalous, seed)).astype(np.float32))
+
+
+def read_wav(path: Path) -> np.ndarray:
+    """int16 samples of a 16 kHz mono 16-bit WAV file, or MachineDataError saying what is wrong."""
+    try:
+        with wave.open(str(path), "rb") as w:
+            shape = (w.getframerate(), w.getnchannels(), w.getsampwidth())
+            frames = w.readframes(w.getnframes())
+    except (wave.Error, EOFError, OSError) as error:
+        raise MachineDataError(f"{path} is not a readable WAV file ({error}); expected {_MACHINE_LAYOUT}") from error
+    if shape != (SAMPLE_RATE, 1, 2):
+        raise MachineDataError(f"{path} is {shape[0]} Hz, {shape[1]} channel(s), {8 * shape[2]} bits; expected "
+                               f"16000 Hz mono 16-bit ({_MACHINE_LAYOUT})")
+    return np.frombuffer(frames, dtype="<i2").astype(np.int16)
+
+
+def machine_files(root: Path | str, split: str) -> list[tuple[Path, bool]]:
+    """(wav path, anomalous) of a DCASE-layout machine folder's `split` ("train" or "test"), sorted."""
+    if split not in ("train", "test"):
+        raise ValueError(f"split must be 'train' or 'test', not {split!r}")
+    folder = require_dir(Path(root).expanduser() / split, MachineDataError, _MACHINE_LAYOUT)
+    files = sorted(folder.glob("*.wav"))
+    unknown = [p.name for p in files if not p.name.startswith(("normal_", "anomaly_"))]
+    if not files or unknown:
+        what = f"files not named normal_* or anomaly_*: {', '.join(unknown[:3])}" if unknown else "no .wav file"
+        raise MachineDataError(f"{folder} has {what}; expected {_MACHINE_LAYOUT}")
+    entries = [(p, p.name.startswith("anomaly_")) for p in files]
+    if split == "train" and any(anomalous for _, anomalous in entries):
+        raise MachineDataError(f"{folder} holds anomaly_* files: training is on normal sounds only; "
+                               f"expected {_MACHINE_LAYOUT}")
+    return entries
+
+
+def load_machine(root: Path | str, split: str, anomalous: bool, limit: int | None = None) -> np.ndarray:
+    """float32 [windows, 640]: features of the normal (or anomalous) clips of a DCASE-layout folder
+    (every clip's windows at a hop of 512; the first `limit` clips with `limit`)."""
+    paths = [p for p, bad in machine_files(root, split) if bad == anomalous][:limit]
+    if not paths:
+        raise MachineDataError(f"{Path(root) / split} has no {'anomaly' if anomalous else 'normal'}_*.wav clip; "
+                               f"expected {_MACHINE_LAYOUT}")
+    return np.concatenate([features(windows(read_wav(p))) for p in paths]).astype(np.float32)

@@ -2,6 +2,9 @@
 
 640 inputs (5 frames × 128 log-mel bins) → 4 × [Dense 128, BN, ReLU] → [Dense 8, BN, ReLU]
 → 4 × [Dense 128, BN, ReLU] → Dense 640. Anomaly score = mean squared reconstruction error.
+On the device the program takes raw audio windows (3072 int16 samples): the log-mel front end
+op computes the 640 features, and the program returns the residual features − reconstruction
+(`AnomalyResidual`), whose mean square the firmware takes as the score.
 """
 from __future__ import annotations
 
@@ -39,25 +42,54 @@ def anomaly_score(x: torch.Tensor, reconstruction: torch.Tensor) -> torch.Tensor
     return ((x - reconstruction) ** 2).mean(dim=-1)
 
 
-def load_trained(path: Path = CHECKPOINT) -> tuple[AnomalyAutoencoder, dict]:
-    """The committed checkpoint: model in eval mode, and its metadata (threshold, feature stats)."""
+class AnomalyResidual(nn.Module):
+    """What the device runs: features − reconstruction (its mean square is the anomaly score).
+
+    The program's input is raw audio (the log-mel front end computes the features), so the
+    firmware never sees the features: the model hands it the residual instead, and the score is
+    `mean(residual²)`, the same number as `anomaly_score(x, autoencoder(x))`.
+    """
+
+    def __init__(self, autoencoder: AnomalyAutoencoder) -> None:
+        super().__init__()
+        self.autoencoder = autoencoder
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x - self.autoencoder(x)
+
+
+def residual_score(residual: "np.ndarray | torch.Tensor"):
+    """Mean square of a residual per example (the device's `anomaly_score`)."""
+    return (residual ** 2).mean(-1)
+
+
+def load_trained(path: Path = CHECKPOINT) -> tuple[AnomalyResidual, dict]:
+    """The committed checkpoint as the device's model (the residual) in eval mode, and its
+    metadata (threshold, validation AUC)."""
     if not path.exists():
         raise FileNotFoundError(f"no checkpoint at {path}: train one with `./scons app=anomaly train=1`")
     state = torch.load(path, map_location="cpu", weights_only=True)
     model = AnomalyAutoencoder()
     model.load_state_dict(state["model"])
-    return model.eval(), state["meta"]
+    return AnomalyResidual(model).eval(), state["meta"]
 
 
 # What the build needs from an app's model (see site_scons/ember_build/app_build.py).
 
+def front_end():
+    """The log-mel front end the program starts with: it takes int16 audio windows [1, 3072]."""
+    from compiler.audio_features import LOG_MEL_ANOMALY
+
+    return LOG_MEL_ANOMALY
+
+
 def example_inputs() -> tuple[torch.Tensor]:
-    """One feature vector: the program's input shape [1, 640]."""
+    """One feature vector: the model's input shape [1, 640] (the front end's output)."""
     return (torch.zeros(1, INPUT_DIM),)
 
 
 def calibration_data(clips: int = 20, seed: int = 10) -> list[torch.Tensor]:
-    """Normal clips' features, one window a batch as the device sees them."""
+    """Normal clips' features (the device's log-mel), one window a batch as the device sees them."""
     from apps.anomaly import data
 
     features = torch.from_numpy(data.dataset(clips, anomalous=False, seed=seed))
@@ -65,39 +97,46 @@ def calibration_data(clips: int = 20, seed: int = 10) -> list[torch.Tensor]:
 
 
 def test_vectors(count: int, seed: int = 20) -> "np.ndarray":
-    """[count, 1, 640] float32 windows, alternately from normal and anomalous clips."""
+    """[count, 1, 3072] int16 audio windows, alternately from normal and anomalous clips."""
     import numpy as np
 
     from apps.anomaly import data
 
-    normal = data.dataset(count, anomalous=False, seed=seed)
-    anomalous = data.dataset(count, anomalous=True, seed=seed + 1)
+    clips = max(1, (count + 1) // 2)
+    normal = data.clip_windows(clips, anomalous=False, seed=seed)
+    anomalous = data.clip_windows(clips, anomalous=True, seed=seed + 1)
     picks = [(normal if i % 2 == 0 else anomalous)[(i * 7) % len(normal)] for i in range(count)]
-    return np.stack(picks)[:, None, :].astype(np.float32)
+    return np.stack(picks)[:, None, :].astype(np.int16)
 
 
-def accuracy_figures(model: AnomalyAutoencoder, program, count: int = 200, seed: int = 30) -> dict:
+def accuracy_figures(model: AnomalyResidual, program, count: int = 200, root=None, seed: int = 30) -> dict:
     """AUC of the anomaly score (normal vs anomalous held-out windows, half each) for the float
-    model and for the program's int8 reference (ember_build/figures.py calls this)."""
+    model and for the program's int8 reference on the raw audio windows, front end included
+    (ember_build/figures.py calls this). `root`: a DCASE-layout machine folder's test split."""
     import numpy as np
 
     from apps.anomaly import data
     from apps.anomaly.train import auc
 
     rng = np.random.default_rng(seed)
-    normal = data.dataset(max(1, count // 50), anomalous=False, seed=seed)
-    anomalous = data.dataset(max(1, count // 50), anomalous=True, seed=seed + 1)
-    picks = [rng.choice(len(x), count // 2, replace=False) for x in (normal, anomalous)]
+    if root is None:
+        normal = data.clip_windows(max(1, count // 50), anomalous=False, seed=seed)
+        anomalous = data.clip_windows(max(1, count // 50), anomalous=True, seed=seed + 1)
+    else:
+        def test_windows(bad: bool) -> "np.ndarray":
+            paths = [p for p, a in data.machine_files(root, "test") if a == bad]
+            return np.concatenate([data.windows(data.read_wav(p)) for p in paths])
+        normal, anomalous = test_windows(False), test_windows(True)
+    picks = [rng.choice(len(x), min(len(x), count // 2), replace=False) for x in (normal, anomalous)]
     normal, anomalous = normal[picks[0]], anomalous[picks[1]]
 
-    def float_scores(x: "np.ndarray") -> "np.ndarray":
+    def float_scores(audio: "np.ndarray") -> "np.ndarray":
         with torch.no_grad():
-            batch = torch.from_numpy(x)
-            return anomaly_score(batch, model(batch)).numpy()
+            return residual_score(model(torch.from_numpy(data.features(audio)))).numpy()
 
-    def int8_scores(x: "np.ndarray") -> "np.ndarray":
-        out = np.concatenate([program.run_reference(row[None, :])[0] for row in x]).astype(np.float32)
-        return ((x - out) ** 2).mean(axis=-1)
+    def int8_scores(audio: "np.ndarray") -> "np.ndarray":
+        return residual_score(np.concatenate([program.run_reference(w[None, :])[0] for w in audio]))
 
     return {"metric": "AUC", "float": auc(float_scores(normal), float_scores(anomalous)),
-            "int8_reference": auc(int8_scores(normal), int8_scores(anomalous)), "samples": 2 * (count // 2)}
+            "int8_reference": auc(int8_scores(normal), int8_scores(anomalous)),
+            "samples": len(normal) + len(anomalous)}

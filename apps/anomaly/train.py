@@ -1,10 +1,14 @@
-"""Trains the anomaly autoencoder on synthetic normal machine sounds (seconds on a CPU).
+"""Trains the anomaly autoencoder on normal machine sounds (seconds on a CPU, synthetic).
 
-    python -m apps.anomaly.train [--epochs N] [--out PATH] [--restart]
+    python -m apps.anomaly.train [--data MACHINE_DIR] [--epochs N] [--out PATH] [--restart]
 
-Writes the checkpoint with its metadata: the anomaly threshold (the 99th percentile of the
-validation scores of normal clips) and the validation AUC against anomalous clips. An
-interrupted run resumes from its last finished epoch (apps/common/training.py).
+Features are the device's own log-mel features (compiler.audio_features.log_mel, bit-exact with
+the front end op), cached under build/data/anomaly/. `--data`: one machine's folder in the DCASE
+2020 task 2 layout (ToyADMOS / MIMII; apps/anomaly/data.py): training on train/normal_*,
+validation on test/normal_* against test/anomaly_*. Writes the checkpoint with its metadata: the
+anomaly threshold (the 99th percentile of the validation scores of normal windows) and the
+validation AUC against anomalous windows. An interrupted run resumes from its last finished
+epoch (apps/common/training.py).
 """
 from __future__ import annotations
 
@@ -37,22 +41,33 @@ def scores(model: AnomalyAutoencoder, x: np.ndarray) -> np.ndarray:
 
 
 def train(epochs: int, out: Path, batch_size: int = 128, seed: int = 0, max_batches: int | None = None,
-          resume: bool = True) -> dict:
+          resume: bool = True, root: Path | None = None, train_clips: int = TRAIN_CLIPS,
+          validation_clips: int = VALIDATION_CLIPS) -> dict:
     seed_everything(seed)
-    x = torch.from_numpy(data.dataset(TRAIN_CLIPS, anomalous=False, seed=TRAIN_SEED))
+    if root is None:
+        x = torch.from_numpy(data.dataset(train_clips, anomalous=False, seed=TRAIN_SEED))
+        validation_normal = data.dataset(validation_clips, anomalous=False, seed=VALIDATION_SEED)
+        validation_anomalous = data.dataset(validation_clips, anomalous=True, seed=ANOMALY_SEED)
+    else:
+        x = torch.from_numpy(data.load_machine(root, "train", anomalous=False))
+        validation_normal = data.load_machine(root, "test", anomalous=False)
+        validation_anomalous = data.load_machine(root, "test", anomalous=True)
     model = AnomalyAutoencoder()
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-    run = TrainRun("anomaly", epochs, {"batch_size": batch_size, "seed": seed, "clips": TRAIN_CLIPS}, max_batches)
+    run = TrainRun("anomaly", epochs, {"batch_size": batch_size, "seed": seed, "clips": train_clips,
+                                       "data": str(root)}, max_batches)
 
     def batches(epoch: int) -> list[torch.Tensor]:
         order = torch.randperm(len(x))
         return [x[order[i:i + batch_size]] for i in range(0, len(x), batch_size)]
 
     fit(run, model, optimizer, lambda m, batch: anomaly_score(batch, m(batch)).mean(), batches, resume=resume)
-    normal = scores(model, data.dataset(VALIDATION_CLIPS, anomalous=False, seed=VALIDATION_SEED))
-    anomalous = scores(model, data.dataset(VALIDATION_CLIPS, anomalous=True, seed=ANOMALY_SEED))
+    normal, anomalous = scores(model, validation_normal), scores(model, validation_anomalous)
     meta = {"threshold": float(np.percentile(normal, 99)), "validation_auc": auc(normal, anomalous),
-            "epochs": epochs}
+            "epochs": epochs, "features": "compiler.audio_features.log_mel (the device's front end)",
+            "dataset": f"DCASE 2020 task 2 layout ({root})" if root is not None else
+            f"synthetic machine sounds: {train_clips} normal clips, validation {validation_clips} normal + "
+            f"{validation_clips} anomalous"}
     save_checkpoint(out, model, meta)
     finish(run)
     print(f"wrote {out}: threshold {meta['threshold']:.3f}, validation AUC {meta['validation_auc']:.3f}",
@@ -61,10 +76,14 @@ def train(epochs: int, out: Path, batch_size: int = 128, seed: int = 0, max_batc
 
 
 def main() -> None:
-    args = training_arguments(__doc__, EPOCHS, CHECKPOINT).parse_args()
+    parser = training_arguments(__doc__, EPOCHS, CHECKPOINT)
+    parser.add_argument("--data", type=Path, default=None,
+                        help="one machine's folder in the DCASE 2020 task 2 layout (default: synthetic sounds)")
+    args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
-    train(args.epochs, args.out, seed=args.seed, max_batches=args.max_batches, resume=not args.restart)
+    train(args.epochs, args.out, seed=args.seed, max_batches=args.max_batches, resume=not args.restart,
+          root=args.data)
 
 
 if __name__ == "__main__":

@@ -418,3 +418,58 @@ def dataset(split: str, count: int, seed: int, root: Path | str | None = None,
     if root is not None:
         return load_speech_commands(root, split)
     return synthetic(count, seed, split, cache_dir)
+
+
+# ---------------------------------------------------------------------------------------------
+# Features: what the model sees, computed by the device's own front end (bit-exact reference)
+
+class Features(NamedTuple):
+    features: np.ndarray  # float32 [N, 49, 10]: compiler.audio_features.mfcc of the clips
+    labels: np.ndarray    # int64 [N]
+
+
+def mfcc_features(audio: np.ndarray, chunk: int = 256) -> np.ndarray:
+    """int16 [N, 16000] → float32 [N, 49, 10], exactly the MFCCs the device's front end computes."""
+    from compiler.audio_features import mfcc
+
+    if len(audio) == 0:
+        return np.zeros((0, 49, 10), np.float32)
+    return np.concatenate([mfcc(audio[i:i + chunk]) for i in range(0, len(audio), chunk)])
+
+
+def _front_end_version() -> str:
+    """A hash of the front end's Python reference: cached features go stale when it changes."""
+    import compiler.audio_features as audio_features
+
+    return hashlib.sha1(Path(audio_features.__file__).read_bytes()).hexdigest()[:16]
+
+
+def split_features(split: str, count: int, seed: int, root: Path | str | None = None,
+                   cache_dir: Path | None = CACHE_DIR, augment_seed: int | None = None) -> Features:
+    """MFCCs and labels of `dataset(split, count, seed, root)`, cached in `cache_dir/features/`.
+
+    Speech Commands clips get the reference's background augmentation (`add_background`) when
+    `augment_seed` is given (the training split); the synthetic clips carry their own noise.
+    The cache key holds every argument, espeak-ng's version (synthetic) or the folder's path and
+    clip count (real), and the front end's source hash.
+    """
+    if root is not None:
+        source = f"speech_commands:{Path(root).expanduser().resolve()}:{len(speech_commands_index(root, split))}"
+    else:
+        source = f"espeak:{espeak_version()}"
+    key = hashlib.sha1(repr((split, count if root is None else None, seed, source, augment_seed,
+                             _front_end_version())).encode()).hexdigest()[:20]
+    path = cache_dir / "features" / f"{split}-{key}.npz" if cache_dir is not None else None
+    if path is not None and path.exists():
+        with np.load(path) as stored:
+            return Features(stored["features"], stored["labels"])
+    clips = dataset(split, count, seed, root, cache_dir)
+    if root is not None and augment_seed is not None:
+        clips = add_background(clips, background_noise(root), np.random.default_rng(augment_seed))
+    result = Features(mfcc_features(clips.audio), clips.labels)
+    if path is not None:  # atomically: another process may be reading the cache
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as tmp:
+            np.savez(tmp, features=result.features, labels=result.labels)
+        os.replace(tmp.name, path)
+    return result

@@ -14,6 +14,8 @@ Padding: Keras' "same" (apps/common/padding.py): the 10×4 stride-2 stem pads ro
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import torch
 from torch import nn
 
@@ -23,6 +25,7 @@ INPUT_SHAPE = (1, 1, 49, 10)  # N, C, frames, MFCC coefficients
 CLASSES = 12
 FILTERS = 64
 BLOCKS = 4
+CHECKPOINT = Path(__file__).with_name("checkpoint.pt")
 
 
 def _conv_bn_relu(conv: list[nn.Module]) -> list[nn.Module]:
@@ -41,9 +44,12 @@ class DsCnn(nn.Module):
         self.pool = nn.AvgPool2d((25, 5))
         self.classifier = nn.Linear(filters, classes)
 
+    def logits(self, x: torch.Tensor) -> torch.Tensor:
+        """The scores before the softmax (training takes its cross entropy from these)."""
+        return self.classifier(torch.flatten(self.pool(self.features(x)), 1))
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = self.pool(self.features(x))
-        return torch.softmax(self.classifier(torch.flatten(x, 1)), dim=1)
+        return torch.softmax(self.logits(x), dim=1)
 
 
 def ds_cnn() -> DsCnn:
@@ -53,3 +59,58 @@ def ds_cnn() -> DsCnn:
 
 def example_inputs() -> tuple[torch.Tensor]:
     return (torch.zeros(INPUT_SHAPE),)
+
+
+def load_trained(path: Path = CHECKPOINT) -> tuple[DsCnn, dict]:
+    """The committed checkpoint: model in eval mode, and its metadata (accuracies, data, epochs)."""
+    if not path.exists():
+        raise FileNotFoundError(f"no checkpoint at {path}: train one with `./scons app=kws train=1`")
+    state = torch.load(path, map_location="cpu", weights_only=True)
+    model = DsCnn()
+    model.load_state_dict(state["model"])
+    return model.eval(), state["meta"]
+
+
+# What the build needs from an app's model (see site_scons/ember_build/app_build.py).
+
+def front_end():
+    """The MFCC front end the program starts with: it takes raw int16 audio [1, 16000]."""
+    from compiler.audio_features import MFCC_KWS
+
+    return MFCC_KWS
+
+
+def calibration_data(clips: int = 48, seed: int = 11) -> list[torch.Tensor]:
+    """MFCCs of synthetic training-voice clips (all 12 classes), one clip a batch as the device
+    sees them; computed by the device's own front end, cached under build/data/kws/."""
+    from apps.kws import data
+
+    features = data.split_features("train", clips, seed).features
+    return [torch.from_numpy(features[i:i + 1, None]) for i in range(len(features))]
+
+
+def test_vectors(count: int, seed: int = 20) -> "np.ndarray":
+    """[count, 1, 16000] int16 clips of held-out test voices (the 12 classes in turn, shuffled)."""
+    from apps.kws import data
+
+    return data.synthetic(count, seed, "test").audio[:, None, :]
+
+
+def accuracy_figures(model: DsCnn, program, count: int = 200, root=None) -> dict:
+    """Top-1 accuracy on `count` clips (a fixed random subset) of the test split (held-out voices, or the
+    Speech Commands test list with `root`): the float model on the reference MFCCs, and the int8
+    program's reference (`program.run_reference` on the raw audio: front end included)."""
+    import numpy as np
+
+    from apps.kws import data
+    from apps.kws.train import TEST_CLIPS, TEST_SEED
+
+    clips = data.dataset("test", TEST_CLIPS, TEST_SEED, root)
+    pick = np.sort(np.random.default_rng(0).permutation(len(clips.labels))[:count])  # a fixed random subset
+    audio, labels = clips.audio[pick], clips.labels[pick]
+    with torch.no_grad():
+        features = torch.from_numpy(data.mfcc_features(audio)[:, None])
+        float_predicted = model.logits(features).argmax(1).numpy()
+    int8_predicted = np.array([int(np.argmax(program.run_reference(clip[None, :])[0])) for clip in audio])
+    return {"metric": "accuracy", "float": float((float_predicted == labels).mean()),
+            "int8_reference": float((int8_predicted == labels).mean()), "samples": int(len(labels))}

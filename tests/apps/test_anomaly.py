@@ -58,5 +58,5 @@ def test_firmware_links_no_heap():
 def test_training_smoke(tmp_path):
     from apps.anomaly.train import train
 
-    meta = train(epochs=1, out=tmp_path / "checkpoint.pt", max_batches=1)
+    meta = train(epochs=1, out=tmp_path / "checkpoint.pt", max_batches=1, train_clips=2, validation_clips=2)
     assert (tmp_path / "checkpoint.pt").exists() and meta["threshold"] > 0

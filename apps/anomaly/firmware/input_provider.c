@@ -6,7 +6,7 @@
 
 uint32_t input_count(void) { return EM_TEST_VECTOR_COUNT; }
 
-int input_fill(uint32_t index, float *dest, size_t capacity) {
+int input_fill(uint32_t index, int16_t *dest, size_t capacity) {
     if (index >= EM_TEST_VECTOR_COUNT || capacity < sizeof em_test_vectors[0]) {
         return -1;
     }

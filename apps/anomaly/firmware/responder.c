@@ -4,11 +4,10 @@
 
 #include "em_print.h"
 
-float anomaly_score(const float *input, const float *output, size_t n) {
+float anomaly_score(const float *residual, size_t n) {
     float sum = 0.0f;
     for (size_t i = 0; i < n; ++i) {
-        const float d = input[i] - output[i];
-        sum += d * d;
+        sum += residual[i] * residual[i];
     }
     return n ? sum / (float)n : 0.0f;
 }

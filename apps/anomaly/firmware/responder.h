@@ -1,6 +1,7 @@
 /**
  * @file responder.h
- * @brief The anomaly app's output side: anomaly score = mean squared reconstruction error,
+ * @brief The anomaly app's output side: the program returns the residual features −
+ * reconstruction; anomaly score = its mean square (the mean squared reconstruction error),
  * reported over the console in the line format site_scons/ember_build/report.py parses.
  */
 #ifndef ANOMALY_RESPONDER_H
@@ -9,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/** Mean of (input[i] - output[i])^2 over @p n float32 values, summed in index order. */
-float anomaly_score(const float *input, const float *output, size_t n);
+/** Mean of residual[i]^2 over @p n float32 values, summed in index order (0 when @p n is 0). */
+float anomaly_score(const float *residual, size_t n);
 
 /**
  * Prints `EM vector <index> instructions=<count> score_bits=<hex> output=<hex bytes>`.
