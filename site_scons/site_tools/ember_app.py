@@ -1,4 +1,5 @@
-"""SCons tool `ember_app`: `env.EmberApp(app, run, train)` builds one app for the env's board.
+"""SCons tool `ember_app`: `env.EmberApp(app, run, train, model)` builds one app for the env's board
+(`model`: one of app.yaml's variants, for apps with several; built into build/<board>/<app>-<model>/).
 
 Steps, each a node SCons can skip when up to date:
 1. (train=1) retrain the model: apps/<app>/train.py writes the checkpoint.
@@ -25,7 +26,7 @@ from ember_build.report import check_run
 REPO = Path(__file__).resolve().parents[2]
 GENERATED = ["program.embr", "em_model_program.c", "em_model_program.h", "em_registry.c",
              "em_test_vectors.c", "em_test_vectors.h", "em_model_arena.h", "expected.npz",
-             "compile.json", "plan.txt", "plan.json"]
+             "compile.json", "plan.txt", "plan.json", "em_app_generated.h"]
 RUN_TIMEOUT_S = 120.0
 
 
@@ -36,7 +37,7 @@ def _python_sources(*folders: str) -> list[str]:
 def _compile_model(target, source, env) -> int:
     from ember_build.app_build import compile_app  # imports torch: only when a model is compiled
 
-    compile_app(env["EMBER_APP"], env["BOARD"], Path(str(target[0])).parent)
+    compile_app(env["EMBER_APP"], env["BOARD"], Path(str(target[0])).parent, env["EMBER_APP_VARIANT"])
     return 0
 
 
@@ -79,21 +80,31 @@ def _size_report(target, source, env) -> int:
 
 
 def _train(target, source, env) -> int:
-    return subprocess.call([sys.executable, "-m", f"apps.{env['EMBER_APP']}.train"], cwd=str(REPO))
+    variant = ["--model", env["EMBER_APP_VARIANT"]] if env["EMBER_APP_VARIANT"] else []
+    return subprocess.call([sys.executable, "-m", f"apps.{env['EMBER_APP']}.train", *variant], cwd=str(REPO))
 
 
-def build_app(env, app: str, run: bool = False, train: bool = False):
+def build_app(env, app: str, run: bool = False, train: bool = False, model: str = ""):
+    from ember_build.app_build import AppError, load_app
+
     board = env["BOARD"]
+    try:
+        variant = load_app(app, model).variant
+    except AppError as error:
+        from SCons.Script import Exit
+
+        print(f"error: {error}")
+        Exit(2)
     if run and env["EMBER_CROSS"] and board.emulator is None:
         from SCons.Script import Exit
 
         print(f"error: board {board.name} is a real board with no emulator: build it and flash "
               "firmware.hex / firmware.bin (README.md, \"Real boards\"); run=1 cannot run it here")
         Exit(2)
-    out = Path(env["BUILD"]) / app
+    out = Path(env["BUILD"]) / (f"{app}-{variant}" if variant else app)
     gen = out / "gen"
-    app_env = env.Clone(EMBER_APP=app)
-    checkpoint = REPO / "apps" / app / "checkpoint.pt"
+    app_env = env.Clone(EMBER_APP=app, EMBER_APP_VARIANT=variant)
+    checkpoint = REPO / "apps" / app / (f"checkpoint-{variant}.pt" if variant else "checkpoint.pt")
     if train:
         trained = app_env.Command(str(checkpoint), _python_sources(f"apps/{app}"), Action(_train, "training $TARGET"))
         AlwaysBuild(trained)
@@ -101,8 +112,10 @@ def build_app(env, app: str, run: bool = False, train: bool = False):
                     str(board.directory / "board.yaml"), str(REPO / "site_scons/ember_build/app_build.py")])
     generated = app_env.Command([str(gen / name) for name in GENERATED], model_inputs,
                                 Action(_compile_model, f"compiling model of {app} for {board.name}, tier {board.tier}"))
-    app_env.Append(CPPPATH=[str(gen), str(REPO / "apps" / app / "firmware")])
-    sources = (sorted(Glob(str(REPO / "apps" / app / "firmware" / "*.c"), strings=True))
+    firmware = REPO / "apps" / app / "firmware"
+    app_env.Append(CPPPATH=[str(gen), str(firmware)] + ([str(firmware / variant)] if variant else []))
+    sources = (sorted(Glob(str(firmware / "*.c"), strings=True))
+               + (sorted(Glob(str(firmware / variant / "*.c"), strings=True)) if variant else [])
                + [str(gen / n) for n in ("em_model_program.c", "em_registry.c", "em_test_vectors.c")])
     objects = app_env.EmberObjects(sources, out / "obj")
     if app_env["EMBER_CROSS"]:
