@@ -74,3 +74,30 @@ def test_vectors(count: int, seed: int = 20) -> "np.ndarray":
     anomalous = data.dataset(count, anomalous=True, seed=seed + 1)
     picks = [(normal if i % 2 == 0 else anomalous)[(i * 7) % len(normal)] for i in range(count)]
     return np.stack(picks)[:, None, :].astype(np.float32)
+
+
+def accuracy_figures(model: AnomalyAutoencoder, program, count: int = 200, seed: int = 30) -> dict:
+    """AUC of the anomaly score (normal vs anomalous held-out windows, half each) for the float
+    model and for the program's int8 reference (ember_build/figures.py calls this)."""
+    import numpy as np
+
+    from apps.anomaly import data
+    from apps.anomaly.train import auc
+
+    rng = np.random.default_rng(seed)
+    normal = data.dataset(max(1, count // 50), anomalous=False, seed=seed)
+    anomalous = data.dataset(max(1, count // 50), anomalous=True, seed=seed + 1)
+    picks = [rng.choice(len(x), count // 2, replace=False) for x in (normal, anomalous)]
+    normal, anomalous = normal[picks[0]], anomalous[picks[1]]
+
+    def float_scores(x: "np.ndarray") -> "np.ndarray":
+        with torch.no_grad():
+            batch = torch.from_numpy(x)
+            return anomaly_score(batch, model(batch)).numpy()
+
+    def int8_scores(x: "np.ndarray") -> "np.ndarray":
+        out = np.concatenate([program.run_reference(row[None, :])[0] for row in x]).astype(np.float32)
+        return ((x - out) ** 2).mean(axis=-1)
+
+    return {"metric": "AUC", "float": auc(float_scores(normal), float_scores(anomalous)),
+            "int8_reference": auc(int8_scores(normal), int8_scores(anomalous)), "samples": 2 * (count // 2)}

@@ -10,6 +10,7 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import yaml
@@ -36,6 +37,7 @@ class App:
     test_vectors: int
     int8_io: bool
     directory: Path
+    figures_samples: int = 200  # held-out samples the accuracy figures are measured on
     variant: str = ""  # one of app.yaml's `variants` (the build's model=), "" when it has none
 
 
@@ -58,13 +60,15 @@ def load_app(name: str, variant: str = "") -> App:
     if missing:
         raise AppError(f"{path}: missing field(s) {', '.join(sorted(missing))}")
     return App(raw["name"], raw.get("description", ""), raw["model"], int(raw["test_vectors"]),
-               bool(raw.get("int8_io", False)), path.parent, variant)
+               bool(raw.get("int8_io", False)), path.parent, int(raw.get("figures_samples", 200)), variant)
 
 
-def model_hooks(app: App):
-    """The module (or "module:object") app.yaml's `model` names: load_trained, example_inputs,
-    calibration_data, test_vectors; optionally firmware_header(program) -> str (written as
-    em_app_generated.h) and expected_lines(program, outputs) -> list[str] (console lines the
+def model_module(app: App) -> ModuleType:
+    """The app's model hooks, importable from SCons too: app.yaml's `model`, a module or
+    "module:object" (an object with the hooks as attributes, one per model of an app with
+    variants). Hooks: load_trained, example_inputs, calibration_data, test_vectors,
+    accuracy_figures (ember_build/figures.py); optionally firmware_header(program) -> str (written
+    as em_app_generated.h) and expected_lines(program, outputs) -> list[str] (console lines the
     device must print verbatim, checked by report.check_run)."""
     if str(REPO) not in sys.path:  # SCons restores sys.path after reading SConscripts
         sys.path.insert(0, str(REPO))
@@ -127,7 +131,7 @@ def compile_app(app_name: str, board: Board, out_dir: Path, variant: str = "") -
     """Lowers the app's model (of `variant`, for apps with several) for `board` into `out_dir`;
     returns a summary for the report."""
     app = load_app(app_name, variant)
-    module = model_hooks(app)
+    module = model_module(app)
     model, meta = module.load_trained()
     region = arena_region(board)
     program = lower(model, module.example_inputs(), module.calibration_data(),

@@ -21,13 +21,13 @@ import importlib
 import json
 import re
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 import numpy as np
 
+from compiler.macs import op_macs
 from ember_build.board import Board
 
 REPO = Path(__file__).resolve().parents[2]
@@ -177,29 +177,6 @@ def _dims(shape: tuple[int, ...]) -> str:
     return "x".join(str(d) for d in shape[1:])
 
 
-def _conv_macs(graph, op) -> int:
-    weight = graph.tensors[op.inputs[1]].shape  # [C_OUT, KH, KW, C_IN / groups]
-    return int(np.prod(graph.tensors[op.outputs[0]].shape)) * int(np.prod(weight[1:]))
-
-
-def _depthwise_macs(graph, op) -> int:
-    weight = graph.tensors[op.inputs[1]].shape  # [KH, KW, C_OUT]
-    return int(np.prod(graph.tensors[op.outputs[0]].shape)) * weight[0] * weight[1]
-
-
-def _fully_connected_macs(graph, op) -> int:
-    weight = graph.tensors[op.inputs[1]].shape  # [OUT, IN]
-    return int(np.prod(graph.tensors[op.outputs[0]].shape)) * weight[1]
-
-
-# Multiply-accumulates of the ops that have them (the others count 0, as CMSIS-NN's figures do).
-MAC_RULES: dict[str, Callable] = {
-    "conv2d": _conv_macs,
-    "depthwise_conv2d": _depthwise_macs,
-    "fully_connected": _fully_connected_macs,
-}
-
-
 def _shape(graph, op) -> str:
     """"in -> out" activation shapes without the batch; kernel and stride for convolutions."""
     text = f"{_dims(graph.tensors[op.inputs[0]].shape)} -> {_dims(graph.tensors[op.outputs[0]].shape)}"
@@ -224,7 +201,7 @@ def layer_rows(graph) -> list[dict]:
         name = layer_name(op)
         seen[name] = seen.get(name, 0) + 1
         rows.append({"layer": name if seen[name] == 1 else f"{name}#{seen[name]}", "op": op.kind,
-                     "shape": _shape(graph, op), "macs": MAC_RULES.get(op.kind, lambda g, o: 0)(graph, op)})
+                     "shape": _shape(graph, op), "macs": op_macs(graph, op)})
     return rows
 
 

@@ -10,6 +10,9 @@ Steps, each a node SCons can skip when up to date:
    size.md and size.png say what takes the flash and the RAM (ember_build.size_report).
 4. (run=1) run it (QEMU or natively), compare with the reference, write report.json; the
    build fails unless every output matches byte for byte.
+5. (figures=1, implies run=1) the app's README table: accuracy of the float model and of the
+   int8 reference, device agreement, parameters, MACs, bytes, instructions per inference
+   (ember_build.figures): figures.json and figures.md beside report.json.
 """
 from __future__ import annotations
 
@@ -79,6 +82,19 @@ def _size_report(target, source, env) -> int:
     return 0
 
 
+def _figures(target, source, env) -> int:
+    from ember_build.app_build import load_app, model_module  # torch: only when asked
+    from ember_build.figures import write_figures
+
+    app = load_app(env["EMBER_APP"], env["EMBER_APP_VARIANT"])
+    report = Path(str(source[0]))
+    figures = write_figures(model_module(app), Path(str(source[1])).parent, report, app.figures_samples)
+    print(report.with_name("figures.md").read_text())
+    print(f"figures: {target[0]}: {figures['accuracy']['metric']} float {figures['accuracy']['float']:.3f}, "
+          f"int8 reference {figures['accuracy']['int8_reference']:.3f}")
+    return 0
+
+
 def _train(target, source, env) -> int:
     variant = ["--model", env["EMBER_APP_VARIANT"]] if env["EMBER_APP_VARIANT"] else []
     return subprocess.call([sys.executable, "-m", f"apps.{env['EMBER_APP']}.train", *variant], cwd=str(REPO))
@@ -95,6 +111,8 @@ def build_app(env, app: str, run: bool = False, train: bool = False, model: str 
 
         print(f"error: {error}")
         Exit(2)
+    figures = bool(env.get("EMBER_FIGURES"))
+    run = run or figures
     if run and env["EMBER_CROSS"] and board.emulator is None:
         from SCons.Script import Exit
 
@@ -137,6 +155,12 @@ def build_app(env, app: str, run: bool = False, train: bool = False, model: str 
                                  Action(_run_and_check, f"running {app} on {board.name}, tier {board.tier}"))
         AlwaysBuild(report)
         targets.append(report)
+    if figures:
+        table = app_env.Command([str(out / "figures.json"), str(out / "figures.md")],
+                                [report[0], str(gen / "program.embr"), str(gen / "compile.json")],
+                                Action(_figures, f"measuring the figures of {app} on {board.name}"))
+        AlwaysBuild(table)
+        targets.append(table)
     return targets
 
 
