@@ -177,9 +177,13 @@ class ModelHooks:
 
     def __init__(self, model: str) -> None:
         self.model = model
+        self.__name__ = f"{__name__}:{model}"  # what error messages call it (app.yaml's name)
 
     def load_trained(self) -> tuple[nn.Module, dict]:
         return load_trained(self.model)
+
+    def accuracy_figures(self, model: nn.Module, program, count: int = 200, root: Path | str | None = None) -> dict:
+        return accuracy_figures(model, program, count, root)
 
     def example_inputs(self) -> tuple[torch.Tensor]:
         return (torch.zeros(1, 3, _size(self.model), _size(self.model)),)
