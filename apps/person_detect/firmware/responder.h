@@ -21,4 +21,10 @@
  */
 int respond(uint32_t index, uint64_t count, const em_tensor *output);
 
+/**
+ * Prints `EM vector <index> instructions=<count> score_bits=<hex> output=<hex bytes>` (responder.c,
+ * shared by both models); @p score is printed as its float32 bits, big-endian.
+ */
+void print_vector_line(uint32_t index, uint64_t count, float score, const em_tensor *output);
+
 #endif

@@ -1,7 +1,5 @@
 #include "responder.h"
 
-#include <string.h>
-
 #include "em_print.h"
 
 /* Visual wake words: output [1, 2] int8 (no person, person), softmax probabilities. The label is
@@ -11,20 +9,8 @@ int respond(uint32_t index, uint64_t count, const em_tensor *output) {
         return -1;
     }
     const int8_t *q = (const int8_t *)output->data;
-    /* score_bits: the person probability, scale · (q − zero point) (one float multiply; not compared) */
-    const float score = output->scale * (float)((int32_t)q[1] - output->zero_point);
-    uint32_t bits;
-    memcpy(&bits, &score, sizeof bits);
-    const uint8_t be[4] = {(uint8_t)(bits >> 24), (uint8_t)(bits >> 16), (uint8_t)(bits >> 8), (uint8_t)bits};
-    em_print("EM vector ");
-    em_print_u64(index);
-    em_print(" instructions=");
-    em_print_u64(count);
-    em_print(" score_bits=");
-    em_print_hex(be, sizeof be);
-    em_print(" output=");
-    em_print_hex(q, output->size);
-    em_print("\n");
+    /* score: the person probability, scale · (q − zero point) (one float multiply; not compared) */
+    print_vector_line(index, count, output->scale * (float)((int32_t)q[1] - output->zero_point), output);
     em_print("EM label ");
     em_print_u64(index);
     em_print(" person=");

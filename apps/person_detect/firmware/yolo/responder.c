@@ -1,27 +1,7 @@
 #include "responder.h"
 
-#include <string.h>
-
 #include "detect.h"
 #include "em_print.h"
-
-/* Prints the report line; score_bits: the best cell's objectness value, dequantized
- * (scale · (q − zero point): one float multiply, not compared by the check). */
-static void print_vector(uint32_t index, uint64_t count, const em_tensor *output, int8_t best) {
-    const float score = output->scale * (float)((int32_t)best - output->zero_point);
-    uint32_t bits;
-    memcpy(&bits, &score, sizeof bits);
-    const uint8_t be[4] = {(uint8_t)(bits >> 24), (uint8_t)(bits >> 16), (uint8_t)(bits >> 8), (uint8_t)bits};
-    em_print("EM vector ");
-    em_print_u64(index);
-    em_print(" instructions=");
-    em_print_u64(count);
-    em_print(" score_bits=");
-    em_print_hex(be, sizeof be);
-    em_print(" output=");
-    em_print_hex(output->data, output->size);
-    em_print("\n");
-}
 
 int respond(uint32_t index, uint64_t count, const em_tensor *output) {
     if (output->dtype != EM_DTYPE_INT8) {
@@ -36,7 +16,8 @@ int respond(uint32_t index, uint64_t count, const em_tensor *output) {
         const int8_t v = ((const int8_t *)output->data)[cell];
         best = v > best ? v : best;
     }
-    print_vector(index, count, output, best);
+    /* score: the best cell's objectness value, dequantized (one float multiply; not compared) */
+    print_vector_line(index, count, output->scale * (float)((int32_t)best - output->zero_point), output);
     em_print("EM boxes ");
     em_print_u64(index);
     em_print(" n=");
@@ -47,14 +28,11 @@ int respond(uint32_t index, uint64_t count, const em_tensor *output) {
         em_print_i32(b->score);
         em_print("@");
         em_print_u64(b->cell);
-        em_print(":");
-        em_print_u64(b->x0);
-        em_print(",");
-        em_print_u64(b->y0);
-        em_print(",");
-        em_print_u64(b->x1);
-        em_print(",");
-        em_print_u64(b->y1);
+        const uint16_t corners[4] = {b->x0, b->y0, b->x1, b->y1};
+        for (uint32_t k = 0; k < 4; ++k) {
+            em_print(k == 0 ? ":" : ",");
+            em_print_u64(corners[k]);
+        }
     }
     em_print("\n");
     return 0;
