@@ -145,6 +145,21 @@ def test_device_decoder_equals_the_twin(tmp_path):
     assert sum(line.startswith("EM boxes") and "n=0" not in line for line in got) > 100  # boxes were found
 
 
+# --- the build variable model= ---
+
+def test_model_variants_of_app_yaml():
+    from ember_build.app_build import AppError, load_app, model_module
+
+    default, vww = load_app("person_detect"), load_app("person_detect", "vww")
+    assert (default.variant, vww.variant) == ("yolo", "vww") and default.int8_io and vww.int8_io
+    assert model_module(vww).model == "vww" and model_module(default).example_inputs()[0].shape == (1, 3, 128, 128)
+    with pytest.raises(AppError, match="model= choices: yolo, vww"):
+        load_app("person_detect", "ssd")
+    with pytest.raises(AppError, match="drop model="):
+        load_app("anomaly", "yolo")
+    assert load_app("anomaly").variant == ""
+
+
 # --- training smoke tests ---
 
 @pytest.mark.parametrize("model", ["yolo", "vww"])
