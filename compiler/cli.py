@@ -2,13 +2,15 @@
 
     python -m compiler lower --model path/to/model.py:build --input-shape 1,640 \
         --calibration calib.npy --target cortex-m55 -o model.embr [--emit-c DIR] [--int8-io]
-        [--skip-modules head,blocks.3] [--skip-ops softmax,div]
-    python -m compiler inspect model.embr
+        [--skip-modules head,blocks.3] [--skip-ops softmax,div] [--front-end mfcc_kws]
+    python -m compiler inspect model.embr [--json] [--model-explorer graph.json] [--profile profile.json]
     python -m compiler run model.embr --input x.npy [--output y.npy]
 
 `--model` names a function returning an nn.Module (with trained weights), as FILE.py:FUNC or
 package.module:FUNC. `--calibration` is a .npy array whose first axis runs over calibration
 samples, each of the input shape without its batch dimension (or with batch 1).
+`--front-end` (mfcc_kws, log_mel_anomaly: compiler.audio_features) makes the program take raw
+int16 audio and compute the model's input on the device; the calibration stays features.
 """
 from __future__ import annotations
 
@@ -66,8 +68,15 @@ def _lower(args: argparse.Namespace) -> int:
     shape = tuple(int(d) for d in args.input_shape.split(","))
     model = _load_model_factory(args.model)()
     quantizer = CortexMQuantizer(skip_modules=_names(args.skip_modules), skip_ops=_names(args.skip_ops))
+    front_end = None
+    if args.front_end:
+        from compiler.audio_features import FRONT_ENDS
+
+        if args.front_end not in FRONT_ENDS:
+            raise SystemExit(f"error: unknown --front-end {args.front_end!r}; known: {', '.join(FRONT_ENDS)}")
+        front_end = FRONT_ENDS[args.front_end]
     program = lower(model, (torch.zeros(shape),), _calibration(args.calibration, shape),
-                    target, int8_io=args.int8_io, name=args.name, quantizer=quantizer)
+                    target, int8_io=args.int8_io, name=args.name, quantizer=quantizer, front_end=front_end)
     program.save(args.output)
     print(program.summary())
     print(f"wrote {args.output} ({len(program.to_bytes())} bytes)")
@@ -82,10 +91,35 @@ def _names(text: str | None) -> tuple[str, ...]:
 
 
 def _inspect(args: argparse.Namespace) -> int:
-    from compiler.program import Program
+    import json
 
+    from compiler import inspection
+    from compiler.program import Program, float_fallback_report, write_atomically
+
+    if not args.program.is_file():
+        raise FileNotFoundError(f"program file {args.program} does not exist: write one with "
+                                "`python -m compiler lower ... -o FILE`")
     program = Program.load(args.program)
-    print(program.summary())
+    report = inspection.describe(program)
+    profile = inspection.load_profile(args.profile, report) if args.profile else None
+    if profile is not None:
+        inspection.add_profile(report, profile)
+    if args.model_explorer:
+        graph = inspection.model_explorer_graph(report, profile)
+        write_atomically(args.model_explorer, json.dumps(graph, indent=1) + "\n")
+        opened = f"model-explorer {args.model_explorer}"
+        if profile is not None:
+            data_path = inspection.node_data_path(args.model_explorer)
+            write_atomically(data_path, inspection.model_explorer_node_data(report, profile) + "\n")
+            opened += f" --node_data_paths={data_path}"
+        print(f"wrote {args.model_explorer}; view it with: {opened}", file=sys.stderr if args.json else sys.stdout)
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        print(inspection.text(report))
+        fallback = float_fallback_report(program.graph)
+        if fallback:
+            print(fallback)
     return 0
 
 
@@ -115,12 +149,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--int8-io", action="store_true", help="take and return int8 instead of float32")
     p.add_argument("--skip-modules", help="submodules to leave in float, e.g. head,blocks.3 (float32 kernels)")
     p.add_argument("--skip-ops", help="ATen ops to leave in float, e.g. softmax,add")
+    p.add_argument("--front-end", help="an audio front end run on the device (mfcc_kws, log_mel_anomaly): "
+                   "the program takes int16 audio; --calibration stays the model's features")
     p.add_argument("--name", default="model")
     p.add_argument("-o", "--output", type=Path, default=Path("model.embr"))
     p.add_argument("--emit-c", type=Path, help="also write the C sources into this folder")
     p.set_defaults(handler=_lower)
-    p = commands.add_parser("inspect", help="print a program's ops, shapes and memory")
+    p = commands.add_parser("inspect", help="print a program's ops, shapes, quantization, kernel variants and memory")
     p.add_argument("program", type=Path)
+    p.add_argument("--json", action="store_true", help="print the report as JSON instead of tables")
+    p.add_argument("--model-explorer", type=Path, metavar="FILE",
+                   help="write the lowered graph for Google's Model Explorer (view: model-explorer FILE)")
+    p.add_argument("--profile", type=Path, help="tools/profile.py's profile.json: each op's count in the report, "
+                   "and as Model Explorer node values (FILE.node_data.json next to the --model-explorer FILE)")
     p.set_defaults(handler=_inspect)
     p = commands.add_parser("run", help="run a program on the reference interpreter")
     p.add_argument("program", type=Path)

@@ -26,3 +26,11 @@ class PlanError(EmberCompileError):
 
 class ProgramFormatError(EmberCompileError):
     """A program file that is not a valid Ember program."""
+
+
+class ProfileFormatError(EmberCompileError):
+    """A profile file (tools/profile.py's profile.json) that is missing, malformed or of another program."""
+
+
+class FrontEndError(EmberCompileError):
+    """An audio front end (lower(..., front_end=)) that does not fit the model's input."""

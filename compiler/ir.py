@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-DTYPE_BYTES = {"int8": 1, "int32": 4, "float32": 4}
-NUMPY_DTYPES = {"int8": np.int8, "int32": np.int32, "float32": np.float32}
+DTYPE_BYTES = {"int8": 1, "int32": 4, "float32": 4, "int16": 2}
+NUMPY_DTYPES = {"int8": np.int8, "int32": np.int32, "float32": np.float32, "int16": np.int16}
 
 
 @dataclass

@@ -3,17 +3,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from compiler.audio_features import FrontEnd
 from compiler.target import Target
 
 
 @dataclass(frozen=True)
 class LoweringOptions:
     """`target`: the CPU and tier. `int8_io`: the program takes and returns int8 tensors (with
-    their quantization recorded) instead of float32."""
+    their quantization recorded) instead of float32. `front_end`: an audio front end the program
+    runs on its raw int16 audio input to make the model's input (passes/add_front_end.py)."""
 
     target: Target = Target("cortex-m55")
     int8_io: bool = False
+    front_end: FrontEnd | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.target, Target):
             raise TypeError(f"target must be a compiler.target.Target, got {type(self.target).__name__}")
+        if self.front_end is not None and not isinstance(self.front_end, FrontEnd):
+            raise TypeError("front_end must be a compiler.audio_features.FrontEnd (e.g. MFCC_KWS, LOG_MEL_ANOMALY), "
+                            f"got {type(self.front_end).__name__}")

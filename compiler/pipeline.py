@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 import torch
 
+from compiler.audio_features import FrontEnd
 from compiler.errors import UnsupportedOpError
 from compiler.frontend import quantize, reexport
 from compiler.importer import import_program
@@ -42,6 +43,7 @@ def lower(
     name: str = "model",
     quantizer: CortexMQuantizer | None = None,
     report_fallbacks: bool = True,
+    front_end: FrontEnd | None = None,
 ) -> Program:
     """Exports, quantizes (PT2E), lowers and plans `model` for `target`.
 
@@ -49,12 +51,17 @@ def lower(
     `int8_io` the program takes and returns int8 tensors instead of float32. Ops left in float
     (`quantizer`'s skip options, or ops with no int8 lowering) run in float32 kernels; with
     `report_fallbacks` the list of them, and why, is printed to stderr (Program.summary() has it).
+
+    `front_end` (compiler.audio_features.MFCC_KWS, LOG_MEL_ANOMALY or another FrontEnd): the
+    program takes raw int16 audio [batch, front_end.samples] and computes the model's input with
+    the mel_features op. `example_inputs` and `calibration_data` stay features (what
+    `front_end(audio)` returns, reshaped to the model's input), exactly the device's values.
     """
     target = target if isinstance(target, Target) else Target(target)
     quantizer = quantizer or CortexMQuantizer()
     quantized = quantize(model, example_inputs, calibration_data, quantizer)
     imported = import_program(reexport(quantized, example_inputs), quantizer.float_reason)
-    graph = lower_graph(imported, LoweringOptions(target, int8_io))
+    graph = lower_graph(imported, LoweringOptions(target, int8_io, front_end))
     report = float_fallback_report(graph)
     if report and report_fallbacks:
         print(f"ember: {name}: {report}", file=sys.stderr)

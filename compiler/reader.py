@@ -10,7 +10,7 @@ from compiler.schema import program_generated as fb
 from compiler.target import TIERS, Target
 from compiler.writer import FILE_IDENTIFIER, SCHEMA_VERSION
 
-DTYPE_NAMES = {fb.DType.INT8: "int8", fb.DType.INT32: "int32", fb.DType.FLOAT32: "float32"}
+DTYPE_NAMES = {fb.DType.INT8: "int8", fb.DType.INT32: "int32", fb.DType.FLOAT32: "float32", fb.DType.INT16: "int16"}
 
 
 def read_program(data: bytes) -> tuple[Graph, Target, str]:

@@ -12,7 +12,7 @@ from compiler.target import Target
 SCHEMA_VERSION = 1
 FILE_IDENTIFIER = b"EMBR"
 CONSTANT_ALIGNMENT = 16  # constants are read in place by vector loads
-DTYPES = {"int8": fb.DType.INT8, "int32": fb.DType.INT32, "float32": fb.DType.FLOAT32}
+DTYPES = {"int8": fb.DType.INT8, "int32": fb.DType.INT32, "float32": fb.DType.FLOAT32, "int16": fb.DType.INT16}
 
 
 def _aligned_bytes(builder: flatbuffers.Builder, data: bytes) -> int:

@@ -71,25 +71,32 @@ def _graph(kind: str, inputs: list[np.ndarray], attrs: dict, out_shape: tuple[in
     return graph
 
 
-def measure(board: str, name: str, layer: tuple, workdir: Path) -> int:
-    kind, inputs, attrs, out_shape, dtype = layer
-    graph = _graph(kind, inputs, attrs, out_shape, dtype)
-    (workdir / "p.embr").write_bytes(write_program(graph, Target(TARGETS[board])))
-    (workdir / "x.bin").write_bytes(np.ascontiguousarray(inputs[0]).tobytes())
+def count_twice(board: str, workdir: Path) -> int:
+    """Instructions of `em_run p.embr --input x.bin --output y.bin` in `workdir` on `board`'s
+    QEMU; two identical runs must print the same count."""
     counts = []
-    for _ in range(2):  # two identical runs must print the same count
+    for _ in range(2):
         result = run_firmware(load_board(board), REPO / "build" / board / "em_run.elf",
                               "p.embr --input x.bin --output y.bin", timeout_s=600, cwd=workdir)
         assert result.exit_code == 0, result.console_text
         counts.append(int(re.search(r"instructions: (\d+)", result.console_text).group(1)))
     assert counts[0] == counts[1], counts
+    return counts[0]
+
+
+def measure(board: str, name: str, layer: tuple, workdir: Path) -> int:
+    kind, inputs, attrs, out_shape, dtype = layer
+    graph = _graph(kind, inputs, attrs, out_shape, dtype)
+    (workdir / "p.embr").write_bytes(write_program(graph, Target(TARGETS[board])))
+    (workdir / "x.bin").write_bytes(np.ascontiguousarray(inputs[0]).tobytes())
+    count = count_twice(board, workdir)
     want = reference.run(graph, [inputs[0]])["y"]
     got = np.frombuffer((workdir / "y.bin").read_bytes(), want.dtype).reshape(want.shape)
     if kind in ("float_unary", "float_softmax"):
         np.testing.assert_allclose(got, want, rtol=reference.FLOAT_LIBM_ULPS * 2.0 ** -23, atol=reference.FLOAT_LIBM_ABS)
     else:
         np.testing.assert_array_equal(got, want, err_msg=f"{name} on {board}")
-    return counts[0]
+    return count
 
 
 def main() -> int:

@@ -1,7 +1,7 @@
 /**
  * @file console_dw_uart.c
  * @brief Alif Ensemble E8 DevKit bring-up and console: UART4 (Synopsys DesignWare APB UART,
- *        16550-compatible), 115200 8N1, polled, transmit only, on the PRG USB connector (J3).
+ *        16550-compatible), 115200 8N1, polled, both ways, on the PRG USB connector (J3).
  *
  * Runs once, from em_cortex_m_console_init(), which the shared reset handler
  * (bsp/cortex_m/startup.c) calls before anything else prints. The clock tree is not touched:
@@ -53,6 +53,7 @@
 #define PIN_FUNCTION_UART4_B 2u
 
 #define UART_THR REG32(EM_BSP_CONSOLE_BASE + 0x00u)
+#define UART_RBR REG32(EM_BSP_CONSOLE_BASE + 0x00u)
 #define UART_DLL REG32(EM_BSP_CONSOLE_BASE + 0x00u)
 #define UART_DLH REG32(EM_BSP_CONSOLE_BASE + 0x04u)
 #define UART_IER REG32(EM_BSP_CONSOLE_BASE + 0x04u)
@@ -63,6 +64,8 @@
 #define LCR_8N1 0x03u
 #define LCR_DLAB 0x80u
 #define FCR_ENABLE_AND_RESET 0x07u /* FIFOE, RFIFOR, XFIFOR */
+#define LSR_DR (1u << 0)
+#define LSR_RX_ERRORS (0x0Eu) /* OE, PE, FE: cleared by reading LSR */
 #define LSR_THRE (1u << 5)
 #define LSR_TEMT (1u << 6)
 #define USR_BUSY (1u << 0)
@@ -106,4 +109,14 @@ void em_silicon_console_flush(void)
 {
     while ((UART_LSR & LSR_TEMT) == 0u) {
     }
+}
+
+int em_bsp_console_poll(void)
+{
+    const uint32_t lsr = UART_LSR; /* reading it clears the error bits */
+    if ((lsr & LSR_DR) == 0u) {
+        return -1;
+    }
+    const int byte = (int)(UART_RBR & 0xFFu);
+    return (lsr & LSR_RX_ERRORS) ? -1 : byte;
 }

@@ -74,3 +74,8 @@ void em_cortex_m_counter_init(void)
     }
     em_dwt_overhead = best;
 }
+
+uint64_t em_bsp_counter_hz(void)
+{
+    return EM_BSP_CLOCK_HZ; /* DWT counts CPU cycles */
+}

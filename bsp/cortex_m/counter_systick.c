@@ -150,3 +150,9 @@ void em_cortex_m_counter_init(void)
     /* Deterministic under -icount: one measurement is the overhead. */
     em_counter_overhead_units = em_cortex_m_time_empty();
 }
+
+/* Instructions per second of QEMU's virtual time: clock ticks per second x instructions per tick. */
+uint64_t em_bsp_counter_hz(void)
+{
+    return ((uint64_t)EM_BSP_CLOCK_HZ * EM_BSP_COUNTER_MUL) >> EM_BSP_COUNTER_SHIFT;
+}

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <poll.h>
+#include <unistd.h>
 
 #include "em_bsp.h"
 
@@ -27,6 +29,27 @@ int main(int argc, char **argv)
 void em_bsp_console_write(const char *text, size_t len)
 {
     fwrite(text, 1, len, stdout);
+    fflush(stdout); /* a serial-link peer on a pipe must see every frame at once */
+}
+
+/* stdin: poll() says whether a byte is there, waiting at most 1 ms so that a serving loop does
+   not spin a host core at 100 % (a board's UART poll returns at once); end of input is -2. */
+int em_bsp_console_poll(void)
+{
+    struct pollfd in = {.fd = STDIN_FILENO, .events = POLLIN};
+    unsigned char byte;
+    if (poll(&in, 1, 1) != 1) {
+        return -1;
+    }
+    if (in.revents & POLLNVAL) {
+        return -2;
+    }
+    return read(STDIN_FILENO, &byte, 1) == 1 ? byte : -2;
+}
+
+uint64_t em_bsp_counter_hz(void)
+{
+    return 1000000000u;
 }
 
 uint64_t em_bsp_counter_read(void)

@@ -26,6 +26,15 @@ int em_app_main(void);
 void em_bsp_console_write(const char *text, size_t len);
 
 /**
+ * Reads one byte from the console if one has arrived; never waits (the serial link,
+ * apps/common/firmware/em_link.h, builds framing and timeouts on it).
+ * @return the byte (0..255), -1 when none is waiting, or -2 when the console is closed for
+ * good (end of input on the host; never on a board). A byte received with a framing or
+ * overrun error is dropped and the error cleared: the link's CRC notices the loss.
+ */
+int em_bsp_console_poll(void);
+
+/**
  * Reads the free-running performance counter. Under QEMU it counts guest instructions
  * exactly (see shared/MEASURING.md), on silicon it counts CPU cycles; em_bsp_counter_unit()
  * says which. Monotonic, 64-bit, never wraps in practice.
@@ -34,6 +43,12 @@ uint64_t em_bsp_counter_read(void);
 
 /** "instructions (QEMU)", "cycles" or "ns (host)". */
 const char *em_bsp_counter_unit(void);
+
+/**
+ * Counter units per second of the board's time, for timeouts: the CPU clock on silicon,
+ * 1e9 / 2^icount_shift instructions under QEMU (its virtual time), 1e9 on the host.
+ */
+uint64_t em_bsp_counter_hz(void);
 
 /**
  * Cost, in counter units, of one em_bsp_counter_read() pair around an empty region; the

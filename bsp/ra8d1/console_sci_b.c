@@ -1,7 +1,7 @@
 /**
  * @file console_sci_b.c
  * @brief EK-RA8D1 bring-up and console: SCI9 (SCI_B) in asynchronous mode, 115200 8N1, polled,
- *        transmit only, on the J-Link OB virtual COM port.
+ *        both ways, on the J-Link OB virtual COM port.
  *
  * Everything here runs once, from em_cortex_m_console_init(), which the shared reset handler
  * (bsp/cortex_m/startup.c) calls before anything else prints.
@@ -83,6 +83,7 @@
 #define PIN_RXD9 15u
 
 /* SCI_B channel registers. */
+#define SCI_RDR REG32(EM_BSP_CONSOLE_BASE + 0x00u)
 #define SCI_TDR REG32(EM_BSP_CONSOLE_BASE + 0x04u)
 #define SCI_CCR0 REG32(EM_BSP_CONSOLE_BASE + 0x08u)
 #define SCI_CCR1 REG32(EM_BSP_CONSOLE_BASE + 0x0Cu)
@@ -90,6 +91,8 @@
 #define SCI_CCR3 REG32(EM_BSP_CONSOLE_BASE + 0x14u)
 #define SCI_CCR4 REG32(EM_BSP_CONSOLE_BASE + 0x18u)
 #define SCI_CSR REG32(EM_BSP_CONSOLE_BASE + 0x48u)
+#define SCI_CFCLR REG32(EM_BSP_CONSOLE_BASE + 0x68u)
+#define CCR0_RE (1u << 0)
 #define CCR0_TE (1u << 4)
 #define CCR0_IDSEL (1u << 10)
 #define CCR1_SPB2_IDLE_HIGH (3u << 4) /* SPB2DT = SPB2IO = 1: TXD high while TE = 0 */
@@ -98,6 +101,9 @@
 #define CCR2_BRR(value) ((uint32_t)(value) << 8)
 #define CSR_TDRE (1u << 29)
 #define CSR_TEND (1u << 30)
+#define CSR_RDRF (1u << 31)
+/* FER 28, PER 27, ORER 24; CFCLR clears each at the same bit (Renesas R_SCI_B0_Type). */
+#define CSR_RX_ERRORS ((1u << 28) | (1u << 27) | (1u << 24))
 
 #define UART_BAUD 115200u
 /* SCICLK / (32 (BRR + 1)), rounded to the nearest BRR: 48 MHz -> BRR 12, 115385 baud (+0.16 %). */
@@ -146,7 +152,7 @@ void em_cortex_m_console_init(void)
     SCI_CCR2 = CCR2_BRR(SCI_BRR);
     SCI_CCR1 = CCR1_SPB2_IDLE_HIGH;
     SCI_CCR4 = 0u;
-    SCI_CCR0 = CCR0_IDSEL | CCR0_TE;
+    SCI_CCR0 = CCR0_IDSEL | CCR0_TE | CCR0_RE;
 }
 
 void em_bsp_console_write(const char *text, size_t len)
@@ -162,4 +168,14 @@ void em_silicon_console_flush(void)
 {
     while ((SCI_CSR & CSR_TEND) == 0u) {
     }
+}
+
+int em_bsp_console_poll(void)
+{
+    const uint32_t csr = SCI_CSR;
+    if (csr & CSR_RX_ERRORS) {
+        SCI_CFCLR = csr & CSR_RX_ERRORS;
+        return -1;
+    }
+    return (csr & CSR_RDRF) ? (int)(SCI_RDR & 0xFFu) : -1;
 }

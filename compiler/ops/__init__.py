@@ -21,6 +21,7 @@ from compiler.ops.float_softmax import FLOAT_SOFTMAX
 from compiler.ops.float_unary import FLOAT_UNARY
 from compiler.ops.fully_connected import FULLY_CONNECTED
 from compiler.ops.lut import LUT
+from compiler.ops.mel_features import MEL_FEATURES
 from compiler.ops.min_max import MAXIMUM, MINIMUM
 from compiler.ops.mul import MUL
 from compiler.ops.pool2d import AVG_POOL2D, MAX_POOL2D
@@ -53,6 +54,7 @@ OP_TABLE: dict[str, OpSpec] = {spec.kind: spec for spec in (
     MAXIMUM,
     TRANSPOSE_CONV2D,
     BATCH_MATMUL,
+    MEL_FEATURES,
 )}
 OPCODES: dict[int, OpSpec] = {spec.opcode: spec for spec in OP_TABLE.values()}
 

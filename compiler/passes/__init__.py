@@ -31,6 +31,7 @@ from compiler.passes.lower_quantized_slice import lower_quantized_slice
 from compiler.passes.lower_quantized_upsample import lower_quantized_upsample
 from compiler.passes.fold_data_movement import fold_data_movement
 from compiler.passes.fold_pad import fold_pad
+from compiler.passes.add_front_end import add_front_end
 
 # Order matters: layout first (shapes the lowerings read), activations folded before the
 # quantized patterns are matched, reshapes lowered before the linear that folds them, and the
@@ -39,6 +40,7 @@ from compiler.passes.fold_pad import fold_pad
 # see one dequantize per input; transposes are folded after the data movement that made them, and
 # zero pads into the convolutions / average pools that read them once both are lowered.
 # Ops left in float are lowered first, so the quantized lowerings see only quantized ops.
+# An audio front end goes in front of the finished model (its input is the boundary's).
 IR_PASSES = (
     convert_to_nhwc,
     fold_quantize_pairs,
@@ -65,4 +67,5 @@ IR_PASSES = (
     lower_quantized_matmul,
     lower_boundaries,
     remove_dead_tensors,
+    add_front_end,
 )

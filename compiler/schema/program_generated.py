@@ -17,6 +17,7 @@ class DType(object):
     INT8 = 0
     INT32 = 1
     FLOAT32 = 2
+    INT16 = 3
 
 
 # Operator ids. Values are stable: append, never renumber.
@@ -51,6 +52,7 @@ class OpCode(object):
     MAXIMUM = 27
     TRANSPOSE_CONV_2D = 28
     BATCH_MATMUL = 29
+    MEL_FEATURES = 30
 
 
 # The elementwise function of FLOAT_BINARY.
@@ -111,6 +113,7 @@ class OpOptions(object):
     MinMaxOptions = 24
     TransposeConv2DOptions = 25
     BatchMatmulOptions = 26
+    MelFeaturesOptions = 27
 
 
 # Affine quantization: real = scale * (q - zero_point). One entry per tensor, or one per
@@ -2827,6 +2830,76 @@ def BatchMatmulOptionsAddActivationMax(builder, activationMax):
     builder.PrependInt32Slot(6, activationMax, 127)
 
 def BatchMatmulOptionsEnd(builder):
+    return builder.EndObject()
+
+
+
+# MEL_FEATURES: an audio front end (compiler/audio_features.py: features_int, the integer
+# pipeline bit for bit): int16 PCM [..., T] -> float32 [..., F, C] (F = (T - L) / frame_step + 1),
+# the MFCCs (C = the dct's rows) or log-mel energies (C = n_mels) of each frame.
+# Inputs: audio int16 [..., T]; window int32 [L] (Q30); twiddles int32 [N/2, 2] (Q30 cos, sin of
+# 2 pi j / N; N = the FFT length, a power of two, L <= N); mel_bands int32 [n_mels, 5] (start bin,
+# bin count, -log2 of the filter's weight scale in Q24, eps mantissa, eps exponent); mel_weights
+# int16 [sum of counts] (0..32767); log2_table int32 [129] (Q24); and for MFCCs dct int32
+# [C, n_mels] (Q24). Outputs: the features, and scratch int32 [N + 2 + 2 n_mels] (planned like
+# an activation, read by no other op). `magnitude`: 1: mel filters over |X|, 0: over |X|^2;
+# `log_scale`: log2 -> output units in Q24 when there is no dct.
+class MelFeaturesOptions(object):
+    __slots__ = ['_tab']
+
+    @classmethod
+    def GetRootAs(cls, buf, offset=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
+        x = MelFeaturesOptions()
+        x.Init(buf, n + offset)
+        return x
+
+    @classmethod
+    def GetRootAsMelFeaturesOptions(cls, buf, offset=0):
+        """This method is deprecated. Please switch to GetRootAs."""
+        return cls.GetRootAs(buf, offset)
+    @classmethod
+    def MelFeaturesOptionsBufferHasIdentifier(cls, buf, offset, size_prefixed=False):
+        return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x45\x4D\x42\x52", size_prefixed=size_prefixed)
+
+    # MelFeaturesOptions
+    def Init(self, buf, pos):
+        self._tab = flatbuffers.table.Table(buf, pos)
+
+    # MelFeaturesOptions
+    def FrameStep(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 1
+
+    # MelFeaturesOptions
+    def Magnitude(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # MelFeaturesOptions
+    def LogScale(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+def MelFeaturesOptionsStart(builder):
+    builder.StartObject(3)
+
+def MelFeaturesOptionsAddFrameStep(builder, frameStep):
+    builder.PrependInt32Slot(0, frameStep, 1)
+
+def MelFeaturesOptionsAddMagnitude(builder, magnitude):
+    builder.PrependInt32Slot(1, magnitude, 0)
+
+def MelFeaturesOptionsAddLogScale(builder, logScale):
+    builder.PrependInt32Slot(2, logScale, 0)
+
+def MelFeaturesOptionsEnd(builder):
     return builder.EndObject()
 
 

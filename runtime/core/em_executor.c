@@ -55,9 +55,11 @@ em_status em_op_operands(const em_op_context *ctx, em_tensor *inputs, uint32_t n
         return EM_ERR_BAD_OPERATOR;
     }
     if (ctx->verified) {
+        /* One loop over both lists: a single inlined copy of the trusted tensor reads. */
         const em_trusted_view v = em_trusted_view_of(ctx->program);
-        em_operands_trusted(v, ctx->arenas, ctx->inputs, inputs);
-        em_operands_trusted(v, ctx->arenas, ctx->outputs, outputs);
+        for (uint32_t side = 0; side < 2u; side++) {
+            em_operands_trusted(v, ctx->arenas, side ? ctx->outputs : ctx->inputs, side ? outputs : inputs);
+        }
         return EM_OK;
     }
     const em_status s = em_operands_checked(ctx, ctx->inputs, inputs);
@@ -107,10 +109,10 @@ static inline __attribute__((always_inline)) em_status em_check_arenas(const em_
  * it (em_profile.h: zero cost when off).
  */
 static inline __attribute__((always_inline)) em_status
-em_invoke_operators(const em_program *program, uint8_t *const *arenas, em_profile *profile)
+em_invoke_operators(const em_program *program, uint8_t *const *arenas, em_profile *profile, uint32_t n_operators)
 {
     em_op_context ctx;
-    for (uint32_t i = 0; i < program->n_operators; i++) {
+    for (uint32_t i = 0; i < n_operators; i++) {
         const uint16_t opcode = em_operator_open_trusted(program, i, &ctx);
         ctx.arenas = arenas;
         /* Found at load time in this same const registry; looked up again rather than cached
@@ -147,7 +149,35 @@ em_status em_program_invoke(const em_program *program, uint8_t *const *arenas,
     if (s != EM_OK) {
         return s;
     }
-    return em_invoke_operators(program, arenas, NULL);
+    return em_invoke_operators(program, arenas, NULL, program->n_operators);
+}
+
+em_status em_program_invoke_until(const em_program *program, uint8_t *const *arenas,
+                                  const uint32_t *arena_sizes, uint32_t n_arenas, uint32_t n_operators)
+{
+    if (!em_program_is_loaded(program) || n_operators > program->n_operators) {
+        return EM_ERR_BAD_ARGUMENT;
+    }
+    em_status s = em_check_arenas(program, arenas, arena_sizes, n_arenas);
+    if (s != EM_OK) {
+        return s;
+    }
+    return em_invoke_operators(program, arenas, NULL, n_operators);
+}
+
+em_status em_program_tensor(const em_program *program, uint32_t index, uint8_t *const *arenas, em_tensor *tensor)
+{
+    if (tensor == NULL || !em_program_is_loaded(program) || index >= program->n_tensors
+        || (arenas == NULL && program->n_arenas > 0u)) {
+        return EM_ERR_BAD_ARGUMENT;
+    }
+    for (uint32_t i = 0; i < program->n_arenas; i++) {
+        if (arenas[i] == NULL && program->arena_size[i] > 0u) {
+            return EM_ERR_BAD_ARGUMENT;
+        }
+    }
+    em_program_tensor_trusted(em_trusted_view_of(program), index, arenas, true, tensor);
+    return EM_OK;
 }
 
 #if defined(EM_PROFILE) && EM_PROFILE
@@ -167,7 +197,7 @@ em_status em_program_invoke_profiled(const em_program *program, uint8_t *const *
     if (s != EM_OK) {
         return s;
     }
-    return em_invoke_operators(program, arenas, profile);
+    return em_invoke_operators(program, arenas, profile, program->n_operators);
 }
 #endif
 

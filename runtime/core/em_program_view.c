@@ -25,6 +25,7 @@ static uint32_t em_dtype_bytes(uint8_t dtype)
     case EM_DTYPE_INT8: return 1u;
     case EM_DTYPE_INT32: return 4u;
     case EM_DTYPE_FLOAT32: return 4u;
+    case EM_DTYPE_INT16: return 2u;
     default: return 0u;
     }
 }
@@ -122,7 +123,7 @@ em_status em_program_view_tensor(const em_program_view *view, const em_program *
     if (s != EM_OK) {
         return s;
     }
-    const uint32_t align = out->dtype == EM_DTYPE_INT8 ? 1u : 4u;
+    const uint32_t align = em_dtype_bytes(out->dtype);
     if (in_arena != NULL) {
         *in_arena = buffer == -1;
     }

@@ -74,7 +74,8 @@ enum {
     EM_OP_MINIMUM = 26,
     EM_OP_MAXIMUM = 27,
     EM_OP_TRANSPOSE_CONV_2D = 28,
-    EM_OP_BATCH_MATMUL = 29
+    EM_OP_BATCH_MATMUL = 29,
+    EM_OP_MEL_FEATURES = 30
 };
 
 /** Union tags of the schema's OpOptions (Operator.options_type). */
@@ -105,7 +106,8 @@ enum {
     EM_OPTIONS_FLOAT_POOL_2D = 23,
     EM_OPTIONS_MIN_MAX = 24,
     EM_OPTIONS_TRANSPOSE_CONV_2D = 25,
-    EM_OPTIONS_BATCH_MATMUL = 26
+    EM_OPTIONS_BATCH_MATMUL = 26,
+    EM_OPTIONS_MEL_FEATURES = 27
 };
 
 /** Field slots of the options tables (declaration order in program.fbs). */
@@ -245,6 +247,12 @@ enum {
     EM_FLOAT_POOL_2D_OPTIONS_COUNT_INCLUDE_PAD = 8,
     EM_FLOAT_POOL_2D_OPTIONS_ACTIVATION_MIN = 9,
     EM_FLOAT_POOL_2D_OPTIONS_ACTIVATION_MAX = 10
+};
+
+enum {
+    EM_MEL_FEATURES_OPTIONS_FRAME_STEP = 0,
+    EM_MEL_FEATURES_OPTIONS_MAGNITUDE = 1,
+    EM_MEL_FEATURES_OPTIONS_LOG_SCALE = 2
 };
 
 struct em_program_view;

@@ -46,7 +46,7 @@ extern "C" {
 typedef enum { EM_TIER_SCALAR = 0, EM_TIER_DSP = 1, EM_TIER_MVE = 2 } em_tier;
 
 /** Element types, numbered as in the schema's DType enum. */
-typedef enum { EM_DTYPE_INT8 = 0, EM_DTYPE_INT32 = 1, EM_DTYPE_FLOAT32 = 2 } em_dtype;
+typedef enum { EM_DTYPE_INT8 = 0, EM_DTYPE_INT32 = 1, EM_DTYPE_FLOAT32 = 2, EM_DTYPE_INT16 = 3 } em_dtype;
 
 /** A verified program. Plain data pointing into the caller's program bytes. */
 typedef struct {
@@ -115,6 +115,22 @@ uint32_t em_program_arena_size(const em_program *program, uint32_t index);
  */
 em_status em_program_invoke(const em_program *program, uint8_t *const *arenas,
                             const uint32_t *arena_sizes, uint32_t n_arenas);
+
+/**
+ * Runs only the first @p n_operators operators (0..n_operators), like em_program_invoke(): for
+ * debuggers, which then read the last one's outputs with em_program_tensor() before a later
+ * operator reuses their memory (tools/debug_numerics.py over the serial link).
+ * @return as em_program_invoke(); EM_ERR_BAD_ARGUMENT if @p n_operators exceeds the program's.
+ */
+em_status em_program_invoke_until(const em_program *program, uint8_t *const *arenas,
+                                  const uint32_t *arena_sizes, uint32_t n_arenas, uint32_t n_operators);
+
+/**
+ * Tensor @p index (0..n_tensors-1, the program file's numbering) as a view into @p arenas
+ * (activations) or into the program (constants). An activation's bytes are meaningful only
+ * while the plan keeps it alive (see em_program_invoke_until). @return EM_OK or EM_ERR_BAD_ARGUMENT.
+ */
+em_status em_program_tensor(const em_program *program, uint32_t index, uint8_t *const *arenas, em_tensor *tensor);
 
 /** Program input @p index (0..n_inputs-1) as a view into @p arenas. @return EM_OK or EM_ERR_BAD_ARGUMENT. */
 em_status em_program_input(const em_program *program, uint32_t index, uint8_t *const *arenas,

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from compiler.macs import op_macs
+from compiler.layers import layer_rows
 from ember_build.board import Board
 
 REPO = Path(__file__).resolve().parents[2]
@@ -169,40 +169,6 @@ def bench_input(program, seed: int = 2) -> np.ndarray:
     scale, zero_point = float(tensor.quant.scale[0]), int(tensor.quant.zero_point[0])
     x = np.random.default_rng(seed).standard_normal(tensor.shape)
     return np.clip(np.rint(x / scale) + zero_point, -128, 127).astype(np.int8)
-
-
-# ---- layers: names, shapes, MACs --------------------------------------------------------------
-
-def _dims(shape: tuple[int, ...]) -> str:
-    return "x".join(str(d) for d in shape[1:])
-
-
-def _shape(graph, op) -> str:
-    """"in -> out" activation shapes without the batch; kernel and stride for convolutions."""
-    text = f"{_dims(graph.tensors[op.inputs[0]].shape)} -> {_dims(graph.tensors[op.outputs[0]].shape)}"
-    if op.kind in ("conv2d", "depthwise_conv2d"):
-        weight = graph.tensors[op.inputs[1]].shape
-        kh, kw = (weight[1], weight[2]) if op.kind == "conv2d" else (weight[0], weight[1])
-        text += f" k{kh}x{kw}/{op.attrs['stride'][0]}"
-    return text
-
-
-def layer_name(op) -> str:
-    """The module path of the layer that produced `op` (its origin "path (Type) at file:line"), or
-    the op's kind when it came from a function call."""
-    match = re.match(r"^([\w.]+) \(\w+\) at ", op.origin)
-    return match.group(1) if match else op.kind
-
-
-def layer_rows(graph) -> list[dict]:
-    """One row per op, in program order: layer, op, shape, macs (names made unique)."""
-    rows, seen = [], {}
-    for op in graph.ops:
-        name = layer_name(op)
-        seen[name] = seen.get(name, 0) + 1
-        rows.append({"layer": name if seen[name] == 1 else f"{name}#{seen[name]}", "op": op.kind,
-                     "shape": _shape(graph, op), "macs": op_macs(graph, op)})
-    return rows
 
 
 # ---- compile (SCons step 1) -------------------------------------------------------------------

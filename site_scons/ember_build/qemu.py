@@ -37,19 +37,22 @@ def semihosting_args(args: str) -> str:
     return "".join(",arg=" + word.replace(",", ",,") for word in words)
 
 
-def emulator_command(board: Board, elf: Path | str, args: str = "") -> list[str]:
+def emulator_command(board: Board, elf: Path | str, args: str = "", serial: str | None = None) -> list[str]:
     """The command line that runs `elf` with command-line text `args` on `board`.
 
     Placeholders in board.yaml's emulator command: {elf}; {args} (the text as is, e.g. for
-    -append); {semihosting_args} (see semihosting_args())."""
+    -append); {semihosting_args} (see semihosting_args()). `serial` moves the console UART
+    from stdio to a QEMU character device (e.g. "tcp:127.0.0.1:4000,server=on,wait=on" for the
+    serial link, tools/ember_link.py)."""
     if board.emulator is None:
         return [str(elf), *shlex.split(args)]
-    return [
+    command = [
         word.replace("{elf}", str(elf))
         .replace("{semihosting_args}", semihosting_args(args))
         .replace("{args}", args)
         for word in board.emulator
     ]
+    return command + (["-serial", serial] if serial else [])
 
 
 def run_firmware(

@@ -21,6 +21,7 @@ from elftools.elf.sections import SymbolTableSection
 
 # (pattern on the defining source file, component name; \1 substitutes the first group).
 COMPONENT_RULES: list[tuple[str, str]] = [
+    (r"runtime/core/em_status\.c$", "status names"),  # error messages' text, not loader / executor / registry
     (r"runtime/core/", "runtime core"),
     (r"gen/em_registry\.c$", "runtime core"),
     (r"runtime/ops/em_op_(\w+)\.c$", r"op \1"),

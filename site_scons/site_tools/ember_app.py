@@ -10,6 +10,12 @@ Steps, each a node SCons can skip when up to date:
    size.md and size.png say what takes the flash and the RAM (ember_build.size_report).
 4. (run=1) run it (QEMU or natively), compare with the reference, write report.json; the
    build fails unless every output matches byte for byte.
+(profile=1 run=1) the serving firmware with per-operator counts, run in QEMU over the serial
+   link by tools/profile.py: profile.json, profile.md and profile.png.
+(numerics=1) the serving firmware, then tools/debug_numerics.py: per layer, float vs PT2E vs
+   reference vs device: numerics.md, numerics.json.
+(serve=1) instead of 3-4: the serving firmware (serve/firmware.elf): the app's firmware files but
+   its main.c, with apps/common/firmware/link_main.c answering the serial link (em_link.h).
 5. (figures=1, implies run=1) the app's README table: accuracy of the float model and of the
    int8 reference, device agreement, parameters, MACs, bytes, instructions per inference
    (ember_build.figures): figures.json and figures.md beside report.json.
@@ -31,6 +37,7 @@ GENERATED = ["program.embr", "em_model_program.c", "em_model_program.h", "em_reg
              "em_test_vectors.c", "em_test_vectors.h", "em_model_arena.h", "expected.npz",
              "compile.json", "plan.txt", "plan.json", "em_app_generated.h"]
 RUN_TIMEOUT_S = 120.0
+COMMON_FIRMWARE = REPO / "apps" / "common" / "firmware"  # the serial link, shared by every app
 
 
 def _python_sources(*folders: str) -> list[str]:
@@ -82,6 +89,55 @@ def _size_report(target, source, env) -> int:
     return 0
 
 
+def _profile(target, source, env) -> int:
+    if str(REPO) not in sys.path:  # SCons restores sys.path after reading SConscripts
+        sys.path.insert(0, str(REPO))
+    from tools.profile import profile_app, table  # the serial link: only when profiling
+
+    out = Path(str(target[0])).parent
+    print(table(profile_app(env["BOARD"], Path(str(source[0])), Path(str(source[1])).parent, out)))
+    print(f"profile: {out / 'profile.md'}, {out / 'profile.png'}")
+    return 0
+
+
+def _numerics(target, source, env) -> int:
+    if str(REPO) not in sys.path:  # SCons restores sys.path after reading SConscripts
+        sys.path.insert(0, str(REPO))
+    from tools.debug_numerics import debug_app  # torch and the serial link: only when asked
+
+    out = Path(str(target[0])).parent
+    text, data = debug_app(env["EMBER_APP"], env["BOARD"], Path(str(source[0])), Path(str(source[1])).parent, out)
+    print(text)
+    return 0
+
+
+def _demo(target, source, env) -> int:
+    if str(REPO) not in sys.path:  # SCons restores sys.path after reading SConscripts
+        sys.path.insert(0, str(REPO))
+    from compiler.program import Program
+    from tools.ember_link import serve
+
+    out = Path(str(target[0])).parent
+    program = Program.load(Path(str(source[1])))
+    with serve(env["BOARD"], Path(str(source[0]))) as link:
+        if env["EMBER_DEMO"] == "camera":
+            from tools.camera_demo import run_demo
+
+            summary = run_demo(link, program, env["source"], int(env["frames"]), out, headless=True)
+            print(f"camera demo: {summary['frames']} frames, {summary['frames_equal_to_reference']} with the "
+                  f"reference's boxes, {summary['host_fps']:.2f} fps on the host; frames and demo.json in {out}")
+        else:
+            from tools.kws_demo import classify, spoken
+
+            detections = classify(link, program, [(w, spoken(w)) for w in env["words"].split(",") if w])
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "demo.json").write_text(json.dumps([d.__dict__ for d in detections], indent=2) + "\n")
+            for d in detections:
+                print(f"{d.clip}: {d.keyword} {d.score:.2f} ({d.device_count:,} {'=' if d.equal_to_reference else '≠'} reference)")
+        link.shutdown()
+    return 0
+
+
 def _figures(target, source, env) -> int:
     from ember_build.app_build import load_app, model_module  # torch: only when asked
     from ember_build.figures import write_figures
@@ -98,6 +154,22 @@ def _figures(target, source, env) -> int:
 def _train(target, source, env) -> int:
     variant = ["--model", env["EMBER_APP_VARIANT"]] if env["EMBER_APP_VARIANT"] else []
     return subprocess.call([sys.executable, "-m", f"apps.{env['EMBER_APP']}.train", *variant], cwd=str(REPO))
+
+
+def _serving_firmware(env, app: str, out: Path, app_sources: list[str], generated_sources: list[str]) -> list:
+    """serve/firmware.elf: link_main.c and the link instead of the app's main.c."""
+    serve = out / "serve"
+    env = env.Clone()
+    env.Append(CPPDEFINES=[("EM_APP_NAME", f'\\"{app}\\"')])
+    sources = ([str(COMMON_FIRMWARE / "link_main.c"), str(COMMON_FIRMWARE / "em_link.c")]
+               + [s for s in app_sources if Path(s).name != "main.c"] + generated_sources)
+    objects = env.EmberObjects(sources, serve / "obj")
+    elf = env.Program(str(serve / ("firmware.elf" if env["EMBER_CROSS"] else "firmware")),
+                      objects + env["BSP_OBJECTS"] + env["RUNTIME_LIB"])
+    if env["EMBER_CROSS"]:
+        env.AddPostAction(elf, env["CHECK_NO_HEAP"])
+        return [elf, env.Hex(str(serve / "firmware.hex"), elf)]
+    return [elf]
 
 
 def build_app(env, app: str, run: bool = False, train: bool = False, model: str = ""):
@@ -131,11 +203,31 @@ def build_app(env, app: str, run: bool = False, train: bool = False, model: str 
     generated = app_env.Command([str(gen / name) for name in GENERATED], model_inputs,
                                 Action(_compile_model, f"compiling model of {app} for {board.name}, tier {board.tier}"))
     firmware = REPO / "apps" / app / "firmware"
-    app_env.Append(CPPPATH=[str(gen), str(firmware)] + ([str(firmware / variant)] if variant else []))
-    sources = (sorted(Glob(str(firmware / "*.c"), strings=True))
-               + (sorted(Glob(str(firmware / variant / "*.c"), strings=True)) if variant else [])
-               + [str(gen / n) for n in ("em_model_program.c", "em_registry.c", "em_test_vectors.c")])
-    objects = app_env.EmberObjects(sources, out / "obj")
+    app_env.Append(CPPPATH=[str(gen), str(firmware), str(COMMON_FIRMWARE)] + ([str(firmware / variant)] if variant else []))
+    app_sources = (sorted(Glob(str(firmware / "*.c"), strings=True))
+                   + (sorted(Glob(str(firmware / variant / "*.c"), strings=True)) if variant else []))
+    generated_sources = [str(gen / n) for n in ("em_model_program.c", "em_registry.c", "em_test_vectors.c")]
+    if env.get("EMBER_SERVE") or (env.get("EMBER_PROFILE") and run) or env.get("EMBER_NUMERICS") or env.get("EMBER_DEMO"):
+        served = _serving_firmware(app_env, app, out, app_sources, generated_sources)
+        if env.get("EMBER_DEMO"):
+            demo = app_env.Command(str(out / "demo" / "demo.json"), [served[0][0], str(gen / "program.embr")],
+                                   Action(_demo, f"demo {env['EMBER_DEMO']} of {app} on {board.name}"))
+            AlwaysBuild(demo)
+            return served + [demo]
+        if env.get("EMBER_NUMERICS"):
+            numerics = app_env.Command([str(out / "numerics.md"), str(out / "numerics.json")],
+                                       [served[0][0], str(gen / "program.embr"), str(gen / "expected.npz")],
+                                       Action(_numerics, f"debugging the numerics of {app} on {board.name}"))
+            AlwaysBuild(numerics)
+            return served + [numerics]
+        if not run:
+            return served
+        profile = app_env.Command([str(out / n) for n in ("profile.json", "profile.md", "profile.png")],
+                                  [served[0][0], str(gen / "program.embr"), str(gen / "expected.npz")],
+                                  Action(_profile, f"profiling {app} on {board.name}"))
+        AlwaysBuild(profile)
+        return served + [profile]
+    objects = app_env.EmberObjects(app_sources + generated_sources, out / "obj")
     if app_env["EMBER_CROSS"]:
         app_env.Append(LINKFLAGS=[f"-Wl,-Map={out / 'firmware.map'}"])
     elf = app_env.Program(str(out / ("firmware.elf" if app_env["EMBER_CROSS"] else "firmware")),

@@ -113,3 +113,15 @@ def test_stack_bound_is_unknown_for_recursion_and_dynamic_frames(tmp_path):
     dynamic = "\n".join([_node("Reset_Handler", 8), _node("g", 16, "dynamic"), _edge("Reset_Handler", "g")])
     result = static_bound(_ci(tmp_path, dynamic))
     assert result.bytes is None and "dynamically sized" in result.reason
+
+
+def test_runtime_core_fits_4_kib_at_os_on_the_m55():
+    """Issue 5's target: loader, executor and registry ≤ 4 KiB of flash at -Os (status names, the
+    text of error messages, are a component of their own). -Os builds beside -O2 (build/…-Os/)."""
+    scons = Path(sys.executable).with_name("scons")
+    build = subprocess.run([str(scons), "app=anomaly", "board=corstone300", "opt=-Os"], cwd=REPO,
+                           capture_output=True, text=True, timeout=900)
+    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
+    size = json.loads((REPO / "build/corstone300-Os/anomaly/size.json").read_text())
+    assert size["runtime_core_flash"] <= 4096, size["runtime_core_flash"]
+    assert _component(size, "status names")["flash"] > 0

@@ -378,6 +378,44 @@ typedef struct {
 em_status em_batch_matmul_s8(const em_batch_matmul_params *params, const em_batch_matmul_dims *dims,
                              const int8_t *a, const int8_t *b, int8_t *output);
 
+/** Shape and options of an audio front end (the schema's MelFeaturesOptions and the operands). */
+typedef struct {
+    int32_t samples;      /**< T: samples per batch entry, >= frame_length */
+    int32_t frame_length; /**< L: 1..fft_length */
+    int32_t frame_step;   /**< >= 1; frames = (T - L) / frame_step + 1 */
+    int32_t fft_length;   /**< N: a power of two, 8..4096 */
+    int32_t n_mels;       /**< >= 1 */
+    int32_t coefficients; /**< C: rows of tables.dct (MFCCs), or 0 for log-mel output */
+    int32_t magnitude;    /**< 1: mel filters over |X|; 0: over |X|^2 */
+    int32_t log_scale;    /**< Q24 factor log2 -> output units, when coefficients == 0 */
+} em_mel_features_params;
+
+/** The front end's constant tables (compiler/audio_features.py: FrontEnd.constants()). */
+typedef struct {
+    const int32_t *window;      /**< [L], Q30, 0..2^30 */
+    const int32_t *twiddles;    /**< [N/2][2], Q30 cos, sin of 2πj/N */
+    const int32_t *mel_bands;   /**< [n_mels][5]: start bin, count (start + count <= N/2 + 1),
+                                     -log2(weight scale) Q24, eps mantissa (0..2^31-1), eps exponent */
+    const int16_t *mel_weights; /**< [Σ counts], 0..32767, filter after filter */
+    const int32_t *log2_table;  /**< [129], Q24 log2(1 + j/128), increasing */
+    const int32_t *dct;         /**< [C][n_mels], Q24, or NULL when C == 0 */
+} em_mel_features_tables;
+
+/**
+ * Audio front end (compiler/audio_features.py: features_int, bit-exact): int16 PCM
+ * [batches][samples] -> float32 [batches][frames][C or n_mels], MFCCs (C > 0) or log-mel values.
+ * Integer arithmetic only (block-scaled int32 FFT, int64 sums); the same bytes on every tier.
+ * The caller guarantees the table ranges above (the adapter checks them at load time).
+ * @param ctx   scratch: em_mel_features_s16_get_buffer_size() bytes, 4-byte aligned
+ * @return EM_OK, or EM_ERR_BAD_ARGUMENT for NULL pointers, bad shapes or too small a scratch.
+ */
+em_status em_mel_features_s16(const em_nn_context *ctx, const em_mel_features_params *params,
+                              const em_mel_features_tables *tables, int32_t batches, const int16_t *audio,
+                              float *output);
+
+/** Scratch bytes of em_mel_features_s16(): 4 · (fft_length + 2 + 2 · n_mels) (every tier). */
+int32_t em_mel_features_s16_get_buffer_size(int32_t fft_length, int32_t n_mels);
+
 #ifdef __cplusplus
 }
 #endif

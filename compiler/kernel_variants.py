@@ -1,0 +1,207 @@
+"""Which kernel path each op of a lowered graph runs on its program's tier.
+
+This table MIRRORS THE C DISPATCH: the adapters in runtime/ops/ and the kernels in
+runtime/kernels/ choose a path from the tier (fixed at build time), the shapes, the options and,
+for depthwise, the weights and shifts. Each rule below names the C condition it copies; a change
+to a kernel's dispatch must change its rule here too (tests/compiler/test_inspect.py checks each
+branch on shapes that take it). Used by `python -m compiler inspect` and its Model Explorer graph.
+
+Rules take (graph, op, tier) and return a short text: what the data is read as, then the loop.
+Ops whose path depends on the tier alone are plain entries of TIER_PATHS.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from compiler.ir import Graph, Op
+
+# Scratch a kernel gets when its op has no planned scratch tensor (a second output): the bytes of
+# eval()'s stack the adapter lends (runtime/ops/em_op_conv2d.c EM_CONV2D_STACK_SCRATCH,
+# runtime/kernels/em_depthwise_conv2d_m1_s8.c EM_NN_DWF_ROWS_BYTES). When scratch is planned in
+# the arena instead, the second output's size is used and these stack sizes must become 0.
+CONV2D_STACK_SCRATCH = 2304
+DEPTHWISE_ROWS_STACK = 3072
+
+# em_conv2d_s8.c: EM_NN_CONV_BLOCK (MVE pixels per block); DSP pairs pay from K = 32.
+CONV_MVE_BLOCK = 4
+CONV_DSP_PAIRS_MIN_K = 32
+# em_depthwise_conv2d_m1_s8.c: EM_NN_DWF_MAX_TAPS, EM_NN_DWF_MAX_CHANNELS; MVE's 16-lane path pays
+# from 32 channels.
+DW_FAST_MAX_TAPS = 49
+DW_FAST_MAX_CHANNELS = 512
+DW_FAST_MVE_MIN_CHANNELS = 32
+# em_add_s8.c: EM_NN_ADD_TABLE_MIN.
+ADD_TABLE_MIN = 1024
+
+
+def _round_up(n: int, m: int) -> int:
+    return (n + m - 1) // m * m
+
+
+def _scratch_bytes(graph: Graph, op: Op, stack: int) -> int:
+    """The op's planned scratch (its second output), else the stack bytes its adapter lends."""
+    return graph.tensors[op.outputs[1]].nbytes if len(op.outputs) > 1 else stack
+
+
+def _inside(count: int, stride: int, pad: int, span: int, size: int) -> int:
+    """Output positions whose window [i·stride − pad, + span] lies inside [0, size)."""
+    starts = np.arange(count) * stride - pad
+    return int(np.count_nonzero((starts >= 0) & (starts + span < size)))
+
+
+def conv2d(graph: Graph, op: Op, tier: str) -> str:
+    """em_conv2d_s8.c: a pixel's column is the input itself when em_nn_conv_in_place() holds
+    (KH 1, KW 1 or dilation_w 1, groups 1, window inside the input), else packed into scratch
+    (im2col) when a column fits, else read tap by tap. MVE: em_nn_conv2d_mve, blocks of
+    EM_NN_CONV_BLOCK pixels, min(4, scratch / col16) packed columns; DSP: em_nn_conv2d_cols with
+    pairs when scratch >= 4·col4 and K >= 32; scalar: em_nn_dot_rows_s8."""
+    _, h, w, _ = graph.tensors[op.inputs[0]].shape
+    _, kh, kw, cg = graph.tensors[op.inputs[1]].shape
+    _, oh, ow, _ = graph.tensors[op.outputs[0]].shape
+    a = op.attrs
+    (sh, sw), (_, dw), (top, _, left, _) = a["stride"], a["dilation"], a["padding"]
+    k = kh * kw * cg
+    contiguous = kh == 1 and (kw == 1 or dw == 1) and a.get("groups", 1) == 1
+    in_place = _inside(oh, sh, top, 0, h) * _inside(ow, sw, left, kw - 1, w) if contiguous else 0
+    pixels = oh * ow
+    scratch = _scratch_bytes(graph, op, CONV2D_STACK_SCRATCH)
+    if tier == "mve":
+        packable = min(CONV_MVE_BLOCK, scratch // _round_up(k, 16))
+        can_pack = packable > 0
+    else:
+        can_pack = scratch >= _round_up(k, 4)
+    packing = "im2col" if can_pack else "taps in place (no scratch for a column)"
+    if in_place == pixels:
+        columns = "1x1 pointwise, in place" if kh == kw == 1 else f"1x{kw} rows in place"
+    elif in_place:
+        columns = f"in place, {packing} at the borders"
+    else:
+        columns = f"{packing} general" if can_pack else packing
+    if tier == "mve":
+        block = CONV_MVE_BLOCK if in_place else packable  # in-place columns fill whole blocks
+        loop = f"MVE {block}-pixel blocks" if block else "MVE pixel by pixel"
+    elif tier == "dsp":
+        pairs = can_pack and scratch >= 4 * _round_up(k, 4) and k >= CONV_DSP_PAIRS_MIN_K
+        loop = "DSP pixel pairs (SMLAD 2x2)" if pairs else "DSP one pixel, 4 rows (SMLAD)"
+    else:
+        loop = "scalar 6/4 rows per byte"
+    return f"{columns}; {loop}"
+
+
+def _dw_generic(op: Op, tier: str, why: str) -> str:
+    """em_depthwise_conv2d_s8.c after the fast path declined."""
+    m = op.attrs.get("depth_multiplier", 1)
+    if tier == "mve":
+        path = "MVE 4-channel lanes" if m == 1 else f"MVE 4-channel lanes, gathers with stride M={m}"
+    elif tier == "dsp" and m == 1:
+        path = "DSP 4 channels per word (SXTB16)"
+    else:
+        path = "scalar"
+    return f"generic path ({why}); {path}"
+
+
+def depthwise_conv2d(graph: Graph, op: Op, tier: str) -> str:
+    """em_depthwise_conv2d_s8() first tries em_nn_depthwise_m1_s8() (em_depthwise_conv2d_m1_s8.c):
+    M 1, KH·KW <= 49, C <= 512; on MVE also no weight −128 and C >= 32 or its 3x3 4-pixel blocks
+    (C % 4 == 0, 3x3, stride_w 1, dilation_w 1, every shift <= −2), whose padded rows are staged
+    when KH·(pad_left + W + right)·C bytes fit the scratch. Else the generic path."""
+    a = op.attrs
+    _, h, w, c = graph.tensors[op.inputs[0]].shape
+    kh, kw, _ = graph.tensors[op.inputs[1]].shape
+    _, _, ow, _ = graph.tensors[op.outputs[0]].shape
+    m = a.get("depth_multiplier", 1)
+    if m != 1:
+        return _dw_generic(op, tier, f"M={m}")
+    if kh * kw > DW_FAST_MAX_TAPS:
+        return _dw_generic(op, tier, f"{kh}x{kw} taps > {DW_FAST_MAX_TAPS}")
+    if c > DW_FAST_MAX_CHANNELS:
+        return _dw_generic(op, tier, f"C {c} > {DW_FAST_MAX_CHANNELS}")
+    if tier != "mve":
+        return f"M=1 fast path; tap tables, {'DSP' if tier == 'dsp' else 'scalar'} pixel by pixel"
+    blocks = c % 4 == 0 and kh == kw == 3 and a["stride"][1] == 1 and a["dilation"][1] == 1
+    if c < DW_FAST_MVE_MIN_CHANNELS and not blocks:
+        return _dw_generic(op, tier, f"C {c} < {DW_FAST_MVE_MIN_CHANNELS}, not 3x3 stride 1 with C % 4 == 0")
+    weights = graph.tensors[op.inputs[1]].data
+    if weights is not None and bool(np.any(weights == -128)):
+        return _dw_generic(op, tier, "a weight is -128")
+    block4 = blocks and not bool(np.any(np.asarray(a["shift"]) > -2))
+    if c < DW_FAST_MVE_MIN_CHANNELS and not block4:
+        return _dw_generic(op, tier, f"C {c} < {DW_FAST_MVE_MIN_CHANNELS}, a shift > -2")
+    if not block4:
+        return "M=1 fast path; MVE 16 channels per step, tap tables"
+    right = ow + kw - 1 - a["padding"][2] - w  # columns past the input
+    rows = kh * (a["padding"][2] + w + max(right, 0)) * c
+    staged = rows <= _scratch_bytes(graph, op, DEPTHWISE_ROWS_STACK)
+    return ("M=1 fast path; MVE 3x3 4-pixel blocks" +
+            (", padded rows staged" if staged else ", tap tables at the borders"))
+
+
+def _broadcast(graph: Graph, name: str, out: tuple[int, ...]) -> str:
+    """runtime/ops/em_op_broadcast.h em_op_broadcast_of: none, scalar or row."""
+    n = int(np.prod(graph.tensors[name].shape))
+    return "none" if n == int(np.prod(out)) else ("scalar" if n == 1 else "row")
+
+
+def add(graph: Graph, op: Op, tier: str) -> str:
+    """em_add_s8.c: MVE 4 lanes; scalar and DSP tabulate each input's rescaling when neither
+    operand is broadcast and the output has >= EM_NN_ADD_TABLE_MIN elements."""
+    out = graph.tensors[op.outputs[0]].shape
+    forms = [f for f in (_broadcast(graph, name, out) for name in op.inputs[:2]) if f != "none"]
+    shape = f"{forms[0]} operand broadcast" if forms else "same shapes"
+    if tier == "mve":
+        return f"{shape}; MVE 4 lanes"
+    if not forms and int(np.prod(out)) >= ADD_TABLE_MIN:
+        return f"{shape}; rescaling tables (256 codes per input), scalar"
+    return f"{shape}; scalar per element"
+
+
+def reshape(graph: Graph, op: Op, tier: str) -> str:
+    """em_reshape.c: nothing to do when the planner gave the output the input's bytes."""
+    src, dst = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
+    same = (not src.is_constant and src.offset is not None and src.offset == dst.offset and src.arena == dst.arena)
+    return "alias: no copy" if same else "one memmove"
+
+
+VARIANT_RULES: dict[str, Callable[[Graph, Op, str], str]] = {
+    "conv2d": conv2d,
+    "depthwise_conv2d": depthwise_conv2d,
+    "add": add,
+    "reshape": reshape,
+}
+
+# Ops whose path depends on the tier only: {kind: {tier: path}}; "*" for every tier.
+TIER_PATHS: dict[str, dict[str, str]] = {
+    "fully_connected": {"mve": "MVE 4 rows x 16 lanes", "dsp": "DSP 4 rows (SMLAD)", "scalar": "scalar 6/4 rows"},
+    "max_pool2d": {"mve": "MVE 16 channels (VMAX)", "dsp": "DSP 4 channels (SSUB8/SEL)", "scalar": "scalar"},
+    "avg_pool2d": {"mve": "MVE 16 channels", "dsp": "DSP 4 channels (SXTAB16)", "scalar": "scalar"},
+    "mul": {"mve": "MVE 4 lanes", "*": "scalar"},
+    "minimum": {"mve": "MVE 16 lanes", "dsp": "DSP 4 lanes (SSUB8/SEL)", "scalar": "scalar"},
+    "maximum": {"mve": "MVE 16 lanes", "dsp": "DSP 4 lanes (SSUB8/SEL)", "scalar": "scalar"},
+    "batch_matmul": {"mve": "MVE 16 columns", "*": "scalar"},
+    "transpose_conv2d": {"mve": "MVE gather form (VMLADAVA.S16)", "dsp": "DSP gather form (SMLAD)",
+                         "scalar": "scalar gather form"},
+    "requantize": {"mve": "MVE 4 lanes", "*": "scalar"},
+    "lut": {"mve": "MVE 16-lane byte gather", "*": "scalar"},
+    "softmax": {"*": "scalar (every tier)"},
+    # em_quantize_f32_s8.c / em_dequantize_s8_f32.c: MVE with float Helium, else by the FPU
+    "quantize": {"mve": "MVE float 4 lanes", "*": "scalar (integer bits without an FPU)"},
+    "dequantize": {"mve": "MVE float 4 lanes", "*": "scalar (integer bits without an FPU)"},
+    "concatenation": {"*": "row copies"},
+    "pad": {"*": "fill, then row copies"},
+    "transpose": {"*": "strided copy"},
+    "slice": {"*": "strided copy"},
+    "upsample_nearest": {"*": "row copies"},
+}
+
+
+def kernel_variant(graph: Graph, op: Op, tier: str) -> str:
+    """The path `op` runs on `tier`; float ops run portable float32 C on every tier."""
+    rule = VARIANT_RULES.get(op.kind)
+    if rule is not None:
+        return rule(graph, op, tier)
+    paths = TIER_PATHS.get(op.kind)
+    if paths is not None:
+        return paths.get(tier, paths.get("*", "scalar"))
+    return "portable float32" if op.kind.startswith("float_") else "portable"

@@ -1,0 +1,44 @@
+"""What reports say about each op of a lowered graph: its layer's name, its shapes, its MACs.
+
+Used by the benchmark (site_scons/ember_build/bench.py), the profiler (tools/profile.py) and
+`python -m compiler inspect`, so that all three name and count layers alike.
+"""
+from __future__ import annotations
+
+import re
+
+from compiler.ir import Graph, Op
+from compiler.macs import op_macs
+
+
+def dims(shape: tuple[int, ...]) -> str:
+    """A shape without its batch, as "49x10x64"."""
+    return "x".join(str(d) for d in shape[1:])
+
+
+def shape_text(graph: Graph, op: Op) -> str:
+    """"in -> out" activation shapes without the batch; kernel and stride for convolutions."""
+    text = f"{dims(graph.tensors[op.inputs[0]].shape)} -> {dims(graph.tensors[op.outputs[0]].shape)}"
+    if op.kind in ("conv2d", "depthwise_conv2d"):
+        weight = graph.tensors[op.inputs[1]].shape
+        kh, kw = (weight[1], weight[2]) if op.kind == "conv2d" else (weight[0], weight[1])
+        text += f" k{kh}x{kw}/{op.attrs['stride'][0]}"
+    return text
+
+
+def layer_name(op: Op) -> str:
+    """The module path of the layer that produced `op` (its origin "path (Type) at file:line"), or
+    the op's kind when it came from a function call."""
+    match = re.match(r"^([\w.]+) \(\w+\) at ", op.origin)
+    return match.group(1) if match else op.kind
+
+
+def layer_rows(graph: Graph) -> list[dict]:
+    """One row per op, in program order: layer, op, shape, macs (names made unique)."""
+    rows, seen = [], {}
+    for op in graph.ops:
+        name = layer_name(op)
+        seen[name] = seen.get(name, 0) + 1
+        rows.append({"layer": name if seen[name] == 1 else f"{name}#{seen[name]}", "op": op.kind,
+                     "shape": shape_text(graph, op), "macs": op_macs(graph, op)})
+    return rows

@@ -1,0 +1,301 @@
+/**
+ * @file em_mel_features_s16.c
+ * @brief Audio front end: int16 PCM -> MFCC or log-mel features, integer arithmetic only, exactly
+ *        compiler/audio_features.py:features_int (its module doc lists the steps and formats).
+ *
+ * Portable C, the same on every tier: integers are bit-exact everywhere, and the only float
+ * operations are the final int32 -> float conversion and a multiply by 2^-16 (exact).
+ * Per frame: window (Q30) and block scaling, a complex N/2-point radix-2 FFT in int32 with
+ * int64 products (Q30 twiddles, rounded), the real-FFT split into |2X|^2 (int64), magnitude
+ * (exact integer square root) or power >> 13, sparse mel filters (int16 weights, int64 sums),
+ * log2 in Q24 (table + interpolation), then the DCT (Q24) or the log scale, rounded to Q16.
+ *
+ * Scratch (the caller's, em_mel_features_s16_get_buffer_size() bytes, 4-byte aligned):
+ * z[N + 2] int32 — the FFT's interleaved (re, im) pairs; after the split, pair k holds the int64
+ * spectrum bin k (bin N/2 in the two extra words) — then lm[n_mels] int64, the log2 values.
+ */
+#include "em_nn_functions.h"
+
+enum {
+    EM_NN_MEL_TWIDDLE_BITS = 30,
+    EM_NN_MEL_LOG2_BITS = 24,
+    EM_NN_MEL_POWER_SHIFT = 13,
+    EM_NN_MEL_EPS_BITS = 30,
+    EM_NN_MEL_BAND_FIELDS = 5, /* start, count, log2 offset, eps mantissa, eps exponent */
+};
+
+static inline int32_t em_nn_bitlen64(uint64_t a)
+{
+    return a == 0u ? 0 : 64 - __builtin_clzll(a);
+}
+
+static inline int32_t em_nn_round_shift_30(int64_t p)
+{
+    return (int32_t)((p + (1LL << (EM_NN_MEL_TWIDDLE_BITS - 1))) >> EM_NN_MEL_TWIDDLE_BITS);
+}
+
+/** floor(sqrt(n)): Newton's iteration from above (one division per step, ~5 steps). */
+static uint32_t em_nn_isqrt32(uint32_t n)
+{
+    if (n < 2u) {
+        return n;
+    }
+    /* Start at (n / 2^k + 2^k) / 2 for k = floor((bits - 1) / 2): one Newton step from 2^k,
+     * >= sqrt(n) (arithmetic-geometric mean) and within 25 % of it. */
+    const int32_t k = (31 - __builtin_clz(n)) >> 1;
+    uint32_t g = ((n >> k) + (1u << k)) >> 1;
+    for (;;) {
+        const uint32_t next = (g + n / g) >> 1;
+        if (next >= g) {
+            return g;
+        }
+        g = next;
+    }
+}
+
+static inline void em_nn_store_i64(int32_t *at, int64_t v)
+{
+    __builtin_memcpy(at, &v, sizeof v);
+}
+
+static inline int64_t em_nn_load_i64(const int32_t *at)
+{
+    int64_t v;
+    __builtin_memcpy(&v, at, sizeof v);
+    return v;
+}
+
+/** log2(a) in Q24 for a >= 1 (reference: audio_features.log2_q24). */
+static int64_t em_nn_log2_q24(uint64_t a, const int32_t *table)
+{
+    const int32_t e = em_nn_bitlen64(a) - 1;
+    const uint64_t mant = e >= 31 ? a >> (e - 31) : a << (31 - e);
+    const uint32_t i = (uint32_t)(mant >> 24) & 127u;
+    const int64_t f = (int64_t)((mant >> 8) & 0xFFFFu);
+    return ((int64_t)e << EM_NN_MEL_LOG2_BITS) + table[i] + ((((int64_t)table[i + 1] - table[i]) * f) >> 16);
+}
+
+/** x[i] · w[i] block-scaled: << sh, or the rounding >> -sh (module doc, step 2). */
+static inline int32_t em_nn_mel_scaled(int64_t v, int32_t sh)
+{
+    return sh >= 0 ? (int32_t)((uint64_t)v << sh) : (int32_t)((v + (1LL << (-sh - 1))) >> -sh);
+}
+
+/** Windowed, block-scaled samples into z in bit-reversed order; returns the block shift sh. */
+static int32_t em_nn_mel_load_frame(const int16_t *x, const em_mel_features_params *p, const int32_t *window,
+                                    int32_t *z)
+{
+    const int32_t n = p->fft_length, length = p->frame_length;
+    uint64_t peak = 1u;
+    for (int32_t i = 0; i < length; i++) {
+        const int32_t xi = x[i], wi = window[i];
+        const uint64_t a = (uint64_t)(uint32_t)(xi < 0 ? -xi : xi) * (uint32_t)(wi < 0 ? -wi : wi);
+        peak = a > peak ? a : peak;
+    }
+    const int32_t sh = 29 - (31 - __builtin_clz((uint32_t)n)) - em_nn_bitlen64(peak);
+    /* Samples 2j, 2j + 1 are complex input j, stored at r = bit-reversed j (a reversed counter). */
+    const uint32_t half = (uint32_t)n >> 1;
+    uint32_t r = 0u;
+    for (uint32_t j = 0; j < half; j++) {
+        const int32_t i = (int32_t)(2u * j);
+        int32_t *at = z + 2u * r;
+        if (i + 1 < length) {
+            at[0] = em_nn_mel_scaled((int64_t)x[i] * window[i], sh);
+            at[1] = em_nn_mel_scaled((int64_t)x[i + 1] * window[i + 1], sh);
+        } else {
+            at[0] = i < length ? em_nn_mel_scaled((int64_t)x[i] * window[i], sh) : 0;
+            at[1] = 0;
+        }
+        uint32_t bit = half >> 1; /* r += 1, counting from the top bit down */
+        while (r & bit) {
+            r ^= bit;
+            bit >>= 1;
+        }
+        r |= bit;
+    }
+    return sh;
+}
+
+/** In-place complex radix-2 DIT FFT of half = N/2 points (bit-reversed input, in-order output).
+ *  Twiddles (2^30, 0) and (0, 2^30) (W = 1 and W = -i) give t = b and t = (bi, -br) exactly
+ *  through the general rounding, so their butterflies skip the products. */
+static void em_nn_mel_fft(int32_t *z, int32_t half, const int32_t *twiddles)
+{
+    const int32_t one = 1 << EM_NN_MEL_TWIDDLE_BITS;
+    for (int32_t size = 2; size <= half; size <<= 1) {
+        const int32_t hs = size / 2;
+        const int32_t step = 2 * half / size;
+        for (int32_t k = 0; k < hs; k++) {
+            const int32_t c = twiddles[2 * k * step];
+            const int32_t s = twiddles[2 * k * step + 1];
+            int32_t *za = z + 2 * k;
+            int32_t *end = z + 2 * half;
+            if (c == one && s == 0) {
+                for (; za < end; za += 2 * size) {
+                    int32_t *zb = za + 2 * hs;
+                    const int32_t ar = za[0], ai = za[1], br = zb[0], bi = zb[1];
+                    za[0] = ar + br;
+                    za[1] = ai + bi;
+                    zb[0] = ar - br;
+                    zb[1] = ai - bi;
+                }
+            } else if (c == 0 && s == one) {
+                for (; za < end; za += 2 * size) {
+                    int32_t *zb = za + 2 * hs;
+                    const int32_t ar = za[0], ai = za[1], br = zb[0], bi = zb[1];
+                    za[0] = ar + bi;
+                    za[1] = ai - br;
+                    zb[0] = ar - bi;
+                    zb[1] = ai + br;
+                }
+            } else {
+                for (; za < end; za += 2 * size) {
+                    int32_t *zb = za + 2 * hs;
+                    const int32_t ar = za[0], ai = za[1], br = zb[0], bi = zb[1];
+                    const int32_t tr = em_nn_round_shift_30((int64_t)br * c + (int64_t)bi * s);
+                    const int32_t ti = em_nn_round_shift_30((int64_t)bi * c - (int64_t)br * s);
+                    za[0] = ar + tr;
+                    za[1] = ai + ti;
+                    zb[0] = ar - tr;
+                    zb[1] = ai - ti;
+                }
+            }
+        }
+    }
+}
+
+/** |2X[k]|^2 turned into the spectrum value the mel filters read (magnitude or power).
+ *  |2X| <= 2^30 (module doc, step 3): both parts fit int32. */
+static inline int64_t em_nn_mel_spectrum(int32_t xr, int32_t xi, int32_t magnitude)
+{
+    const int64_t power = (int64_t)xr * xr + (int64_t)xi * xi;
+    if (!magnitude) {
+        return power >> EM_NN_MEL_POWER_SHIFT;
+    }
+    int32_t s2 = em_nn_bitlen64((uint64_t)power) - 32;
+    s2 = s2 < 0 ? 0 : s2 + (s2 & 1);
+    return (int64_t)em_nn_isqrt32((uint32_t)(power >> s2)) << (s2 >> 1);
+}
+
+/** 2X[k] from A = Z[k], B = conj(Z[half - k]) and twiddle k (1 <= k < half). */
+static inline int64_t em_nn_mel_bin(const int32_t *zk, const int32_t *zm, const int32_t *tw, int32_t magnitude)
+{
+    /* |Z| < 2^28.5 (module doc): these sums fit int32, so the products are 32 x 32 -> 64. */
+    const int32_t ar = zk[0], ai = zk[1], br = zm[0], bi = -zm[1];
+    const int32_t qr = ai - bi, qi = br - ar;
+    const int64_t c = tw[0], s = tw[1];
+    const int32_t xr = ar + br + em_nn_round_shift_30(c * qr + s * qi);
+    const int32_t xi = ai + bi + em_nn_round_shift_30(c * qi - s * qr);
+    return em_nn_mel_spectrum(xr, xi, magnitude);
+}
+
+/** The real-FFT split, in place: pair k of z becomes the int64 spectrum bin k (bin half at z[N]).
+ *  Only bins lo..hi - 1 (those some mel filter reads) are computed; the others hold 0. */
+static void em_nn_mel_split(int32_t *z, int32_t half, const int32_t *twiddles, int32_t magnitude, int32_t lo,
+                            int32_t hi)
+{
+    const int32_t z0r = z[0], z0i = z[1];
+    em_nn_store_i64(z, lo <= 0 ? em_nn_mel_spectrum(2 * (z0r + z0i), 0, magnitude) : 0);
+    em_nn_store_i64(z + 2 * half, hi > half ? em_nn_mel_spectrum(2 * (z0r - z0i), 0, magnitude) : 0);
+    for (int32_t k = 1; 2 * k <= half; k++) {
+        const int32_t m = half - k;
+        int32_t *zk = z + 2 * k;
+        int32_t *zm = z + 2 * m;
+        const bool want_k = k >= lo && k < hi, want_m = m >= lo && m < hi;
+        const int64_t bin_k = want_k ? em_nn_mel_bin(zk, zm, twiddles + 2 * k, magnitude) : 0;
+        const int64_t bin_m = m == k ? bin_k : (want_m ? em_nn_mel_bin(zm, zk, twiddles + 2 * m, magnitude) : 0);
+        em_nn_store_i64(zk, bin_k);
+        em_nn_store_i64(zm, bin_m);
+    }
+}
+
+/** One frame: x [frame_length] -> out [coefficients or n_mels]. */
+static void em_nn_mel_frame(const int16_t *x, const em_mel_features_params *p, const em_mel_features_tables *t,
+                            int32_t lo, int32_t hi, int32_t *z, float *out)
+{
+    const int32_t half = p->fft_length / 2;
+    const int32_t sh = em_nn_mel_load_frame(x, p, t->window, z);
+    em_nn_mel_fft(z, half, t->twiddles);
+    em_nn_mel_split(z, half, t->twiddles, p->magnitude, lo, hi);
+    int32_t *lm = z + p->fft_length + 2; /* int64 [n_mels] */
+    const int32_t exponent = p->magnitude ? 46 + sh : 79 + 2 * sh;
+    const int16_t *w = t->mel_weights;
+    for (int32_t m = 0; m < p->n_mels; m++) {
+        const int32_t *band = t->mel_bands + EM_NN_MEL_BAND_FIELDS * m;
+        const int32_t start = band[0], count = band[1], eps_m = band[3];
+        int64_t acc = 0;
+        for (int32_t j = 0; j < count; j++) {
+            acc += (int64_t)w[j] * em_nn_load_i64(z + 2 * (start + j));
+        }
+        w += count;
+        /* eps · S_m · 2^E, E lowered by `drop` where it would pass 2^61 (acc shifted alike). */
+        int32_t tt = band[4] + exponent;
+        const int32_t drop = eps_m > 0 && tt > EM_NN_MEL_EPS_BITS ? tt - EM_NN_MEL_EPS_BITS : 0;
+        tt -= drop;
+        int64_t eps = 0;
+        if (eps_m == 0) {
+            eps = 0;
+        } else if (tt >= 0) {
+            eps = (int64_t)eps_m << tt;
+        } else if (tt >= -31) {
+            eps = ((int64_t)eps_m + (1LL << (-tt - 1))) >> -tt;
+        }
+        int64_t a = (drop > 62 ? 0 : acc >> drop) + eps; /* acc < 2^63 */
+        a = a < 1 ? 1 : a;
+        const int64_t value = em_nn_log2_q24((uint64_t)a, t->log2_table)
+                              - ((int64_t)(exponent - drop) << EM_NN_MEL_LOG2_BITS) + band[2];
+        em_nn_store_i64(lm + 2 * m, value);
+    }
+    const int32_t outputs = p->coefficients > 0 ? p->coefficients : p->n_mels;
+    for (int32_t c = 0; c < outputs; c++) {
+        int64_t acc;
+        if (p->coefficients > 0) {
+            const int32_t *row = t->dct + c * p->n_mels;
+            acc = 0;
+            for (int32_t m = 0; m < p->n_mels; m++) {
+                acc += (int64_t)row[m] * em_nn_load_i64(lm + 2 * m);
+            }
+        } else {
+            acc = em_nn_load_i64(lm + 2 * c) * p->log_scale;
+        }
+        const int32_t q = (int32_t)((acc + (1LL << 31)) >> 32);
+        out[c] = (float)q * 0x1p-16f;
+    }
+}
+
+int32_t em_mel_features_s16_get_buffer_size(int32_t fft_length, int32_t n_mels)
+{
+    return (int32_t)sizeof(int32_t) * (fft_length + 2 + 2 * n_mels);
+}
+
+em_status em_mel_features_s16(const em_nn_context *ctx, const em_mel_features_params *p,
+                              const em_mel_features_tables *t, int32_t batches, const int16_t *audio,
+                              float *output)
+{
+    if (ctx == NULL || p == NULL || t == NULL || audio == NULL || output == NULL || batches < 1
+        || p->fft_length < 8 || p->fft_length > 4096 || (p->fft_length & (p->fft_length - 1)) != 0
+        || p->frame_length < 1 || p->frame_length > p->fft_length || p->frame_step < 1
+        || p->samples < p->frame_length || p->n_mels < 1 || p->coefficients < 0
+        || (p->coefficients > 0 && t->dct == NULL) || ctx->buf == NULL
+        || ((uintptr_t)ctx->buf & 3u) != 0u
+        || ctx->size < em_mel_features_s16_get_buffer_size(p->fft_length, p->n_mels)) {
+        return EM_ERR_BAD_ARGUMENT;
+    }
+    const int32_t frames = (p->samples - p->frame_length) / p->frame_step + 1;
+    const int32_t outputs = p->coefficients > 0 ? p->coefficients : p->n_mels;
+    int32_t lo = p->fft_length, hi = 0; /* the bins the mel filters read */
+    for (int32_t m = 0; m < p->n_mels; m++) {
+        const int32_t *band = t->mel_bands + EM_NN_MEL_BAND_FIELDS * m;
+        if (band[1] > 0) {
+            lo = band[0] < lo ? band[0] : lo;
+            hi = band[0] + band[1] > hi ? band[0] + band[1] : hi;
+        }
+    }
+    for (int32_t b = 0; b < batches; b++) {
+        for (int32_t f = 0; f < frames; f++) {
+            em_nn_mel_frame(audio + (size_t)b * (size_t)p->samples + (size_t)f * (size_t)p->frame_step, p, t,
+                            lo, hi, (int32_t *)ctx->buf, output + ((size_t)b * (size_t)frames + (size_t)f) * (size_t)outputs);
+        }
+    }
+    return EM_OK;
+}
