@@ -48,6 +48,7 @@ def collect(module: ModuleType, model, meta: dict, gen: Path, report: dict, coun
     agreed = report["vectors"] - len(report["mismatched_vectors"])
     return {
         "app": report["app"],
+        "variant": report.get("variant", ""),
         "board": report["board"],
         "tier": report["tier"],
         "accuracy": accuracy(module, model, program, count),
@@ -66,7 +67,8 @@ def collect(module: ModuleType, model, meta: dict, gen: Path, report: dict, coun
 def markdown(figures: dict) -> str:
     """The README table: figure, value, and the command that measures it."""
     acc = figures["accuracy"]
-    command = "`" + FIGURES_COMMAND.format(app=figures["app"], board=figures["board"]) + "`"
+    variant = f" model={figures['variant']}" if figures.get("variant") else ""
+    command = "`" + FIGURES_COMMAND.format(app=figures["app"], board=figures["board"] + variant) + "`"
     agreement = figures["device_agreement"]
     arena = ", ".join(f"{region} {size:,}" for region, size in figures["arena_bytes"].items())
     rows = [

@@ -5,6 +5,8 @@ Console lines (apps/<app>/firmware/responder.c):
     EM vector <i> instructions=<n> score_bits=<8 hex digits> output=<hex bytes>
     EM stack peak=<bytes>        (0 where the board cannot measure it)
     EM done
+An app's model may name further lines the device must print verbatim (app_build's
+expected_lines hook, e.g. person_detect's boxes); each missing one fails the check.
 """
 from __future__ import annotations
 
@@ -47,14 +49,19 @@ def check_run(console: str, exit_code: int, expected_npz: Path, compile_summary:
         got = next((v for v in vectors if v["index"] == i), None)
         if got is None or got["output"] != np.ascontiguousarray(reference).tobytes():
             mismatches.append(i)
+    printed = set(console.splitlines())
+    missing_lines = [line for line in expected["lines"] if line not in printed] if "lines" in expected else []
     counts = [v["instructions"] for v in vectors]
-    match = exit_code == 0 and not mismatches and len(vectors) == len(outputs) and "EM done" in console
+    match = (exit_code == 0 and not mismatches and not missing_lines and len(vectors) == len(outputs)
+             and "EM done" in console)
     report = {
         "app": compile_summary["app"],
+        "variant": compile_summary.get("variant", ""),
         "board": compile_summary["board"],
         "match": match,
         "vectors": len(outputs),
         "mismatched_vectors": mismatches,
+        "missing_lines": [str(line) for line in missing_lines],
         "exit_code": exit_code,
         "instructions_per_inference": max(counts) if counts else None,
         "counts_per_inference": counts,

@@ -1,4 +1,5 @@
-"""SCons tool `ember_app`: `env.EmberApp(app, run, train)` builds one app for the env's board.
+"""SCons tool `ember_app`: `env.EmberApp(app, run, train, model)` builds one app for the env's board
+(`model`: one of app.yaml's variants, for apps with several; built into build/<board>/<app>-<model>/).
 
 Steps, each a node SCons can skip when up to date:
 1. (train=1) retrain the model: apps/<app>/train.py writes the checkpoint.
@@ -34,7 +35,7 @@ from ember_build.report import check_run
 REPO = Path(__file__).resolve().parents[2]
 GENERATED = ["program.embr", "em_model_program.c", "em_model_program.h", "em_registry.c",
              "em_test_vectors.c", "em_test_vectors.h", "em_model_arena.h", "expected.npz",
-             "compile.json", "plan.txt", "plan.json"]
+             "compile.json", "plan.txt", "plan.json", "em_app_generated.h"]
 RUN_TIMEOUT_S = 120.0
 COMMON_FIRMWARE = REPO / "apps" / "common" / "firmware"  # the serial link, shared by every app
 
@@ -46,7 +47,7 @@ def _python_sources(*folders: str) -> list[str]:
 def _compile_model(target, source, env) -> int:
     from ember_build.app_build import compile_app  # imports torch: only when a model is compiled
 
-    compile_app(env["EMBER_APP"], env["BOARD"], Path(str(target[0])).parent)
+    compile_app(env["EMBER_APP"], env["BOARD"], Path(str(target[0])).parent, env["EMBER_APP_VARIANT"])
     return 0
 
 
@@ -141,7 +142,7 @@ def _figures(target, source, env) -> int:
     from ember_build.app_build import load_app, model_module  # torch: only when asked
     from ember_build.figures import write_figures
 
-    app = load_app(env["EMBER_APP"])
+    app = load_app(env["EMBER_APP"], env["EMBER_APP_VARIANT"])
     report = Path(str(source[0]))
     figures = write_figures(model_module(app), Path(str(source[1])).parent, report, app.figures_samples)
     print(report.with_name("figures.md").read_text())
@@ -151,7 +152,8 @@ def _figures(target, source, env) -> int:
 
 
 def _train(target, source, env) -> int:
-    return subprocess.call([sys.executable, "-m", f"apps.{env['EMBER_APP']}.train"], cwd=str(REPO))
+    variant = ["--model", env["EMBER_APP_VARIANT"]] if env["EMBER_APP_VARIANT"] else []
+    return subprocess.call([sys.executable, "-m", f"apps.{env['EMBER_APP']}.train", *variant], cwd=str(REPO))
 
 
 def _serving_firmware(env, app: str, out: Path, app_sources: list[str], generated_sources: list[str]) -> list:
@@ -170,8 +172,17 @@ def _serving_firmware(env, app: str, out: Path, app_sources: list[str], generate
     return [elf]
 
 
-def build_app(env, app: str, run: bool = False, train: bool = False):
+def build_app(env, app: str, run: bool = False, train: bool = False, model: str = ""):
+    from ember_build.app_build import AppError, load_app
+
     board = env["BOARD"]
+    try:
+        variant = load_app(app, model).variant
+    except AppError as error:
+        from SCons.Script import Exit
+
+        print(f"error: {error}")
+        Exit(2)
     figures = bool(env.get("EMBER_FIGURES"))
     run = run or figures
     if run and env["EMBER_CROSS"] and board.emulator is None:
@@ -180,10 +191,10 @@ def build_app(env, app: str, run: bool = False, train: bool = False):
         print(f"error: board {board.name} is a real board with no emulator: build it and flash "
               "firmware.hex / firmware.bin (README.md, \"Real boards\"); run=1 cannot run it here")
         Exit(2)
-    out = Path(env["BUILD"]) / app
+    out = Path(env["BUILD"]) / (f"{app}-{variant}" if variant else app)
     gen = out / "gen"
-    app_env = env.Clone(EMBER_APP=app)
-    checkpoint = REPO / "apps" / app / "checkpoint.pt"
+    app_env = env.Clone(EMBER_APP=app, EMBER_APP_VARIANT=variant)
+    checkpoint = REPO / "apps" / app / (f"checkpoint-{variant}.pt" if variant else "checkpoint.pt")
     if train:
         trained = app_env.Command(str(checkpoint), _python_sources(f"apps/{app}"), Action(_train, "training $TARGET"))
         AlwaysBuild(trained)
@@ -191,8 +202,10 @@ def build_app(env, app: str, run: bool = False, train: bool = False):
                     str(board.directory / "board.yaml"), str(REPO / "site_scons/ember_build/app_build.py")])
     generated = app_env.Command([str(gen / name) for name in GENERATED], model_inputs,
                                 Action(_compile_model, f"compiling model of {app} for {board.name}, tier {board.tier}"))
-    app_env.Append(CPPPATH=[str(gen), str(REPO / "apps" / app / "firmware"), str(COMMON_FIRMWARE)])
-    app_sources = sorted(Glob(str(REPO / "apps" / app / "firmware" / "*.c"), strings=True))
+    firmware = REPO / "apps" / app / "firmware"
+    app_env.Append(CPPPATH=[str(gen), str(firmware), str(COMMON_FIRMWARE)] + ([str(firmware / variant)] if variant else []))
+    app_sources = (sorted(Glob(str(firmware / "*.c"), strings=True))
+                   + (sorted(Glob(str(firmware / variant / "*.c"), strings=True)) if variant else []))
     generated_sources = [str(gen / n) for n in ("em_model_program.c", "em_registry.c", "em_test_vectors.c")]
     if env.get("EMBER_SERVE") or (env.get("EMBER_PROFILE") and run) or env.get("EMBER_NUMERICS") or env.get("EMBER_DEMO"):
         served = _serving_firmware(app_env, app, out, app_sources, generated_sources)

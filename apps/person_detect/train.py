@@ -1,0 +1,146 @@
+"""Trains a person-detection model: µYOLO (boxes) or MobileNetV1-0.25 visual wake words (label).
+
+    python -m apps.person_detect.train --model yolo|vww [--epochs N] [--count N] [--threads 1]
+        [--images DIR --annotations instances.json] [--out PATH] [--restart]
+
+Without --images/--annotations the data are rendered scenes (apps/person_detect/data.py), made
+once per (count, seed, size) and cached as .npy under build/data/person_detect/. Training
+examples are flipped left-right at random. The validation set (its own seed) is scored after
+training and written to the checkpoint's meta; the held-out test set (a third seed, never seen in
+training) is what apps/person_detect/model.py's accuracy_figures reports. An interrupted run
+resumes from its last finished epoch (apps/common/training.py).
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from apps.common.training import TrainRun, finish, fit, save_checkpoint, seed_everything, training_arguments
+from apps.person_detect import data, detect
+from apps.person_detect.model import BUILDERS, MODELS, checkpoint_path
+
+REPO = Path(__file__).resolve().parents[2]
+CACHE = REPO / "build" / "data" / "person_detect"
+# per model: image size, training / validation scenes and seeds, epochs, learning rate, batch size
+SETTINGS = {
+    "yolo": {"size": data.YOLO_SIZE, "count": 8000, "seed": 1, "validation": 500, "validation_seed": 2,
+             "epochs": 20, "lr": 2e-3, "batch_size": 32},
+    "vww": {"size": data.VWW_SIZE, "count": 8000, "seed": 11, "validation": 500, "validation_seed": 12,
+            "epochs": 12, "lr": 2e-3, "batch_size": 32},
+}
+TEST_SEED = {"yolo": 3, "vww": 13}  # held out: accuracy_figures only
+
+
+def cached(count: int, seed: int, size: int) -> data.Detections:
+    """data.synthetic(count, seed, size), rendered once and kept as .npy files under CACHE."""
+    stem = CACHE / f"synthetic-{count}-{seed}-{size}"
+    names = [Path(f"{stem}-{part}.npy") for part in ("images", "boxes", "labels")]
+    if all(p.exists() for p in names):
+        images, packed, labels = (np.load(p) for p in names)
+        boxes = [packed[packed[:, 0] == i, 1:].astype(np.float32) for i in range(count)]
+        return data.Detections(images, boxes, labels)
+    scenes = data.synthetic(count, seed, size)
+    CACHE.mkdir(parents=True, exist_ok=True)
+    packed = np.concatenate([np.concatenate([np.full((len(b), 1), i, np.float32), b], 1)
+                             for i, b in enumerate(scenes.boxes)] + [np.zeros((0, 5), np.float32)])
+    for path, array in zip(names, (scenes.images, packed, scenes.labels)):
+        np.save(path.with_suffix(".tmp.npy"), array)
+        path.with_suffix(".tmp.npy").replace(path)
+    return scenes
+
+
+def images_tensor(images: np.ndarray) -> torch.Tensor:
+    """uint8 [N, S, S, 3] → float [N, 3, S, S] in 0..1 (what the models take)."""
+    return torch.from_numpy(np.ascontiguousarray(images)).permute(0, 3, 1, 2).float() / 255.0
+
+
+def load(model_name: str, count: int, seed: int, images: Path | None = None,
+         annotations: Path | None = None) -> data.Detections:
+    size = SETTINGS[model_name]["size"]
+    if images is not None or annotations is not None:
+        return data.dataset(count, seed, size, annotations=annotations, images=images)
+    return cached(count, seed, size)
+
+
+def _flip(x: torch.Tensor, boxes: list[np.ndarray], which: torch.Tensor) -> tuple[torch.Tensor, list[np.ndarray]]:
+    x = torch.where(which[:, None, None, None], x.flip(3), x)
+    flipped = [np.stack([1 - b[:, 2], b[:, 1], 1 - b[:, 0], b[:, 3]], 1) if f else b
+               for b, f in zip(boxes, which.tolist())]
+    return x, flipped
+
+
+def evaluate(model_name: str, model: torch.nn.Module, scenes: data.Detections, batch: int = 100) -> dict[str, float]:
+    """Float figures on `scenes`: mAP@0.5 (yolo) or accuracy (vww)."""
+    model.eval()
+    outputs = []
+    with torch.no_grad():
+        for i in range(0, len(scenes.images), batch):
+            outputs.append(model(images_tensor(scenes.images[i:i + batch])).numpy())
+    out = np.concatenate(outputs)
+    if model_name == "vww":
+        return {"accuracy": float((out.argmax(1) == scenes.labels).mean())}
+    found = [detect.decode_float(o, detect.MAP_SCORE_THRESHOLD) for o in out]
+    return {"mAP@0.5": detect.average_precision(found, scenes.boxes)}
+
+
+def train(model_name: str, epochs: int, out: Path, count: int | None = None, seed: int = 0,
+          max_batches: int | None = None, resume: bool = True, images: Path | None = None,
+          annotations: Path | None = None, validation_count: int | None = None) -> dict:
+    settings = dict(SETTINGS[model_name])
+    settings["count"] = count or settings["count"]
+    settings["validation"] = validation_count or settings["validation"]
+    seed_everything(seed)
+    scenes = load(model_name, settings["count"], settings["seed"], images, annotations)
+    x_all = images_tensor(scenes.images)
+    model = BUILDERS[MODELS[model_name]]()
+    optimizer = torch.optim.Adam(model.parameters(), lr=settings["lr"])
+    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, epochs)
+    source = "coco" if images is not None else "synthetic"
+    run = TrainRun(f"person_detect-{model_name}", epochs, {**settings, "seed_training": seed, "data": source},
+                   max_batches)
+    size = settings["batch_size"]
+
+    def batches(epoch: int) -> list[torch.Tensor]:
+        order = torch.randperm(len(x_all))
+        return [order[i:i + size] for i in range(0, len(order), size)]
+
+    def loss(m: torch.nn.Module, index: torch.Tensor) -> torch.Tensor:
+        x, boxes = _flip(x_all[index], [scenes.boxes[i] for i in index.tolist()], torch.rand(len(index)) < 0.5)
+        if model_name == "vww":
+            labels = torch.from_numpy(scenes.labels[index.numpy()])
+            return torch.nn.functional.nll_loss(torch.log(m(x).clamp_min(1e-7)), labels)
+        return detect.yolo_loss(m(x), detect.encode_targets(boxes))
+
+    fit(run, model, optimizer, loss, batches, scheduler=scheduler, resume=resume)
+    validation = load(model_name, settings["validation"], settings["validation_seed"])
+    figures = evaluate(model_name, model, validation)
+    meta = {"model": model_name, "architecture": MODELS[model_name], "epochs": epochs, "data": source,
+            "train_count": settings["count"], "train_seed": settings["seed"],
+            "validation_count": settings["validation"], "validation_seed": settings["validation_seed"],
+            **{f"validation_{k}": v for k, v in figures.items()}}
+    save_checkpoint(out, model, meta)
+    finish(run)
+    print(f"wrote {out}: {meta}", file=sys.stderr)
+    return meta
+
+
+def main() -> None:
+    parser = training_arguments(__doc__, 0, Path("apps/person_detect/<model>.pt"))
+    parser.add_argument("--model", choices=sorted(MODELS), default="yolo")
+    parser.add_argument("--count", type=int, default=None, help="training scenes (default per model)")
+    parser.add_argument("--images", type=Path, default=None, help="COCO image folder (with --annotations)")
+    parser.add_argument("--annotations", type=Path, default=None, help="COCO instances_*.json (with --images)")
+    args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    epochs = args.epochs or SETTINGS[args.model]["epochs"]
+    out = args.out if args.out != Path("apps/person_detect/<model>.pt") else checkpoint_path(args.model)
+    train(args.model, epochs, out, count=args.count, seed=args.seed, max_batches=args.max_batches,
+          resume=not args.restart, images=args.images, annotations=args.annotations)
+
+
+if __name__ == "__main__":
+    main()
