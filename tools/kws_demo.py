@@ -77,8 +77,11 @@ def classify(link, program, clips: list[tuple[str, np.ndarray]]) -> list[Detecti
         counted = link.run()
         raw = link.output(0)
         logits = (raw.astype(np.float64) - output.zero_point) * output.scale if output.scale else raw.astype(np.float64)
-        p = np.exp(logits.reshape(-1) - logits.max())
-        p /= p.sum()
+        if "softmax" in [op.kind for op in program.graph.ops[-2:]]:  # ends in softmax (+ dequantize): probabilities
+            p = logits.reshape(-1)
+        else:
+            p = np.exp(logits.reshape(-1) - logits.max())
+            p /= p.sum()
         best = int(np.argmax(p))
         reference = program.run_reference(x)[0]
         detections.append(Detection(name, data.LABELS[best], float(p[best]), counted,
