@@ -223,13 +223,13 @@ def report(rows: list[Layer], title: str) -> tuple[str, dict]:
 
 
 def debug_app(app_name: str, board, elf: Path | None, gen: Path, out: Path | None, vector: int = 0,
-              port: str | None = None) -> tuple[str, dict]:
+              port: str | None = None, variant: str = "") -> tuple[str, dict]:
     """Lowers the app for `board`, runs test vector `vector` through every stage (the device
     stage through `elf` in QEMU or the natively built host firmware, or a real board on `port`),
     writes numerics.md / .json to `out` and returns them."""
     from ember_build.app_build import load_app, lower_app, model_module
 
-    app = load_app(app_name)
+    app = load_app(app_name, variant)  # variant: app.yaml's model= (person_detect yolo / vww)
     module = model_module(app)
     program, model, _ = lower_app(app, module, board)
     built = Program.load(gen / "program.embr")

@@ -106,7 +106,8 @@ def _numerics(target, source, env) -> int:
     from tools.debug_numerics import debug_app  # torch and the serial link: only when asked
 
     out = Path(str(target[0])).parent
-    text, data = debug_app(env["EMBER_APP"], env["BOARD"], Path(str(source[0])), Path(str(source[1])).parent, out)
+    text, data = debug_app(env["EMBER_APP"], env["BOARD"], Path(str(source[0])), Path(str(source[1])).parent, out,
+                           variant=env.get("model", ""))
     print(text)
     return 0
 
