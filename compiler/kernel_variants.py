@@ -21,8 +21,8 @@ from compiler.ir import Graph, Op
 # eval()'s stack the adapter lends (runtime/ops/em_op_conv2d.c EM_CONV2D_STACK_SCRATCH,
 # runtime/kernels/em_depthwise_conv2d_m1_s8.c EM_NN_DWF_ROWS_BYTES). When scratch is planned in
 # the arena instead, the second output's size is used and these stack sizes must become 0.
-CONV2D_STACK_SCRATCH = 2304
-DEPTHWISE_ROWS_STACK = 3072
+CONV2D_STACK_SCRATCH = 0
+DEPTHWISE_ROWS_STACK = 0
 
 # em_conv2d_s8.c: EM_NN_CONV_BLOCK (MVE pixels per block); DSP pairs pay from K = 32.
 CONV_MVE_BLOCK = 4

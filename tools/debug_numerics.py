@@ -135,7 +135,7 @@ def stage_values(model: torch.nn.Module, program: Program, inputs: list[np.ndarr
     pt2e = capture(quantized, torch_inputs)
     stages: dict[str, dict[str, np.ndarray]] = {"float": {}, "pt2e": {}, "reference": {}}
     for name, tensor in graph.tensors.items():
-        if tensor.is_constant:
+        if tensor.is_constant or name not in reference:  # constants; kernel scratch (".scratch")
             continue
         stages["reference"][name] = reference[name]
         node = pt2e_nodes.get(_pt2e_name(name))
