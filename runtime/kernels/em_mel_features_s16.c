@@ -15,6 +15,11 @@
  * spectrum bin k (bin N/2 in the two extra words) — then lm[n_mels] int64, the log2 values.
  */
 #include "em_nn_functions.h"
+#include "em_nn_tier.h"
+
+#if EM_NN_TIER_MVE
+#include <arm_mve.h>
+#endif
 
 enum {
     EM_NN_MEL_TWIDDLE_BITS = 30,
@@ -29,9 +34,16 @@ static inline int32_t em_nn_bitlen64(uint64_t a)
     return a == 0u ? 0 : 64 - __builtin_clzll(a);
 }
 
-static inline int32_t em_nn_round_shift_30(int64_t p)
+/** (a·c + b·d + 2^29) >> 30, kept to 32 bits as the reference's int32 cast keeps them: the
+ *  rounding term starts the int64 accumulator (two SMLAL) and bits 30..61 are read from its halves,
+ *  which needs no 64-bit shift (and no even/odd register pair for GCC to spill around). */
+static inline int32_t em_nn_dot2_round_30(int32_t a, int32_t c, int32_t b, int32_t d)
 {
-    return (int32_t)((p + (1LL << (EM_NN_MEL_TWIDDLE_BITS - 1))) >> EM_NN_MEL_TWIDDLE_BITS);
+    int64_t acc = 1LL << (EM_NN_MEL_TWIDDLE_BITS - 1);
+    acc += (int64_t)a * c;
+    acc += (int64_t)b * d;
+    const uint32_t lo = (uint32_t)acc, hi = (uint32_t)((uint64_t)acc >> 32);
+    return (int32_t)((lo >> EM_NN_MEL_TWIDDLE_BITS) | (hi << (32 - EM_NN_MEL_TWIDDLE_BITS)));
 }
 
 /** floor(sqrt(n)): Newton's iteration from above (one division per step, ~5 steps). */
@@ -81,37 +93,85 @@ static inline int32_t em_nn_mel_scaled(int64_t v, int32_t sh)
     return sh >= 0 ? (int32_t)((uint64_t)v << sh) : (int32_t)((v + (1LL << (-sh - 1))) >> -sh);
 }
 
+/** bitlen(max(1, max_i |x[i]|·|w[i]|)) for |x| <= 2^15 and |w| <= 2^30 (products < 2^46).
+ *  The high words (|x|·2^16 · |w|) >> 32 = floor(|x|·|w| / 2^16) need one UMULL each and keep the
+ *  order of the products, so bitlen(peak) = 16 + bitlen(their maximum) when that is not 0; only a
+ *  near-silent frame (every product < 2^16) takes the exact second pass. */
+static int32_t em_nn_mel_peak_bits(const int16_t *x, const int32_t *window, int32_t length)
+{
+    uint32_t high = 0u;
+    int32_t i = 0;
+#if EM_NN_TIER_MVE
+    /* Four samples per step: widening load, VABS, VMULH.U32 (the same high words), VMAX. */
+    uint32x4_t top = vdupq_n_u32(0u);
+    for (; i + 4 <= length; i += 4) {
+        const uint32x4_t ax = vshlq_n_u32(vreinterpretq_u32_s32(vabsq_s32(vldrhq_s32(x + i))), 16);
+        const uint32x4_t aw = vreinterpretq_u32_s32(vabsq_s32(vld1q_s32(window + i)));
+        top = vmaxq_u32(top, vmulhq_u32(ax, aw));
+    }
+    high = vmaxvq_u32(0u, top);
+#endif
+    for (; i < length; i++) {
+        const int32_t xi = x[i], wi = window[i];
+        const uint32_t ax = (uint32_t)(xi < 0 ? -xi : xi) << 16, aw = (uint32_t)(wi < 0 ? -wi : wi);
+        const uint32_t h = (uint32_t)(((uint64_t)ax * aw) >> 32);
+        high = h > high ? h : high;
+    }
+    if (high != 0u) {
+        return 16 + 32 - __builtin_clz(high);
+    }
+    uint32_t peak = 1u; /* every product < 2^16 */
+    for (i = 0; i < length; i++) {
+        const int32_t xi = x[i], wi = window[i];
+        const uint32_t a = (uint32_t)(xi < 0 ? -xi : xi) * (uint32_t)(wi < 0 ? -wi : wi);
+        peak = a > peak ? a : peak;
+    }
+    return 32 - __builtin_clz(peak);
+}
+
+/** Complex input j at its bit-reversed slot r = reverse(j) over `bits` bits. */
+static inline uint32_t em_nn_bit_reverse(uint32_t j, int32_t bits)
+{
+#if defined(__ARM_ARCH_ISA_THUMB) && __ARM_ARCH_ISA_THUMB >= 2
+    uint32_t r;
+    __asm__("rbit %0, %1" : "=r"(r) : "r"(j)); /* Armv7-M and later: one instruction */
+    return r >> (32 - bits);
+#else
+    uint32_t r = 0u;
+    for (int32_t b = 0; b < bits; b++, j >>= 1) {
+        r = (r << 1) | (j & 1u);
+    }
+    return r;
+#endif
+}
+
 /** Windowed, block-scaled samples into z in bit-reversed order; returns the block shift sh. */
 static int32_t em_nn_mel_load_frame(const int16_t *x, const em_mel_features_params *p, const int32_t *window,
                                     int32_t *z)
 {
     const int32_t n = p->fft_length, length = p->frame_length;
-    uint64_t peak = 1u;
-    for (int32_t i = 0; i < length; i++) {
-        const int32_t xi = x[i], wi = window[i];
-        const uint64_t a = (uint64_t)(uint32_t)(xi < 0 ? -xi : xi) * (uint32_t)(wi < 0 ? -wi : wi);
-        peak = a > peak ? a : peak;
+    const int32_t sh = 29 - (31 - __builtin_clz((uint32_t)n)) - em_nn_mel_peak_bits(x, window, length);
+    /* Samples 2j, 2j + 1 are complex input j, stored at r = bit-reversed j. */
+    const int32_t half = n >> 1, bits = 31 - __builtin_clz((uint32_t)half);
+    const int32_t pairs = length >> 1; /* whole pairs inside the frame */
+    if (sh >= 0) {
+        /* (x·w) << sh fits int32 (sh is chosen so), so its low word is the 32-bit product's. */
+        for (int32_t j = 0; j < pairs; j++) {
+            int32_t *at = z + 2u * em_nn_bit_reverse((uint32_t)j, bits);
+            at[0] = (int32_t)(((uint32_t)x[2 * j] * (uint32_t)window[2 * j]) << sh);
+            at[1] = (int32_t)(((uint32_t)x[2 * j + 1] * (uint32_t)window[2 * j + 1]) << sh);
+        }
+    } else {
+        for (int32_t j = 0; j < pairs; j++) {
+            int32_t *at = z + 2u * em_nn_bit_reverse((uint32_t)j, bits);
+            at[0] = em_nn_mel_scaled((int64_t)x[2 * j] * window[2 * j], sh);
+            at[1] = em_nn_mel_scaled((int64_t)x[2 * j + 1] * window[2 * j + 1], sh);
+        }
     }
-    const int32_t sh = 29 - (31 - __builtin_clz((uint32_t)n)) - em_nn_bitlen64(peak);
-    /* Samples 2j, 2j + 1 are complex input j, stored at r = bit-reversed j (a reversed counter). */
-    const uint32_t half = (uint32_t)n >> 1;
-    uint32_t r = 0u;
-    for (uint32_t j = 0; j < half; j++) {
-        const int32_t i = (int32_t)(2u * j);
-        int32_t *at = z + 2u * r;
-        if (i + 1 < length) {
-            at[0] = em_nn_mel_scaled((int64_t)x[i] * window[i], sh);
-            at[1] = em_nn_mel_scaled((int64_t)x[i + 1] * window[i + 1], sh);
-        } else {
-            at[0] = i < length ? em_nn_mel_scaled((int64_t)x[i] * window[i], sh) : 0;
-            at[1] = 0;
-        }
-        uint32_t bit = half >> 1; /* r += 1, counting from the top bit down */
-        while (r & bit) {
-            r ^= bit;
-            bit >>= 1;
-        }
-        r |= bit;
+    for (int32_t j = pairs; j < half; j++) { /* an odd last sample, then zero padding */
+        int32_t *at = z + 2u * em_nn_bit_reverse((uint32_t)j, bits);
+        at[0] = 2 * j < length ? em_nn_mel_scaled((int64_t)x[2 * j] * window[2 * j], sh) : 0;
+        at[1] = 0;
     }
     return sh;
 }
@@ -149,11 +209,13 @@ static void em_nn_mel_fft(int32_t *z, int32_t half, const int32_t *twiddles)
                     zb[1] = ai + br;
                 }
             } else {
-                for (; za < end; za += 2 * size) {
+                /* A counted loop (LE on Armv8.1-M) and -br instead of a live -s: the general
+                 * butterfly then fits the registers without spills. */
+                for (int32_t n = half / size; n > 0; n--, za += 2 * size) {
                     int32_t *zb = za + 2 * hs;
                     const int32_t ar = za[0], ai = za[1], br = zb[0], bi = zb[1];
-                    const int32_t tr = em_nn_round_shift_30((int64_t)br * c + (int64_t)bi * s);
-                    const int32_t ti = em_nn_round_shift_30((int64_t)bi * c - (int64_t)br * s);
+                    const int32_t tr = em_nn_dot2_round_30(br, c, bi, s);
+                    const int32_t ti = em_nn_dot2_round_30(bi, c, -br, s); /* |br| < 2^31 (module doc) */
                     za[0] = ar + tr;
                     za[1] = ai + ti;
                     zb[0] = ar - tr;
@@ -183,9 +245,9 @@ static inline int64_t em_nn_mel_bin(const int32_t *zk, const int32_t *zm, const 
     /* |Z| < 2^28.5 (module doc): these sums fit int32, so the products are 32 x 32 -> 64. */
     const int32_t ar = zk[0], ai = zk[1], br = zm[0], bi = -zm[1];
     const int32_t qr = ai - bi, qi = br - ar;
-    const int64_t c = tw[0], s = tw[1];
-    const int32_t xr = ar + br + em_nn_round_shift_30(c * qr + s * qi);
-    const int32_t xi = ai + bi + em_nn_round_shift_30(c * qi - s * qr);
+    const int32_t c = tw[0], s = tw[1];
+    const int32_t xr = ar + br + em_nn_dot2_round_30(c, qr, s, qi);
+    const int32_t xi = ai + bi + em_nn_dot2_round_30(c, qi, -s, qr);
     return em_nn_mel_spectrum(xr, xi, magnitude);
 }
 
@@ -209,6 +271,39 @@ static void em_nn_mel_split(int32_t *z, int32_t half, const int32_t *twiddles, i
     }
 }
 
+/** The Q32 accumulator rounded to Q16, then float: int32 -> float32 rounds as the reference's
+ *  conversion does, and the product by 2^-16 is exact. */
+static inline float em_nn_mel_q16(int64_t acc)
+{
+    const int32_t q = (int32_t)((acc + (1LL << 31)) >> 32);
+    return (float)q * 0x1p-16f;
+}
+
+/** The DCT when every log value fits int32 (the usual case): the values are first packed to
+ *  int32 in place (word m <= word 2m, so ascending order is safe), then each coefficient is a
+ *  32 x 32 -> 64 dot product — VMLALDAVA on MVE, SMLAL elsewhere — equal to the int64 sums. */
+static void em_nn_mel_dct_narrow(int32_t *lm, const int32_t *dct, int32_t n_mels, int32_t coefficients,
+                                 float *out)
+{
+    for (int32_t m = 0; m < n_mels; m++) {
+        lm[m] = lm[2 * m]; /* the low word of a little-endian int64 that fits int32 */
+    }
+    for (int32_t c = 0; c < coefficients; c++) {
+        const int32_t *row = dct + c * n_mels;
+        int64_t acc = 0;
+        int32_t m = 0;
+#if EM_NN_TIER_MVE
+        for (; m + 4 <= n_mels; m += 4) {
+            acc = vmlaldavaq_s32(acc, vld1q_s32(row + m), vld1q_s32(lm + m));
+        }
+#endif
+        for (; m < n_mels; m++) {
+            acc += (int64_t)row[m] * lm[m];
+        }
+        out[c] = em_nn_mel_q16(acc);
+    }
+}
+
 /** One frame: x [frame_length] -> out [coefficients or n_mels]. */
 static void em_nn_mel_frame(const int16_t *x, const em_mel_features_params *p, const em_mel_features_tables *t,
                             int32_t lo, int32_t hi, int32_t *z, float *out)
@@ -220,6 +315,7 @@ static void em_nn_mel_frame(const int16_t *x, const em_mel_features_params *p, c
     int32_t *lm = z + p->fft_length + 2; /* int64 [n_mels] */
     const int32_t exponent = p->magnitude ? 46 + sh : 79 + 2 * sh;
     const int16_t *w = t->mel_weights;
+    bool narrow = true; /* every log value fits int32: the DCT can take 32 x 32 products */
     for (int32_t m = 0; m < p->n_mels; m++) {
         const int32_t *band = t->mel_bands + EM_NN_MEL_BAND_FIELDS * m;
         const int32_t start = band[0], count = band[1], eps_m = band[3];
@@ -245,6 +341,11 @@ static void em_nn_mel_frame(const int16_t *x, const em_mel_features_params *p, c
         const int64_t value = em_nn_log2_q24((uint64_t)a, t->log2_table)
                               - ((int64_t)(exponent - drop) << EM_NN_MEL_LOG2_BITS) + band[2];
         em_nn_store_i64(lm + 2 * m, value);
+        narrow = narrow && value == (int32_t)value;
+    }
+    if (p->coefficients > 0 && narrow) {
+        em_nn_mel_dct_narrow(lm, t->dct, p->n_mels, p->coefficients, out);
+        return;
     }
     const int32_t outputs = p->coefficients > 0 ? p->coefficients : p->n_mels;
     for (int32_t c = 0; c < outputs; c++) {
@@ -258,8 +359,7 @@ static void em_nn_mel_frame(const int16_t *x, const em_mel_features_params *p, c
         } else {
             acc = em_nn_load_i64(lm + 2 * c) * p->log_scale;
         }
-        const int32_t q = (int32_t)((acc + (1LL << 31)) >> 32);
-        out[c] = (float)q * 0x1p-16f;
+        out[c] = em_nn_mel_q16(acc);
     }
 }
 
