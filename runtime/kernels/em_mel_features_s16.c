@@ -46,7 +46,26 @@ static inline int32_t em_nn_dot2_round_30(int32_t a, int32_t c, int32_t b, int32
     return (int32_t)((lo >> EM_NN_MEL_TWIDDLE_BITS) | (hi << (32 - EM_NN_MEL_TWIDDLE_BITS)));
 }
 
-/** floor(sqrt(n)): Newton's iteration from above (one division per step, ~5 steps). */
+#if (defined(__ARM_FP) && (__ARM_FP & 4)) || !defined(__arm__)
+/** floor(sqrt(n)) from the FPU's square root, then made exact: float(n) and the rounded root are
+ *  each within 2^-24 relative, so the truncated root is off by at most one (sqrt(n) < 2^16 is at
+ *  most 2^-7 away from it), and one comparison each way in 64 bits fixes it. */
+static inline uint32_t em_nn_isqrt32(uint32_t n)
+{
+    const float f = (float)n;
+    float root;
+#if defined(__arm__)
+    __asm__("vsqrt.f32 %0, %1" : "=t"(root) : "t"(f)); /* f >= 0: no errno path into libm */
+#else
+    root = __builtin_sqrtf(f);
+#endif
+    uint32_t g = (uint32_t)root;
+    g = (uint64_t)g * g > n ? g - 1u : g;
+    return (uint64_t)(g + 1u) * (g + 1u) <= n ? g + 1u : g;
+}
+#else
+/** floor(sqrt(n)): Newton's iteration from above (one division per step, ~5 steps); for CPUs
+ *  without a single-precision FPU. */
 static uint32_t em_nn_isqrt32(uint32_t n)
 {
     if (n < 2u) {
@@ -64,6 +83,7 @@ static uint32_t em_nn_isqrt32(uint32_t n)
         g = next;
     }
 }
+#endif
 
 static inline void em_nn_store_i64(int32_t *at, int64_t v)
 {
@@ -145,6 +165,34 @@ static inline uint32_t em_nn_bit_reverse(uint32_t j, int32_t bits)
 #endif
 }
 
+#if EM_NN_TIER_MVE
+/** Pairs 0 .. 2·floor(pairs / 2) - 1 of em_nn_mel_load_frame, four samples per step; returns the
+ *  pairs done (0 when the shift has no exact vector form). sh >= 0: the low words of the 32-bit
+ *  products shifted left (VMUL, VSHL). sh <= -16: x·2^(32 + sh) fits int32 (|x| <= 2^15), and
+ *  VRMULH's (a·b + 2^31) >> 32 of it with w is the rounding x·w >> -sh exactly. The slots
+ *  2·reverse(j) (+1) come from VBRSR and one scatter store. */
+static int32_t em_nn_mel_load_pairs_mve(const int16_t *x, const int32_t *window, int32_t *z, int32_t sh,
+                                        int32_t pairs, int32_t bits)
+{
+    if (sh < 0 && sh > -16) {
+        return 0;
+    }
+    static const uint32_t pair_of_lane[4] = {0u, 0u, 1u, 1u}, part_of_lane[4] = {0u, 1u, 0u, 1u};
+    const uint32x4_t lane_pair = vld1q_u32(pair_of_lane), lane_part = vld1q_u32(part_of_lane);
+    uint32x4_t j = lane_pair; /* pairs j, j, j + 1, j + 1 */
+    const int32_t steps = pairs >> 1;
+    for (int32_t q = 0; q < steps; q++) {
+        const int32x4_t xs = vldrhq_s32(x + 4 * q), ws = vld1q_s32(window + 4 * q);
+        const int32x4_t v = sh >= 0 ? vshlq_r_s32(vmulq_s32(xs, ws), sh)
+                                    : vrmulhq_s32(vshlq_r_s32(xs, 32 + sh), ws);
+        const uint32x4_t slot = vorrq_u32(vshlq_n_u32(vbrsrq_n_u32(j, bits), 1), lane_part);
+        vstrwq_scatter_shifted_offset_s32(z, slot, v);
+        j = vaddq_n_u32(j, 2u);
+    }
+    return 2 * steps;
+}
+#endif
+
 /** Windowed, block-scaled samples into z in bit-reversed order; returns the block shift sh. */
 static int32_t em_nn_mel_load_frame(const int16_t *x, const em_mel_features_params *p, const int32_t *window,
                                     int32_t *z)
@@ -154,15 +202,19 @@ static int32_t em_nn_mel_load_frame(const int16_t *x, const em_mel_features_para
     /* Samples 2j, 2j + 1 are complex input j, stored at r = bit-reversed j. */
     const int32_t half = n >> 1, bits = 31 - __builtin_clz((uint32_t)half);
     const int32_t pairs = length >> 1; /* whole pairs inside the frame */
+    int32_t first = 0;
+#if EM_NN_TIER_MVE
+    first = em_nn_mel_load_pairs_mve(x, window, z, sh, pairs, bits);
+#endif
     if (sh >= 0) {
         /* (x·w) << sh fits int32 (sh is chosen so), so its low word is the 32-bit product's. */
-        for (int32_t j = 0; j < pairs; j++) {
+        for (int32_t j = first; j < pairs; j++) {
             int32_t *at = z + 2u * em_nn_bit_reverse((uint32_t)j, bits);
             at[0] = (int32_t)(((uint32_t)x[2 * j] * (uint32_t)window[2 * j]) << sh);
             at[1] = (int32_t)(((uint32_t)x[2 * j + 1] * (uint32_t)window[2 * j + 1]) << sh);
         }
     } else {
-        for (int32_t j = 0; j < pairs; j++) {
+        for (int32_t j = first; j < pairs; j++) {
             int32_t *at = z + 2u * em_nn_bit_reverse((uint32_t)j, bits);
             at[0] = em_nn_mel_scaled((int64_t)x[2 * j] * window[2 * j], sh);
             at[1] = em_nn_mel_scaled((int64_t)x[2 * j + 1] * window[2 * j + 1], sh);
