@@ -292,7 +292,7 @@ static inline int64_t em_nn_mel_spectrum(int32_t xr, int32_t xi, int32_t magnitu
 }
 
 /** 2X[k] from A = Z[k], B = conj(Z[half - k]) and twiddle k (1 <= k < half). */
-static inline int64_t em_nn_mel_bin(const int32_t *zk, const int32_t *zm, const int32_t *tw, int32_t magnitude)
+__attribute__((noinline)) static int64_t em_nn_mel_bin(const int32_t *zk, const int32_t *zm, const int32_t *tw, int32_t magnitude)
 {
     /* |Z| < 2^28.5 (module doc): these sums fit int32, so the products are 32 x 32 -> 64. */
     const int32_t ar = zk[0], ai = zk[1], br = zm[0], bi = -zm[1];
