@@ -228,6 +228,19 @@ static int32_t em_nn_mel_load_frame(const int16_t *x, const em_mel_features_para
     return sh;
 }
 
+/** One radix-2 butterfly a, b <- a + W·b, a - W·b with W = c - i·s (Q30); -br rather than a live
+ *  -s keeps the general butterfly inside the registers (|br| < 2^31, module doc). */
+static inline void em_nn_mel_butterfly(int32_t *za, int32_t *zb, int32_t c, int32_t s)
+{
+    const int32_t ar = za[0], ai = za[1], br = zb[0], bi = zb[1];
+    const int32_t tr = em_nn_dot2_round_30(br, c, bi, s);
+    const int32_t ti = em_nn_dot2_round_30(bi, c, -br, s);
+    za[0] = ar + tr;
+    za[1] = ai + ti;
+    zb[0] = ar - tr;
+    zb[1] = ai - ti;
+}
+
 /** In-place complex radix-2 DIT FFT of half = N/2 points (bit-reversed input, in-order output).
  *  Twiddles (2^30, 0) and (0, 2^30) (W = 1 and W = -i) give t = b and t = (bi, -br) exactly
  *  through the general rounding, so their butterflies skip the products. */
@@ -236,7 +249,20 @@ static void em_nn_mel_fft(int32_t *z, int32_t half, const int32_t *twiddles)
     const int32_t one = 1 << EM_NN_MEL_TWIDDLE_BITS;
     for (int32_t size = 2; size <= half; size <<= 1) {
         const int32_t hs = size / 2;
-        const int32_t step = 2 * half / size;
+        const int32_t step = 2 * half / size, groups = half / size;
+        if (groups < hs) {
+            /* Late stages (few groups of many twiddles): twiddles innermost, so the per-twiddle
+             * set-up below is not paid once per butterfly. W = 1 and W = -i go through the
+             * general rounding here, which gives them exactly (see above). */
+            for (int32_t g = 0; g < groups; g++) {
+                int32_t *za = z + 2 * g * size;
+                const int32_t *tw = twiddles;
+                for (int32_t k = 0; k < hs; k++, za += 2, tw += 2 * step) {
+                    em_nn_mel_butterfly(za, za + 2 * hs, tw[0], tw[1]);
+                }
+            }
+            continue;
+        }
         for (int32_t k = 0; k < hs; k++) {
             const int32_t c = twiddles[2 * k * step];
             const int32_t s = twiddles[2 * k * step + 1];
@@ -261,17 +287,9 @@ static void em_nn_mel_fft(int32_t *z, int32_t half, const int32_t *twiddles)
                     zb[1] = ai + br;
                 }
             } else {
-                /* A counted loop (LE on Armv8.1-M) and -br instead of a live -s: the general
-                 * butterfly then fits the registers without spills. */
+                /* A counted loop (LE on Armv8.1-M): no end pointer to keep live. */
                 for (int32_t n = half / size; n > 0; n--, za += 2 * size) {
-                    int32_t *zb = za + 2 * hs;
-                    const int32_t ar = za[0], ai = za[1], br = zb[0], bi = zb[1];
-                    const int32_t tr = em_nn_dot2_round_30(br, c, bi, s);
-                    const int32_t ti = em_nn_dot2_round_30(bi, c, -br, s); /* |br| < 2^31 (module doc) */
-                    za[0] = ar + tr;
-                    za[1] = ai + ti;
-                    zb[0] = ar - tr;
-                    zb[1] = ai - ti;
+                    em_nn_mel_butterfly(za, za + 2 * hs, c, s);
                 }
             }
         }
@@ -372,8 +390,14 @@ static void em_nn_mel_frame(const int16_t *x, const em_mel_features_params *p, c
         const int32_t *band = t->mel_bands + EM_NN_MEL_BAND_FIELDS * m;
         const int32_t start = band[0], count = band[1], eps_m = band[3];
         int64_t acc = 0;
-        for (int32_t j = 0; j < count; j++) {
-            acc += (int64_t)w[j] * em_nn_load_i64(z + 2 * (start + j));
+        if (p->magnitude) { /* magnitudes are < 2^31: the low word is the value, one SMLAL each */
+            for (int32_t j = 0; j < count; j++) {
+                acc += (int64_t)w[j] * z[2 * (start + j)];
+            }
+        } else {
+            for (int32_t j = 0; j < count; j++) {
+                acc += (int64_t)w[j] * em_nn_load_i64(z + 2 * (start + j));
+            }
         }
         w += count;
         /* eps · S_m · 2^E, E lowered by `drop` where it would pass 2^61 (acc shifted alike). */
