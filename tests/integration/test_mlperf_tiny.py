@@ -15,7 +15,7 @@ BOARDS = [("corstone300", "cortex-m55", "mve"), ("mps2_an386", "cortex-m4", "dsp
 MACS = {"ds_cnn": 2_656_768, "resnet8": 12_501_632, "mobilenet_v1_025": 7_489_664, "autoencoder": 264_192}
 
 
-@pytest.fixture(scope="module", params=list(bench.MODELS))
+@pytest.fixture(scope="module", params=list(bench.MLPERF_MODELS))
 def lowered(request) -> tuple[str, dict]:
     """(model, {tier: program}): quantized once, lowered for each tier."""
     name = request.param
