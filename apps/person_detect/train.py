@@ -2,6 +2,7 @@
 
     python -m apps.person_detect.train --model yolo|vww [--epochs N] [--count N] [--threads 1]
         [--images DIR --annotations instances.json] [--out PATH] [--restart]
+        [--init CHECKPOINT --lr LR --first-epoch E]   (a fine-tuning stage)
 
 Without --images/--annotations the data are rendered scenes (apps/person_detect/data.py). µYOLO
 sees fresh scenes every epoch (`count` of them, seed 1000 · seed + epoch, rendered by one helper
@@ -76,15 +77,17 @@ class FreshScenes:
     """Rendered scenes of one epoch, a function of (count, seed, size, epoch) only (so a resumed
     run sees the same ones); the next epoch's are rendered by one helper process meanwhile."""
 
-    def __init__(self, count: int, seed: int, size: int, epochs: int, prefetch: bool = True) -> None:
-        self.count, self.seed, self.size, self.epochs = count, seed, size, epochs
+    def __init__(self, count: int, seed: int, size: int, epochs: int, prefetch: bool = True,
+                 first_epoch: int = 0) -> None:
+        self.count, self.size, self.epochs = count, size, epochs
+        self.seed = FRESH_SEED * seed + first_epoch  # a fine-tuning stage continues the numbering
         self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) if prefetch else None
         self.pending: dict[int, Future] = {}
 
     def _render(self, epoch: int) -> Future | data.Detections:
         if self.pool is None:
-            return data.synthetic(self.count, FRESH_SEED * self.seed + epoch, self.size)
-        return self.pool.submit(data.synthetic, self.count, FRESH_SEED * self.seed + epoch, self.size)
+            return data.synthetic(self.count, self.seed + epoch, self.size)
+        return self.pool.submit(data.synthetic, self.count, self.seed + epoch, self.size)
 
     def epoch(self, epoch: int) -> data.Detections:
         scenes = self.pending.pop(epoch, None) or self._render(epoch)
@@ -120,8 +123,14 @@ def evaluate(model_name: str, model: torch.nn.Module, scenes: data.Detections, b
 
 def train(model_name: str, epochs: int, out: Path, count: int | None = None, seed: int = 0,
           max_batches: int | None = None, resume: bool = True, images: Path | None = None,
-          annotations: Path | None = None, validation_count: int | None = None) -> dict:
+          annotations: Path | None = None, validation_count: int | None = None, init: Path | None = None,
+          lr: float | None = None, first_epoch: int = 0) -> dict:
+    """Trains `model_name` for `epochs` and writes `out`. `init`: start from that checkpoint's
+    weights (a fine-tuning stage, e.g. with a smaller `lr`); `first_epoch`: fresh scenes continue
+    from that epoch's seed, so the stage sees scenes the earlier one did not."""
     settings = dict(SETTINGS[model_name])
+    settings["lr"] = lr or settings["lr"]
+    settings["init"], settings["first_epoch"] = (str(init) if init else None), first_epoch
     settings["count"] = count or settings["count"]
     settings["validation"] = validation_count or settings["validation"]
     source = "coco" if images is not None else "synthetic"
@@ -131,8 +140,13 @@ def train(model_name: str, epochs: int, out: Path, count: int | None = None, see
     validation = load(model_name, settings["validation"], settings["validation_seed"])
     fixed = None if fresh else load(model_name, settings["count"], settings["seed"], images, annotations)
     renderer = FreshScenes(settings["count"], settings["seed"], settings["size"], epochs,
-                           prefetch=max_batches is None) if fresh else None
+                           prefetch=max_batches is None, first_epoch=first_epoch) if fresh else None
     model = BUILDERS[MODELS[model_name]]()
+    stages = []
+    if init is not None:
+        start = torch.load(init, map_location="cpu", weights_only=True)
+        model.load_state_dict(start["model"])
+        stages = [*start["meta"].get("stages", []), {k: v for k, v in start["meta"].items() if k != "stages"}]
     optimizer = torch.optim.Adam(model.parameters(), lr=settings["lr"])
     scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, epochs)
     run = TrainRun(f"person_detect-{model_name}", epochs, {**settings, "seed_training": seed, "data": source},
@@ -161,6 +175,7 @@ def train(model_name: str, epochs: int, out: Path, count: int | None = None, see
     figures = evaluate(model_name, model, validation)
     meta = {"model": model_name, "architecture": MODELS[model_name], "epochs": epochs, "data": source,
             "train_count": settings["count"], "train_seed": settings["seed"], "fresh_scenes_per_epoch": fresh,
+            "lr": settings["lr"], "first_epoch": first_epoch, "stages": stages,
             "validation_count": settings["validation"], "validation_seed": settings["validation_seed"],
             **{f"validation_{k}": v for k, v in figures.items()}}
     save_checkpoint(out, model, meta)
@@ -175,13 +190,18 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=None, help="training scenes (per epoch when fresh; default per model)")
     parser.add_argument("--images", type=Path, default=None, help="COCO image folder (with --annotations)")
     parser.add_argument("--annotations", type=Path, default=None, help="COCO instances_*.json (with --images)")
+    parser.add_argument("--init", type=Path, default=None, help="start from this checkpoint's weights (fine-tuning)")
+    parser.add_argument("--lr", type=float, default=None, help="Adam learning rate (default per model)")
+    parser.add_argument("--first-epoch", type=int, default=0,
+                        help="fresh scenes start at this epoch's seed (a fine-tuning stage: the earlier stage's epochs)")
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
     epochs = args.epochs or SETTINGS[args.model]["epochs"]
     out = args.out if args.out != Path("apps/person_detect/<model>.pt") else checkpoint_path(args.model)
     train(args.model, epochs, out, count=args.count, seed=args.seed, max_batches=args.max_batches,
-          resume=not args.restart, images=args.images, annotations=args.annotations)
+          resume=not args.restart, images=args.images, annotations=args.annotations, init=args.init, lr=args.lr,
+          first_epoch=args.first_epoch)
 
 
 if __name__ == "__main__":
