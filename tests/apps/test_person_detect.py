@@ -180,6 +180,10 @@ def test_one_batch_of_training(tmp_path, monkeypatch, model):
     assert (tmp_path / "data" / f"synthetic-8-{settings['validation_seed']}-{settings['size']}-images.npy").exists()
     key = "validation_mAP@0.5" if model == "yolo" else "validation_accuracy"
     assert 0.0 <= meta[key] <= 1.0
+    # a fine-tuning stage starts from that checkpoint and records it
+    tuned = train.train(model, 1, tmp_path / "tuned.pt", count=8, max_batches=1, validation_count=8,
+                        init=out, lr=1e-4, first_epoch=1)
+    assert tuned["lr"] == 1e-4 and tuned["first_epoch"] == 1 and tuned["stages"] == [{k: v for k, v in meta.items() if k != "stages"}]
 
 
 
