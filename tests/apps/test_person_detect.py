@@ -172,10 +172,39 @@ def test_one_batch_of_training(tmp_path, monkeypatch, model):
     out = tmp_path / f"{model}.pt"
     meta = train.train(model, 1, out, count=8, max_batches=1, validation_count=8)
     assert out.exists() and meta["model"] == model and meta["train_count"] == 8
-    assert (tmp_path / "data" / f"synthetic-8-{train.SETTINGS[model]['seed']}-{train.SETTINGS[model]['size']}-images.npy").exists()
+    settings = train.SETTINGS[model]
+    # µYOLO renders fresh training scenes every epoch (nothing cached); VWW caches its fixed set
+    assert meta["fresh_scenes_per_epoch"] is (model == "yolo")
+    cached = tmp_path / "data" / f"synthetic-8-{settings['seed']}-{settings['size']}-images.npy"
+    assert cached.exists() is (model == "vww")
+    assert (tmp_path / "data" / f"synthetic-8-{settings['validation_seed']}-{settings['size']}-images.npy").exists()
     key = "validation_mAP@0.5" if model == "yolo" else "validation_accuracy"
     assert 0.0 <= meta[key] <= 1.0
+    # a fine-tuning stage starts from that checkpoint and records it
+    tuned = train.train(model, 1, tmp_path / "tuned.pt", count=8, max_batches=1, validation_count=8,
+                        init=out, lr=1e-4, first_epoch=1)
+    assert tuned["lr"] == 1e-4 and tuned["first_epoch"] == 1 and tuned["stages"] == [{k: v for k, v in meta.items() if k != "stages"}]
 
+
+
+def test_fresh_scenes_are_a_function_of_the_epoch():
+    """A resumed run must see the same scenes: epoch e's are synthetic(count, 1000 · seed + e),
+    the same whether rendered by the helper process (prefetched) or in place, and new each epoch."""
+    from apps.person_detect import data, train
+
+    inline = train.FreshScenes(3, 1, data.YOLO_SIZE, 2, prefetch=False)
+    prefetched = train.FreshScenes(3, 1, data.YOLO_SIZE, 2, prefetch=True)
+    try:
+        for epoch in range(2):
+            a, b = inline.epoch(epoch), prefetched.epoch(epoch)
+            assert np.array_equal(a.images, b.images)
+            assert all(np.array_equal(x, y) for x, y in zip(a.boxes, b.boxes))
+            assert np.array_equal(a.images, data.synthetic(3, train.FRESH_SEED + epoch).images)
+        assert not np.array_equal(inline.epoch(0).images, inline.epoch(1).images)
+        assert not np.array_equal(inline.epoch(0).images, data.synthetic(3, train.SETTINGS["yolo"]["validation_seed"]).images)
+    finally:
+        inline.close()
+        prefetched.close()
 
 # --- the app on corstone300 ---
 
