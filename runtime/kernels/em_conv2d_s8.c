@@ -99,6 +99,10 @@ static inline bool em_nn_conv_in_place(const em_conv_params *p, const em_conv_di
 /** Pixels per block: their columns share each channel group's requantization constants. */
 #define EM_NN_CONV_BLOCK 4
 
+/** Output channels per chunk of the two-column path: four rows of three (em_nn_dot2x3_mve),
+ *  requantized as three vectors of four. */
+#define EM_NN_CONV_CHUNK 12
+
 /** dst[0..n) = src[0..n), n >= 1: a tail-predicated loop (DLSTP / LETP) of 16-byte steps,
  *  three instructions each (GCC 12 builds a VCTP, VMRS / VMSR and two VPST per step). */
 static inline void em_nn_copy_s8_mve(int8_t *dst, const int8_t *src, int32_t n)
@@ -120,41 +124,107 @@ static inline void em_nn_copy_s8_mve(int8_t *dst, const int8_t *src, int32_t n)
 #endif
 }
 
-/** dst[0..n) = v. */
+/** dst[0..n) = v, n >= 1: the same tail-predicated loop, two instructions per 16 bytes. */
 static inline void em_nn_fill_s8_mve(int8_t *dst, int8x16_t v, int32_t n)
 {
+#if defined(__GNUC__)
+    __asm__ volatile("dlstp.8 lr, %[n]\n"
+                     "1:\n\t"
+                     "vstrb.8 %q[v], [%[d]], #16\n\t"
+                     "letp    lr, 1b"
+                     : [d] "+r"(dst)
+                     : [n] "r"(n), [v] "w"(v)
+                     : "lr", "memory");
+#else
     for (int32_t i = 0; i < n; i += 16) {
         vstrbq_p_s8(dst + i, v, vctp8q((uint32_t)(n - i)));
     }
+#endif
 }
 
-/** Packs the column of one pixel (window origin iy0, ix0) and group (input channels from
- *  @p x_group, a pointer to channel g·Cg of image n) into @p col, zero point in padded cells. */
+/** dst = @p rows runs of @p n >= 1 bytes, run r from src + r·@p step (a window inside the
+ *  input, one group, adjacent taps: each kernel row is one run of the input row). One
+ *  tail-predicated copy loop per run and five instructions around it, in assembly: GCC 12
+ *  spills the loop's pointers around the DLSTP loops (measured: ~50 instructions per row). */
+static inline void em_nn_copy_rows_mve(int8_t *dst, const int8_t *src, int32_t n, int32_t step,
+                                       int32_t rows)
+{
+#if defined(__GNUC__)
+    const int8_t *s;
+    int8_t *t;
+    __asm__ volatile("1:\n\t"
+                     "mov     %[s], %[src]\n\t"
+                     "mov     %[t], %[dst]\n\t"
+                     "dlstp.8 lr, %[n]\n"
+                     "2:\n\t"
+                     "vldrb.8 q0, [%[s]], #16\n\t"
+                     "vstrb.8 q0, [%[t]], #16\n\t"
+                     "letp    lr, 2b\n\t"
+                     "add     %[src], %[src], %[step]\n\t"
+                     "add     %[dst], %[dst], %[n]\n\t"
+                     "subs    %[rows], %[rows], #1\n\t"
+                     "bne     1b"
+                     : [src] "+r"(src), [dst] "+r"(dst), [rows] "+r"(rows), [s] "=&r"(s),
+                       [t] "=&r"(t)
+                     : [n] "r"(n), [step] "r"(step)
+                     : "q0", "lr", "cc", "memory");
+#else
+    for (; rows > 0; rows--, src += step, dst += n) {
+        em_nn_copy_s8_mve(dst, src, n);
+    }
+#endif
+}
+
+/**
+ * Packs the column of one pixel (window origin iy0, ix0) and group (input channels from
+ * @p x_group, a pointer to channel g·Cg of image n) into @p col, zero point in padded cells.
+ * The taps of a kernel row that lie inside the input, [kx_lo, kx_hi), are found once; with one
+ * group and adjacent taps (dilation_w 1 or KW 1) they are one contiguous run of the input row,
+ * so each row is at most a fill, one copy and a fill (a window inside the input: one copy per
+ * row), whatever the channel count.
+ */
 EM_NN_NOINLINE static void em_nn_conv_pack_mve(const em_conv_params *p, const em_conv_dims *d,
                                 const int8_t *x_group, int32_t iy0, int32_t ix0, int8_t *col)
 {
-    const int32_t cg = d->input_c / p->groups;
-    const int32_t row_bytes = d->kernel_w * cg;
+    const int32_t c = d->input_c, cg = c / p->groups;
+    const int32_t kh = d->kernel_h, kw = d->kernel_w, h = d->input_h, w_in = d->input_w;
+    const int32_t dh = p->dilation_h, dw = p->dilation_w;
+    const int32_t row_bytes = kw * cg;
+    const int32_t row_stride = w_in * c;
     const int8x16_t zp = vdupq_n_s8((int8_t)p->input_zero_point);
-    const bool row_contiguous = p->groups == 1 && (p->dilation_w == 1 || d->kernel_w == 1)
-                                && ix0 >= 0 && ix0 + d->kernel_w - 1 < d->input_w;
-    for (int32_t ky = 0; ky < d->kernel_h; ky++, col += row_bytes) {
-        const int32_t iy = iy0 + ky * p->dilation_h;
-        if (iy < 0 || iy >= d->input_h) {
+    const bool contiguous = p->groups == 1 && (dw == 1 || kw == 1);
+    int32_t kx_lo = ix0 >= 0 ? 0 : (-ix0 + dw - 1) / dw; /* taps [kx_lo, kx_hi) inside the row */
+    int32_t kx_hi = ix0 < w_in ? (w_in - 1 - ix0) / dw + 1 : 0;
+    kx_lo = kx_lo < kw ? kx_lo : kw;
+    kx_hi = kx_hi < kw ? kx_hi : kw;
+    kx_hi = kx_hi > kx_lo ? kx_hi : kx_lo;
+    const int32_t lo_bytes = kx_lo * cg, mid_bytes = (kx_hi - kx_lo) * cg;
+    const int32_t hi_bytes = row_bytes - lo_bytes - mid_bytes;
+    const int8_t *x_row = x_group + (int32_t)iy0 * row_stride + (ix0 + kx_lo * dw) * c;
+    const int32_t x_step = dh * row_stride;
+    for (int32_t ky = 0, iy = iy0; ky < kh; ky++, iy += dh, col += row_bytes, x_row += x_step) {
+        if (iy < 0 || iy >= h) {
             em_nn_fill_s8_mve(col, zp, row_bytes);
             continue;
         }
-        const int8_t *x_row = x_group + (int32_t)iy * d->input_w * d->input_c;
-        if (row_contiguous) {
-            em_nn_copy_s8_mve(col, x_row + ix0 * d->input_c, row_bytes);
+        if (contiguous) {
+            if (lo_bytes > 0) {
+                em_nn_fill_s8_mve(col, zp, lo_bytes);
+            }
+            if (mid_bytes > 0) {
+                em_nn_copy_s8_mve(col + lo_bytes, x_row, mid_bytes);
+            }
+            if (hi_bytes > 0) {
+                em_nn_fill_s8_mve(col + lo_bytes + mid_bytes, zp, hi_bytes);
+            }
             continue;
         }
-        for (int32_t kx = 0; kx < d->kernel_w; kx++) {
-            const int32_t ix = ix0 + kx * p->dilation_w;
-            if (ix < 0 || ix >= d->input_w) {
+        for (int32_t kx = 0; kx < kw; kx++) {
+            const int32_t ix = ix0 + kx * dw;
+            if (ix < 0 || ix >= w_in) {
                 em_nn_fill_s8_mve(col + kx * cg, zp, cg);
             } else {
-                em_nn_copy_s8_mve(col + kx * cg, x_row + ix * d->input_c, cg);
+                em_nn_copy_s8_mve(col + kx * cg, x_group + (int32_t)iy * row_stride + ix * c, cg);
             }
         }
     }
@@ -267,6 +337,64 @@ static inline void em_nn_dot4_cols_mve(em_nn_conv_col *c, const int8_t *w, int32
 #endif
 }
 
+/**
+ * sums[r] = Σ_{i<k} a[i]·w[r·k + i] and sums[r + EM_NN_CONV_CHUNK] = Σ_{i<k} b[i]·w[r·k + i]
+ * for the three weight rows r = 0..2 and two columns @p a and @p b (k >= 1 int8 each): per
+ * 16 inputs two column loads and three weight loads feed six VMLADAVA (12 instructions per
+ * 96 MACs; em_nn_dot4_cols_mve: 10 per 64), tail-predicated like it (DLSTP / LETP: nothing
+ * past a column or a row is read). Six even accumulators and five pointers fill the
+ * register file, so the sums are stored by the C code after the loop.
+ */
+static inline void em_nn_dot2x3_mve(const int8_t *a, const int8_t *b, const int8_t *w, int32_t k,
+                                    int32_t *sums)
+{
+#if defined(__GNUC__)
+    const int8_t *p1, *p2;
+    int32_t a0, a1, a2, b0, b1, b2;
+    __asm__ volatile("add     %[p1], %[w], %[k]\n\t"
+                     "add     %[p2], %[p1], %[k]\n\t"
+                     "movs    %[a0], #0\n\t"
+                     "movs    %[a1], #0\n\t"
+                     "movs    %[a2], #0\n\t"
+                     "movs    %[b0], #0\n\t"
+                     "movs    %[b1], #0\n\t"
+                     "movs    %[b2], #0\n\t"
+                     "dlstp.8 lr, %[k]\n"
+                     "1:\n\t"
+                     "vldrb.8     q0, [%[a]], #16\n\t"
+                     "vldrb.8     q1, [%[b]], #16\n\t"
+                     "vldrb.8     q2, [%[w]], #16\n\t"
+                     "vmladava.s8 %[a0], q0, q2\n\t"
+                     "vmladava.s8 %[b0], q1, q2\n\t"
+                     "vldrb.8     q2, [%[p1]], #16\n\t"
+                     "vmladava.s8 %[a1], q0, q2\n\t"
+                     "vmladava.s8 %[b1], q1, q2\n\t"
+                     "vldrb.8     q2, [%[p2]], #16\n\t"
+                     "vmladava.s8 %[a2], q0, q2\n\t"
+                     "vmladava.s8 %[b2], q1, q2\n\t"
+                     "letp        lr, 1b"
+                     : [a] "+r"(a), [b] "+r"(b), [w] "+r"(w), [p1] "=&r"(p1), [p2] "=&r"(p2),
+                       [a0] "=&Te"(a0), [a1] "=&Te"(a1), [a2] "=&Te"(a2), [b0] "=&Te"(b0),
+                       [b1] "=&Te"(b1), [b2] "=&Te"(b2)
+                     : [k] "r"(k)
+                     : "q0", "q1", "q2", "lr", "memory");
+#else
+    int32_t a0 = 0, a1 = 0, a2 = 0, b0 = 0, b1 = 0, b2 = 0;
+    for (int32_t i = 0; i < k; i += 16) { /* the same tail predication by VCTP */
+        const mve_pred16_t pr = vctp8q((uint32_t)(k - i));
+        const int8x16_t av = vldrbq_z_s8(a + i, pr), bv = vldrbq_z_s8(b + i, pr);
+        int8x16_t wv = vldrbq_z_s8(w + i, pr);
+        a0 = vmladavaq_s8(a0, av, wv), b0 = vmladavaq_s8(b0, bv, wv);
+        wv = vldrbq_z_s8(w + k + i, pr);
+        a1 = vmladavaq_s8(a1, av, wv), b1 = vmladavaq_s8(b1, bv, wv);
+        wv = vldrbq_z_s8(w + 2 * k + i, pr);
+        a2 = vmladavaq_s8(a2, av, wv), b2 = vmladavaq_s8(b2, bv, wv);
+    }
+#endif
+    sums[0] = a0, sums[1] = a1, sums[2] = a2;
+    sums[EM_NN_CONV_CHUNK] = b0, sums[EM_NN_CONV_CHUNK + 1] = b1, sums[EM_NN_CONV_CHUNK + 2] = b2;
+}
+
 /** Requantization constants of one convolution, copied out of the parameters (int8 stores may
  *  alias them, so GCC would re-read them after every store). */
 typedef struct {
@@ -293,6 +421,42 @@ EM_NN_NOINLINE static void em_nn_conv_block_mve(const em_nn_conv_requant *q, em_
     const int32_t *bias = q->bias, *multiplier = q->multiplier, *shift = q->shift;
     cols[n_cols].col = NULL;
     int32_t o = o_begin;
+    /* Chunks of 12 channels: pairs of columns run three rows at a time (em_nn_dot2x3_mve), an
+     * odd last column four rows at a time; then each vector of four channels loads its
+     * requantization constants once for all the pixels. */
+    int32_t sums[EM_NN_CONV_BLOCK][EM_NN_CONV_CHUNK];
+    for (; o + EM_NN_CONV_CHUNK <= o_end; o += EM_NN_CONV_CHUNK) {
+        const int8_t *w = weights + (int32_t)o * k;
+        int32_t j = 0;
+        for (; j + 2 <= n_cols; j += 2) {
+            const int8_t *ca = cols[j].col, *cb = cols[j + 1].col;
+            for (int32_t r = 0; r < EM_NN_CONV_CHUNK; r += 3) {
+                em_nn_dot2x3_mve(ca, cb, w + r * k, k, &sums[j][r]);
+            }
+        }
+        if (j < n_cols) {
+            em_nn_conv_col one[2] = {{cols[j].col, {0, 0, 0, 0}}, {NULL, {0, 0, 0, 0}}};
+            for (int32_t r = 0; r < EM_NN_CONV_CHUNK; r += 4) {
+                em_nn_dot4_cols_mve(one, w + r * k, k);
+                vst1q_s32(&sums[j][r], vld1q_s32(one[0].sum));
+            }
+        }
+        for (int32_t r = 0; r < EM_NN_CONV_CHUNK; r += 4) {
+            const int32x4_t b = bias != NULL ? vld1q_s32(bias + o + r) : vdupq_n_s32(0);
+            const int32x4_t m = vld1q_s32(multiplier + o + r);
+            const int32x4_t sh = vld1q_s32(shift + o + r);
+            const int32x4_t left = vmaxq_s32(vaddq_n_s32(sh, 2), vdupq_n_s32(0));
+            const int32x4_t right = vaddq_n_s32(vsubq_s32(sh, left), 1); /* em_nn_requantize_mve */
+            int8_t *y = out + o + r;
+            for (int32_t jj = 0; jj < n_cols; jj++, y += out_stride) {
+                int32x4_t v = vaddq_s32(vld1q_s32(&sums[jj][r]), b); /* wraps, as the reference */
+                v = vrshlq_s32(vmulhq_s32(vqshlq_s32(v, left), m), right);
+                v = vqaddq_s32(v, offset); /* saturates past the clamp */
+                v = vminq_s32(vmaxq_s32(v, lo), hi);
+                vstrbq_s32(y, v);
+            }
+        }
+    }
     for (; o + 4 <= o_end; o += 4) {
         em_nn_dot4_cols_mve(cols, weights + (int32_t)o * k, k);
         const int32x4_t b = bias != NULL ? vld1q_s32(bias + o) : vdupq_n_s32(0);
@@ -401,6 +565,13 @@ static void em_nn_conv2d_mve(const em_nn_context *ctx, const em_conv_params *p,
     const int32_t pixels = d->output_h * d->output_w;
     const em_nn_conv_requant q = {quant->multiplier, quant->shift, bias, p->output_offset,
                                   p->activation_min, p->activation_max};
+    /* A window inside the input (origin iy0 in [0, iy_max], ix0 in [0, ix_max]) with one group
+     * and adjacent taps packs as KH runs of KW·C bytes (em_nn_copy_rows_mve). */
+    const bool rows_fast = p->groups == 1 && (p->dilation_w == 1 || d->kernel_w == 1);
+    const int32_t iy_max = d->input_h - 1 - (d->kernel_h - 1) * p->dilation_h;
+    const int32_t ix_max = d->input_w - 1 - (d->kernel_w - 1) * p->dilation_w;
+    const int32_t row_bytes = d->kernel_w * d->input_c;
+    const int32_t row_step = p->dilation_h * d->input_w * d->input_c;
     for (int32_t n = 0; n < d->batches; n++) {
         const int8_t *x_image = input + (int32_t)n * d->input_h * d->input_w * d->input_c;
         int8_t *out_image = output + (int32_t)n * pixels * d->output_c;
@@ -425,7 +596,12 @@ static void em_nn_conv2d_mve(const em_nn_context *ctx, const em_conv_params *p,
                         cols[n_cols++].col = x_image + ((int32_t)iy0 * d->input_w + ix0) * d->input_c;
                     } else if (packed < packable) {
                         int8_t *col = (int8_t *)ctx->buf + packed++ * col_bytes;
-                        em_nn_conv_pack_mve(p, d, x_image + g * cg, iy0, ix0, col);
+                        if (rows_fast && iy0 >= 0 && iy0 <= iy_max && ix0 >= 0 && ix0 <= ix_max) {
+                            em_nn_copy_rows_mve(col, x_image + (iy0 * d->input_w + ix0) * d->input_c,
+                                                row_bytes, row_step, d->kernel_h);
+                        } else {
+                            em_nn_conv_pack_mve(p, d, x_image + g * cg, iy0, ix0, col);
+                        }
                         cols[n_cols++].col = col;
                     } else { /* no scratch: this pixel's taps in place */
                         em_nn_conv_taps_mve(p, quant, d, x_image + g * cg, iy0, ix0, g * og, (g + 1) * og,
