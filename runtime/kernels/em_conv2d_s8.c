@@ -917,6 +917,83 @@ static inline void em_nn_dot2x2_s8_dsp(const uint32_t *x, const int8_t *w, int32
     sums[0] = a00, sums[1] = a01, sums[2] = a10, sums[3] = a11;
 }
 
+/** dst = the columns @p a and @p b (k int8 each) sign-extended once for every row pair: per
+ *  four inputs i..i+3 the words SXTB16(a), SXTB16(a, ROR 8), SXTB16(b), SXTB16(b, ROR 8)
+ *  ((a_i, a_i+2), (a_i+1, a_i+3) as int16 pairs, then b's); the tail of k % 4 bytes is not
+ *  copied. 4·(k & ~3) bytes. */
+static void em_nn_conv_extend_dsp(uint32_t *dst, const int8_t *a, const int8_t *b, int32_t k)
+{
+    for (int32_t i = 0; i + 4 <= k; i += 4, dst += 4) {
+        const uint32_t wa = em_nn_read_s8x4(a + i), wb = em_nn_read_s8x4(b + i);
+        dst[0] = (uint32_t)em_nn_sxtb16_02(wa), dst[1] = (uint32_t)em_nn_sxtb16_13(wa);
+        dst[2] = (uint32_t)em_nn_sxtb16_02(wb), dst[3] = (uint32_t)em_nn_sxtb16_13(wb);
+    }
+}
+
+/**
+ * em_nn_dot2x2_s8_dsp() with the columns already sign-extended (em_nn_conv_extend_dsp at
+ * @p x): per four inputs one LDM of the four column words, per row one LDR, two SXTB16 and
+ * four SMLAD: 15 instructions per 16 MACs (19 when the columns are extended per row pair).
+ */
+static inline void em_nn_dot2x2x_s8_dsp(const uint32_t *x, const int8_t *w, int32_t stride, int32_t n,
+                                        int32_t sums[4])
+{
+    int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
+#if defined(__GNUC__)
+    /* The column words in r8-r11 (LDM wants them in ascending registers). */
+#define EM_NN_DOT2X2X_DSP_STEP \
+    "ldm    %[x]!, {r8, r9, r10, r11}\n\t" \
+    "ldr    %[t], [%[w], %[s]]\n\t" \
+    "sxtb16 %[u], %[t]\n\t" \
+    "smlad  %[a01], r8, %[u], %[a01]\n\t" \
+    "smlad  %[a11], r10, %[u], %[a11]\n\t" \
+    "sxtb16 %[t], %[t], ror #8\n\t" \
+    "smlad  %[a01], r9, %[t], %[a01]\n\t" \
+    "smlad  %[a11], r11, %[t], %[a11]\n\t" \
+    "ldr    %[t], [%[w]], #4\n\t" \
+    "sxtb16 %[u], %[t]\n\t" \
+    "smlad  %[a00], r8, %[u], %[a00]\n\t" \
+    "smlad  %[a10], r10, %[u], %[a10]\n\t" \
+    "sxtb16 %[t], %[t], ror #8\n\t" \
+    "smlad  %[a00], r9, %[t], %[a00]\n\t" \
+    "smlad  %[a10], r11, %[t], %[a10]\n\t"
+    int32_t quads = n >> 2;
+    n &= 3;
+    if (quads > 0) {
+        int32_t t, u;
+        __asm__("1:\n\t" EM_NN_DOT2X2X_DSP_STEP EM_NN_DOT2X2X_DSP_STEP EM_NN_DOT2X2X_DSP_STEP
+                EM_NN_DOT2X2X_DSP_STEP
+                "subs   %[n], %[n], #1\n\t"
+                "bne    1b"
+                : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [x] "+r"(x),
+                  [w] "+r"(w), [n] "+r"(quads), [t] "=&r"(t), [u] "=&r"(u)
+                : [s] "r"(stride)
+                : "r8", "r9", "r10", "r11", "cc", "memory");
+    }
+    if (n > 0) {
+        int32_t t, u;
+        __asm__("1:\n\t" EM_NN_DOT2X2X_DSP_STEP
+                "subs   %[n], %[n], #1\n\t"
+                "bne    1b"
+                : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [x] "+r"(x),
+                  [w] "+r"(w), [n] "+r"(n), [t] "=&r"(t), [u] "=&r"(u)
+                : [s] "r"(stride)
+                : "r8", "r9", "r10", "r11", "cc", "memory");
+    }
+#undef EM_NN_DOT2X2X_DSP_STEP
+#else
+    for (; n > 0; n--, x += 4, w += 4) {
+        uint32_t wv = em_nn_read_s8x4(w);
+        a00 = __smlad((int32_t)x[1], em_nn_sxtb16_13(wv), __smlad((int32_t)x[0], em_nn_sxtb16_02(wv), a00));
+        a10 = __smlad((int32_t)x[3], em_nn_sxtb16_13(wv), __smlad((int32_t)x[2], em_nn_sxtb16_02(wv), a10));
+        wv = em_nn_read_s8x4(w + stride);
+        a01 = __smlad((int32_t)x[1], em_nn_sxtb16_13(wv), __smlad((int32_t)x[0], em_nn_sxtb16_02(wv), a01));
+        a11 = __smlad((int32_t)x[3], em_nn_sxtb16_13(wv), __smlad((int32_t)x[2], em_nn_sxtb16_02(wv), a11));
+    }
+#endif
+    sums[0] = a00, sums[1] = a01, sums[2] = a10, sums[3] = a11;
+}
+
 /**
  * Output channels [o_begin, o_end) of two pixels whose columns (k int8) are @p a and @p b,
  * word-interleaved at @p x; outputs at out_a and out_b. Two weight rows per pass
@@ -926,7 +1003,8 @@ EM_NN_NOINLINE static void em_nn_conv_pair_dsp(const uint32_t *x, const int8_t *
                                                int32_t k, int32_t o_begin, int32_t o_end,
                                                const int8_t *weights, const int32_t *bias,
                                                const em_per_channel_quant *quant,
-                                               const em_conv_params *p, int8_t *out_a, int8_t *out_b)
+                                               const em_conv_params *p, int8_t *out_a, int8_t *out_b,
+                                               bool extended)
 {
     const int32_t offset = p->output_offset, lo = p->activation_min, hi = p->activation_max;
     const int32_t *multiplier = quant->multiplier, *shift = quant->shift;
@@ -935,7 +1013,11 @@ EM_NN_NOINLINE static void em_nn_conv_pair_dsp(const uint32_t *x, const int8_t *
     for (; o + 2 <= o_end; o += 2) {
         const int8_t *w0 = weights + (int32_t)o * k, *w1 = w0 + k;
         int32_t sums[4];
-        em_nn_dot2x2_s8_dsp(x, w0, k, k >> 2, sums);
+        if (extended) {
+            em_nn_dot2x2x_s8_dsp(x, w0, k, k >> 2, sums);
+        } else {
+            em_nn_dot2x2_s8_dsp(x, w0, k, k >> 2, sums);
+        }
         uint32_t s00 = (uint32_t)sums[0], s01 = (uint32_t)sums[1];
         uint32_t s10 = (uint32_t)sums[2], s11 = (uint32_t)sums[3];
         for (int32_t i = k4; i < k; i++) { /* 0..3 left, wrapping like the reference */
@@ -1008,10 +1090,17 @@ static void em_nn_conv2d_cols(const em_nn_context *ctx, const em_conv_params *p,
                 for (int32_t g = 0; g < p->groups; g++) {
                     const int8_t *a = em_nn_conv_column(p, d, x_image, g, px, scratch);
                     const int8_t *b = em_nn_conv_column(p, d, x_image, g, px + 1, scratch + col_bytes);
-                    uint32_t *x = (uint32_t *)(void *)(scratch + 2 * col_bytes);
-                    em_nn_conv_interleave_dsp(x, a, b, k);
+                    /* Both columns in place (1x1 ...): the whole scratch (4·col_bytes >=
+                     * 4·(k & ~3)) takes them sign-extended once for all the row pairs. */
+                    const bool extended = a != scratch && b != scratch + col_bytes;
+                    uint32_t *x = (uint32_t *)(void *)(extended ? scratch : scratch + 2 * col_bytes);
+                    if (extended) {
+                        em_nn_conv_extend_dsp(x, a, b, k);
+                    } else {
+                        em_nn_conv_interleave_dsp(x, a, b, k);
+                    }
                     em_nn_conv_pair_dsp(x, a, b, k, g * og, (g + 1) * og, weights, bias, quant, p, out,
-                                        out + d->output_c);
+                                        out + d->output_c, extended);
                 }
                 px++;
                 continue;
