@@ -235,29 +235,6 @@ EM_NN_NOINLINE static void em_nn_conv_pack_mve(const em_conv_params *p, const em
     }
 }
 
-/** Requantizes four accumulators of channels o..o+3 and stores them (bias added here). */
-static inline void em_nn_conv_store4_mve(int32x4_t acc, const em_conv_params *p,
-                                         const em_per_channel_quant *quant, const int32_t *bias,
-                                         int32_t o, int8_t *out)
-{
-    if (bias != NULL) {
-        acc = vaddq_s32(acc, vld1q_s32(bias + o)); /* wraps, as the reference's int32 */
-    }
-    int32x4_t v = em_nn_requantize_mve(acc, vld1q_s32(quant->multiplier + o), vld1q_s32(quant->shift + o));
-    v = vqaddq_s32(v, vdupq_n_s32(p->output_offset)); /* saturates past the clamp */
-    v = vmaxq_s32(v, vdupq_n_s32(p->activation_min));
-    v = vminq_s32(v, vdupq_n_s32(p->activation_max));
-    vstrbq_s32(out + o, v);
-}
-
-static inline int32x4_t em_nn_lanes4(int32_t a0, int32_t a1, int32_t a2, int32_t a3)
-{
-    int32x4_t v = vdupq_n_s32(a0);
-    v = vsetq_lane_s32(a1, v, 1);
-    v = vsetq_lane_s32(a2, v, 2);
-    return vsetq_lane_s32(a3, v, 3);
-}
-
 /** Σ_i col[i]·w[i] over @p k int8 pairs: full 16-lane steps, then one predicated tail step. */
 static inline int32_t em_nn_conv_dot_mve(const int8_t *col, const int8_t *w, int32_t k)
 {
@@ -504,23 +481,16 @@ EM_NN_NOINLINE static void em_nn_conv_block_mve(const em_nn_conv_requant *q, em_
     cols[n_cols].col = NULL;
     int32_t o = o_begin;
     /* Chunks of up to EM_NN_CONV_CHUNK channels, a multiple of 12: pairs of columns run three
-     * rows at a time (em_nn_dot2x3_rows_mve), an odd last column four rows at a time; then each
+     * rows at a time (em_nn_dot2x3_rows_mve); then each
      * vector of four channels loads its requantization constants once for all the pixels. */
     int32_t sums[EM_NN_CONV_BLOCK][EM_NN_CONV_CHUNK];
     for (int32_t rows; (rows = o_end - o >= EM_NN_CONV_CHUNK ? EM_NN_CONV_CHUNK : (o_end - o) / 12 * 12) > 0;
          o += rows) {
         const int8_t *w = weights + (int32_t)o * k;
-        int32_t j = 0;
-        for (; j + 2 <= n_cols; j += 2) {
-            const int8_t *ca = cols[j].col, *cb = cols[j + 1].col;
+        for (int32_t j = 0; j < n_cols; j += 2) { /* an odd last column (j = 0 or 2) pairs with
+                                                      itself; its twin's sums land in row j + 1 */
+            const int8_t *ca = cols[j].col, *cb = j + 1 < n_cols ? cols[j + 1].col : ca;
             em_nn_dot2x3_rows_mve(ca, cb, w, k, &sums[j][0], rows / 3);
-        }
-        if (j < n_cols) {
-            em_nn_conv_col one[2] = {{cols[j].col, {0, 0, 0, 0}}, {NULL, {0, 0, 0, 0}}};
-            for (int32_t r = 0; r < rows; r += 4) {
-                em_nn_dot4_cols_mve(one, w + r * k, k);
-                vst1q_s32(&sums[j][r], vld1q_s32(one[0].sum));
-            }
         }
         for (int32_t r = 0; r < rows; r += 4) {
             const int32x4_t b = bias != NULL ? vld1q_s32(bias + o + r) : vdupq_n_s32(0);
@@ -564,24 +534,9 @@ EM_NN_NOINLINE static void em_nn_conv_block_mve(const em_nn_conv_requant *q, em_
     }
 }
 
-/** Σ over one tap's Cg channels of x·w for four weight rows (x NULL: the padded tap, x = zp). */
-static inline void em_nn_conv_tap4_mve(const int8_t *x, int8_t zp, const int8_t *w0, int32_t k,
-                                       int32_t cg, int32_t acc[4])
-{
-    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
-    for (int32_t i = 0; i < cg; i += 16) {
-        const mve_pred16_t pr = vctp8q((uint32_t)(cg - i));
-        const int8x16_t xv = x != NULL ? vldrbq_z_s8(x + i, pr) : vdupq_n_s8(zp);
-        const int8_t *w = w0 + i;
-        a0 = vmladavaq_s8(a0, xv, vldrbq_z_s8(w, pr)); /* zeroed weight lanes end the tail */
-        a1 = vmladavaq_s8(a1, xv, vldrbq_z_s8(w + k, pr));
-        a2 = vmladavaq_s8(a2, xv, vldrbq_z_s8(w + 2 * k, pr));
-        a3 = vmladavaq_s8(a3, xv, vldrbq_z_s8(w + 3 * k, pr));
-    }
-    acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
-}
-
-/** One pixel and group without scratch: taps read in place (padded taps: zero-point vectors). */
+/** One pixel and group without scratch (only then: the caller gave too little), so kept
+ *  small: per output channel, tap by tap, each tap's Cg inputs read in place in tail-predicated
+ *  16-byte steps (a padded tap: zero-point vectors; zeroed weight lanes end a tail). */
 EM_NN_NOINLINE static void em_nn_conv_taps_mve(const em_conv_params *p, const em_per_channel_quant *quant,
                                 const em_conv_dims *d, const int8_t *x_group, int32_t iy0,
                                 int32_t ix0, int32_t o_begin, int32_t o_end, const int8_t *weights,
@@ -589,43 +544,25 @@ EM_NN_NOINLINE static void em_nn_conv_taps_mve(const em_conv_params *p, const em
 {
     const int32_t cg = d->input_c / p->groups;
     const int32_t k = d->kernel_h * d->kernel_w * cg;
-    const int8_t zp = (int8_t)p->input_zero_point;
-    int32_t o = o_begin;
-    for (; o < o_end; o += 4) {
-        const int32_t rows = o_end - o < 4 ? o_end - o : 4;
-        int32_t acc[4] = {0, 0, 0, 0};
-        const int8_t *w_o = weights + (int32_t)o * k;
+    const int8x16_t zp = vdupq_n_s8((int8_t)p->input_zero_point);
+    for (int32_t o = o_begin; o < o_end; o++) {
+        const int8_t *w = weights + (int32_t)o * k;
+        int32_t acc = bias != NULL ? bias[o] : 0; /* VMLADAVA wraps, as the reference */
         for (int32_t ky = 0; ky < d->kernel_h; ky++) {
             const int32_t iy = iy0 + ky * p->dilation_h;
-            const bool row_ok = iy >= 0 && iy < d->input_h;
-            for (int32_t kx = 0; kx < d->kernel_w; kx++) {
+            for (int32_t kx = 0; kx < d->kernel_w; kx++, w += cg) {
                 const int32_t ix = ix0 + kx * p->dilation_w;
-                const int8_t *x = row_ok && ix >= 0 && ix < d->input_w
+                const int8_t *x = iy >= 0 && iy < d->input_h && ix >= 0 && ix < d->input_w
                                       ? x_group + ((int32_t)iy * d->input_w + ix) * d->input_c
                                       : NULL;
-                const int8_t *w = w_o + (ky * d->kernel_w + kx) * cg;
-                if (rows == 4) {
-                    em_nn_conv_tap4_mve(x, zp, w, k, cg, acc);
-                    continue;
-                }
-                for (int32_t r = 0; r < rows; r++) { /* 1..3 channels left */
-                    for (int32_t i = 0; i < cg; i += 16) {
-                        const mve_pred16_t pr = vctp8q((uint32_t)(cg - i));
-                        const int8x16_t xv = x != NULL ? vldrbq_z_s8(x + i, pr) : vdupq_n_s8(zp);
-                        acc[r] = vmladavaq_s8(acc[r], xv, vldrbq_z_s8(w + r * k + i, pr));
-                    }
+                for (int32_t i = 0; i < cg; i += 16) {
+                    const mve_pred16_t pr = vctp8q((uint32_t)(cg - i));
+                    const int8x16_t xv = x != NULL ? vldrbq_z_s8(x + i, pr) : zp;
+                    acc = vmladavaq_s8(acc, xv, vldrbq_z_s8(w + i, pr));
                 }
             }
         }
-        if (rows == 4) {
-            em_nn_conv_store4_mve(em_nn_lanes4(acc[0], acc[1], acc[2], acc[3]), p, quant, bias, o, out);
-        } else {
-            for (int32_t r = 0; r < rows; r++) {
-                const uint32_t b = bias != NULL ? (uint32_t)bias[o + r] : 0u;
-                out[o + r] = em_nn_conv_output((uint32_t)acc[r] + b, p, quant->multiplier[o + r],
-                                               quant->shift[o + r]);
-            }
-        }
+        out[o] = em_nn_conv_output((uint32_t)acc, p, quant->multiplier[o], quant->shift[o]);
     }
 }
 
