@@ -875,6 +875,7 @@ static void em_nn_conv_extend_dsp(uint32_t *dst, const int8_t *a, const int8_t *
  * em_nn_dot2x2_s8_dsp() with the columns already sign-extended (em_nn_conv_extend_dsp at
  * @p x): per four inputs two LDRD of the four column words, per row one LDR, two SXTB16 and
  * four SMLAD: 16 instructions per 16 MACs (19 when the columns are extended per row pair).
+ * @p n (words per column) a multiple of 4: four steps per loop pass, no remainder loop.
  */
 static inline void em_nn_dot2x2x_s8_dsp(const uint32_t *x, const int8_t *w, int32_t stride, int32_t n,
                                         int32_t sums[4])
@@ -898,8 +899,7 @@ static inline void em_nn_dot2x2x_s8_dsp(const uint32_t *x, const int8_t *w, int3
     "sxtb16 %[t], %[t], ror #8\n\t" \
     "smlad  %[a00], %[x0b], %[t], %[a00]\n\t" \
     "smlad  %[a10], %[x1b], %[t], %[a10]\n\t"
-    int32_t quads = n >> 2;
-    n &= 3;
+    int32_t quads = n >> 2; /* n % 4 == 0: the caller's condition */
     if (quads > 0) {
         int32_t t, u, x0a, x0b, x1a, x1b;
         __asm__("1:\n\t" EM_NN_DOT2X2X_DSP_STEP EM_NN_DOT2X2X_DSP_STEP EM_NN_DOT2X2X_DSP_STEP
@@ -908,17 +908,6 @@ static inline void em_nn_dot2x2x_s8_dsp(const uint32_t *x, const int8_t *w, int3
                 "bne    1b"
                 : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [x] "+r"(x),
                   [w] "+r"(w), [n] "+r"(quads), [t] "=&r"(t), [u] "=&r"(u), [x0a] "=&r"(x0a), [x0b] "=&r"(x0b),
-                  [x1a] "=&r"(x1a), [x1b] "=&r"(x1b)
-                : [s] "r"(stride)
-                : "cc", "memory");
-    }
-    if (n > 0) {
-        int32_t t, u, x0a, x0b, x1a, x1b;
-        __asm__("1:\n\t" EM_NN_DOT2X2X_DSP_STEP
-                "subs   %[n], %[n], #1\n\t"
-                "bne    1b"
-                : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [x] "+r"(x),
-                  [w] "+r"(w), [n] "+r"(n), [t] "=&r"(t), [u] "=&r"(u), [x0a] "=&r"(x0a), [x0b] "=&r"(x0b),
                   [x1a] "=&r"(x1a), [x1b] "=&r"(x1b)
                 : [s] "r"(stride)
                 : "cc", "memory");
@@ -1033,9 +1022,10 @@ static void em_nn_conv2d_cols(const em_nn_context *ctx, const em_conv_params *p,
                 for (int32_t g = 0; g < p->groups; g++) {
                     const int8_t *a = em_nn_conv_column(p, d, x_image, g, px, scratch);
                     const int8_t *b = em_nn_conv_column(p, d, x_image, g, px + 1, scratch + col_bytes);
-                    /* Both columns in place (1x1 ...): the whole scratch (4·col_bytes >=
-                     * 4·(k & ~3)) takes them sign-extended once for all the row pairs. */
-                    const bool extended = a != scratch && b != scratch + col_bytes;
+                    /* Both columns in place (1x1 ...) and k / 4 a multiple of 4: the whole
+                     * scratch (4·col_bytes >= 4·(k & ~3)) takes them sign-extended once for
+                     * all the row pairs (em_nn_dot2x2x_s8_dsp). */
+                    const bool extended = a != scratch && b != scratch + col_bytes && (k & 12) == 0;
                     uint32_t *x = (uint32_t *)(void *)(extended ? scratch : scratch + 2 * col_bytes);
                     if (extended) {
                         em_nn_conv_extend_dsp(x, a, b, k);
