@@ -464,11 +464,13 @@ typedef struct {
 /**
  * Output channels [o_begin, o_end) of @p n_cols (1..EM_NN_CONV_BLOCK) pixels whose columns
  * (K int8 each) are contiguous at cols[j].col (cols has room for n_cols + 1 entries: the NULL
- * end is written here); pixel j's outputs at out + j·out_stride. Per group of
- * four channels the bias, multiplier and shift vectors (and the shifts' derived vectors) are
- * loaded once for all the pixels; per pixel four weight rows share each 16-byte column load
- * (VMLADAVA into four sums), unpredicated steps then one zeroing tail step, and the four sums
- * are requantized as one vector. 1..3 channels left run one by one.
+ * end is written here); pixel j's outputs at out + j·out_stride. Channels in chunks: up to
+ * EM_NN_CONV_CHUNK (a multiple of 12) while 12 are left, pairs of columns running three rows
+ * at a time (em_nn_dot2x3_rows_mve; an odd last column pairs with itself, its twin's sums land
+ * in row j + 1); then the 4..8 left four rows per column load (em_nn_dot4_cols_mve). Per
+ * vector of four channels of a chunk the bias, multiplier and shift vectors (and the shifts'
+ * derived vectors) are loaded once for all the pixels, and each pixel's four sums are
+ * requantized as one vector. 1..3 channels left run one by one.
  */
 EM_NN_NOINLINE static void em_nn_conv_block_mve(const em_nn_conv_requant *q, em_nn_conv_col *cols,
                                                  int32_t n_cols, int32_t k, int32_t o_begin,
@@ -480,17 +482,24 @@ EM_NN_NOINLINE static void em_nn_conv_block_mve(const em_nn_conv_requant *q, em_
     const int32_t *bias = q->bias, *multiplier = q->multiplier, *shift = q->shift;
     cols[n_cols].col = NULL;
     int32_t o = o_begin;
-    /* Chunks of up to EM_NN_CONV_CHUNK channels, a multiple of 12: pairs of columns run three
-     * rows at a time (em_nn_dot2x3_rows_mve); then each
-     * vector of four channels loads its requantization constants once for all the pixels. */
     int32_t sums[EM_NN_CONV_BLOCK][EM_NN_CONV_CHUNK];
-    for (int32_t rows; (rows = o_end - o >= EM_NN_CONV_CHUNK ? EM_NN_CONV_CHUNK : (o_end - o) / 12 * 12) > 0;
+    for (int32_t rows; (rows = o_end - o >= EM_NN_CONV_CHUNK ? EM_NN_CONV_CHUNK
+                                : o_end - o >= 12   ? (o_end - o) / 12 * 12
+                                                    : (o_end - o) & ~3) > 0;
          o += rows) {
         const int8_t *w = weights + (int32_t)o * k;
-        for (int32_t j = 0; j < n_cols; j += 2) { /* an odd last column (j = 0 or 2) pairs with
-                                                      itself; its twin's sums land in row j + 1 */
-            const int8_t *ca = cols[j].col, *cb = j + 1 < n_cols ? cols[j + 1].col : ca;
-            em_nn_dot2x3_rows_mve(ca, cb, w, k, &sums[j][0], rows / 3);
+        if (rows % 12 == 0) {
+            for (int32_t j = 0; j < n_cols; j += 2) {
+                const int8_t *ca = cols[j].col, *cb = j + 1 < n_cols ? cols[j + 1].col : ca;
+                em_nn_dot2x3_rows_mve(ca, cb, w, k, &sums[j][0], rows / 3);
+            }
+        } else {
+            for (int32_t r = 0; r < rows; r += 4) {
+                em_nn_dot4_cols_mve(cols, w + r * k, k);
+                for (int32_t j = 0; j < n_cols; j++) {
+                    vst1q_s32(&sums[j][r], vld1q_s32(cols[j].sum));
+                }
+            }
         }
         for (int32_t r = 0; r < rows; r += 4) {
             const int32x4_t b = bias != NULL ? vld1q_s32(bias + o + r) : vdupq_n_s32(0);
@@ -499,29 +508,13 @@ EM_NN_NOINLINE static void em_nn_conv_block_mve(const em_nn_conv_requant *q, em_
             const int32x4_t left = vmaxq_s32(vaddq_n_s32(sh, 2), vdupq_n_s32(0));
             const int32x4_t right = vaddq_n_s32(vsubq_s32(sh, left), 1); /* em_nn_requantize_mve */
             int8_t *y = out + o + r;
-            for (int32_t jj = 0; jj < n_cols; jj++, y += out_stride) {
-                int32x4_t v = vaddq_s32(vld1q_s32(&sums[jj][r]), b); /* wraps, as the reference */
+            for (int32_t j = 0; j < n_cols; j++, y += out_stride) {
+                int32x4_t v = vaddq_s32(vld1q_s32(&sums[j][r]), b); /* wraps, as the reference */
                 v = vrshlq_s32(vmulhq_s32(vqshlq_s32(v, left), m), right);
                 v = vqaddq_s32(v, offset); /* saturates past the clamp */
                 v = vminq_s32(vmaxq_s32(v, lo), hi);
                 vstrbq_s32(y, v);
             }
-        }
-    }
-    for (; o + 4 <= o_end; o += 4) {
-        em_nn_dot4_cols_mve(cols, weights + (int32_t)o * k, k);
-        const int32x4_t b = bias != NULL ? vld1q_s32(bias + o) : vdupq_n_s32(0);
-        const int32x4_t m = vld1q_s32(multiplier + o);
-        const int32x4_t sh = vld1q_s32(shift + o);
-        const int32x4_t left = vmaxq_s32(vaddq_n_s32(sh, 2), vdupq_n_s32(0));
-        const int32x4_t right = vaddq_n_s32(vsubq_s32(sh, left), 1); /* em_nn_requantize_mve */
-        int8_t *y = out + o;
-        for (int32_t j = 0; j < n_cols; j++, y += out_stride) {
-            int32x4_t v = vaddq_s32(vld1q_s32(cols[j].sum), b); /* wraps, as the reference */
-            v = vrshlq_s32(vmulhq_s32(vqshlq_s32(v, left), m), right);
-            v = vqaddq_s32(v, offset); /* saturates past the clamp */
-            v = vminq_s32(vmaxq_s32(v, lo), hi);
-            vstrbq_s32(y, v);
         }
     }
     for (; o < o_end; o++) { /* 1..3 channels left */
