@@ -17,13 +17,21 @@
  *   - else, with no or too little scratch, read tap by tap from the input: same bytes, fewer
  *     MACs per instruction.
  *
- * MVE: pixels in blocks of up to 4 columns; per group of four output channels the requantization
- * constants are loaded once for the block, and one assembly loop runs the block's columns, each
- * 16-byte column load feeding four VMLADAVA (tail-predicated DLSTP / LETP, nothing read past a
- * column or a row); the four sums are requantized as one vector.
+ * MVE: pixels in blocks of up to 4 columns. A window inside the input packs as KH runs of KW·Cg
+ * bytes in one assembly loop (em_nn_copy_rows_mve); a border pixel's row as one fill, copy and
+ * fill. Channels in chunks of up to 60 (multiples of 12): an assembly leaf runs two columns by
+ * three weight rows per 16-byte step (two column loads and three weight loads feed six
+ * VMLADAVA; tail-predicated DLSTP / WLSTP / LETP, the first step unpredicated when K >= 16),
+ * from triple to triple without leaving registers (em_nn_dot2x3_rows_mve); 4..8 channels left
+ * take four rows per column load (em_nn_dot4_cols_mve), 1..3 one by one. Per vector of four
+ * channels the requantization constants are loaded once for the block, the sums requantized as
+ * one vector.
  * DSP: pixels in pairs (K >= 32, scratch for two columns and their word-interleaved copy): each
- * weight word's two SXTB16 serve both pixels, two rows per pass (em_nn_dot2x2_s8_dsp); a single
- * pixel runs four rows per column word (em_nn_dot4_s8_dsp, via em_nn_dot_rows_s8).
+ * weight word's two SXTB16 serve both pixels, two rows per pass (em_nn_dot2x2_s8_dsp); when both
+ * columns are read in place (1x1 ...) and K / 4 is a multiple of 4 they are sign-extended once
+ * into the scratch for all the row pairs (em_nn_dot2x2x_s8_dsp: 16 instructions per 16 MACs,
+ * 19 otherwise); a single pixel runs four rows per column word (em_nn_dot4_s8_dsp, via
+ * em_nn_dot_rows_s8).
  * Scalar: six, then four, rows per column byte (em_nn_dot_rows_s8: LDRSB + MLA per row).
  */
 #include <stdbool.h>
