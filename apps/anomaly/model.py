@@ -176,16 +176,25 @@ def test_vectors(count: int, seed: int = 20) -> "np.ndarray":
 def accuracy_figures(model: AnomalyResidual, program, count: int = 200, root=None, seed: int = 30) -> dict:
     """AUC of the anomaly score (normal vs anomalous held-out windows, half each) for the float
     model and for the program's int8 reference on the raw audio windows, front end included
-    (ember_build/figures.py calls this). `root`: a DCASE-layout machine folder's test split."""
+    (ember_build/figures.py calls this); and at the threshold (`threshold()`, the one the firmware
+    uses) the true-positive rate (recall), false-positive rate and precision of both, the int8 one
+    with the device's own score (`device_score`). Synthetic: the anomalous clips hold every fault
+    at every severity equally often; the float AUC per severity too. `root`: a DCASE-layout
+    machine folder's test split instead."""
     import numpy as np
 
     from apps.anomaly import data
-    from apps.anomaly.train import auc
+    from apps.anomaly.train import auc, rates
 
     rng = np.random.default_rng(seed)
+    severity = None
     if root is None:
-        normal = data.clip_windows(max(1, count // 50), anomalous=False, seed=seed)
-        anomalous = data.clip_windows(max(1, count // 50), anomalous=True, seed=seed + 1)
+        per_clip = len(data.windows(np.zeros(int(data.SAMPLE_RATE * data.CLIP_SECONDS), np.int16)))
+        kinds = len(data.FAULTS) * len(data.SEVERITIES)
+        clips = kinds * max(1, -(-count // (2 * per_clip * kinds)))  # every kind equally often
+        normal = data.clip_windows(clips, anomalous=False, seed=seed)
+        anomalous = data.clip_windows(clips, anomalous=True, seed=seed + 1)
+        severity = np.repeat([s for _, s in data.clip_kinds(clips, anomalous=True)], per_clip)
     else:
         def test_windows(bad: bool) -> "np.ndarray":
             paths = [p for p, a in data.machine_files(root, "test") if a == bad]
@@ -199,8 +208,25 @@ def accuracy_figures(model: AnomalyResidual, program, count: int = 200, root=Non
             return residual_score(model(torch.from_numpy(data.features(audio)))).numpy()
 
     def int8_scores(audio: "np.ndarray") -> "np.ndarray":
-        return residual_score(np.concatenate([program.run_reference(w[None, :])[0] for w in audio]))
+        return device_score(np.concatenate([program.run_reference(w[None, :])[0] for w in audio]))
 
-    return {"metric": "AUC", "float": auc(float_scores(normal), float_scores(anomalous)),
-            "int8_reference": auc(int8_scores(normal), int8_scores(anomalous)),
-            "samples": len(normal) + len(anomalous)}
+    limit = threshold()
+    float_normal, float_anomalous = float_scores(normal), float_scores(anomalous)
+    int8_normal, int8_anomalous = int8_scores(normal), int8_scores(anomalous)
+    at_float, at_int8 = rates(float_normal, float_anomalous, limit), rates(int8_normal, int8_anomalous, limit)
+    result = {"metric": "AUC", "float": auc(float_normal, float_anomalous),
+              "int8_reference": auc(int8_normal, int8_anomalous), "samples": len(normal) + len(anomalous),
+              "threshold": float(limit), "float_at_threshold": at_float, "int8_at_threshold": at_int8}
+    rows = [(f"threshold (mean squared reconstruction error, dB²; {load_trained()[1].get('threshold_rule', '')})",
+             f"{float(limit):.3f}")]
+    for name, at in (("float", at_float), ("int8 reference", at_int8)):
+        rows.append((f"{name} at the threshold: TPR (recall) / FPR / precision",
+                     f"{at['tpr']:.3f} / {at['fpr']:.3f} / {at['precision']:.3f}"))
+    if severity is not None:
+        severity = severity[picks[1]]
+        result["float_auc_by_severity"] = {int(s): auc(float_normal, float_anomalous[severity == s])
+                                           for s in data.SEVERITIES}
+        rows.append(("float AUC by fault severity (1 subtle, 2, 3 clear)",
+                     " / ".join(f"{v:.3f}" for v in result["float_auc_by_severity"].values())))
+    result["rows"] = [list(r) for r in rows]
+    return result

@@ -45,8 +45,9 @@ def choose_threshold(normal: np.ndarray, anomalous: np.ndarray, rule: str = "you
     rule "youden": maximise Youden's J = TPR − FPR over every cut between two neighbouring
     distinct scores (ties: the higher threshold, fewer false alarms). rule "false_alarm": the
     lowest cut that flags at most `false_alarm` of the normal windows (needs no anomalies).
-    The threshold is the midpoint between the two scores around the cut (float32-exact), so it
-    holds no sample's score. Scores in any unit; the threshold is in the same one.
+    The threshold is the midpoint between the two scores around the cut (one unit beyond the
+    lowest or highest score for a cut outside them), rounded to float32 (the firmware's type).
+    Scores in any unit; the threshold is in the same one.
     """
     normal = np.asarray(normal, np.float64).ravel()
     anomalous = np.asarray(anomalous, np.float64).ravel()
