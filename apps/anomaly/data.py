@@ -1,8 +1,10 @@
 """Machine sounds for the anomaly app, and the features the device computes from them.
 
 Synthetic clips: a rotating machine — a fundamental with decaying harmonics, slow amplitude
-modulation and background noise. Anomalous clips add one fault: shifted harmonics, clicks, or
-bearing noise (high-frequency bursts). Real data: the DCASE 2020 task 2 development layout of
+modulation and background noise, all varying from clip to clip as units and runs of one machine
+type do. Anomalous clips add one fault at one of three severities (`machine_sound`): one harmonic
+shifted by a few percent, sparse metallic ticks, or faint bearing noise (high-frequency bursts at
+the shaft rate); the subtle ones hide in the normal spread, so the AUC is well below 1. Real data: the DCASE 2020 task 2 development layout of
 ToyADMOS and MIMII machines (`load_machine`), as the MLPerf Tiny anomaly benchmark uses it.
 
 The device takes raw audio: windows of 3072 int16 samples (5 frames of 1024 samples, hop 512)
