@@ -217,7 +217,7 @@ def accuracy_figures(model: AnomalyResidual, program, count: int = 200, root=Non
     result = {"metric": "AUC", "float": auc(float_normal, float_anomalous),
               "int8_reference": auc(int8_normal, int8_anomalous), "samples": len(normal) + len(anomalous),
               "threshold": float(limit), "float_at_threshold": at_float, "int8_at_threshold": at_int8}
-    rows = [(f"threshold (mean squared reconstruction error, dB²; {load_trained()[1].get('threshold_rule', '')})",
+    rows = [("threshold (mean squared reconstruction error, dB²; chosen on validation windows, train.py)",
              f"{float(limit):.3f}")]
     for name, at in (("float", at_float), ("int8 reference", at_int8)):
         rows.append((f"{name} at the threshold: TPR (recall) / FPR / precision",
