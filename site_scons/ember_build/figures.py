@@ -6,7 +6,8 @@ Accuracy comes from the app itself: its model module's hook
                                                 "int8_reference": float, "samples": int, ...}
 
 scores the float PyTorch model and the int8 program's reference (`program.run_reference`) on the
-same held-out samples. The rest is measured here or read from the build: parameters (the
+same held-out samples (optionally also "rows": [[name, value text], ...], the app's own further
+rows of the table, after the accuracy ones). The rest is measured here or read from the build: parameters (the
 PyTorch model), MACs (compiler/macs.py over the lowered graph), program and arena bytes
 (compile.json), device agreement and instructions per inference (report.json of the run on the
 board, which compared every test vector's output bytes with the reference).
@@ -74,6 +75,7 @@ def markdown(figures: dict) -> str:
     rows = [
         (f"float {acc['metric']} ({acc['samples']} held-out samples)", f"{acc['float']:.3f}"),
         (f"int8 reference {acc['metric']} (same samples)", f"{acc['int8_reference']:.3f}"),
+        *[(str(name), str(value)) for name, value in acc.get("rows", [])],  # the app's own figures
         (f"device agreement with the reference ({figures['board']}, test vectors byte for byte)",
          f"{agreement['share']:.0%} ({agreement['equal']}/{agreement['vectors']})"),
         ("parameters", f"{figures['parameters']:,}"),

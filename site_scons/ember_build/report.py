@@ -7,6 +7,10 @@ Console lines (apps/<app>/firmware/responder.c):
     EM done
 An app's model may name further lines the device must print verbatim (app_build's
 expected_lines hook, e.g. person_detect's boxes); each missing one fails the check.
+Verdict lines (an app that decides, e.g. anomaly's normal/anomalous against its threshold),
+    EM verdict vector=<i> score=<decimal> threshold=<decimal> anomalous=<0|1>
+are reported as `verdicts`, beside the reference's (`reference_verdicts`, the same lines among the
+expected ones); they must be equal.
 """
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ from ember_build.elf_check import flash_bytes
 
 _PROGRAM = re.compile(r"^EM program bytes=(\d+) arena=(\d+) unit=(.+)$", re.M)
 _STACK = re.compile(r"^EM stack peak=(\d+)$", re.M)
+_VERDICT = re.compile(r"^EM verdict vector=(\d+) score=([0-9.]+) threshold=([0-9.]+) anomalous=([01])$", re.M)
 _VECTOR = re.compile(r"^EM vector (\d+) instructions=(\d+) score_bits=([0-9a-f]{8}) output=([0-9a-f]*)$", re.M)
 
 
@@ -38,6 +43,12 @@ def parse_console(text: str) -> tuple[dict, list[dict]]:
     return info, vectors
 
 
+def parse_verdicts(text: str) -> list[dict]:
+    """The verdict lines of `text`, in order: index, score and threshold (as printed), anomalous."""
+    return [{"index": int(m[1]), "score": float(m[2]), "threshold": float(m[3]), "anomalous": m[4] == "1"}
+            for m in _VERDICT.finditer(text)]
+
+
 def check_run(console: str, exit_code: int, expected_npz: Path, compile_summary: dict,
               elf: Path, out: Path) -> dict:
     """Compares device outputs with the reference's byte for byte and writes the report."""
@@ -52,8 +63,10 @@ def check_run(console: str, exit_code: int, expected_npz: Path, compile_summary:
     printed = set(console.splitlines())
     missing_lines = [line for line in expected["lines"] if line not in printed] if "lines" in expected else []
     counts = [v["instructions"] for v in vectors]
+    verdicts = parse_verdicts(console)
+    reference_verdicts = parse_verdicts("\n".join(str(line) for line in expected["lines"])) if "lines" in expected else []
     match = (exit_code == 0 and not mismatches and not missing_lines and len(vectors) == len(outputs)
-             and "EM done" in console)
+             and "EM done" in console and verdicts == reference_verdicts)
     report = {
         "app": compile_summary["app"],
         "variant": compile_summary.get("variant", ""),
@@ -71,6 +84,8 @@ def check_run(console: str, exit_code: int, expected_npz: Path, compile_summary:
         "flash_bytes": flash_bytes(elf),
         "stack_peak_bytes": info.get("stack_peak"),  # measured by stack painting; 0 on the host
         "scores": [v["score"] for v in vectors],
+        "verdicts": verdicts,
+        "reference_verdicts": reference_verdicts,
         "tier": compile_summary["tier"],
         "model": compile_summary.get("model"),
     }

@@ -37,7 +37,7 @@ GENERATED = ["program.embr", "em_model_program.c", "em_model_program.h", "em_reg
              "em_test_vectors.c", "em_test_vectors.h", "em_model_arena.h", "expected.npz",
              "compile.json", "plan.txt", "plan.json", "em_app_generated.h"]
 RUN_TIMEOUT_S = 120.0
-COMMON_FIRMWARE = REPO / "apps" / "common" / "firmware"  # the serial link, shared by every app
+COMMON_FIRMWARE = REPO / "apps" / "common" / "firmware"  # em_app_model.c and the serial link, shared by every app
 
 
 def _python_sources(*folders: str) -> list[str]:
@@ -206,7 +206,8 @@ def build_app(env, app: str, run: bool = False, train: bool = False, model: str 
     firmware = REPO / "apps" / app / "firmware"
     app_env.Append(CPPPATH=[str(gen), str(firmware), str(COMMON_FIRMWARE)] + ([str(firmware / variant)] if variant else []))
     app_sources = (sorted(Glob(str(firmware / "*.c"), strings=True))
-                   + (sorted(Glob(str(firmware / variant / "*.c"), strings=True)) if variant else []))
+                   + (sorted(Glob(str(firmware / variant / "*.c"), strings=True)) if variant else [])
+                   + [str(COMMON_FIRMWARE / "em_app_model.c")])  # arena, load, timed invoke: every app
     generated_sources = [str(gen / n) for n in ("em_model_program.c", "em_registry.c", "em_test_vectors.c")]
     if env.get("EMBER_SERVE") or (env.get("EMBER_PROFILE") and run) or env.get("EMBER_NUMERICS") or env.get("EMBER_DEMO"):
         served = _serving_firmware(app_env, app, out, app_sources, generated_sources)

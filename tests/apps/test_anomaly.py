@@ -7,7 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+
+from apps.anomaly import model as anomaly_model
 
 REPO = Path(__file__).resolve().parents[2]
 SCONS = Path(sys.executable).with_name("scons")
@@ -23,7 +26,7 @@ def _build_and_run(board: str) -> dict:
 @pytest.mark.parametrize("board,unit", [("corstone300", "instructions (QEMU)"), ("mps2_an386", "instructions (QEMU)"), ("mps2_an505", "instructions (QEMU)"), ("mps2_an385", "instructions (QEMU)"), ("host", "ns (host)")])
 def test_device_outputs_equal_the_reference(board, unit):
     report = _build_and_run(board)
-    assert report["match"] is True and report["mismatched_vectors"] == [] and report["vectors"] == 4
+    assert report["match"] is True and report["mismatched_vectors"] == [] and report["vectors"] == 6
     assert report["app"] == "anomaly" and report["board"] == board
     assert report["counter_unit"] == unit
     assert report["instructions_per_inference"] > 0
@@ -35,9 +38,17 @@ def test_device_outputs_equal_the_reference(board, unit):
         from ember_build.board import load_board
 
         assert 256 < report["stack_peak_bytes"] < load_board(board).stack_bytes
-    # normal and anomalous windows alternate; the anomalous ones must score higher
-    scores = report["scores"]
-    assert min(scores[1::2]) > max(scores[0::2])
+    # the device's verdicts are the reference's: same score (to the bit), same threshold, same decision
+    assert report["verdicts"] == report["reference_verdicts"]
+    assert [v["index"] for v in report["verdicts"]] == list(range(6))
+    expected = np.load(REPO / "build" / board / "anomaly" / "gen" / "expected.npz")
+    scores = anomaly_model.device_score(expected["outputs"].reshape(6, -1))
+    assert report["scores"] == [float(s) for s in scores]  # score_bits: the firmware's anomaly_score
+    threshold = anomaly_model.threshold()
+    assert all(v["threshold"] == float(anomaly_model.milli(threshold)) for v in report["verdicts"])
+    assert [v["anomalous"] for v in report["verdicts"]] == [bool(s > threshold) for s in scores]
+    # normal windows and clear faults alternate: both verdicts occur
+    assert {v["anomalous"] for v in report["verdicts"]} == {False, True}
 
 
 def test_qemu_instruction_counts_are_repeatable():
@@ -60,3 +71,4 @@ def test_training_smoke(tmp_path):
 
     meta = train(epochs=1, out=tmp_path / "checkpoint.pt", max_batches=1, train_clips=2, validation_clips=2)
     assert (tmp_path / "checkpoint.pt").exists() and meta["threshold"] > 0
+    assert meta["threshold_rule"].startswith("youden") and 0.0 <= meta["validation_fpr"] <= 1.0

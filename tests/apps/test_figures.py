@@ -23,15 +23,16 @@ def test_anomaly_figures_are_measured():
     out = REPO / "build/corstone300/anomaly"
     figures = json.loads((out / "figures.json").read_text())
     report = json.loads((out / "report.json").read_text())
-    assert figures["accuracy"]["metric"] == "AUC" and figures["accuracy"]["samples"] == 200
+    assert figures["accuracy"]["metric"] == "AUC" and figures["accuracy"]["samples"] == 1000
     assert 0.5 < figures["accuracy"]["int8_reference"] <= 1.0
-    assert figures["device_agreement"] == {"vectors": 4, "equal": 4, "share": 1.0}
+    assert figures["device_agreement"] == {"vectors": 6, "equal": 6, "share": 1.0}
     assert figures["macs"] == 264_192  # 640·128 + 3·128·128 + 128·8 + 8·128 + 3·128·128 + 128·640
     assert figures["parameters"] > figures["macs"]  # biases and batch norms on top of the weights
     assert figures["instructions_per_inference"] == report["instructions_per_inference"]
     table = (out / "figures.md").read_text()
     assert "| MACs per inference | 264,192 |" in table
-    assert table.count("`./scons app=anomaly board=corstone300 figures=1`") == 8
+    assert table.count("`./scons app=anomaly board=corstone300 figures=1`") == 12  # 8 + the app's 4 rows
+    assert "| float at the threshold: TPR (recall) / FPR / precision |" in table
 
 
 def _figures(**accuracy_result) -> dict:
@@ -43,6 +44,13 @@ def _figures(**accuracy_result) -> dict:
 def test_markdown_shows_a_partial_agreement():
     table = markdown(_figures(metric="accuracy", float=0.9, int8_reference=0.89, samples=10))
     assert "| 75% (3/4) |" in table and "| float accuracy (10 held-out samples) | 0.900 |" in table
+
+
+def test_markdown_shows_the_apps_own_rows_after_the_accuracy():
+    table = markdown(_figures(metric="AUC", float=0.9, int8_reference=0.89, samples=10,
+                              rows=[["threshold (dB²)", "8.623"]]))
+    lines = table.splitlines()
+    assert lines[4].startswith("| threshold (dB²) | 8.623 |") and lines[3].startswith("| int8 reference AUC")
 
 
 def test_missing_or_incomplete_hook_is_a_named_error():

@@ -1,68 +1,32 @@
 /**
- * The anomaly app: loads the embedded program, runs every embedded audio window through it (the
- * log-mel front end and the autoencoder are both in the program, which returns the residual),
- * and reports outputs, anomaly scores and counted instructions per inference.
+ * The anomaly app: runs every embedded audio window through the program (the log-mel front end
+ * and the autoencoder are both in it; it returns the residual) and reports outputs, anomaly
+ * scores, the normal/anomalous verdict and counted instructions per inference.
+ * Loading, the arena and the timed invoke: apps/common/firmware/em_app_model.c.
  * Exit status: 0 when every inference ran, else the runtime status that stopped it.
  */
 #include <stdint.h>
 
-#include "em_bsp.h"
-#include "em_model_program.h"
-#include "em_print.h"
-#include "ember.h"
+#include "em_app_model.h"
 #include "input_provider.h"
 #include "responder.h"
 
-/* Sized by the compiler's plan (em_model_arena.h); 16-byte aligned for vector loads. */
-#include "em_model_arena.h"
-static uint8_t arena[EM_MODEL_ARENA_BYTES] __attribute__((aligned(16), section(EM_MODEL_ARENA_SECTION)));
-
-static int fail(const char *what, em_status status) {
-    em_print("EM error ");
-    em_print(what);
-    em_print(" ");
-    em_print(em_status_name(status));
-    em_print("\n");
-    return (int)status;
-}
-
 int em_app_main(void) {
-    em_program program;
-    em_status status = em_program_load(&program, em_model_program, em_model_program_size);
+    em_app_model model;
+    em_status status = em_app_model_open(&model);
     if (status != EM_OK) {
-        return fail("load", status);
+        return (int)status;
     }
-    uint8_t *const arenas[1] = {arena};
-    const uint32_t sizes[1] = {sizeof arena};
-    em_tensor input, output;
-    if ((status = em_program_input(&program, 0, arenas, &input)) != EM_OK ||
-        (status = em_program_output(&program, 0, arenas, &output)) != EM_OK) {
-        return fail("io", status);
-    }
-    em_print("EM program bytes=");
-    em_print_u64(em_model_program_size);
-    em_print(" arena=");
-    em_print_u64(em_program_arena_size(&program, 0));
-    em_print(" unit=");
-    em_print(em_bsp_counter_unit());
-    em_print("\n");
-
     for (uint32_t i = 0; i < input_count(); ++i) {
-        if (input_fill(i, (int16_t *)input.data, input.size) != 0) {
-            return fail("input", EM_ERR_BAD_ARGUMENT);
+        if (input_fill(i, (int16_t *)model.input.data, model.input.size) != 0) {
+            return em_app_fail("input", EM_ERR_BAD_ARGUMENT);
         }
-        const uint64_t start = em_bsp_counter_read();
-        status = em_program_invoke(&program, arenas, sizes, 1);
-        const uint64_t count = em_bsp_counter_read() - start - em_bsp_counter_overhead();
-        if (status != EM_OK) {
-            return fail("invoke", status);
+        uint64_t count;
+        if ((status = em_app_model_invoke(&model, &count)) != EM_OK) {
+            return (int)status;
         }
-        const float score = anomaly_score((const float *)output.data, output.size / sizeof(float));
-        respond(i, count, score, output.data, output.size);
+        const float score = anomaly_score((const float *)model.output.data, model.output.size / sizeof(float));
+        respond(i, count, score, model.output.data, model.output.size);
     }
-    em_print("EM stack peak=");
-    em_print_u64(em_bsp_stack_peak());
-    em_print("\n");
-    em_print("EM done\n");
-    return 0;
+    return em_app_model_finish();
 }

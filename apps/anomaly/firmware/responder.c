@@ -1,7 +1,7 @@
 #include "responder.h"
 
-#include <string.h>
-
+#include "em_app_generated.h"
+#include "em_app_model.h"
 #include "em_print.h"
 
 float anomaly_score(const float *residual, size_t n) {
@@ -12,17 +12,27 @@ float anomaly_score(const float *residual, size_t n) {
     return n ? sum / (float)n : 0.0f;
 }
 
+int anomaly_verdict(float score) { return score > ANOMALY_THRESHOLD; }
+
+/* <int>.<3 digits> of a non-negative value, rounded per mille: no float formatting on the device.
+ * apps/anomaly/model.py milli() is its Python twin. */
+static void print_milli(float value) {
+    const uint64_t milli = (uint64_t)(value * 1000.0f + 0.5f);
+    const uint64_t fraction = milli % 1000u;
+    em_print_u64(milli / 1000u);
+    em_print(fraction < 10u ? ".00" : fraction < 100u ? ".0" : ".");
+    em_print_u64(fraction);
+}
+
 void respond(uint32_t index, uint64_t count, float score, const void *output, size_t size) {
-    uint32_t bits;
-    memcpy(&bits, &score, sizeof bits);
-    uint8_t be[4] = {(uint8_t)(bits >> 24), (uint8_t)(bits >> 16), (uint8_t)(bits >> 8), (uint8_t)bits};
-    em_print("EM vector ");
+    em_app_print_vector(index, count, score, output, size);
+    em_print("EM verdict vector=");
     em_print_u64(index);
-    em_print(" instructions=");
-    em_print_u64(count);
-    em_print(" score_bits=");
-    em_print_hex(be, sizeof be);
-    em_print(" output=");
-    em_print_hex(output, size);
+    em_print(" score=");
+    print_milli(score);
+    em_print(" threshold=");
+    print_milli(ANOMALY_THRESHOLD);
+    em_print(" anomalous=");
+    em_print_u64((uint64_t)anomaly_verdict(score));
     em_print("\n");
 }

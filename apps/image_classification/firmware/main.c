@@ -1,70 +1,34 @@
 /**
- * The image-classification app: loads the embedded program, classifies every embedded image,
- * and reports outputs, the top class with its probability and counted instructions per inference.
+ * The image-classification app: classifies every embedded image and reports outputs, the top
+ * class with its probability and counted instructions per inference.
+ * Loading, the arena and the timed invoke: apps/common/firmware/em_app_model.c.
  * Exit status: 0 when every inference ran, else the runtime status that stopped it.
  */
 #include <stdint.h>
 
-#include "em_bsp.h"
-#include "em_model_program.h"
-#include "em_print.h"
-#include "em_test_vectors.h"
-#include "ember.h"
+#include "em_app_model.h"
 #include "input_provider.h"
 #include "responder.h"
 
-/* Sized by the compiler's plan (em_model_arena.h); 16-byte aligned for vector loads. */
-#include "em_model_arena.h"
-static uint8_t arena[EM_MODEL_ARENA_BYTES] __attribute__((aligned(16), section(EM_MODEL_ARENA_SECTION)));
-
-static int fail(const char *what, em_status status) {
-    em_print("EM error ");
-    em_print(what);
-    em_print(" ");
-    em_print(em_status_name(status));
-    em_print("\n");
-    return (int)status;
-}
-
 int em_app_main(void) {
-    em_program program;
-    em_status status = em_program_load(&program, em_model_program, em_model_program_size);
+    em_app_model model;
+    em_status status = em_app_model_open(&model);
     if (status != EM_OK) {
-        return fail("load", status);
+        return (int)status;
     }
-    uint8_t *const arenas[1] = {arena};
-    const uint32_t sizes[1] = {sizeof arena};
-    em_tensor input, output;
-    if ((status = em_program_input(&program, 0, arenas, &input)) != EM_OK ||
-        (status = em_program_output(&program, 0, arenas, &output)) != EM_OK) {
-        return fail("io", status);
-    }
-    em_print("EM program bytes=");
-    em_print_u64(em_model_program_size);
-    em_print(" arena=");
-    em_print_u64(em_program_arena_size(&program, 0));
-    em_print(" unit=");
-    em_print(em_bsp_counter_unit());
-    em_print("\n");
-
-    if (input.dtype != EM_DTYPE_INT8 || output.dtype != EM_DTYPE_INT8) {
-        return fail("io dtype (int8_io: true in app.yaml)", EM_ERR_BAD_ARGUMENT);
+    if (model.input.dtype != EM_DTYPE_INT8 || model.output.dtype != EM_DTYPE_INT8) {
+        return em_app_fail("io dtype (int8_io: true in app.yaml)", EM_ERR_BAD_ARGUMENT);
     }
     for (uint32_t i = 0; i < input_count(); ++i) {
-        if (input_fill(i, (int8_t *)input.data, input.size) != 0) {
-            return fail("input", EM_ERR_BAD_ARGUMENT);
+        if (input_fill(i, (int8_t *)model.input.data, model.input.size) != 0) {
+            return em_app_fail("input", EM_ERR_BAD_ARGUMENT);
         }
-        const uint64_t start = em_bsp_counter_read();
-        status = em_program_invoke(&program, arenas, sizes, 1);
-        const uint64_t count = em_bsp_counter_read() - start - em_bsp_counter_overhead();
-        if (status != EM_OK) {
-            return fail("invoke", status);
+        uint64_t count;
+        if ((status = em_app_model_invoke(&model, &count)) != EM_OK) {
+            return (int)status;
         }
-        respond(i, count, (const int8_t *)output.data, output.size, output.scale, output.zero_point);
+        respond(i, count, (const int8_t *)model.output.data, model.output.size, model.output.scale,
+                model.output.zero_point);
     }
-    em_print("EM stack peak=");
-    em_print_u64(em_bsp_stack_peak());
-    em_print("\n");
-    em_print("EM done\n");
-    return 0;
+    return em_app_model_finish();
 }

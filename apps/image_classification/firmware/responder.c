@@ -1,7 +1,6 @@
 #include "responder.h"
 
-#include <string.h>
-
+#include "em_app_model.h"
 #include "em_link.h"
 #include "em_print.h"
 #include "ic_class_names.h"
@@ -19,18 +18,8 @@ uint32_t top_class(const int8_t *scores, size_t n) {
 void respond(uint32_t index, uint64_t count, const int8_t *output, size_t size, float scale, int32_t zero_point) {
     const uint32_t best = top_class(output, size);
     const float probability = size ? scale * (float)((int32_t)output[best] - zero_point) : 0.0f;
-    uint32_t bits;
-    memcpy(&bits, &probability, sizeof bits);
-    uint8_t be[4] = {(uint8_t)(bits >> 24), (uint8_t)(bits >> 16), (uint8_t)(bits >> 8), (uint8_t)bits};
-    em_print("EM vector ");
-    em_print_u64(index);
-    em_print(" instructions=");
-    em_print_u64(count);
-    em_print(" score_bits=");
-    em_print_hex(be, sizeof be);
-    em_print(" output=");
-    em_print_hex(output, size);
-    em_print("\nEM class ");
+    em_app_print_vector(index, count, probability, output, size);
+    em_print("EM class ");
     em_print_u64(index);
     em_print(" ");
     em_print(best < IC_CLASS_COUNT ? ic_class_names[best] : "?");

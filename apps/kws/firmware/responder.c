@@ -1,7 +1,6 @@
 #include "responder.h"
 
-#include <string.h>
-
+#include "em_app_model.h"
 #include "em_print.h"
 
 const char *const kws_labels[KWS_CLASSES] = {"down", "go", "left", "no", "off", "on",
@@ -21,18 +20,8 @@ void respond(uint32_t index, uint64_t count, const float *output, size_t size) {
     const size_t n = size / sizeof(float);
     const uint32_t top = kws_top_class(output, n);
     const float score = n ? output[top] : 0.0f;
-    uint32_t bits;
-    memcpy(&bits, &score, sizeof bits);
-    uint8_t be[4] = {(uint8_t)(bits >> 24), (uint8_t)(bits >> 16), (uint8_t)(bits >> 8), (uint8_t)bits};
-    em_print("EM vector ");
-    em_print_u64(index);
-    em_print(" instructions=");
-    em_print_u64(count);
-    em_print(" score_bits=");
-    em_print_hex(be, sizeof be);
-    em_print(" output=");
-    em_print_hex(output, size);
-    em_print("\nEM keyword ");
+    em_app_print_vector(index, count, score, output, size);
+    em_print("EM keyword ");
     em_print_u64(index);
     em_print(" ");
     em_print(top < KWS_CLASSES ? kws_labels[top] : "?");

@@ -1,0 +1,79 @@
+#include "em_app_model.h"
+
+#include <string.h>
+
+#include "em_bsp.h"
+#include "em_model_arena.h"
+#include "em_model_program.h"
+#include "em_print.h"
+
+/* The one declaration of the arena every app firmware (main.c and link_main.c) runs the program
+ * in: sized and placed by the compiler's plan (generated em_model_arena.h); 16-byte aligned for
+ * vector loads. */
+static uint8_t arena0[EM_MODEL_ARENA_BYTES] __attribute__((aligned(16), section(EM_MODEL_ARENA_SECTION)));
+
+uint8_t *const em_app_arenas[EM_APP_ARENAS] = {arena0};
+const uint32_t em_app_arena_sizes[EM_APP_ARENAS] = {sizeof arena0};
+
+int em_app_fail(const char *what, em_status status) {
+    em_print("EM error ");
+    em_print(what);
+    em_print(" ");
+    em_print(em_status_name(status));
+    em_print("\n");
+    return (int)status;
+}
+
+em_status em_app_model_open(em_app_model *model) {
+    em_status status = em_program_load(&model->program, em_model_program, em_model_program_size);
+    if (status != EM_OK) {
+        em_app_fail("load", status);
+        return status;
+    }
+    if ((status = em_program_input(&model->program, 0, em_app_arenas, &model->input)) != EM_OK ||
+        (status = em_program_output(&model->program, 0, em_app_arenas, &model->output)) != EM_OK) {
+        em_app_fail("io", status);
+        return status;
+    }
+    em_print("EM program bytes=");
+    em_print_u64(em_model_program_size);
+    em_print(" arena=");
+    em_print_u64(em_program_arena_size(&model->program, 0));
+    em_print(" unit=");
+    em_print(em_bsp_counter_unit());
+    em_print("\n");
+    return EM_OK;
+}
+
+em_status em_app_model_invoke(em_app_model *model, uint64_t *count) {
+    const uint64_t start = em_bsp_counter_read();
+    const em_status status = em_program_invoke(&model->program, em_app_arenas, em_app_arena_sizes, EM_APP_ARENAS);
+    *count = em_bsp_counter_read() - start - em_bsp_counter_overhead();
+    if (status != EM_OK) {
+        em_app_fail("invoke", status);
+    }
+    return status;
+}
+
+void em_app_print_vector(uint32_t index, uint64_t count, float score, const void *output, size_t size) {
+    uint32_t bits;
+    memcpy(&bits, &score, sizeof bits);
+    const uint8_t be[4] = {(uint8_t)(bits >> 24), (uint8_t)(bits >> 16), (uint8_t)(bits >> 8), (uint8_t)bits};
+    em_print("EM vector ");
+    em_print_u64(index);
+    em_print(" instructions=");
+    em_print_u64(count);
+    em_print(" score_bits=");
+    em_print_hex(be, sizeof be);
+    em_print(" output=");
+    em_print_hex(output, size);
+    em_print("\n");
+}
+
+int em_app_model_finish(void) {
+    em_print("EM stack peak=");
+    em_print_u64(em_bsp_stack_peak());
+    em_print("\n");
+    em_print("EM done\n");
+    return 0;
+}

@@ -1,0 +1,71 @@
+/**
+ * @file em_app_model.h
+ * @brief What every app's firmware does around its model, in one place: the arena(s) sized by the
+ *        compiler's plan, loading the embedded program, its input and output views, the timed
+ *        invoke and the console lines site_scons/ember_build/report.py parses:
+ *
+ *     EM program bytes=<program bytes> arena=<arena 0 bytes> unit=<counter unit>
+ *     EM vector <i> instructions=<count> score_bits=<float32, 8 hex digits, big endian> output=<hex bytes>
+ *     EM stack peak=<bytes>
+ *     EM done
+ *     EM error <what> <status name>           (on failure, instead of the rest)
+ *
+ * An app's main.c: em_app_model_open(), then per input its own fill, em_app_model_invoke() and its
+ * responder (which prints the vector line with em_app_print_vector()), then em_app_model_finish().
+ * The serving firmware (link_main.c) uses em_app_arenas / em_app_arena_sizes only.
+ * Every app build has its gen/ folder on the include path: em_app_model.c includes the generated
+ * em_model_arena.h and em_model_program.h of the app being built.
+ */
+#ifndef EM_APP_MODEL_H
+#define EM_APP_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ember.h"
+
+/** Number of arenas the program is planned into (one per memory region the plan uses). */
+#define EM_APP_ARENAS 1u
+
+/** The arenas (declared in em_app_model.c only), 16-byte aligned, and their sizes in bytes. */
+extern uint8_t *const em_app_arenas[EM_APP_ARENAS];
+extern const uint32_t em_app_arena_sizes[EM_APP_ARENAS];
+
+/** A loaded program and views of its input 0 and output 0 in the arenas. */
+typedef struct {
+    em_program program;
+    em_tensor input;  /**< the program's input 0: the app's input provider fills input.data (input.size bytes) */
+    em_tensor output; /**< the program's output 0, valid after em_app_model_invoke() */
+} em_app_model;
+
+/**
+ * Prints `EM error <what> <status name>`.
+ * @return (int)@p status, the exit status of the firmware that stops here.
+ */
+int em_app_fail(const char *what, em_status status);
+
+/**
+ * Loads the embedded program (em_model_program.h), takes views of input 0 and output 0, and
+ * prints the `EM program ...` line.
+ * @return EM_OK; or the failing status after printing `EM error load ...` / `EM error io ...`.
+ */
+em_status em_app_model_open(em_app_model *model);
+
+/**
+ * Runs one inference over em_app_arenas, timed by the board's counter.
+ * @param count  out: counter units the invoke took less the counter's own overhead
+ *               (instructions in QEMU, cycles on silicon, ns on the host: em_bsp_counter_unit()).
+ * @return EM_OK; or the runtime's status after printing `EM error invoke ...`.
+ */
+em_status em_app_model_invoke(em_app_model *model, uint64_t *count);
+
+/**
+ * Prints `EM vector <index> instructions=<count> score_bits=<hex> output=<hex bytes>`: @p score
+ * as its float32 bits, big endian; @p output the @p size bytes of the program's output.
+ */
+void em_app_print_vector(uint32_t index, uint64_t count, float score, const void *output, size_t size);
+
+/** Prints `EM stack peak=<bytes>` (0 where the board cannot measure it) and `EM done`; returns 0. */
+int em_app_model_finish(void);
+
+#endif
