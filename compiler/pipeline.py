@@ -14,6 +14,7 @@ from compiler.ir import Graph
 from compiler.ops import OP_TABLE
 from compiler.options import LoweringOptions
 from compiler.passes import IR_PASSES
+from compiler.placement import Memory
 from compiler.planner import Region, plan_memory
 from compiler.program import Program, float_fallback_report
 from compiler.quantizer import CortexMQuantizer
@@ -39,7 +40,7 @@ def lower(
     target: str | Target = "cortex-m55",
     *,
     int8_io: bool = False,
-    arena: Region | None = None,
+    arena: Region | Memory | None = None,
     name: str = "model",
     quantizer: CortexMQuantizer | None = None,
     report_fallbacks: bool = True,

@@ -14,8 +14,8 @@
 #include "em_model_program.h"
 #include "ember.h"
 
-/* Sized by the compiler's plan; 16-byte aligned for vector loads. */
-static uint8_t arena[EM_MODEL_ARENA_BYTES] __attribute__((aligned(16), section(EM_MODEL_ARENA_SECTION)));
+/* One arena per memory region of the compiler's plan, each in its region's linker section. */
+EM_MODEL_ARENAS_DEFINE(arenas);
 
 #ifndef EM_APP_NAME
 #define EM_APP_NAME ""
@@ -24,14 +24,16 @@ static uint8_t arena[EM_MODEL_ARENA_BYTES] __attribute__((aligned(16), section(E
 int em_app_main(void)
 {
     static em_program program;
-    uint8_t *const arenas[1] = {arena};
-    const uint32_t sizes[1] = {sizeof arena};
+    em_status status = em_program_load(&program, em_model_program, em_model_program_size);
+    if (status == EM_OK) { /* weights pinned to RAM (app.yaml memory: pin:): copied once */
+        status = em_program_copy_constants(&program, arenas, arenas_sizes, EM_MODEL_ARENA_COUNT);
+    }
     const em_link_model model = {
-        .load_status = em_program_load(&program, em_model_program, em_model_program_size),
+        .load_status = status,
         .program = &program,
         .arenas = arenas,
-        .arena_sizes = sizes,
-        .n_arenas = 1,
+        .arena_sizes = arenas_sizes,
+        .n_arenas = EM_MODEL_ARENA_COUNT,
         .app_name = EM_APP_NAME,
     };
     return em_link_serve(&model);

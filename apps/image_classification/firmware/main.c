@@ -13,9 +13,10 @@
 #include "input_provider.h"
 #include "responder.h"
 
-/* Sized by the compiler's plan (em_model_arena.h); 16-byte aligned for vector loads. */
+/* One arena per memory region of the compiler's plan (em_model_arena.h), each in its region's
+ * linker section; 16-byte aligned for vector loads. Defines arenas[] and arenas_sizes[]. */
 #include "em_model_arena.h"
-static uint8_t arena[EM_MODEL_ARENA_BYTES] __attribute__((aligned(16), section(EM_MODEL_ARENA_SECTION)));
+EM_MODEL_ARENAS_DEFINE(arenas);
 
 static int fail(const char *what, em_status status) {
     em_print("EM error ");
@@ -32,8 +33,10 @@ int em_app_main(void) {
     if (status != EM_OK) {
         return fail("load", status);
     }
-    uint8_t *const arenas[1] = {arena};
-    const uint32_t sizes[1] = {sizeof arena};
+    /* Weights the app pinned to RAM (app.yaml memory: pin:) are copied there once, now. */
+    if ((status = em_program_copy_constants(&program, arenas, arenas_sizes, EM_MODEL_ARENA_COUNT)) != EM_OK) {
+        return fail("load", status);
+    }
     em_tensor input, output;
     if ((status = em_program_input(&program, 0, arenas, &input)) != EM_OK ||
         (status = em_program_output(&program, 0, arenas, &output)) != EM_OK) {
@@ -55,7 +58,7 @@ int em_app_main(void) {
             return fail("input", EM_ERR_BAD_ARGUMENT);
         }
         const uint64_t start = em_bsp_counter_read();
-        status = em_program_invoke(&program, arenas, sizes, 1);
+        status = em_program_invoke(&program, arenas, arenas_sizes, EM_MODEL_ARENA_COUNT);
         const uint64_t count = em_bsp_counter_read() - start - em_bsp_counter_overhead();
         if (status != EM_OK) {
             return fail("invoke", status);
