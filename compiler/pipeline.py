@@ -53,6 +53,9 @@ def lower(
     (`quantizer`'s skip options, or ops with no int8 lowering) run in float32 kernels; with
     `report_fallbacks` the list of them, and why, is printed to stderr (Program.summary() has it).
 
+    `arena`: one Region, or a compiler.placement.Memory (the board's regions by speed, with pins
+    and caps): the plan then spills over the regions (compiler/placement.py).
+
     `front_end` (compiler.audio_features.MFCC_KWS, LOG_MEL_ANOMALY or another FrontEnd): the
     program takes raw int16 audio [batch, front_end.samples] and computes the model's input with
     the mel_features op. `example_inputs` and `calibration_data` stay features (what

@@ -262,7 +262,9 @@ def plan_placement(graph: Graph, memory: Memory, tier: str | None = None) -> Mem
                 raise does_not_fit(region.name, size, region.capacity, mine, what)
             where[victim.name] = regions[i + 1].name
     _apply(graph, plans, regions)
-    return MemoryPlan(plans, regions, pinned, last_step + 1)
+    plan = MemoryPlan(plans, regions, pinned, last_step + 1)
+    check_plan(graph, plan, memory)  # the verifier, on the tensors as the writer will see them
+    return plan
 
 
 def _apply(graph: Graph, plans: list[Plan], regions: list[Region]) -> None:

@@ -22,6 +22,9 @@ Step by step:
    extra output of its op: a buffer alive during that one step.
 6. Fit. A plan larger than the region's capacity raises PlanError naming the region, the bytes
    needed and the largest buffers.
+7. Several regions (DTCM, SRAM, DDR …), pins and caps: compiler/placement.py decides which
+   region each buffer lives in (fastest first, spilling by speed) and plans each region with
+   the strategies above; plan_memory hands it a compiler.placement.Memory.
 """
 from __future__ import annotations
 
