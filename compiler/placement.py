@@ -16,7 +16,8 @@ README.md). Step by step:
    the largest live footprint (moving any other cannot lower the peak) and, of those, the one
    with the fewest reads and writes per byte (ops that use it / its size), ties the largest:
    big feature maps touched by two ops leave first, small hot buffers stay fast. Kernel scratch
-   (re-read for every output pixel) leaves last. Each region is then planned by the six
+   (re-read for every output pixel) leaves last. Then the buffers that left are tried back, most
+   accessed per byte first, each staying if it fits the holes. Each region is planned by the six
    strategies of compiler/planner.py, the smallest verified plan winning (verifier always on).
    In-place pairs (compiler/in_place.py) stay allowed only when both buffers share a region.
 4. Fit: the slowest region over its capacity is a PlanError naming it, the bytes needed and the
@@ -237,18 +238,26 @@ def plan_placement(graph: Graph, memory: Memory, tier: str | None = None) -> Mem
     count = uses(graph)
     where = {b.name: pinned.get(b.name, regions[0].name) for b in buffers}
     plans: list[Plan] = []
+    def attempt(region: Region) -> Plan | None:
+        """The best plan of the buffers now in `region`, None if it is over capacity."""
+        mine = [b for b in buffers if where[b.name] == region.name]
+        allowed = {k: m for k, m in allowed_all.items() if where[k[0]] == region.name == where[k[1]]}
+        if live_peak(mine)[0] > region.capacity:
+            return None
+        size, strategy, offsets = best_offsets(mine, allowed)
+        return Plan(strategy, mine, offsets, size, region.name, allowed) if size <= region.capacity else None
+
     for i, region in enumerate(regions):
+        plan, evicted = None, []
         while True:
             mine = [b for b in buffers if where[b.name] == region.name]
             if not mine:
                 break
+            plan = attempt(region)
+            if plan is not None:
+                break
             allowed = {k: m for k, m in allowed_all.items() if where[k[0]] == region.name == where[k[1]]}
             bound, step = live_peak(mine)
-            if bound <= region.capacity:
-                size, strategy, offsets = best_offsets(mine, allowed)
-                if size <= region.capacity:
-                    plans.append(Plan(strategy, mine, offsets, size, region.name, allowed))
-                    break
             victim = _victim(mine, pinned, count)
             if victim is None:
                 held = sorted((b for b in mine if b.first <= step <= b.last), key=lambda b: -b.size)
@@ -261,6 +270,18 @@ def plan_placement(graph: Graph, memory: Memory, tier: str | None = None) -> Mem
                 what = "activations" if len(regions) == 1 else "buffers spilled this far"
                 raise does_not_fit(region.name, size, region.capacity, mine, what)
             where[victim.name] = regions[i + 1].name
+            evicted.append(victim)
+        # Refill: an evicted buffer comes back when it fits in the holes the others left (the
+        # most accessed per byte tried first), so that the fast region is used up to its capacity.
+        for b in sorted(evicted, key=lambda b: (not b.name.endswith(scratch.SUFFIX), -count.get(b.name, 1) / b.size)):
+            where[b.name] = region.name
+            again = attempt(region)
+            if again is None:
+                where[b.name] = regions[i + 1].name
+            else:
+                plan = again
+        if plan is not None:
+            plans.append(plan)
     _apply(graph, plans, regions)
     plan = MemoryPlan(plans, regions, pinned, last_step + 1)
     check_plan(graph, plan, memory)  # the verifier, on the tensors as the writer will see them
