@@ -34,3 +34,8 @@ class ProfileFormatError(EmberCompileError):
 
 class FrontEndError(EmberCompileError):
     """An audio front end (lower(..., front_end=)) that does not fit the model's input."""
+
+
+class PlacementError(PlanError):
+    """A memory placement the app asked for (app.yaml `memory:` pins and caps) that cannot be
+    honoured: an unknown region, tensor or layer, a cap that is not a size, or a pin that does not fit."""

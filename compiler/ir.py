@@ -35,7 +35,7 @@ class Tensor:
     quant: Quant | None = None
     data: np.ndarray | None = None  # constants only
     arena: int = 0
-    offset: int | None = None  # planned arena offset (activations only)
+    offset: int | None = None  # planned arena offset (activations, and constants pinned to RAM: copied at load)
 
     def __post_init__(self) -> None:
         if self.dtype not in DTYPE_BYTES:

@@ -14,6 +14,7 @@ from compiler.ir import Graph
 from compiler.ops import OP_TABLE
 from compiler.options import LoweringOptions
 from compiler.passes import IR_PASSES
+from compiler.placement import Memory
 from compiler.planner import Region, plan_memory
 from compiler.program import Program, float_fallback_report
 from compiler.quantizer import CortexMQuantizer
@@ -39,7 +40,7 @@ def lower(
     target: str | Target = "cortex-m55",
     *,
     int8_io: bool = False,
-    arena: Region | None = None,
+    arena: Region | Memory | None = None,
     name: str = "model",
     quantizer: CortexMQuantizer | None = None,
     report_fallbacks: bool = True,
@@ -51,6 +52,9 @@ def lower(
     `int8_io` the program takes and returns int8 tensors instead of float32. Ops left in float
     (`quantizer`'s skip options, or ops with no int8 lowering) run in float32 kernels; with
     `report_fallbacks` the list of them, and why, is printed to stderr (Program.summary() has it).
+
+    `arena`: one Region, or a compiler.placement.Memory (the board's regions by speed, with pins
+    and caps): the plan then spills over the regions (compiler/placement.py).
 
     `front_end` (compiler.audio_features.MFCC_KWS, LOG_MEL_ANOMALY or another FrontEnd): the
     program takes raw int16 audio [batch, front_end.samples] and computes the model's input with

@@ -22,15 +22,22 @@ Step by step:
    extra output of its op: a buffer alive during that one step.
 6. Fit. A plan larger than the region's capacity raises PlanError naming the region, the bytes
    needed and the largest buffers.
+7. Several regions (DTCM, SRAM, DDR …), pins and caps: compiler/placement.py decides which
+   region each buffer lives in (fastest first, spilling by speed) and plans each region with
+   the strategies above; plan_memory hands it a compiler.placement.Memory.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from compiler import scratch
 from compiler.errors import PlanError
 from compiler.ir import Graph
+
+if TYPE_CHECKING:
+    from compiler.placement import Memory, MemoryPlan
 
 ALIGNMENT = 16
 
@@ -48,10 +55,13 @@ class Buffer:
 
 @dataclass(frozen=True)
 class Region:
-    """A memory region the planner may fill: name and capacity in bytes."""
+    """A memory region the planner may fill: name, capacity in bytes, speed rank (0 = fastest,
+    board.yaml's `speed`) and base address (None: unknown, e.g. the host)."""
 
     name: str
     capacity: int
+    speed: int = 0
+    base: int | None = None
 
 
 def _align(n: int) -> int:
@@ -232,36 +242,56 @@ class Plan:
             ],
         }
 
-    def chart(self, width: int = 60) -> str:
-        """ASCII chart: one row per buffer, '#' over the steps it is alive."""
-        steps = max((b.last for b in self.buffers), default=0) + 1
+    def chart(self, width: int = 60, steps: int | None = None, notes: dict[str, str] | None = None) -> str:
+        """ASCII chart: one row per buffer (offset, bytes), '#' over the op steps it is alive
+        (`steps` columns, default up to the last step here); `notes`: text after a buffer's name."""
+        steps = steps or max((b.last for b in self.buffers), default=0) + 1
+        notes = notes or {}
         rows = [f"arena {self.region}: {self.size} bytes (strategy {self.strategy})"]
         for b in sorted(self.buffers, key=lambda b: self.offsets[b.name]):
             bar = "".join("#" if b.first <= s <= b.last else "." for s in range(steps))[:width]
             over = self._over(b.name)
-            rows.append(f"{self.offsets[b.name]:>8} {b.size:>8}  {bar}  {b.name}" + (f" (over {over})" if over else ""))
+            extra = [f"over {over}"] if over else []
+            extra += [notes[b.name]] if b.name in notes else []
+            rows.append(f"{self.offsets[b.name]:>8} {b.size:>8}  {bar}  {b.name}" + (f" ({'; '.join(extra)})" if extra else ""))
         return "\n".join(rows)
 
 
-def plan_memory(graph: Graph, region: Region, tier: str | None = None) -> Plan:
-    """Assigns arena offsets to every non-constant tensor of `graph` (in place) and returns the plan.
-    Ops whose kernels need scratch get it as an extra output sized for `tier` (compiler/scratch.py;
-    None: the most any tier asks for), planned like the activations."""
-    scratch.attach(graph, tier)
-    buffers = lifetimes(graph)
-    allowed = overlaps(graph, buffers)
+def best_offsets(buffers: list[Buffer], allowed: Overlaps) -> tuple[int, str, dict[str, int]]:
+    """(peak, strategy, offsets) of the smallest verified plan of `buffers` over all STRATEGIES."""
     candidates = []
     for name, order in STRATEGIES.items():
         offsets = _first_fit(order(buffers), allowed)
         verify(buffers, offsets, allowed)
         candidates.append((peak(buffers, offsets), name, offsets))
-    size, strategy, offsets = min(candidates, key=lambda c: c[0])
+    return min(candidates, key=lambda c: c[0])
+
+
+def does_not_fit(region: str, needed: int, capacity: int, buffers: list[Buffer], what: str = "activations") -> PlanError:
+    """The error of a plan over capacity: the region, the bytes needed and the largest buffers."""
+    largest = sorted(buffers, key=lambda b: -b.size)[:3]
+    return PlanError(
+        f"{what} need {needed} bytes but region {region} holds {capacity}; "
+        f"largest buffers: {', '.join(f'{b.name} ({b.size} B)' for b in largest)}. Raise the region's cap in "
+        f"app.yaml (memory: cap:), let buffers spill to a slower region (board.yaml arena: true), or shrink the model"
+    )
+
+
+def plan_memory(graph: Graph, region: "Region | Memory", tier: str | None = None) -> "Plan | MemoryPlan":
+    """Assigns arena offsets to every non-constant tensor of `graph` (in place) and returns the plan.
+    Ops whose kernels need scratch get it as an extra output sized for `tier` (compiler/scratch.py;
+    None: the most any tier asks for), planned like the activations. `region` may be a
+    compiler.placement.Memory (several regions, pins, caps): the plan is then a MemoryPlan."""
+    from compiler.placement import Memory, plan_placement
+
+    if isinstance(region, Memory):
+        return plan_placement(graph, region, tier)
+    scratch.attach(graph, tier)
+    buffers = lifetimes(graph)
+    allowed = overlaps(graph, buffers)
+    size, strategy, offsets = best_offsets(buffers, allowed)
     if size > region.capacity:
-        largest = sorted(buffers, key=lambda b: -b.size)[:3]
-        raise PlanError(
-            f"activations need {size} bytes but region {region.name} holds {region.capacity}; "
-            f"largest buffers: {', '.join(f'{b.name} ({b.size} B)' for b in largest)}"
-        )
+        raise does_not_fit(region.name, size, region.capacity, buffers)
     offsets = {**offsets, **{name: offsets[root] for name, root in aliases(graph).items()}}
     for name, offset in offsets.items():
         graph.tensors[name].offset = offset

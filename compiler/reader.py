@@ -33,12 +33,13 @@ def read_program(data: bytes) -> tuple[Graph, Target, str]:
                 quant = Quant(q.ScaleAsNumpy().astype(np.float32), q.ZeroPointAsNumpy().astype(np.int32),
                               None if q.Axis() < 0 else q.Axis())
             data_array = None
-            if t.Buffer() >= 0:
-                raw = program.Buffers(t.Buffer()).DataAsNumpy()
+            source = t.Buffer() if t.Buffer() >= 0 else t.InitialBuffer()  # a pinned constant: its bytes
+            if source >= 0:
+                raw = program.Buffers(source).DataAsNumpy()
                 data_array = np.frombuffer(raw.tobytes(), NUMPY_DTYPES[dtype]).reshape(shape)
             name = t.Name().decode()
             graph.add_tensor(Tensor(name, dtype, shape, quant, data_array, t.Arena(),
-                                    None if data_array is not None else t.Offset()))
+                                    None if t.Buffer() >= 0 else t.Offset()))
             names.append(name)
         for i in range(program.OperatorsLength()):
             o = program.Operators(i)

@@ -72,10 +72,13 @@ def write_program(graph: Graph, target: Target, name: str = "model") -> bytes:
         fb.TensorAddShape(builder, shape)
         if quant is not None:
             fb.TensorAddQuantization(builder, quant)
-        fb.TensorAddBuffer(builder, buffer_of.get(n, -1))
+        pinned = tensor.is_constant and tensor.offset is not None  # copied to its arena at load
+        fb.TensorAddBuffer(builder, -1 if pinned else buffer_of.get(n, -1))
         fb.TensorAddArena(builder, tensor.arena)
         fb.TensorAddOffset(builder, tensor.offset or 0)
         fb.TensorAddSize(builder, tensor.nbytes)
+        if pinned:
+            fb.TensorAddInitialBuffer(builder, buffer_of[n])
         tensors.append(fb.TensorEnd(builder))
 
     operators = []

@@ -340,7 +340,8 @@ def ArenaEnd(builder):
 
 
 # A tensor lives either in a constant buffer (buffer >= 0) or in an arena (buffer == -1)
-# at `offset` bytes from the start of arena `arena`. `size` is its byte size.
+# at `offset` bytes from the start of arena `arena`. `size` is its byte size. Arenas are one
+# per memory region the plan uses (Arena.name: the board's region, e.g. dtcm, sram).
 class Tensor(object):
     __slots__ = ['_tab']
 
@@ -442,8 +443,18 @@ class Tensor(object):
             return self._tab.Get(flatbuffers.number_types.Uint32Flags, o + self._tab.Pos)
         return 0
 
+    # A constant pinned to RAM (app.yaml `memory: pin:`): an arena tensor (buffer == -1) whose
+    # bytes em_program_copy_constants() copies from buffer `initial_buffer` once, after load;
+    # the plan keeps them alive over every step, so no op overwrites them. -1: none.
+    # Tensor
+    def InitialBuffer(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(20))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return -1
+
 def TensorStart(builder):
-    builder.StartObject(8)
+    builder.StartObject(9)
 
 def TensorAddName(builder, name):
     builder.PrependUOffsetTRelativeSlot(0, flatbuffers.number_types.UOffsetTFlags.py_type(name), 0)
@@ -471,6 +482,9 @@ def TensorAddOffset(builder, offset):
 
 def TensorAddSize(builder, size):
     builder.PrependUint32Slot(7, size, 0)
+
+def TensorAddInitialBuffer(builder, initialBuffer):
+    builder.PrependInt32Slot(8, initialBuffer, -1)
 
 def TensorEnd(builder):
     return builder.EndObject()

@@ -83,6 +83,9 @@ uint32_t em_tensor_elements(const em_tensor *t)
 static inline __attribute__((always_inline)) em_status em_check_arenas(const em_program *program, uint8_t *const *arenas,
                                  const uint32_t *arena_sizes, uint32_t n_arenas)
 {
+    if (program->n_copied != program->n_pinned) {
+        return EM_ERR_CONSTANTS_NOT_COPIED; /* pinned weights not in RAM yet: em_program_copy_constants() */
+    }
     if (n_arenas < program->n_arenas) {
         return EM_ERR_ARENA_TOO_SMALL;
     }

@@ -7,7 +7,8 @@
  *  2. the root table and its vectors in bounds; schema version; tier;
  *  3. arenas (count <= EM_MAX_ARENAS, each table and name), buffers (each data vector);
  *  4. every tensor (dtype, shape, size == Π shape · dtype bytes, bytes inside buffer or arena);
- *  5. program inputs/outputs name arena tensors;
+ *  5. program inputs/outputs name arena tensors; constants pinned to RAM (initial_buffer) are
+ *     arena tensors whose source buffer exists and holds their bytes;
  *  6. every operator: opcode in the registry, tensor indices, outputs in arenas, options table,
  *     origin string, then the operator's own check().
  * Only then is the em_program marked loaded: invoke reads the bytes without checks from then on
@@ -58,6 +59,42 @@ static em_status em_load_tensors(const em_program_view *v, const em_program *pro
         if (s != EM_OK) {
             return s;
         }
+    }
+    return EM_OK;
+}
+
+/** Constants pinned to RAM: each tensor with initial_buffer >= 0 must be an arena tensor (its
+ *  bytes in the arena were checked by em_load_tensors) and its buffer must hold its size. */
+static em_status em_load_pinned(const em_program_view *v, uint32_t *n_pinned)
+{
+    *n_pinned = 0u;
+    for (uint32_t i = 0; i < v->tensors.len; i++) {
+        em_fb_table t, buffer;
+        em_fb_vector data;
+        int32_t source, own;
+        uint32_t size;
+        em_status s = em_fb_vector_table(&v->buf, &v->tensors, i, &t);
+        if (s == EM_OK) s = em_fb_field_i32(&v->buf, &t, EM_TENSOR_INITIAL_BUFFER, -1, &source);
+        if (s == EM_OK) s = em_fb_field_i32(&v->buf, &t, EM_TENSOR_BUFFER, -1, &own);
+        if (s == EM_OK) s = em_fb_field_u32(&v->buf, &t, EM_TENSOR_SIZE, 0u, &size);
+        if (s != EM_OK) {
+            return s;
+        }
+        if (source == -1) {
+            continue;
+        }
+        if (source < 0 || (uint32_t)source >= v->buffers.len || own != -1) {
+            return EM_ERR_MALFORMED; /* no such buffer, or a constant that is not in an arena */
+        }
+        s = em_fb_vector_table(&v->buf, &v->buffers, (uint32_t)source, &buffer);
+        if (s == EM_OK) s = em_fb_field_vector(&v->buf, &buffer, EM_BUFFER_DATA, 1u, 1u, &data);
+        if (s != EM_OK) {
+            return s;
+        }
+        if (data.len < size) {
+            return EM_ERR_BAD_SIZE;
+        }
+        (*n_pinned)++;
     }
     return EM_OK;
 }
@@ -174,7 +211,9 @@ em_status em_program_load(em_program *program, const void *data, size_t size)
     if (s == EM_OK) s = em_fb_field_string(&buf, &v.root, EM_PROGRAM_NAME, &name);
     if (s == EM_OK) s = em_load_arenas(&v, program);
     if (s == EM_OK) s = em_load_buffers(&v);
+    uint32_t n_pinned = 0u;
     if (s == EM_OK) s = em_load_tensors(&v, program);
+    if (s == EM_OK) s = em_load_pinned(&v, &n_pinned);
     if (s == EM_OK) s = em_load_io(&v, program, &v.inputs);
     if (s == EM_OK) s = em_load_io(&v, program, &v.outputs);
     for (uint32_t i = 0; s == EM_OK && i < v.operators.len; i++) {
@@ -205,6 +244,8 @@ em_status em_program_load(em_program *program, const void *data, size_t size)
     program->inputs_pos = v.inputs.pos;
     program->outputs_pos = v.outputs.pos;
     program->buffers_pos = v.buffers.pos;
+    program->n_pinned = n_pinned;
+    program->n_copied = 0u;
     program->loaded = em_program_loaded_token(program); /* last: invoke may trust it from now */
     return EM_OK;
 }
@@ -215,4 +256,44 @@ uint32_t em_program_arena_size(const em_program *program, uint32_t index)
         return 0u;
     }
     return program->arena_size[index];
+}
+
+em_status em_program_copy_constants(em_program *program, uint8_t *const *arenas, const uint32_t *arena_sizes,
+                                    uint32_t n_arenas)
+{
+    if (!em_program_is_loaded(program)) {
+        return EM_ERR_BAD_ARGUMENT;
+    }
+    if (n_arenas < program->n_arenas) {
+        return EM_ERR_ARENA_TOO_SMALL;
+    }
+    if (program->n_arenas > 0u && (arenas == NULL || arena_sizes == NULL)) {
+        return EM_ERR_BAD_ARGUMENT;
+    }
+    for (uint32_t i = 0; i < program->n_arenas; i++) {
+        if (arena_sizes[i] < program->arena_size[i]) {
+            return EM_ERR_ARENA_TOO_SMALL;
+        }
+        if (arenas[i] == NULL && program->arena_size[i] > 0u) {
+            return EM_ERR_BAD_ARGUMENT;
+        }
+        if (((uintptr_t)arenas[i] & 15u) != 0u) {
+            return EM_ERR_UNALIGNED;
+        }
+    }
+    /* The load verified every field read here: buffer index, arena index, offset + size. */
+    const em_fb_buf b = {program->data, (uint32_t)program->size};
+    for (uint32_t i = 0; program->n_pinned > 0u && i < program->n_tensors; i++) {
+        const em_fb_table t = em_fb_trusted_vector_table(&b, program->tensors_pos, i);
+        const int32_t source = em_fb_trusted_i32(&b, &t, EM_TENSOR_INITIAL_BUFFER, -1);
+        if (source < 0) {
+            continue;
+        }
+        const em_fb_table buffer = em_fb_trusted_vector_table(&b, program->buffers_pos, (uint32_t)source);
+        const uint8_t *from = b.data + em_fb_trusted_vector(&b, &buffer, EM_BUFFER_DATA).pos;
+        uint8_t *to = arenas[em_fb_trusted_i32(&b, &t, EM_TENSOR_ARENA, 0)] + em_fb_trusted_u32(&b, &t, EM_TENSOR_OFFSET, 0u);
+        memcpy(to, from, em_fb_trusted_u32(&b, &t, EM_TENSOR_SIZE, 0u));
+    }
+    program->n_copied = program->n_pinned;
+    return EM_OK;
 }

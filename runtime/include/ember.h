@@ -71,6 +71,10 @@ typedef struct {
     uint32_t outputs_pos;
     uint32_t buffers_pos;
     uint32_t loaded;
+    /** Constants pinned to RAM (Tensor.initial_buffer >= 0), and how many of them
+     *  em_program_copy_constants() has copied: invoke refuses to run until they are equal. */
+    uint32_t n_pinned;
+    uint32_t n_copied;
 } em_program;
 
 /** em_program.error_operator when the failure was not in an operator. */
@@ -100,6 +104,19 @@ em_tier em_runtime_tier(void);
  * @return EM_OK, or the status naming the first problem found.
  */
 em_status em_program_load(em_program *program, const void *data, size_t size);
+
+/**
+ * Copies the program's constants pinned to RAM (app.yaml `memory: pin:`, e.g. the weights of the
+ * hottest layers to DTCM) from the program bytes into their planned places in @p arenas, once,
+ * after em_program_load() and before the first invoke. No heap: the places are arena bytes the
+ * plan keeps alive over every step, so no operator overwrites them and later invokes must be
+ * given the same arenas. A program without pinned constants copies nothing.
+ * @param arenas  @p n_arenas pointers, arena i of em_program_arena_size(program, i) bytes or more
+ * @return EM_OK; EM_ERR_BAD_ARGUMENT if @p program is not loaded or arenas are NULL;
+ *         EM_ERR_ARENA_TOO_SMALL / EM_ERR_UNALIGNED as for em_program_invoke().
+ */
+em_status em_program_copy_constants(em_program *program, uint8_t *const *arenas, const uint32_t *arena_sizes,
+                                    uint32_t n_arenas);
 
 /** Bytes arena @p index needs (0 if there is no such arena). */
 uint32_t em_program_arena_size(const em_program *program, uint32_t index);

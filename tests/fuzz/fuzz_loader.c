@@ -55,6 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         memset(arenas[i], 0x5a, sizes[i]);
     }
+    (void)em_program_copy_constants(&program, arenas, sizes, EM_MAX_ARENAS); /* pinned constants, if any */
     em_tensor t;
     for (uint32_t i = 0; i < program.n_inputs; i++) {
         if (em_program_input(&program, i, arenas, &t) == EM_OK && t.data != NULL) {

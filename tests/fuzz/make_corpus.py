@@ -43,6 +43,11 @@ def write_corpus(out: Path) -> list[Path]:
         "fc_big": programs.fc_program(programs.fc_case(batches=1, n_in=40, n_out=9, seed=4), 1)[0],
         "pipeline": programs.pipeline_program()[0],
     }
+    pinned = programs.fc_program(batches=2)[0]  # weights pinned to RAM: copied at load (initial_buffer)
+    name, size = pinned.arenas[0]
+    pinned.tensors[1].buffer, pinned.tensors[1].offset, pinned.tensors[1].initial_buffer = -1, size, 0
+    pinned.arenas[0] = (name, size + (pinned.tensors[1].byte_size() + 15) // 16 * 16)
+    seeds["fc_pinned"] = pinned
     payloads = {name: programs.build(spec) for name, spec in seeds.items()}
     payloads["data_movement"] = data_movement_program()
     paths = []

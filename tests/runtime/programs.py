@@ -30,6 +30,7 @@ class TensorSpec:
     size: int | None = None  # None: computed from shape and dtype
     scale: float | None = None
     zero_point: int | None = None
+    initial_buffer: int = -1  # >= 0: a constant pinned to RAM, copied from that buffer at load
 
     def byte_size(self) -> int:
         if self.size is not None:
@@ -135,6 +136,8 @@ def build(spec: ProgramSpec) -> bytes:
         fb.TensorAddArena(b, t.arena)
         fb.TensorAddOffset(b, t.offset)
         fb.TensorAddSize(b, t.byte_size())
+        if t.initial_buffer != -1:
+            fb.TensorAddInitialBuffer(b, t.initial_buffer)
         tensors.append(fb.TensorEnd(b))
     operators = []
     for op in spec.operators:

@@ -18,7 +18,7 @@ STATUS = {
     "EM_ERR_WRONG_TIER": 4, "EM_ERR_MALFORMED": 5, "EM_ERR_BAD_TENSOR_INDEX": 6,
     "EM_ERR_BAD_OFFSET": 7, "EM_ERR_BAD_SIZE": 8, "EM_ERR_UNKNOWN_OP": 9,
     "EM_ERR_BAD_OPERATOR": 10, "EM_ERR_ARENA_TOO_SMALL": 11, "EM_ERR_BAD_ARGUMENT": 12,
-    "EM_ERR_UNALIGNED": 13,
+    "EM_ERR_UNALIGNED": 13, "EM_ERR_CONSTANTS_NOT_COPIED": 14,
 }
 
 
@@ -171,7 +171,31 @@ MUTATIONS = {
                                  "EM_ERR_UNALIGNED"),
     "unaligned_arena_float": (lambda s: set_attr(s.tensors[2], buffer=-1, offset=2),
                               "EM_ERR_UNALIGNED"),
+    # weights pinned to RAM (Tensor.initial_buffer): a missing source buffer, one too short for
+    # the tensor, a tensor that is still a program constant
+    "pinned_buffer_index": (lambda s: pin_weights(s, 9), "EM_ERR_MALFORMED"),
+    "pinned_buffer_short": (lambda s: pin_weights(s, 1), "EM_ERR_BAD_SIZE"),
+    "pinned_still_constant": (lambda s: set_attr(s.tensors[1], initial_buffer=0), "EM_ERR_MALFORMED"),
 }
+
+
+def pin_weights(spec, source: int) -> None:
+    """The FC's weights (tensor 1) as a constant pinned to RAM after the arena's end, copied from `source`."""
+    name, size = spec.arenas[0]
+    set_attr(spec.tensors[1], buffer=-1, offset=size, initial_buffer=source)
+    spec.arenas[0] = (name, size + (spec.tensors[1].byte_size() + 15) // 16 * 16)
+
+
+def test_pinned_weights_are_copied_to_the_arena_and_used(em_run, tmp_path):
+    spec, case = programs.fc_program(batches=3)
+    pin_weights(spec, 0)
+    x = np.random.default_rng(8).integers(-128, 128, size=(3, 17), dtype=np.int8)
+    result = run(em_run, tmp_path, programs.build(spec), x.tobytes())
+    assert result.returncode == 0, result.stdout
+    want = reference.fully_connected_s8(x, case.weights, case.bias, case.multiplier, case.shift,
+                                        case.output_offset, case.activation_min, case.activation_max)
+    got = np.frombuffer((tmp_path / "out.bin").read_bytes(), dtype=np.int8).reshape(want.shape)
+    np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("name", sorted(MUTATIONS))

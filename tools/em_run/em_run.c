@@ -189,6 +189,10 @@ static int em_run_invoke(em_run_state *state, const char *program_path, const ch
         }
         memset(state->arenas[i], 0, state->sizes[i]);
     }
+    status = em_program_copy_constants(program, state->arenas, state->sizes, EM_MAX_ARENAS);
+    if (status != EM_OK) { /* weights pinned to RAM (app.yaml memory: pin:), copied once */
+        return em_run_status(status);
+    }
     if (n_inputs > program->n_inputs) {
         return em_run_fail("more --input files than the program has inputs", NULL, EM_RUN_EXIT_USAGE);
     }

@@ -7,13 +7,17 @@
 #include "em_model_program.h"
 #include "em_print.h"
 
-/* The one declaration of the arena every app firmware (main.c and link_main.c) runs the program
- * in: sized and placed by the compiler's plan (generated em_model_arena.h); 16-byte aligned for
- * vector loads. */
-static uint8_t arena0[EM_MODEL_ARENA_BYTES] __attribute__((aligned(16), section(EM_MODEL_ARENA_SECTION)));
+/* The one definition of the arenas every app firmware (main.c and link_main.c) runs the program
+ * in: one per memory region of the compiler's plan (generated em_model_arena.h), each in its
+ * region's linker section, 16-byte aligned for vector loads. */
+EM_MODEL_ARENAS_DEFINE(app_arenas);
 
-uint8_t *const em_app_arenas[EM_APP_ARENAS] = {arena0};
-const uint32_t em_app_arena_sizes[EM_APP_ARENAS] = {sizeof arena0};
+uint8_t *const *const em_app_arenas = app_arenas;
+const uint32_t *const em_app_arena_sizes = app_arenas_sizes;
+
+em_status em_app_copy_constants(em_program *program) {
+    return em_program_copy_constants(program, em_app_arenas, em_app_arena_sizes, EM_APP_ARENAS);
+}
 
 int em_app_fail(const char *what, em_status status) {
     em_print("EM error ");
@@ -26,6 +30,9 @@ int em_app_fail(const char *what, em_status status) {
 
 em_status em_app_model_open(em_app_model *model) {
     em_status status = em_program_load(&model->program, em_model_program, em_model_program_size);
+    if (status == EM_OK) {
+        status = em_app_copy_constants(&model->program);
+    }
     if (status != EM_OK) {
         em_app_fail("load", status);
         return status;

@@ -22,14 +22,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "em_model_arena.h"
 #include "ember.h"
 
 /** Number of arenas the program is planned into (one per memory region the plan uses). */
-#define EM_APP_ARENAS 1u
+#define EM_APP_ARENAS EM_MODEL_ARENA_COUNT
 
-/** The arenas (declared in em_app_model.c only), 16-byte aligned, and their sizes in bytes. */
-extern uint8_t *const em_app_arenas[EM_APP_ARENAS];
-extern const uint32_t em_app_arena_sizes[EM_APP_ARENAS];
+/** The arenas (defined in em_app_model.c only, each in its region's linker section), 16-byte
+ *  aligned, and their sizes in bytes: EM_APP_ARENAS of each. */
+extern uint8_t *const *const em_app_arenas;
+extern const uint32_t *const em_app_arena_sizes;
+
+/** Copies the weights the app pinned to RAM (app.yaml memory: pin:) into their arenas: once,
+ *  after loading, before the first invoke (em_app_model_open does it). */
+em_status em_app_copy_constants(em_program *program);
 
 /** A loaded program and views of its input 0 and output 0 in the arenas. */
 typedef struct {

@@ -21,8 +21,12 @@
 int em_app_main(void)
 {
     static em_program program;
+    em_status status = em_program_load(&program, em_model_program, em_model_program_size);
+    if (status == EM_OK) { /* weights pinned to RAM (app.yaml memory: pin:): copied once */
+        status = em_app_copy_constants(&program);
+    }
     const em_link_model model = {
-        .load_status = em_program_load(&program, em_model_program, em_model_program_size),
+        .load_status = status,
         .program = &program,
         .arenas = em_app_arenas,
         .arena_sizes = em_app_arena_sizes,
