@@ -215,6 +215,7 @@ SELECTABLE_VARIANTS = (
     "DW_MVE_FULL_KW3", "DW_MVE_FULL", "DW_MVE_TAIL", "DW_MVE_STRIDED",
     "DWF_MVE_PIXEL", "DWF_MVE_PIXEL_9", "DWF_MVE_PIXEL_LEFT", "DWF_MVE_BLOCK4", "DWF_MVE_ROWS",
     "CONV_MVE_PACK", "CONV_MVE_TAPS",
+    "AVG_MVE_FULL", "AVG_MVE_TAIL", "AVG_MVE_LARGE",
 )
 
 
@@ -271,6 +272,15 @@ def _depthwise_variants(graph: Graph, op: Op) -> set[str]:
     return fast if weights is not None else fast | generic
 
 
+def _avg_pool_variants(graph: Graph, op: Op) -> set[str]:
+    """em_avg_pool_s8.c em_nn_avg_mve_linked(): full 16-channel groups, the partial one, and
+    windows over 256 cells (at most min(kernel, input) per axis)."""
+    _, h, w, c = graph.tensors[op.inputs[0]].shape
+    kh, kw = op.attrs["kernel"]
+    return ({"AVG_MVE_FULL"} if c >= 16 else set()) | ({"AVG_MVE_TAIL"} if c % 16 else set()) | \
+        ({"AVG_MVE_LARGE"} if min(kh, h) * min(kw, w) > 256 else set())
+
+
 def linked_variants(graph: Graph, tier: str) -> set[str]:
     """The selectable variants (SELECTABLE_VARIANTS) the ops of `graph` take on `tier`; none below
     MVE, whose paths are not selectable."""
@@ -282,4 +292,6 @@ def linked_variants(graph: Graph, tier: str) -> set[str]:
             used |= _conv2d_variants(graph, op)
         elif op.kind == "depthwise_conv2d":
             used |= _depthwise_variants(graph, op)
+        elif op.kind == "avg_pool2d":
+            used |= _avg_pool_variants(graph, op)
     return used

@@ -348,6 +348,19 @@ def test_depthwise_linked_variants(case, expected):
     assert depthwise("linked", **case) == expected
 
 
+@pytest.mark.parametrize("shape, kernel, expected", [
+    ((1, 8, 8, 64), (8, 8), ["AVG_MVE_FULL"]),  # ResNet-8's global pool
+    ((1, 8, 8, 40), (2, 2), ["AVG_MVE_FULL", "AVG_MVE_TAIL"]),
+    ((1, 8, 8, 8), (2, 2), ["AVG_MVE_TAIL"]),
+    ((1, 20, 20, 16), (20, 20), ["AVG_MVE_FULL", "AVG_MVE_LARGE"]),  # 400 cells > 256
+    ((1, 10, 10, 16), (20, 20), ["AVG_MVE_FULL"]),  # the window holds at most 10 x 10 cells
+])
+def test_avg_pool_linked_variants(shape, kernel, expected):
+    g = _graph(shape, (1,), (1, 1, 1, shape[3]))
+    g.ops.append(Op("avg_pool2d", ["x"], ["y"], {"kernel": kernel, "stride": kernel, "padding": (0, 0, 0, 0)}))
+    assert sorted(kv.linked_variants(g, "mve")) == expected
+
+
 def test_linked_variants_are_the_headers_names_and_none_below_mve():
     text = (REPO / "runtime/kernels/include/em_nn_variants.h").read_text()
     assert sorted(re.findall(r"#ifndef EM_NN_VARIANT_(\w+)", text)) == sorted(kv.SELECTABLE_VARIANTS)

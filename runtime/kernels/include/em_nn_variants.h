@@ -13,7 +13,7 @@
  * - Otherwise (the runtime library, em_run, the kernel tests): every variant is built.
  *
  * A program that reaches a variant its build left out fails with EM_ERR_VARIANT_NOT_LINKED (the
- * generic depthwise and conv2d entry points) or falls back to a linked general path (the
+ * generic depthwise, conv2d and avg_pool entry points) or falls back to a linked general path (the
  * depthwise M = 1 fast path declines): never undefined behaviour. Only the MVE tier's variants
  * are selectable; the DSP and scalar paths are small and always built.
  */
@@ -61,6 +61,18 @@
 #endif
 #ifndef EM_NN_VARIANT_CONV_MVE_TAPS
 #define EM_NN_VARIANT_CONV_MVE_TAPS 1
+#endif
+
+/* em_avg_pool_s8.c (MVE): groups of 16 channels, the last partial group (C % 16 != 0), and
+ * windows of more than 256 cells (int16 sums flushed to int32). */
+#ifndef EM_NN_VARIANT_AVG_MVE_FULL
+#define EM_NN_VARIANT_AVG_MVE_FULL 1
+#endif
+#ifndef EM_NN_VARIANT_AVG_MVE_TAIL
+#define EM_NN_VARIANT_AVG_MVE_TAIL 1
+#endif
+#ifndef EM_NN_VARIANT_AVG_MVE_LARGE
+#define EM_NN_VARIANT_AVG_MVE_LARGE 1
 #endif
 
 #endif
