@@ -213,7 +213,7 @@ def kernel_variant(graph: Graph, op: Op, tier: str) -> str:
 # EM_ERR_VARIANT_NOT_LINKED, so a rule must never leave out a variant its op takes.
 SELECTABLE_VARIANTS = (
     "DW_MVE_FULL_KW3", "DW_MVE_FULL", "DW_MVE_TAIL", "DW_MVE_STRIDED",
-    "DWF_MVE_PIXEL", "DWF_MVE_PIXEL_9", "DWF_MVE_PIXEL_LEFT", "DWF_MVE_BLOCK4", "DWF_MVE_ROWS",
+    "DWF_MVE_PIXEL", "DWF_MVE_PIXEL_9", "DWF_MVE_PIXEL_LEFT", "DWF_MVE_BLOCK4", "DWF_MVE_ROWS", "DWF_MVE_TAPS",
     "CONV_MVE_PACK", "CONV_MVE_TAPS",
     "AVG_MVE_FULL", "AVG_MVE_TAIL", "AVG_MVE_LARGE",
 )
@@ -269,6 +269,8 @@ def _depthwise_variants(graph: Graph, op: Op) -> set[str]:
         right = ow + kw - 1 - a["padding"][2] - w
         if kh * (a["padding"][2] + w + max(right, 0)) * c <= _scratch_bytes(graph, op, DEPTHWISE_ROWS_STACK):
             fast.add("DWF_MVE_ROWS")
+    if "DWF_MVE_ROWS" not in fast:
+        fast.add("DWF_MVE_TAPS")  # the walk over the input with tap tables
     return fast if weights is not None else fast | generic
 
 

@@ -517,9 +517,13 @@ bool em_nn_depthwise_m1_s8(const em_nn_context *ctx, const em_conv_params *param
 #endif
 #if EM_NN_TIER_MVE
     const int32_t rows_bytes = em_nn_dwf_rows_bytes(&p, &d);
-    if (EM_NN_VARIANT_DWF_MVE_ROWS && block4 != NULL && rows_bytes > 0 && ctx != NULL && ctx->buf != NULL && ctx->size >= rows_bytes) {
+    if (EM_NN_VARIANT_DWF_MVE_ROWS && block4 != NULL && rows_bytes > 0 && ctx != NULL && ctx->buf != NULL
+        && ctx->size >= rows_bytes) {
         em_nn_dwf_rows_mve(&k, &p, &d, input, output, (int8_t *)ctx->buf, rows_bytes / kh, block4, pixel);
         return true;
+    }
+    if (!EM_NN_VARIANT_DWF_MVE_TAPS) {
+        return false; /* the tap tables below are left out of this build: the general path */
     }
 #endif
     int8_t zp_row[EM_NN_DWF_MAX_CHANNELS];

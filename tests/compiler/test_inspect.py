@@ -338,11 +338,11 @@ def test_conv2d_linked_variants(case, expected):
     (dict(c=2, stride=2), ["DW_MVE_TAIL"]),
     (dict(c=8, k=8, hw=16), ["DW_MVE_FULL"]),  # 64 taps: general, any KW
     (dict(c=64, weight=-128), ["DW_MVE_FULL_KW3"]),
-    (dict(c=64, stride=2), ["DWF_MVE_PIXEL_9"]),
-    (dict(c=64, k=5, stride=2), ["DWF_MVE_PIXEL"]),
-    (dict(c=64, shift=-1), ["DWF_MVE_PIXEL_LEFT"]),
-    (dict(c=16), ["DWF_MVE_BLOCK4", "DWF_MVE_PIXEL_9", "DWF_MVE_ROWS"]),
-    (dict(c=16, hw=70), ["DWF_MVE_BLOCK4", "DWF_MVE_PIXEL_9"]),
+    (dict(c=64, stride=2), ["DWF_MVE_PIXEL_9", "DWF_MVE_TAPS"]),
+    (dict(c=64, k=5, stride=2), ["DWF_MVE_PIXEL", "DWF_MVE_TAPS"]),
+    (dict(c=64, shift=-1), ["DWF_MVE_PIXEL_LEFT", "DWF_MVE_TAPS"]),
+    (dict(c=16), ["DWF_MVE_BLOCK4", "DWF_MVE_PIXEL_9", "DWF_MVE_ROWS"]),  # no tap tables
+    (dict(c=16, hw=70), ["DWF_MVE_BLOCK4", "DWF_MVE_PIXEL_9", "DWF_MVE_TAPS"]),
 ])
 def test_depthwise_linked_variants(case, expected):
     assert depthwise("linked", **case) == expected

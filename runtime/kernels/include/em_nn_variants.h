@@ -55,6 +55,10 @@
 #ifndef EM_NN_VARIANT_DWF_MVE_ROWS
 #define EM_NN_VARIANT_DWF_MVE_ROWS 1
 #endif
+/* ... and its walk over the input itself with tap tables (every layer not on staged rows). */
+#ifndef EM_NN_VARIANT_DWF_MVE_TAPS
+#define EM_NN_VARIANT_DWF_MVE_TAPS 1
+#endif
 /* em_conv2d_s8.c (MVE): packing a column into scratch (im2col), and tap by tap without scratch. */
 #ifndef EM_NN_VARIANT_CONV_MVE_PACK
 #define EM_NN_VARIANT_CONV_MVE_PACK 1
