@@ -205,3 +205,95 @@ def kernel_variant(graph: Graph, op: Op, tier: str) -> str:
     if paths is not None:
         return paths.get(tier, paths.get("*", "scalar"))
     return "portable float32" if op.kind.startswith("float_") else "portable"
+
+
+# Selective build below the op (runtime/kernels/include/em_nn_variants.h): the MVE variants a
+# program's firmware links, named as its EM_NN_VARIANT_<NAME> macros. Each rule below mirrors the
+# same C dispatch as the text rules above; a program that reaches a variant left out fails with
+# EM_ERR_VARIANT_NOT_LINKED, so a rule must never leave out a variant its op takes.
+SELECTABLE_VARIANTS = (
+    "DW_MVE_FULL_KW3", "DW_MVE_FULL", "DW_MVE_TAIL", "DW_MVE_STRIDED",
+    "DWF_MVE_PIXEL", "DWF_MVE_PIXEL_9", "DWF_MVE_PIXEL_LEFT", "DWF_MVE_BLOCK4", "DWF_MVE_ROWS", "DWF_MVE_TAPS",
+    "CONV_MVE_PACK", "CONV_MVE_TAPS",
+    "AVG_MVE_FULL", "AVG_MVE_TAIL", "AVG_MVE_LARGE",
+)
+
+
+def _conv2d_variants(graph: Graph, op: Op) -> set[str]:
+    """em_conv2d_s8.c em_nn_conv_mve_linked(): nothing when every column is in place, else
+    packing when a column fits the scratch, else taps."""
+    _, h, w, _ = graph.tensors[op.inputs[0]].shape
+    _, kh, kw, cg = graph.tensors[op.inputs[1]].shape
+    _, oh, ow, _ = graph.tensors[op.outputs[0]].shape
+    a = op.attrs
+    (sh, sw), (_, dw), (top, _, left, _) = a["stride"], a["dilation"], a["padding"]
+    contiguous = kh == 1 and (kw == 1 or dw == 1) and a.get("groups", 1) == 1
+    if contiguous and _inside(oh, sh, top, 0, h) * _inside(ow, sw, left, kw - 1, w) == oh * ow:
+        return set()
+    packs = _scratch_bytes(graph, op, CONV2D_STACK_SCRATCH) >= _round_up(kh * kw * cg, 16)
+    return {"CONV_MVE_PACK" if packs else "CONV_MVE_TAPS"}
+
+
+def _dw_generic_variants(c: int, kw: int, m: int) -> set[str]:
+    """em_depthwise_conv2d_s8.c em_nn_dw_mve_linked()."""
+    if m != 1:
+        return {"DW_MVE_STRIDED"}
+    full = set() if c < 4 else {"DW_MVE_FULL_KW3" if kw == 3 else "DW_MVE_FULL"}
+    return full | ({"DW_MVE_TAIL"} if c % 4 else set())
+
+
+def _depthwise_variants(graph: Graph, op: Op) -> set[str]:
+    """depthwise_conv2d() above as variants: the fast path's pixel, block and staged rows, or the
+    general path's blocks (also when the weights are not constants: the fast path may decline)."""
+    a = op.attrs
+    _, h, w, c = graph.tensors[op.inputs[0]].shape
+    kh, kw, _ = graph.tensors[op.inputs[1]].shape
+    _, _, ow, _ = graph.tensors[op.outputs[0]].shape
+    m = a.get("depth_multiplier", 1)
+    generic = _dw_generic_variants(c, kw, m)
+    if m != 1 or kh * kw > DW_FAST_MAX_TAPS or c > DW_FAST_MAX_CHANNELS:
+        return generic
+    blocks = c % 4 == 0 and kh == kw == 3 and a["stride"][1] == 1 and a["dilation"][1] == 1
+    if c < DW_FAST_MVE_MIN_CHANNELS and not blocks:
+        return generic
+    weights = graph.tensors[op.inputs[1]].data
+    if weights is not None and bool(np.any(weights == -128)):
+        return generic
+    left = bool(np.any(np.asarray(a["shift"]) > -2))
+    block4 = blocks and not left
+    if c < DW_FAST_MVE_MIN_CHANNELS and not block4:
+        return generic
+    fast = {"DWF_MVE_PIXEL_LEFT" if left else ("DWF_MVE_PIXEL_9" if kh * kw == 9 else "DWF_MVE_PIXEL")}
+    if block4:
+        fast.add("DWF_MVE_BLOCK4")
+        right = ow + kw - 1 - a["padding"][2] - w
+        if kh * (a["padding"][2] + w + max(right, 0)) * c <= _scratch_bytes(graph, op, DEPTHWISE_ROWS_STACK):
+            fast.add("DWF_MVE_ROWS")
+    if "DWF_MVE_ROWS" not in fast:
+        fast.add("DWF_MVE_TAPS")  # the walk over the input with tap tables
+    return fast if weights is not None else fast | generic
+
+
+def _avg_pool_variants(graph: Graph, op: Op) -> set[str]:
+    """em_avg_pool_s8.c em_nn_avg_mve_linked(): full 16-channel groups, the partial one, and
+    windows over 256 cells (at most min(kernel, input) per axis)."""
+    _, h, w, c = graph.tensors[op.inputs[0]].shape
+    kh, kw = op.attrs["kernel"]
+    return ({"AVG_MVE_FULL"} if c >= 16 else set()) | ({"AVG_MVE_TAIL"} if c % 16 else set()) | \
+        ({"AVG_MVE_LARGE"} if min(kh, h) * min(kw, w) > 256 else set())
+
+
+def linked_variants(graph: Graph, tier: str) -> set[str]:
+    """The selectable variants (SELECTABLE_VARIANTS) the ops of `graph` take on `tier`; none below
+    MVE, whose paths are not selectable."""
+    if tier != "mve":
+        return set()
+    used: set[str] = set()
+    for op in graph.ops:
+        if op.kind == "conv2d":
+            used |= _conv2d_variants(graph, op)
+        elif op.kind == "depthwise_conv2d":
+            used |= _depthwise_variants(graph, op)
+        elif op.kind == "avg_pool2d":
+            used |= _avg_pool_variants(graph, op)
+    return used

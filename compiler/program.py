@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from compiler import emit_c, reference
+from compiler import emit_c, kernel_variants, reference
 from compiler.ir import Graph
 from compiler.ops import OP_TABLE, OpSpec
 from compiler.planner import Plan
@@ -81,12 +81,15 @@ class Program:
         return {arena.name: arena.size for arena in self.graph.arenas}
 
     def emit_c(self, out_dir: str | Path, symbol: str = "em_model_program") -> list[Path]:
-        """Writes <symbol>.c/.h (the program array) and em_registry.c; returns their paths."""
+        """Writes <symbol>.c/.h (the program array), em_registry.c and em_nn_variants_selected.h (the
+        kernel variants its ops take); returns their paths."""
         out = Path(out_dir)
         files = {
             out / f"{symbol}.c": emit_c.program_array_c(self.to_bytes(), symbol),
             out / f"{symbol}.h": emit_c.program_header_c(symbol),
             out / "em_registry.c": emit_c.registry_c(self.selected_ops),
+            out / "em_nn_variants_selected.h": emit_c.variants_h(
+                kernel_variants.linked_variants(self.graph, self.target.tier), kernel_variants.SELECTABLE_VARIANTS),
         }
         for path, text in files.items():
             write_atomically(path, text)

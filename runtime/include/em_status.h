@@ -26,8 +26,10 @@ typedef enum {
                                       plan uses more arenas than EM_MAX_ARENAS */
     EM_ERR_BAD_ARGUMENT = 12,    /**< NULL pointer or index out of range in an API call */
     EM_ERR_UNALIGNED = 13,       /**< program or arena not aligned as required */
-    EM_ERR_CONSTANTS_NOT_COPIED = 14 /**< the program pins constants to RAM (app.yaml memory: pin:)
-                                          and em_program_copy_constants() has not copied them */
+    EM_ERR_CONSTANTS_NOT_COPIED = 14, /**< the program pins constants to RAM (app.yaml memory: pin:)
+                                           and em_program_copy_constants() has not copied them */
+    EM_ERR_VARIANT_NOT_LINKED = 15 /**< a kernel path this firmware was built without (its
+                                        generated em_nn_variants_selected.h left it out) */
 } em_status;
 
 /** "EM_OK", "EM_ERR_TRUNCATED", ...; "EM_ERR_UNKNOWN_STATUS" for any other value. */

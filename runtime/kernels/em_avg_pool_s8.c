@@ -36,6 +36,7 @@
 #include "em_nn_functions.h"
 #include "em_nn_support.h"
 #include "em_nn_tier.h"
+#include "em_nn_variants.h"
 
 #if EM_NN_TIER_MVE
 #include <arm_mve.h>
@@ -108,7 +109,7 @@ em_nn_avg_group_mve(const int8_t *in, int32_t row_stride, int32_t channels, int3
     int32x4_t a0 = vdupq_n_s32(bias), a1 = a0, a2 = a0, a3 = a0;
     int16x8_t s_lo = zero16, s_hi = zero16;
     const int8_t *row = in + c;
-    if (rows * cols <= 256) { /* the usual window: one int16 sum */
+    if (!EM_NN_VARIANT_AVG_MVE_LARGE || rows * cols <= 256) { /* the usual window: one int16 sum */
         for (int32_t r = 0; r < rows; r++, row += row_stride) {
             EM_NN_AVG_CELLS(row, channels, cols, s_lo, s_hi, tail, p_lo, p_hi);
         }
@@ -164,12 +165,24 @@ static void em_nn_avg_pixel_mve(const em_nn_avg_pixel *px, int8_t *out)
     d.lo = vdupq_n_s32(px->act_min);
     d.hi = vdupq_n_s32(px->act_max);
     int32_t c = 0;
-    for (; c + 16 <= channels; c += 16) {
+    /* a variant left out of the build (em_nn_variants.h) is never taken: em_nn_avg_mve_linked() */
+    for (; EM_NN_VARIANT_AVG_MVE_FULL && c + 16 <= channels; c += 16) {
         em_nn_avg_group_mve(in, row_stride, channels, rows, cols, bias, d, c, false, out);
     }
-    if (c < channels) {
+    if (EM_NN_VARIANT_AVG_MVE_TAIL && c < channels) {
         em_nn_avg_group_mve(in, row_stride, channels, rows, cols, bias, d, c, true, out);
     }
+}
+
+/** Whether this build holds the groups em_nn_avg_pixel_mve() takes: full groups of 16 channels,
+ *  the last partial group, and windows over 256 cells (a pixel's window has at most
+ *  min(kernel_h, input_h) x min(kernel_w, input_w) cells). */
+static bool em_nn_avg_mve_linked(const em_pool_params *p, const em_pool_dims *d)
+{
+    const int32_t rows = p->kernel_h < d->input_h ? p->kernel_h : d->input_h;
+    const int32_t cols = p->kernel_w < d->input_w ? p->kernel_w : d->input_w;
+    return (d->channels < 16 || EM_NN_VARIANT_AVG_MVE_FULL) && (d->channels % 16 == 0 || EM_NN_VARIANT_AVG_MVE_TAIL)
+           && ((int64_t)rows * cols <= 256 || EM_NN_VARIANT_AVG_MVE_LARGE);
 }
 
 #else /* scalar and DSP */
@@ -252,6 +265,12 @@ em_status em_avg_pool_s8(const em_pool_params *params, const em_pool_dims *dims,
         || (int64_t)params->kernel_h * params->kernel_w > EM_AVG_POOL_MAX_CELLS) {
         return EM_ERR_BAD_ARGUMENT;
     }
+#if EM_NN_TIER_MVE
+    if (!(EM_NN_VARIANT_AVG_MVE_FULL && EM_NN_VARIANT_AVG_MVE_TAIL && EM_NN_VARIANT_AVG_MVE_LARGE)
+        && !em_nn_avg_mve_linked(params, dims)) {
+        return EM_ERR_VARIANT_NOT_LINKED; /* the compiler's kernel_variants.py chose otherwise */
+    }
+#endif
     /* Locals, not pointers: every int8 store may alias *params / *dims, forcing re-reads. */
     const em_pool_params p = *params;
     const em_pool_dims d = *dims;

@@ -42,6 +42,7 @@
 #include "em_nn_functions.h"
 #include "em_nn_support.h"
 #include "em_nn_tier.h"
+#include "em_nn_variants.h"
 
 #if EM_NN_TIER_MVE
 #include <arm_mve.h>
@@ -613,7 +614,7 @@ static void em_nn_conv2d_mve(const em_nn_context *ctx, const em_conv_params *p,
                     }
                     if (in_place) {
                         cols[n_cols++].col = x_image + ((int32_t)iy0 * d->input_w + ix0) * d->input_c;
-                    } else if (packed < packable) {
+                    } else if (EM_NN_VARIANT_CONV_MVE_PACK && packed < packable) {
                         int8_t *col = (int8_t *)ctx->buf + packed++ * col_bytes;
                         if (rows_fast && iy0 >= 0 && iy0 <= iy_max && ix0 >= 0 && ix0 <= ix_max) {
                             em_nn_copy_rows_mve(col, x_image + (iy0 * d->input_w + ix0) * d->input_c,
@@ -622,7 +623,7 @@ static void em_nn_conv2d_mve(const em_nn_context *ctx, const em_conv_params *p,
                             em_nn_conv_pack_mve(p, d, x_image + g * cg, iy0, ix0, col);
                         }
                         cols[n_cols++].col = col;
-                    } else { /* no scratch: this pixel's taps in place */
+                    } else if (EM_NN_VARIANT_CONV_MVE_TAPS) { /* no scratch: this pixel's taps in place */
                         em_nn_conv_taps_mve(p, quant, d, x_image + g * cg, iy0, ix0, g * og, (g + 1) * og,
                                             weights, bias, out_image + px * d->output_c);
                         start = px + 1;
@@ -635,6 +636,21 @@ static void em_nn_conv2d_mve(const em_nn_context *ctx, const em_conv_params *p,
             }
         }
     }
+}
+
+/** Whether this build holds the paths em_nn_conv2d_mve() takes (em_nn_variants.h): none when
+ *  every pixel's column is in place (em_nn_conv_in_place() of the first and the last pixel, as
+ *  the window's corner only grows with the pixel), else packing when a column fits the scratch,
+ *  else taps. */
+static bool em_nn_conv_mve_linked(const em_nn_context *ctx, const em_conv_params *p, const em_conv_dims *d)
+{
+    if (em_nn_conv_in_place(p, d, -p->pad_top, -p->pad_left)
+        && em_nn_conv_in_place(p, d, (d->output_h - 1) * p->stride_h - p->pad_top,
+                               (d->output_w - 1) * p->stride_w - p->pad_left)) {
+        return true;
+    }
+    const bool packs = ctx != NULL && ctx->buf != NULL && ctx->size >= em_nn_conv_col_bytes(p, d);
+    return packs ? EM_NN_VARIANT_CONV_MVE_PACK : EM_NN_VARIANT_CONV_MVE_TAPS;
 }
 
 #else /* DSP and scalar: the same columns, each tier its own dot products */
@@ -1071,6 +1087,9 @@ em_status em_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params,
         return EM_ERR_BAD_ARGUMENT;
     }
 #if EM_NN_TIER_MVE
+    if (!(EM_NN_VARIANT_CONV_MVE_PACK && EM_NN_VARIANT_CONV_MVE_TAPS) && !em_nn_conv_mve_linked(ctx, params, dims)) {
+        return EM_ERR_VARIANT_NOT_LINKED; /* the compiler's kernel_variants.py chose otherwise */
+    }
     em_nn_conv2d_mve(ctx, params, quant, dims, input, weights, bias, output);
 #else
     em_nn_conv2d_cols(ctx, params, quant, dims, input, weights, bias, output);

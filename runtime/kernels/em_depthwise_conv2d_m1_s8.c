@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "em_nn_functions.h"
+#include "em_nn_variants.h"
 #include "em_nn_support.h"
 #include "em_nn_tier.h"
 
@@ -449,6 +450,12 @@ bool em_nn_depthwise_m1_s8(const em_nn_context *ctx, const em_conv_params *param
     if (p.depth_multiplier != 1 || kh * kw > EM_NN_DWF_MAX_TAPS || cs > EM_NN_DWF_MAX_CHANNELS) {
         return false;
     }
+#if EM_NN_TIER_MVE
+    /* built without any tap-table pixel (em_nn_variants.h): the general path, as when declining */
+    if (!(EM_NN_VARIANT_DWF_MVE_PIXEL || EM_NN_VARIANT_DWF_MVE_PIXEL_9 || EM_NN_VARIANT_DWF_MVE_PIXEL_LEFT)) {
+        return false;
+    }
+#endif
     em_nn_dwf k;
     k.c = cs;
     k.taps = kh * kw;
@@ -481,10 +488,22 @@ bool em_nn_depthwise_m1_s8(const em_nn_context *ctx, const em_conv_params *param
     for (int32_t c = 0; c < cs; c++) {
         left = left || quant->shift[c] > -2;
     }
-    void (*const pixel)(const em_nn_dwf *, const uintptr_t *, uintptr_t, int8_t *) =
-        left ? em_nn_dwf_pixel_left : (k.taps == 9 ? em_nn_dwf_pixel_9 : em_nn_dwf_pixel);
+    /* a variant left out of the build (em_nn_variants.h) is never taken: the any-taps pixel for
+     * 3x3 (the same sums), else declining to the general path */
+    void (*pixel)(const em_nn_dwf *, const uintptr_t *, uintptr_t, int8_t *) = NULL;
+    if (left) {
+        pixel = EM_NN_VARIANT_DWF_MVE_PIXEL_LEFT ? em_nn_dwf_pixel_left : NULL;
+    } else if (EM_NN_VARIANT_DWF_MVE_PIXEL_9 && k.taps == 9) {
+        pixel = em_nn_dwf_pixel_9;
+    } else if (EM_NN_VARIANT_DWF_MVE_PIXEL) {
+        pixel = em_nn_dwf_pixel;
+    }
+    if (pixel == NULL) {
+        return false;
+    }
     /* 4 inner pixels of a row at a time where that pays; NULL: none */
-    const em_nn_dwf_block_fn block4 = blocks && !left ? em_nn_dwf_block4_3x3_unit : NULL;
+    const em_nn_dwf_block_fn block4 =
+        EM_NN_VARIANT_DWF_MVE_BLOCK4 && blocks && !left ? em_nn_dwf_block4_3x3_unit : NULL;
     if (cs < 32 && block4 == NULL) {
         return false;
     }
@@ -498,9 +517,13 @@ bool em_nn_depthwise_m1_s8(const em_nn_context *ctx, const em_conv_params *param
 #endif
 #if EM_NN_TIER_MVE
     const int32_t rows_bytes = em_nn_dwf_rows_bytes(&p, &d);
-    if (block4 != NULL && rows_bytes > 0 && ctx != NULL && ctx->buf != NULL && ctx->size >= rows_bytes) {
+    if (EM_NN_VARIANT_DWF_MVE_ROWS && block4 != NULL && rows_bytes > 0 && ctx != NULL && ctx->buf != NULL
+        && ctx->size >= rows_bytes) {
         em_nn_dwf_rows_mve(&k, &p, &d, input, output, (int8_t *)ctx->buf, rows_bytes / kh, block4, pixel);
         return true;
+    }
+    if (!EM_NN_VARIANT_DWF_MVE_TAPS) {
+        return false; /* the tap tables below are left out of this build: the general path */
     }
 #endif
     int8_t zp_row[EM_NN_DWF_MAX_CHANNELS];

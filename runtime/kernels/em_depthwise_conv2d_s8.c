@@ -26,6 +26,7 @@
 #include "em_nn_functions.h"
 #include "em_nn_support.h"
 #include "em_nn_tier.h"
+#include "em_nn_variants.h"
 
 #if EM_NN_TIER_MVE
 #include <arm_mve.h>
@@ -369,17 +370,20 @@ EM_NN_ALWAYS_INLINE void em_nn_dw_mve(const em_conv_params *p, const em_per_chan
     g.ox_hi = g.ox_hi < d->output_w ? g.ox_hi : d->output_w;
     const int32_t c_full = unit ? (g.c & ~3) : 0; /* channels of the unpredicated blocks */
     int32_t c = 0;
+    /* a variant left out of the build (em_nn_variants.h) is never called: em_nn_dw_mve_linked() */
     for (; c < c_full; c += 4) {
-        if (d->kernel_w == 3) {
+        if (EM_NN_VARIANT_DW_MVE_FULL_KW3 && d->kernel_w == 3) {
             em_nn_dw_block_full_kw3(p, quant, d, &g, input, weights, bias, output, c);
-        } else {
+        } else if (EM_NN_VARIANT_DW_MVE_FULL) {
             em_nn_dw_block_full(p, quant, d, &g, input, weights, bias, output, c);
         }
     }
     for (; c < g.c; c += 4) {
         if (unit) {
-            em_nn_dw_block_tail(p, quant, d, &g, input, weights, bias, output, c);
-        } else {
+            if (EM_NN_VARIANT_DW_MVE_TAIL) {
+                em_nn_dw_block_tail(p, quant, d, &g, input, weights, bias, output, c);
+            }
+        } else if (EM_NN_VARIANT_DW_MVE_STRIDED) {
             em_nn_dw_block_strided(p, quant, d, &g, input, weights, bias, output, c);
         }
     }
@@ -397,6 +401,22 @@ static void em_nn_dw_mve_strided(const em_conv_params *p, const em_per_channel_q
                                  const int32_t *bias, int8_t *output)
 {
     em_nn_dw_mve(p, quant, d, input, weights, bias, output, false);
+}
+
+#define EM_NN_DW_MVE_ANY                                                                           \
+    (EM_NN_VARIANT_DW_MVE_FULL_KW3 || EM_NN_VARIANT_DW_MVE_FULL || EM_NN_VARIANT_DW_MVE_TAIL ||   \
+     EM_NN_VARIANT_DW_MVE_STRIDED)
+
+/** Whether this build holds every block em_nn_dw_mve() calls for these shapes (a KW = 3 layer
+ *  takes the any-KW block when the unrolled one is left out: the same sums). */
+static bool em_nn_dw_mve_linked(const em_conv_params *p, const em_conv_dims *d)
+{
+    if (p->depth_multiplier != 1) {
+        return EM_NN_VARIANT_DW_MVE_STRIDED;
+    }
+    const bool full = d->input_c < 4 || EM_NN_VARIANT_DW_MVE_FULL ||
+                      (EM_NN_VARIANT_DW_MVE_FULL_KW3 && d->kernel_w == 3);
+    return full && (d->input_c % 4 == 0 || EM_NN_VARIANT_DW_MVE_TAIL);
 }
 
 #else /* scalar, and the DSP tier (its own path for M = 1 below, scalar for M > 1) */
@@ -569,6 +589,9 @@ em_status em_depthwise_conv2d_s8(const em_nn_context *ctx, const em_conv_params 
         return EM_OK; /* em_depthwise_conv2d_m1_s8.c */
     }
 #if EM_NN_TIER_MVE
+    if (!EM_NN_DW_MVE_ANY || !em_nn_dw_mve_linked(params, dims)) {
+        return EM_ERR_VARIANT_NOT_LINKED; /* the compiler's kernel_variants.py chose otherwise */
+    }
     if (params->depth_multiplier == 1) {
         em_nn_dw_mve_unit(params, quant, dims, input, weights, bias, output);
     } else {

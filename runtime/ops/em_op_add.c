@@ -25,17 +25,12 @@ static em_status em_add_decode(const em_op_context *ctx, em_add_args *a)
     em_add_params *p = &a->params;
     em_status s = em_op_operands(ctx, a->in, EM_ADD_N_INPUTS, &a->output, 1u);
     if (s == EM_OK) s = em_op_options(ctx, EM_OPTIONS_ADD);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_ADD_OPTIONS_INPUT1_OFFSET, 0, &p->a_offset);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_ADD_OPTIONS_INPUT1_MULTIPLIER, 0, &p->a_multiplier);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_ADD_OPTIONS_INPUT1_SHIFT, 0, &p->a_shift);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_ADD_OPTIONS_INPUT2_OFFSET, 0, &p->b_offset);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_ADD_OPTIONS_INPUT2_MULTIPLIER, 0, &p->b_multiplier);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_ADD_OPTIONS_INPUT2_SHIFT, 0, &p->b_shift);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_ADD_OPTIONS_OUTPUT_OFFSET, 0, &p->output_offset);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_ADD_OPTIONS_OUTPUT_MULTIPLIER, 0, &p->output_multiplier);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_ADD_OPTIONS_OUTPUT_SHIFT, 0, &p->output_shift);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_ADD_OPTIONS_ACTIVATION_MIN, -128, &p->activation_min);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_ADD_OPTIONS_ACTIVATION_MAX, 127, &p->activation_max);
+    /* slots INPUT1_OFFSET (0) .. ACTIVATION_MAX (10) are em_add_params' fields in order */
+    _Static_assert(sizeof(em_add_params) == 11u * sizeof(int32_t) && EM_ADD_OPTIONS_INPUT1_OFFSET == 0
+                       && EM_ADD_OPTIONS_ACTIVATION_MAX == 10,
+                   "em_add_params must be the options' slots 0..10 in order");
+    static const int8_t defaults[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, -128, 127};
+    if (s == EM_OK) s = em_op_option_i32s(ctx, 0u, defaults, 11u, (int32_t *)(void *)p);
     return s;
 }
 

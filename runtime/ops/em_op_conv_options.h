@@ -19,21 +19,15 @@
 static inline em_status em_conv_options_decode(const em_op_context *ctx, em_conv_params *p, em_fb_vector *multiplier,
                                                em_fb_vector *shift)
 {
+    /* Slots STRIDE_H (0) .. ACTIVATION_MAX (13) are em_conv_params' int32 fields in order: one
+     * shared loop over a table of defaults, not 14 inlined field reads (about 900 bytes per op). */
+    _Static_assert(sizeof(em_conv_params) == 14u * sizeof(int32_t) && EM_CONV_2D_OPTIONS_STRIDE_H == 0
+                       && EM_CONV_2D_OPTIONS_ACTIVATION_MAX == 13,
+                   "em_conv_params must be the options' slots 0..13 in order");
+    static const int8_t defaults[14] = {1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, -128, 127};
+    int32_t *const field = (int32_t *)(void *)p;
     em_status s = em_op_options(ctx, EM_OPTIONS_CONV_2D);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_STRIDE_H, 1, &p->stride_h);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_STRIDE_W, 1, &p->stride_w);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_DILATION_H, 1, &p->dilation_h);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_DILATION_W, 1, &p->dilation_w);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_PAD_TOP, 0, &p->pad_top);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_PAD_BOTTOM, 0, &p->pad_bottom);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_PAD_LEFT, 0, &p->pad_left);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_PAD_RIGHT, 0, &p->pad_right);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_GROUPS, 1, &p->groups);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_DEPTH_MULTIPLIER, 1, &p->depth_multiplier);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_INPUT_ZERO_POINT, 0, &p->input_zero_point);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_OUTPUT_OFFSET, 0, &p->output_offset);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_ACTIVATION_MIN, -128, &p->activation_min);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_CONV_2D_OPTIONS_ACTIVATION_MAX, 127, &p->activation_max);
+    if (s == EM_OK) s = em_op_option_i32s(ctx, 0u, defaults, 14u, field);
     if (s == EM_OK) s = em_op_option_vector(ctx, EM_CONV_2D_OPTIONS_OUTPUT_MULTIPLIER, multiplier);
     if (s == EM_OK) s = em_op_option_vector(ctx, EM_CONV_2D_OPTIONS_OUTPUT_SHIFT, shift);
     return s;

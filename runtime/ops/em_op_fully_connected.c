@@ -23,9 +23,12 @@ static em_status em_fc_decode(const em_op_context *ctx, em_fc_args *a)
     em_fc_params *p = &a->params;
     em_status s = em_op_operands(ctx, a->in, EM_FC_N_INPUTS, &a->output, 1u);
     if (s == EM_OK) s = em_op_options(ctx, EM_OPTIONS_FULLY_CONNECTED);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_FC_OPTIONS_OUTPUT_OFFSET, 0, &p->output_offset);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_FC_OPTIONS_ACTIVATION_MIN, -128, &p->activation_min);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_FC_OPTIONS_ACTIVATION_MAX, 127, &p->activation_max);
+    /* slots OUTPUT_OFFSET (0) .. ACTIVATION_MAX (2) are em_fc_params' fields in order */
+    _Static_assert(sizeof(em_fc_params) == 3u * sizeof(int32_t) && EM_FC_OPTIONS_OUTPUT_OFFSET == 0
+                       && EM_FC_OPTIONS_ACTIVATION_MAX == 2,
+                   "em_fc_params must be the options' slots 0..2 in order");
+    static const int8_t defaults[3] = {0, -128, 127};
+    if (s == EM_OK) s = em_op_option_i32s(ctx, 0u, defaults, 3u, (int32_t *)(void *)p);
     if (s == EM_OK) s = em_op_option_vector(ctx, EM_FC_OPTIONS_OUTPUT_MULTIPLIER, &a->multiplier);
     if (s == EM_OK) s = em_op_option_vector(ctx, EM_FC_OPTIONS_OUTPUT_SHIFT, &a->shift);
     return s;

@@ -38,21 +38,18 @@ static inline em_status em_pool_option_bool(const em_op_context *ctx, uint32_t s
 /** Operands and Pool2DOptions of the operator (checked in check(), trusted in eval()). */
 static inline em_status em_pool_decode(const em_op_context *ctx, em_pool_args *a)
 {
-    em_pool_params *p = &a->params;
+    /* Slots KERNEL_H (0) .. ACTIVATION_MAX (11) are em_pool_params' int32 fields in order: shared
+     * loop over a table of defaults, not 12 inlined field reads (COUNT_INCLUDE_PAD a bool). */
+    _Static_assert(sizeof(em_pool_params) == 12u * sizeof(int32_t) && EM_POOL_2D_OPTIONS_KERNEL_H == 0
+                       && EM_POOL_2D_OPTIONS_COUNT_INCLUDE_PAD == 8 && EM_POOL_2D_OPTIONS_ACTIVATION_MAX == 11,
+                   "em_pool_params must be the options' slots 0..11 in order");
+    static const int8_t defaults[12] = {0, 0, 1, 1, 0, 0, 0, 0, 1, 0, -128, 127};
+    int32_t *const field = (int32_t *)(void *)&a->params;
     em_status s = em_op_operands(ctx, &a->input, 1u, &a->output, 1u);
     if (s == EM_OK) s = em_op_options(ctx, EM_OPTIONS_POOL_2D);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_POOL_2D_OPTIONS_KERNEL_H, 0, &p->kernel_h);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_POOL_2D_OPTIONS_KERNEL_W, 0, &p->kernel_w);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_POOL_2D_OPTIONS_STRIDE_H, 1, &p->stride_h);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_POOL_2D_OPTIONS_STRIDE_W, 1, &p->stride_w);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_POOL_2D_OPTIONS_PAD_TOP, 0, &p->pad_top);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_POOL_2D_OPTIONS_PAD_BOTTOM, 0, &p->pad_bottom);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_POOL_2D_OPTIONS_PAD_LEFT, 0, &p->pad_left);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_POOL_2D_OPTIONS_PAD_RIGHT, 0, &p->pad_right);
-    if (s == EM_OK) s = em_pool_option_bool(ctx, EM_POOL_2D_OPTIONS_COUNT_INCLUDE_PAD, true, &p->count_include_pad);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_POOL_2D_OPTIONS_ZERO_POINT, 0, &p->zero_point);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_POOL_2D_OPTIONS_ACTIVATION_MIN, -128, &p->activation_min);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_POOL_2D_OPTIONS_ACTIVATION_MAX, 127, &p->activation_max);
+    if (s == EM_OK) s = em_op_option_i32s(ctx, 0u, defaults, 8u, field);
+    if (s == EM_OK) s = em_pool_option_bool(ctx, EM_POOL_2D_OPTIONS_COUNT_INCLUDE_PAD, true, &field[8]);
+    if (s == EM_OK) s = em_op_option_i32s(ctx, 9u, defaults + 9, 3u, field + 9);
     return s;
 }
 

@@ -70,4 +70,13 @@ static inline bool em_op_per_channel_quant_ok(const em_op_context *ctx, const em
     return true;
 }
 
+/**
+ * Reads @p n consecutive int32 scalar fields of the options table, slots @p first .. first + n − 1,
+ * into @p out[0 .. n − 1], each @p defaults[i] when absent (after em_op_options()). One shared
+ * loop (runtime/ops/em_op_options.c) instead of an inlined field read per option per op.
+ * @return EM_OK, or (check() only) EM_ERR_MALFORMED.
+ */
+em_status em_op_option_i32s(const em_op_context *ctx, uint32_t first, const int8_t *defaults, uint32_t n,
+                            int32_t *out);
+
 #endif /* EM_OP_SUPPORT_H */

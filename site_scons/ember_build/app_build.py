@@ -241,3 +241,22 @@ def compile_app(app_name: str, board: Board, out_dir: Path, variant: str = "") -
                "ops": [op.kind for op in program.graph.ops], "model": meta}
     write_atomically(out / "compile.json", json.dumps(summary, indent=2) + "\n")
     return summary
+
+
+# Selective build below the op (runtime/kernels/include/em_nn_variants.h): the kernels whose
+# dispatch chooses among selectable variants, compiled once more per program with its generated
+# em_nn_variants_selected.h, and linked before the runtime library (whose copies, built with
+# every variant, the linker then never pulls). Only firmware whose program is fixed at build
+# time: the serving firmware and em_run load other programs and keep every variant.
+VARIANT_KERNEL_SOURCES = [REPO / "runtime" / "kernels" / f"{name}.c"
+                          for name in ("em_conv2d_s8", "em_depthwise_conv2d_s8", "em_depthwise_conv2d_m1_s8",
+                                       "em_avg_pool_s8")]
+VARIANTS_DEFINE = "EM_NN_VARIANTS_SELECTED"
+VARIANTS_HEADER = "em_nn_variants_selected.h"
+
+
+def variant_kernel_objects(env, gen: Path, obj_dir: Path) -> list:
+    """The VARIANT_KERNEL_SOURCES compiled for the program generated in `gen` (into `obj_dir`)."""
+    kernels_env = env.Clone()
+    kernels_env.Append(CPPDEFINES=[VARIANTS_DEFINE], CPPPATH=[str(gen)])
+    return kernels_env.EmberObjects([str(s) for s in VARIANT_KERNEL_SOURCES], obj_dir)

@@ -35,7 +35,7 @@ from ember_build.report import check_run
 REPO = Path(__file__).resolve().parents[2]
 GENERATED = ["program.embr", "em_model_program.c", "em_model_program.h", "em_registry.c",
              "em_test_vectors.c", "em_test_vectors.h", "em_model_arena.h", "expected.npz",
-             "compile.json", "plan.txt", "plan.json", "em_app_generated.h"]
+             "compile.json", "plan.txt", "plan.json", "em_app_generated.h", "em_nn_variants_selected.h"]
 RUN_TIMEOUT_S = 120.0
 COMMON_FIRMWARE = REPO / "apps" / "common" / "firmware"  # em_app_model.c and the serial link, shared by every app
 
@@ -174,7 +174,7 @@ def _serving_firmware(env, app: str, out: Path, app_sources: list[str], generate
 
 
 def build_app(env, app: str, run: bool = False, train: bool = False, model: str = ""):
-    from ember_build.app_build import AppError, load_app
+    from ember_build.app_build import AppError, load_app, variant_kernel_objects
 
     board = env["BOARD"]
     try:
@@ -230,6 +230,7 @@ def build_app(env, app: str, run: bool = False, train: bool = False, model: str 
         AlwaysBuild(profile)
         return served + [profile]
     objects = app_env.EmberObjects(app_sources + generated_sources, out / "obj")
+    objects += variant_kernel_objects(app_env, gen, out / "obj")  # only the kernel variants it runs
     if app_env["EMBER_CROSS"]:
         app_env.Append(LINKFLAGS=[f"-Wl,-Map={out / 'firmware.map'}"])
     elf = app_env.Program(str(out / ("firmware.elf" if app_env["EMBER_CROSS"] else "firmware")),

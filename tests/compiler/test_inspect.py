@@ -241,7 +241,8 @@ def conv(tier: str, cin: int, k: tuple, hw: int = 8, stride=1, pad=0, groups=1, 
     g = _graph((1, hw, hw, cin), (8, kh, kw, cin // groups), (1, oh, ow, 8), scratch)
     op = Op("conv2d", ["x", "w"], ["y"] + (["s"] if scratch is not None else []),
             _conv_attrs(stride, dilation, pad, groups))
-    return kv.kernel_variant(g, op, tier)
+    g.ops.append(op)  # for linked_variants(), which walks the graph
+    return kv.kernel_variant(g, op, tier) if tier != "linked" else sorted(kv.linked_variants(g, "mve"))
 
 
 @pytest.mark.parametrize("case, tier, expected", [
@@ -289,7 +290,8 @@ def depthwise(tier: str, c: int, k: int = 3, m: int = 1, hw: int = 8, stride: in
     g = _graph((1, hw, hw, c), (k, k, c * m), (1, oh, oh, c * m), scratch, weights)
     op = Op("depthwise_conv2d", ["x", "w"], ["y"] + (["s"] if scratch is not None else []),
             _conv_attrs(stride, 1, 1, 1, m, shift, c * m))
-    return kv.kernel_variant(g, op, tier)
+    g.ops.append(op)  # for linked_variants(), which walks the graph
+    return kv.kernel_variant(g, op, tier) if tier != "linked" else sorted(kv.linked_variants(g, "mve"))
 
 
 @pytest.mark.parametrize("case, tier, expected", [
@@ -313,6 +315,67 @@ def depthwise(tier: str, c: int, k: int = 3, m: int = 1, hw: int = 8, stride: in
 ])
 def test_depthwise_variants(case, tier, expected):
     assert depthwise(tier, **case) == expected
+
+
+# --- the variants a program links (em_nn_variants.h): the same branches, as macro names -------
+
+@pytest.mark.parametrize("case, expected", [
+    (dict(cin=16, k=(1, 1)), []),  # every column in place: neither packing nor taps
+    (dict(cin=16, k=(1, 3)), []),
+    (dict(cin=16, k=(1, 1), pad=1), ["CONV_MVE_PACK"]),  # the borders pack
+    (dict(cin=8, k=(3, 3), scratch=100), ["CONV_MVE_PACK"]),  # 100 >= 80: one column fits
+    (dict(cin=512, k=(3, 3)), ["CONV_MVE_TAPS"]),  # no column fits
+    (dict(cin=2400, k=(1, 1), pad=1), ["CONV_MVE_TAPS"]),
+])
+def test_conv2d_linked_variants(case, expected):
+    assert conv("linked", **case) == expected
+
+
+@pytest.mark.parametrize("case, expected", [
+    (dict(c=8, m=2), ["DW_MVE_STRIDED"]),
+    (dict(c=16, stride=2), ["DW_MVE_FULL_KW3"]),  # the general path, KW = 3 unrolled
+    (dict(c=18, stride=2), ["DW_MVE_FULL_KW3", "DW_MVE_TAIL"]),  # C % 4 != 0: the last block
+    (dict(c=2, stride=2), ["DW_MVE_TAIL"]),
+    (dict(c=8, k=8, hw=16), ["DW_MVE_FULL"]),  # 64 taps: general, any KW
+    (dict(c=64, weight=-128), ["DW_MVE_FULL_KW3"]),
+    (dict(c=64, stride=2), ["DWF_MVE_PIXEL_9", "DWF_MVE_TAPS"]),
+    (dict(c=64, k=5, stride=2), ["DWF_MVE_PIXEL", "DWF_MVE_TAPS"]),
+    (dict(c=64, shift=-1), ["DWF_MVE_PIXEL_LEFT", "DWF_MVE_TAPS"]),
+    (dict(c=16), ["DWF_MVE_BLOCK4", "DWF_MVE_PIXEL_9", "DWF_MVE_ROWS"]),  # no tap tables
+    (dict(c=16, hw=70), ["DWF_MVE_BLOCK4", "DWF_MVE_PIXEL_9", "DWF_MVE_TAPS"]),
+])
+def test_depthwise_linked_variants(case, expected):
+    assert depthwise("linked", **case) == expected
+
+
+@pytest.mark.parametrize("shape, kernel, expected", [
+    ((1, 8, 8, 64), (8, 8), ["AVG_MVE_FULL"]),  # ResNet-8's global pool
+    ((1, 8, 8, 40), (2, 2), ["AVG_MVE_FULL", "AVG_MVE_TAIL"]),
+    ((1, 8, 8, 8), (2, 2), ["AVG_MVE_TAIL"]),
+    ((1, 20, 20, 16), (20, 20), ["AVG_MVE_FULL", "AVG_MVE_LARGE"]),  # 400 cells > 256
+    ((1, 10, 10, 16), (20, 20), ["AVG_MVE_FULL"]),  # the window holds at most 10 x 10 cells
+])
+def test_avg_pool_linked_variants(shape, kernel, expected):
+    g = _graph(shape, (1,), (1, 1, 1, shape[3]))
+    g.ops.append(Op("avg_pool2d", ["x"], ["y"], {"kernel": kernel, "stride": kernel, "padding": (0, 0, 0, 0)}))
+    assert sorted(kv.linked_variants(g, "mve")) == expected
+
+
+def test_linked_variants_are_the_headers_names_and_none_below_mve():
+    text = (REPO / "runtime/kernels/include/em_nn_variants.h").read_text()
+    assert sorted(re.findall(r"#ifndef EM_NN_VARIANT_(\w+)", text)) == sorted(kv.SELECTABLE_VARIANTS)
+    g = _graph((1, 8, 8, 8), (3, 3, 16), (1, 8, 8, 16), 3072)
+    g.ops.append(Op("depthwise_conv2d", ["x", "w"], ["y", "s"], _conv_attrs(1, 1, 1, 1, 2, -5, 16)))
+    assert kv.linked_variants(g, "mve") == {"DW_MVE_STRIDED"}
+    assert kv.linked_variants(g, "dsp") == set() == kv.linked_variants(g, "scalar")
+
+
+def test_variants_header_defines_every_name():
+    from compiler.emit_c import variants_h
+
+    text = variants_h({"DWF_MVE_PIXEL_9"}, kv.SELECTABLE_VARIANTS)
+    assert "#define EM_NN_VARIANT_DWF_MVE_PIXEL_9 1\n" in text and "#define EM_NN_VARIANT_DW_MVE_FULL 0\n" in text
+    assert text.count("#define EM_NN_VARIANT_") == len(kv.SELECTABLE_VARIANTS)
 
 
 def _binary(a: tuple, b: tuple, out: tuple) -> tuple[Graph, Op]:

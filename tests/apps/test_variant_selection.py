@@ -1,0 +1,68 @@
+"""Selective build below the op (runtime/kernels/include/em_nn_variants.h): the kws firmware
+(DS-CNN on corstone300, MVE) links only the kernel variants its program takes. Its depthwise
+layers all run the M = 1 fast path's 3x3 4-pixel blocks on staged rows, so no block of the
+general MVE depthwise path may be in its ELF, while the runtime library (every variant, for
+em_run and the kernel tests) still holds them. The firmware must still match the reference."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from elftools.elf.elffile import ELFFile
+from elftools.elf.sections import SymbolTableSection
+
+from compiler import kernel_variants as kv
+from compiler.program import Program
+
+REPO = Path(__file__).resolve().parents[2]
+OUT = REPO / "build" / "corstone300" / "kws"
+# em_depthwise_conv2d_s8.c's general MVE blocks, the fast path's other pixels, conv2d's taps
+LEFT_OUT = ["em_nn_dw_block_full", "em_nn_dw_block_full_kw3", "em_nn_dw_block_tail", "em_nn_dw_block_strided",
+            "em_nn_dwf_pixel", "em_nn_dwf_pixel_left", "em_nn_conv_taps_mve"]
+KEPT = ["em_nn_dwf_pixel_9", "em_nn_dwf_block4_3x3_unit", "em_nn_conv_pack_mve", "em_nn_depthwise_m1_s8"]
+
+
+def _functions(path: Path) -> set[str]:
+    with open(path, "rb") as f:
+        symtab = ELFFile(f).get_section_by_name(".symtab")
+        assert isinstance(symtab, SymbolTableSection)
+        return {s.name for s in symtab.iter_symbols() if s["st_info"]["type"] == "STT_FUNC"}
+
+
+@pytest.fixture(scope="module")
+def kws() -> Path:
+    scons = Path(sys.executable).with_name("scons")
+    run = subprocess.run([str(scons), "app=kws", "board=corstone300", "run=1"], cwd=REPO,
+                         capture_output=True, text=True, timeout=1800)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    return OUT
+
+
+def test_the_generated_header_names_the_programs_variants(kws):
+    program = Program.load(kws / "gen" / "program.embr")
+    used = kv.linked_variants(program.graph, program.target.tier)
+    assert used == {"DWF_MVE_PIXEL_9", "DWF_MVE_BLOCK4", "DWF_MVE_ROWS", "CONV_MVE_PACK", "AVG_MVE_FULL"}
+    header = (kws / "gen" / "em_nn_variants_selected.h").read_text()
+    for name in kv.SELECTABLE_VARIANTS:
+        assert f"#define EM_NN_VARIANT_{name} {int(name in used)}\n" in header
+
+
+def test_unused_variants_are_not_linked(kws):
+    functions = _functions(kws / "firmware.elf")
+    assert all(name in functions for name in KEPT)
+    assert [name for name in LEFT_OUT if name in functions] == []
+
+
+def test_the_library_keeps_every_variant_for_other_programs(kws):
+    objects = REPO / "build" / "corstone300" / "runtime" / "runtime" / "kernels"
+    functions = (_functions(objects / "em_depthwise_conv2d_s8.o") | _functions(objects / "em_depthwise_conv2d_m1_s8.o")
+                 | _functions(objects / "em_conv2d_s8.o"))
+    assert all(name in functions for name in LEFT_OUT + KEPT)
+
+
+def test_the_selected_firmware_matches_the_reference(kws):
+    report = json.loads((kws / "report.json").read_text())
+    assert report["match"] is True and report["mismatched_vectors"] == []
