@@ -175,7 +175,7 @@ def program_inputs(program: Program, vectors: np.ndarray) -> np.ndarray:
     return vectors.astype(NUMPY_DTYPES[tensor.dtype])
 
 
-def arena_header_c(size: int, region: str, more: list[tuple[str, int]] | None = None) -> str:
+def arena_header_c(size: int, region: str, more: list[tuple[str, int]] | None = None, pinned: int = 0) -> str:
     """em_model_arena.h: the arenas of the plan, `region` (`size` bytes) first, then `more`
     ((region, bytes) in the program's arena order). EM_MODEL_ARENA_BYTES / _SECTION describe arena
     0; EM_MODEL_ARENAS_DEFINE(name) defines every arena, each in its region's linker section
@@ -187,6 +187,8 @@ def arena_header_c(size: int, region: str, more: list[tuple[str, int]] | None = 
         f"#define EM_MODEL_ARENA_BYTES {max(size, 16)}u",
         f'#define EM_MODEL_ARENA_SECTION ".em_arena.{region}"',
         f"#define EM_MODEL_ARENA_COUNT {len(arenas)}u",
+        "/* Constants pinned to RAM (app.yaml memory: pin:): without any, firmware need not link the copy. */",
+        f"#define EM_MODEL_PINNED_CONSTANTS {pinned}u",
         "/* One arena per memory region of the plan, in the program's arena order. */",
         "#define EM_MODEL_ARENAS_DEFINE(name) \\",
     ]
@@ -232,7 +234,8 @@ def compile_app(app_name: str, board: Board, out_dir: Path, variant: str = "") -
     lines_of = getattr(module, "expected_lines", None)
     lines = lines_of(program, expected) if lines_of else []
     arenas = [(a.name, a.size) for a in program.graph.arenas]
-    write_atomically(out / "em_model_arena.h", arena_header_c(arenas[0][1], arenas[0][0], arenas[1:]))
+    pinned = sum(1 for t in program.graph.tensors.values() if t.is_constant and t.offset is not None)
+    write_atomically(out / "em_model_arena.h", arena_header_c(arenas[0][1], arenas[0][0], arenas[1:], pinned))
     write_atomically(out / "plan.txt", program.summary() + "\n\n" + program.plan.chart() + "\n")
     write_atomically(out / "plan.json", json.dumps(program.plan.as_json(), indent=2) + "\n")
     np.savez(out / "expected.npz", inputs=vectors, outputs=np.stack(expected), lines=np.array(lines, dtype=str))

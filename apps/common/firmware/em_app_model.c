@@ -16,7 +16,12 @@ uint8_t *const *const em_app_arenas = app_arenas;
 const uint32_t *const em_app_arena_sizes = app_arenas_sizes;
 
 em_status em_app_copy_constants(em_program *program) {
+#if EM_MODEL_PINNED_CONSTANTS > 0
     return em_program_copy_constants(program, em_app_arenas, em_app_arena_sizes, EM_APP_ARENAS);
+#else
+    (void)program; /* nothing pinned: the copy is not linked (runtime core stays small) */
+    return EM_OK;
+#endif
 }
 
 int em_app_fail(const char *what, em_status status) {
