@@ -63,38 +63,48 @@ static em_status em_load_tensors(const em_program_view *v, const em_program *pro
     return EM_OK;
 }
 
-/** Constants pinned to RAM: each tensor with initial_buffer >= 0 must be an arena tensor (its
- *  bytes in the arena were checked by em_load_tensors) and its buffer must hold its size. */
+/** Pinned constant @p i of the view: -1 when tensor i is not pinned, else its source buffer index
+ *  after checking it (an arena tensor, whose bytes em_load_tensors checked, copied from an
+ *  existing buffer that holds its size). Called by em_program_copy_constants only, so firmware
+ *  whose program pins nothing does not link these checks. */
+static em_status em_pinned_source(const em_program_view *v, uint32_t i, int32_t *source)
+{
+    em_fb_table t, buffer;
+    em_fb_vector data;
+    int32_t own;
+    uint32_t size;
+    em_status s = em_fb_vector_table(&v->buf, &v->tensors, i, &t);
+    if (s == EM_OK) s = em_fb_field_i32(&v->buf, &t, EM_TENSOR_INITIAL_BUFFER, -1, source);
+    if (s != EM_OK || *source == -1) {
+        return s;
+    }
+    if (s == EM_OK) s = em_fb_field_i32(&v->buf, &t, EM_TENSOR_BUFFER, -1, &own);
+    if (s == EM_OK) s = em_fb_field_u32(&v->buf, &t, EM_TENSOR_SIZE, 0u, &size);
+    if (s == EM_OK && (*source < 0 || (uint32_t)*source >= v->buffers.len || own != -1)) {
+        s = EM_ERR_MALFORMED; /* no such buffer, or a constant that is not in an arena */
+    }
+    if (s == EM_OK) s = em_fb_vector_table(&v->buf, &v->buffers, (uint32_t)*source, &buffer);
+    if (s == EM_OK) s = em_fb_field_vector(&v->buf, &buffer, EM_BUFFER_DATA, 1u, 1u, &data);
+    if (s == EM_OK && data.len < size) {
+        s = EM_ERR_BAD_SIZE;
+    }
+    return s;
+}
+
+/** How many tensors are pinned (initial_buffer present): invoke refuses until they are copied.
+ *  Their checks wait for em_program_copy_constants (em_pinned_source). */
 static em_status em_load_pinned(const em_program_view *v, uint32_t *n_pinned)
 {
     *n_pinned = 0u;
     for (uint32_t i = 0; i < v->tensors.len; i++) {
-        em_fb_table t, buffer;
-        em_fb_vector data;
-        int32_t source, own;
-        uint32_t size;
+        em_fb_table t;
+        int32_t source;
         em_status s = em_fb_vector_table(&v->buf, &v->tensors, i, &t);
         if (s == EM_OK) s = em_fb_field_i32(&v->buf, &t, EM_TENSOR_INITIAL_BUFFER, -1, &source);
-        if (s == EM_OK) s = em_fb_field_i32(&v->buf, &t, EM_TENSOR_BUFFER, -1, &own);
-        if (s == EM_OK) s = em_fb_field_u32(&v->buf, &t, EM_TENSOR_SIZE, 0u, &size);
         if (s != EM_OK) {
             return s;
         }
-        if (source == -1) {
-            continue;
-        }
-        if (source < 0 || (uint32_t)source >= v->buffers.len || own != -1) {
-            return EM_ERR_MALFORMED; /* no such buffer, or a constant that is not in an arena */
-        }
-        s = em_fb_vector_table(&v->buf, &v->buffers, (uint32_t)source, &buffer);
-        if (s == EM_OK) s = em_fb_field_vector(&v->buf, &buffer, EM_BUFFER_DATA, 1u, 1u, &data);
-        if (s != EM_OK) {
-            return s;
-        }
-        if (data.len < size) {
-            return EM_ERR_BAD_SIZE;
-        }
-        (*n_pinned)++;
+        *n_pinned += source != -1 ? 1u : 0u;
     }
     return EM_OK;
 }
@@ -281,8 +291,18 @@ em_status em_program_copy_constants(em_program *program, uint8_t *const *arenas,
             return EM_ERR_UNALIGNED;
         }
     }
-    /* The load verified every field read here: buffer index, arena index, offset + size. */
+    /* Every pin checked before any byte is copied (a bad one copies nothing); the load verified
+     * the arena index, offset and size of every arena tensor. */
     const em_fb_buf b = {program->data, (uint32_t)program->size};
+    em_program_view v;
+    em_status s = program->n_pinned > 0u ? em_program_view_open(&b, &v) : EM_OK;
+    for (uint32_t i = 0; s == EM_OK && program->n_pinned > 0u && i < program->n_tensors; i++) {
+        int32_t source;
+        s = em_pinned_source(&v, i, &source);
+    }
+    if (s != EM_OK) {
+        return s;
+    }
     for (uint32_t i = 0; program->n_pinned > 0u && i < program->n_tensors; i++) {
         const em_fb_table t = em_fb_trusted_vector_table(&b, program->tensors_pos, i);
         const int32_t source = em_fb_trusted_i32(&b, &t, EM_TENSOR_INITIAL_BUFFER, -1);
