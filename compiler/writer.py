@@ -125,6 +125,7 @@ def write_program(graph: Graph, target: Target, name: str = "model") -> bytes:
     fb.ProgramAddInputs(builder, vectors["inputs"])
     fb.ProgramAddOutputs(builder, vectors["outputs"])
     fb.ProgramAddBuffers(builder, vectors["buffers"])
+    fb.ProgramAddPinnedConstants(builder, sum(1 for t in graph.tensors.values() if t.is_constant and t.offset is not None))
     fb.ProgramAddArenas(builder, vectors["arenas"])
     builder.Finish(fb.ProgramEnd(builder), file_identifier=FILE_IDENTIFIER)
     return bytes(builder.Output())

@@ -3259,8 +3259,17 @@ class Program(object):
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(22))
         return o == 0
 
+    # How many tensors carry initial_buffer (constants pinned to RAM): the loader reads this count
+    # instead of walking the tensors; em_program_copy_constants checks it against them.
+    # Program
+    def PinnedConstants(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(24))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Uint32Flags, o + self._tab.Pos)
+        return 0
+
 def ProgramStart(builder):
-    builder.StartObject(10)
+    builder.StartObject(11)
 
 def ProgramAddSchemaVersion(builder, schemaVersion):
     builder.PrependUint32Slot(0, schemaVersion, 0)
@@ -3309,6 +3318,9 @@ def ProgramAddArenas(builder, arenas):
 
 def ProgramStartArenasVector(builder, numElems):
     return builder.StartVector(4, numElems, 4)
+
+def ProgramAddPinnedConstants(builder, pinnedConstants):
+    builder.PrependUint32Slot(10, pinnedConstants, 0)
 
 def ProgramEnd(builder):
     return builder.EndObject()

@@ -91,24 +91,6 @@ static em_status em_pinned_source(const em_program_view *v, uint32_t i, int32_t 
     return s;
 }
 
-/** How many tensors are pinned (initial_buffer present): invoke refuses until they are copied.
- *  Their checks wait for em_program_copy_constants (em_pinned_source). */
-static em_status em_load_pinned(const em_program_view *v, uint32_t *n_pinned)
-{
-    *n_pinned = 0u;
-    for (uint32_t i = 0; i < v->tensors.len; i++) {
-        em_fb_table t;
-        int32_t source;
-        em_status s = em_fb_vector_table(&v->buf, &v->tensors, i, &t);
-        if (s == EM_OK) s = em_fb_field_i32(&v->buf, &t, EM_TENSOR_INITIAL_BUFFER, -1, &source);
-        if (s != EM_OK) {
-            return s;
-        }
-        *n_pinned += source != -1 ? 1u : 0u;
-    }
-    return EM_OK;
-}
-
 /** Every index of @p list must name an arena tensor (the application reads/writes it). */
 static em_status em_load_io(const em_program_view *v, const em_program *program,
                             const em_fb_vector *list)
@@ -223,7 +205,9 @@ em_status em_program_load(em_program *program, const void *data, size_t size)
     if (s == EM_OK) s = em_load_buffers(&v);
     uint32_t n_pinned = 0u;
     if (s == EM_OK) s = em_load_tensors(&v, program);
-    if (s == EM_OK) s = em_load_pinned(&v, &n_pinned);
+    /* The program's own count of pinned constants: invoke refuses until they are copied, and
+     * em_program_copy_constants checks the count and every pin against the tensors. */
+    if (s == EM_OK) s = em_fb_field_u32(&buf, &v.root, EM_PROGRAM_PINNED_CONSTANTS, 0u, &n_pinned);
     if (s == EM_OK) s = em_load_io(&v, program, &v.inputs);
     if (s == EM_OK) s = em_load_io(&v, program, &v.outputs);
     for (uint32_t i = 0; s == EM_OK && i < v.operators.len; i++) {
@@ -296,9 +280,14 @@ em_status em_program_copy_constants(em_program *program, uint8_t *const *arenas,
     const em_fb_buf b = {program->data, (uint32_t)program->size};
     em_program_view v;
     em_status s = program->n_pinned > 0u ? em_program_view_open(&b, &v) : EM_OK;
+    uint32_t pins = 0u;
     for (uint32_t i = 0; s == EM_OK && program->n_pinned > 0u && i < program->n_tensors; i++) {
         int32_t source;
         s = em_pinned_source(&v, i, &source);
+        pins += source != -1 ? 1u : 0u;
+    }
+    if (s == EM_OK && pins != program->n_pinned) {
+        s = EM_ERR_MALFORMED; /* the program's pinned_constants disagrees with its tensors */
     }
     if (s != EM_OK) {
         return s;

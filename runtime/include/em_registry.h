@@ -337,7 +337,12 @@ EM_OP_INLINE em_status em_op_option_f32(const em_op_context *ctx, uint32_t slot,
         *out = em_fb_trusted_f32(&ctx->buf, &ctx->options, slot, def);
         return EM_OK;
     }
-    return em_fb_field_f32(&ctx->buf, &ctx->options, slot, def, out);
+    /* Read as the 4-byte scalar it is: the loader's core then links no float reader of its own. */
+    uint32_t bits;
+    __builtin_memcpy(&bits, &def, sizeof bits);
+    const em_status s = em_fb_field_u32(&ctx->buf, &ctx->options, slot, bits, &bits);
+    __builtin_memcpy(out, &bits, sizeof bits);
+    return s;
 }
 
 /** Vector-of-int32 field @p slot of the options table (4-aligned, in place); len 0 when absent.

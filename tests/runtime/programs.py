@@ -56,6 +56,7 @@ class ProgramSpec:
     buffers: list[bytes]
     arenas: list[tuple[str, int]]
     schema_version: int = 1
+    pinned_constants: int | None = None  # None: the true count, as compiler/writer.py writes it
     tier: int = fb.Tier.SCALAR
     name: str = "test"
     target: str = "host"
@@ -184,6 +185,8 @@ def build(spec: ProgramSpec) -> bytes:
     fb.ProgramAddTensors(b, tensors_v)
     fb.ProgramAddOperators(b, operators_v)
     fb.ProgramAddInputs(b, inputs_v)
+    pins = sum(1 for t in spec.tensors if t.initial_buffer != -1)
+    fb.ProgramAddPinnedConstants(b, pins if spec.pinned_constants is None else spec.pinned_constants)
     fb.ProgramAddOutputs(b, outputs_v)
     fb.ProgramAddBuffers(b, buffers_v)
     fb.ProgramAddArenas(b, arenas_v)

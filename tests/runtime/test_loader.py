@@ -176,6 +176,8 @@ MUTATIONS = {
     "pinned_buffer_index": (lambda s: pin_weights(s, 9), "EM_ERR_MALFORMED"),
     "pinned_buffer_short": (lambda s: pin_weights(s, 1), "EM_ERR_BAD_SIZE"),
     "pinned_still_constant": (lambda s: set_attr(s.tensors[1], initial_buffer=0), "EM_ERR_MALFORMED"),
+    # the program's pinned_constants count must agree with its tensors
+    "pinned_count_wrong": (lambda s: pin_weights(s, 0) or set_attr(s, pinned_constants=2), "EM_ERR_MALFORMED"),
 }
 
 
