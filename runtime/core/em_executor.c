@@ -77,33 +77,15 @@ uint32_t em_tensor_elements(const em_tensor *t)
     return n;
 }
 
-/** The caller's arenas against the loaded program's plan (checked at every call). Forced
- *  inline, like everything invoke runs, so that a profiling build (two callers) compiles
- *  em_program_invoke() to the same code as a build without profiling (one caller). */
+/** The caller's arenas against the plan, once the pinned constants are in RAM (checked at every
+ *  call; forced inline, see em_arenas_fit). */
 static inline __attribute__((always_inline)) em_status em_check_arenas(const em_program *program, uint8_t *const *arenas,
                                  const uint32_t *arena_sizes, uint32_t n_arenas)
 {
     if (program->n_copied != program->n_pinned) {
         return EM_ERR_CONSTANTS_NOT_COPIED; /* pinned weights not in RAM yet: em_program_copy_constants() */
     }
-    if (n_arenas < program->n_arenas) {
-        return EM_ERR_ARENA_TOO_SMALL;
-    }
-    if (program->n_arenas > 0u && (arenas == NULL || arena_sizes == NULL)) {
-        return EM_ERR_BAD_ARGUMENT;
-    }
-    for (uint32_t i = 0; i < program->n_arenas; i++) {
-        if (arena_sizes[i] < program->arena_size[i]) {
-            return EM_ERR_ARENA_TOO_SMALL;
-        }
-        if (arenas[i] == NULL && program->arena_size[i] > 0u) {
-            return EM_ERR_BAD_ARGUMENT;
-        }
-        if (((uintptr_t)arenas[i] & 15u) != 0u) {
-            return EM_ERR_UNALIGNED;
-        }
-    }
-    return EM_OK;
+    return em_arenas_fit(program, arenas, arena_sizes, n_arenas);
 }
 
 /**

@@ -258,22 +258,9 @@ em_status em_program_copy_constants(em_program *program, uint8_t *const *arenas,
     if (!em_program_is_loaded(program)) {
         return EM_ERR_BAD_ARGUMENT;
     }
-    if (n_arenas < program->n_arenas) {
-        return EM_ERR_ARENA_TOO_SMALL;
-    }
-    if (program->n_arenas > 0u && (arenas == NULL || arena_sizes == NULL)) {
-        return EM_ERR_BAD_ARGUMENT;
-    }
-    for (uint32_t i = 0; i < program->n_arenas; i++) {
-        if (arena_sizes[i] < program->arena_size[i]) {
-            return EM_ERR_ARENA_TOO_SMALL;
-        }
-        if (arenas[i] == NULL && program->arena_size[i] > 0u) {
-            return EM_ERR_BAD_ARGUMENT;
-        }
-        if (((uintptr_t)arenas[i] & 15u) != 0u) {
-            return EM_ERR_UNALIGNED;
-        }
+    const em_status fit = em_arenas_fit(program, arenas, arena_sizes, n_arenas);
+    if (fit != EM_OK) {
+        return fit;
     }
     /* Every pin checked before any byte is copied (a bad one copies nothing); the load verified
      * the arena index, offset and size of every arena tensor. */

@@ -82,6 +82,33 @@ typedef struct {
     uint32_t buffers_pos;
 } em_trusted_view;
 
+/** The caller's arenas against the loaded program's plan: enough of them, each present, large
+ *  enough and 16-byte aligned. Forced inline, like everything invoke runs, so that a profiling
+ *  build (two callers) compiles em_program_invoke() to the same code as a build without
+ *  profiling (one caller); em_program_copy_constants checks the same way. */
+static inline __attribute__((always_inline)) em_status em_arenas_fit(const em_program *program, uint8_t *const *arenas,
+                                                                     const uint32_t *arena_sizes, uint32_t n_arenas)
+{
+    if (n_arenas < program->n_arenas) {
+        return EM_ERR_ARENA_TOO_SMALL;
+    }
+    if (program->n_arenas > 0u && (arenas == NULL || arena_sizes == NULL)) {
+        return EM_ERR_BAD_ARGUMENT;
+    }
+    for (uint32_t i = 0; i < program->n_arenas; i++) {
+        if (arena_sizes[i] < program->arena_size[i]) {
+            return EM_ERR_ARENA_TOO_SMALL;
+        }
+        if (arenas[i] == NULL && program->arena_size[i] > 0u) {
+            return EM_ERR_BAD_ARGUMENT;
+        }
+        if (((uintptr_t)arenas[i] & 15u) != 0u) {
+            return EM_ERR_UNALIGNED;
+        }
+    }
+    return EM_OK;
+}
+
 static inline em_trusted_view em_trusted_view_of(const em_program *program)
 {
     const em_trusted_view v = {program->data, program->tensors_pos, program->buffers_pos};
