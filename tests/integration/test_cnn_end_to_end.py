@@ -35,25 +35,31 @@ class SmallCnn(nn.Module):
         return self.fc(torch.flatten(self.gap(self.pool(y)), 1))
 
 
-SHAPE = (1, 3, 20, 18)  # odd sizes on purpose
+SHAPE = (1, 3, 20, 18)  # odd sizes on purpose; the global average pools 5×4 = 20 cells
 
 
-def _calibration() -> list[torch.Tensor]:
-    return [torch.randn(2, *SHAPE[1:], generator=torch.Generator().manual_seed(i)) for i in range(8)]
+def _calibration(shape: tuple[int, ...] = SHAPE) -> list[torch.Tensor]:
+    return [torch.randn(2, *shape[1:], generator=torch.Generator().manual_seed(i)) for i in range(8)]
 
 
-def _inputs(count: int) -> torch.Tensor:
-    return torch.randn(count, *SHAPE[1:], generator=torch.Generator().manual_seed(99)) * 1.3
+def _inputs(count: int, shape: tuple[int, ...] = SHAPE) -> torch.Tensor:
+    return torch.randn(count, *shape[1:], generator=torch.Generator().manual_seed(99)) * 1.3
 
 
-def test_reference_agrees_with_pytorch():
-    program = compiler.lower(SmallCnn().eval(), (torch.zeros(SHAPE),), _calibration())
+# An even cell count makes exact ties (Σ ≡ count/2 mod count) common in the global average: the
+# reference rounds them half to even, as exact arithmetic does, while PyTorch's float32 mean lands
+# ~1e-7 to either side depending on the CPU's summation order (AVX2 and AVX-512 machines differ),
+# so up to a few % of outputs may move by 1 LSB. An odd count (5×3 = 15 cells) has no exact ties:
+# there every output must be exact.
+@pytest.mark.parametrize("shape,exact_share", [((1, 3, 22, 14), 1.0), (SHAPE, 0.95)],
+                         ids=["odd-pool-no-ties", "even-pool-ties"])
+def test_reference_agrees_with_pytorch(shape, exact_share):
+    program = compiler.lower(SmallCnn().eval(), (torch.zeros(shape),), _calibration(shape))
     assert [op.kind for op in program.graph.ops] == [
         "quantize", "conv2d", "depthwise_conv2d", "conv2d", "conv2d", "conv2d", "add", "max_pool2d",
         "avg_pool2d", "fully_connected", "dequantize"]
-    x = _inputs(24)
-    lsb = lsb_differences(program, x)
-    assert np.abs(lsb).max() <= 1 and (lsb == 0).mean() >= 0.99
+    lsb = lsb_differences(program, _inputs(24, shape))
+    assert np.abs(lsb).max() <= 1 and (lsb == 0).mean() >= exact_share
 
 
 @pytest.mark.parametrize("board,target", DEVICES)
