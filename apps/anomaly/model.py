@@ -77,11 +77,11 @@ def device_score(residual: "np.ndarray") -> "np.ndarray":
 
 
 def milli(value: "np.float32") -> str:
-    """A non-negative float32 as the firmware prints it: `(uint64_t)(value * 1000.0f + 0.5f)` per
-    mille, written <int>.<3 digits> (no float formatting on the device)."""
+    """A non-negative float32 as the firmware prints it: `(uint32_t)(value * 1000.0f + 0.5f)` per
+    mille, saturating at 2^32 - 1, written <int>.<3 digits> (no float formatting on the device)."""
     import numpy as np
 
-    m = int(np.float32(np.float32(value) * np.float32(1000.0)) + np.float32(0.5))
+    m = min(int(np.float32(np.float32(value) * np.float32(1000.0)) + np.float32(0.5)), 2**32 - 1)
     return f"{m // 1000}.{m % 1000:03d}"
 
 

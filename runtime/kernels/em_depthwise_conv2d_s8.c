@@ -38,14 +38,6 @@
 #define EM_NN_ALWAYS_INLINE static inline
 #endif
 
-/** True when @p out equals the output size formula of reference.output_size (>= 1). */
-static bool em_nn_dw_out_ok(int32_t out, int32_t size, int32_t kernel, int32_t stride,
-                            int32_t dilation, int32_t pad_before, int32_t pad_after)
-{
-    const int64_t span = (int64_t)size + pad_before + pad_after - (int64_t)dilation * (kernel - 1) - 1;
-    return span >= 0 && out == span / stride + 1;
-}
-
 /** Validates what em_depthwise_conv2d_s8() relies on (see em_conv_params / em_conv_dims). */
 static bool em_nn_dw_args_ok(const em_conv_params *p, const em_per_channel_quant *quant,
                              const em_conv_dims *d)
@@ -62,9 +54,9 @@ static bool em_nn_dw_args_ok(const em_conv_params *p, const em_per_channel_quant
         || p->activation_max > 127 || p->activation_min > p->activation_max) {
         return false;
     }
-    return em_nn_dw_out_ok(d->output_h, d->input_h, d->kernel_h, p->stride_h, p->dilation_h,
+    return em_nn_output_size_ok(d->output_h, d->input_h, d->kernel_h, p->stride_h, p->dilation_h,
                            p->pad_top, p->pad_bottom)
-           && em_nn_dw_out_ok(d->output_w, d->input_w, d->kernel_w, p->stride_w, p->dilation_w,
+           && em_nn_output_size_ok(d->output_w, d->input_w, d->kernel_w, p->stride_w, p->dilation_w,
                               p->pad_left, p->pad_right);
 }
 

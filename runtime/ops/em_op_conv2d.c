@@ -66,9 +66,9 @@ static em_status em_conv2d_check(const em_op_context *ctx)
         || d.input_c % p->groups != 0 || d.output_c % p->groups != 0
         || c_per_group != d.input_c / p->groups || em_op_dim(&a.in[EM_CONV2D_BIAS], 0) != d.output_c
         || em_op_dim(&a.output, 0) != d.batches || em_op_dim(&a.output, 3) != d.output_c
-        || !em_conv_output_size_ok(d.output_h, d.input_h, d.kernel_h, p->stride_h, p->dilation_h,
+        || !em_nn_output_size_ok(d.output_h, d.input_h, d.kernel_h, p->stride_h, p->dilation_h,
                                    p->pad_top, p->pad_bottom)
-        || !em_conv_output_size_ok(d.output_w, d.input_w, d.kernel_w, p->stride_w, p->dilation_w,
+        || !em_nn_output_size_ok(d.output_w, d.input_w, d.kernel_w, p->stride_w, p->dilation_w,
                                    p->pad_left, p->pad_right)) {
         return EM_ERR_BAD_OPERATOR;
     }

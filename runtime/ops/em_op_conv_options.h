@@ -1,7 +1,8 @@
 /**
  * @file em_op_conv_options.h
- * @brief Conv2DOptions as CONV_2D and DEPTHWISE_CONV_2D read them, and the output-size rule both
- *        check. Header-only (static inline) so that either op links without the other.
+ * @brief Conv2DOptions as CONV_2D and DEPTHWISE_CONV_2D read them (both check output sizes
+ *        with em_nn_output_size_ok). Header-only (static inline) so that either op links
+ *        without the other.
  */
 #ifndef EM_OP_CONV_OPTIONS_H
 #define EM_OP_CONV_OPTIONS_H
@@ -31,14 +32,6 @@ static inline em_status em_conv_options_decode(const em_op_context *ctx, em_conv
     if (s == EM_OK) s = em_op_option_vector(ctx, EM_CONV_2D_OPTIONS_OUTPUT_MULTIPLIER, multiplier);
     if (s == EM_OK) s = em_op_option_vector(ctx, EM_CONV_2D_OPTIONS_OUTPUT_SHIFT, shift);
     return s;
-}
-
-/** True when @p out is reference.output_size(...) and >= 1 (64-bit: no overflow). */
-static inline bool em_conv_output_size_ok(int32_t out, int32_t size, int32_t kernel, int32_t stride, int32_t dilation,
-                                          int32_t pad_before, int32_t pad_after)
-{
-    const int64_t span = (int64_t)size + pad_before + pad_after - (int64_t)dilation * (kernel - 1) - 1;
-    return span >= 0 && out == span / stride + 1;
 }
 
 #endif /* EM_OP_CONV_OPTIONS_H */

@@ -61,9 +61,9 @@ static em_status em_dw_check(const em_op_context *ctx)
         || p->pad_left < 0 || p->pad_right < 0 || p->groups != 1 || p->depth_multiplier < 1
         || (int64_t)d.input_c * p->depth_multiplier != d.output_c || em_op_dim(&a.in[EM_DW_BIAS], 0) != d.output_c
         || em_op_dim(&a.output, 0) != d.batches || em_op_dim(&a.output, 3) != d.output_c
-        || !em_conv_output_size_ok(d.output_h, d.input_h, d.kernel_h, p->stride_h, p->dilation_h,
+        || !em_nn_output_size_ok(d.output_h, d.input_h, d.kernel_h, p->stride_h, p->dilation_h,
                                    p->pad_top, p->pad_bottom)
-        || !em_conv_output_size_ok(d.output_w, d.input_w, d.kernel_w, p->stride_w, p->dilation_w,
+        || !em_nn_output_size_ok(d.output_w, d.input_w, d.kernel_w, p->stride_w, p->dilation_w,
                                    p->pad_left, p->pad_right)) {
         return EM_ERR_BAD_OPERATOR;
     }

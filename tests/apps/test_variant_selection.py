@@ -66,3 +66,10 @@ def test_the_library_keeps_every_variant_for_other_programs(kws):
 def test_the_selected_firmware_matches_the_reference(kws):
     report = json.loads((kws / "report.json").read_text())
     assert report["match"] is True and report["mismatched_vectors"] == []
+
+
+def test_no_64_bit_division_is_linked(kws):
+    """Output sizes, printing and the front end divide in 32 bits: libgcc's 64-bit division
+    (__udivmoddi4 and its wrappers, about 800 bytes) has no place in a firmware."""
+    functions = _functions(kws / "firmware.elf")
+    assert [f for f in ("__udivmoddi4", "__aeabi_uldivmod", "__aeabi_ldivmod", "__divmoddi4") if f in functions] == []

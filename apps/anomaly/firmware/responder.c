@@ -14,11 +14,13 @@ float anomaly_score(const float *residual, size_t n) {
 
 int anomaly_verdict(float score) { return score > ANOMALY_THRESHOLD; }
 
-/* <int>.<3 digits> of a non-negative value, rounded per mille: no float formatting on the device.
- * apps/anomaly/model.py milli() is its Python twin. */
+/* <int>.<3 digits> of a non-negative value, rounded per mille, saturating at 4294967.295: no float
+ * formatting on the device, and 32-bit arithmetic (a uint64 % would link libgcc's 64-bit
+ * division, 800 bytes). apps/anomaly/model.py milli() is its Python twin. */
 static void print_milli(float value) {
-    const uint64_t milli = (uint64_t)(value * 1000.0f + 0.5f);
-    const uint64_t fraction = milli % 1000u;
+    const float scaled = value * 1000.0f + 0.5f;
+    const uint32_t milli = scaled < 4294967296.0f ? (uint32_t)scaled : UINT32_MAX;
+    const uint32_t fraction = milli % 1000u;
     em_print_u64(milli / 1000u);
     em_print(fraction < 10u ? ".00" : fraction < 100u ? ".0" : ".");
     em_print_u64(fraction);

@@ -164,6 +164,20 @@ int32_t em_nn_dwf_rows_bytes(const em_conv_params *params, const em_conv_dims *d
 int32_t em_depthwise_conv2d_s8_get_buffer_size(const em_conv_params *params, const em_conv_dims *dims);
 
 /**
+ * True when @p out is reference.output_size along one axis, (size + pads - dilation (kernel - 1)
+ * - 1) / stride + 1, and >= 1; stride >= 1. The span is formed in 64 bits (no overflow) but
+ * divided in 32: a span beyond int32 is refused (the kernels index in int32 anyway), and an
+ * int64 division would link libgcc's __aeabi_ldivmod, about 800 bytes, into every firmware.
+ * Inline: it costs no link dependency.
+ */
+static inline bool em_nn_output_size_ok(int32_t out, int32_t size, int32_t kernel, int32_t stride,
+                                        int32_t dilation, int32_t pad_before, int32_t pad_after)
+{
+    const int64_t span = (int64_t)size + pad_before + pad_after - (int64_t)dilation * (kernel - 1) - 1;
+    return stride >= 1 && span >= 0 && span <= INT32_MAX && out == (int32_t)span / stride + 1;
+}
+
+/**
  * The contract both pooling kernels check (and the adapters' check() rely on): pointers set,
  * every dim >= 1, kernel and stride >= 1, 0 <= padding < kernel, clamps and zero point int8 with
  * activation_min <= activation_max, padded extents and tensor sizes within int32, and
