@@ -2,9 +2,11 @@
 tier's QEMU board, counted as in MEASURING.md.
 
 Per model and board: lower the model (int8 in and out) for the board's tier, build em_bench
-firmware (tools/em_bench) with only the model's ops, run it twice in QEMU, check the device's
-output against the reference and the two runs' counts against each other, and record the
-whole-network count, the per-operator counts and sizes. Then write build/bench/kernels.json
+firmware (tools/em_bench) with only the model's ops, plain and profiled; run the plain one twice
+in QEMU and the profiled one once, check every output against the reference, the plain runs'
+counts against each other and the profiled run's whole-network count against them (the same
+em_program_invoke), and record the whole-network count, the per-operator counts, the arena and
+the plain firmware's code size (what an application with this model carries: no profiler). Then write build/bench/kernels.json
 and kernels.md from all of them.
 
 Weights are seeded random and calibrated on seeded random inputs: instruction counts do not
@@ -226,49 +228,60 @@ _PROFILED = re.compile(r"^EM bench profiled output=([0-9a-f]*)$", re.M)
 _STACK = re.compile(r"^EM bench stack peak=(\d+)$", re.M)
 
 
-def parse_console(text: str) -> dict:
-    """What em_bench printed (tools/em_bench/em_bench.c); BenchError when a line is missing."""
-    header, invoke, profiled = _HEADER.search(text), _INVOKE.search(text), _PROFILED.search(text)
-    if not (header and invoke and profiled and "EM done" in text):
+def parse_console(text: str, profiled: bool = True) -> dict:
+    """What em_bench printed (tools/em_bench/em_bench.c), built `profiled` or plain; BenchError
+    when a line is missing. A plain run has no "ops" and no "profiled_output"."""
+    header, invoke, profile_output = _HEADER.search(text), _INVOKE.search(text), _PROFILED.search(text)
+    if not (header and invoke and "EM done" in text and (profile_output or not profiled)):
         raise BenchError(f"em_bench did not finish; its console:\n{text[-2000:]}")
-    ops = [{"index": int(m[1]), "name": m[2], "count": int(m[3])} for m in _OP.finditer(text)]
-    if [op["index"] for op in ops] != list(range(int(header[3]))):
-        raise BenchError(f"em_bench printed {len(ops)} operator counts for {header[3]} operators")
     stack = _STACK.search(text)
-    return {"unit": header[4].strip(), "count": int(invoke[1]), "output": bytes.fromhex(invoke[2]),
-            "profiled_output": bytes.fromhex(profiled[1]), "ops": ops, "stack_peak": int(stack[1]) if stack else None}
+    parsed = {"unit": header[4].strip(), "count": int(invoke[1]), "output": bytes.fromhex(invoke[2]),
+              "stack_peak": int(stack[1]) if stack else None}
+    if profiled:
+        ops = [{"index": int(m[1]), "name": m[2], "count": int(m[3])} for m in _OP.finditer(text)]
+        if [op["index"] for op in ops] != list(range(int(header[3]))):
+            raise BenchError(f"em_bench printed {len(ops)} operator counts for {header[3]} operators")
+        parsed.update(ops=ops, profiled_output=bytes.fromhex(profile_output[1]))
+    return parsed
 
 
-def run_bench(board: Board, elf: Path, gen_dir: Path, out: Path) -> dict:
-    """Runs `elf` RUNS times, checks outputs and counts; writes and returns the result (out)."""
+def _run_once(board: Board, elf: Path, profiled: bool) -> dict:
+    from ember_build.qemu import run_firmware
+
+    result = run_firmware(board, elf, timeout_s=RUN_TIMEOUT_S)
+    if result.timed_out or result.exit_code != 0:
+        raise BenchError(f"{elf} on {board.name}: "
+                         f"{'timed out' if result.timed_out else f'exit {result.exit_code}'}\n"
+                         f"{result.console_text[-2000:]}{result.stderr_text[-1000:]}")
+    return parse_console(result.console_text, profiled)
+
+
+def run_bench(board: Board, elf: Path, profiled_elf: Path, gen_dir: Path, out: Path) -> dict:
+    """Runs the plain `elf` RUNS times and `profiled_elf` once, checks outputs and counts; writes
+    and returns the result (out)."""
     _repo_on_path()
     from compiler.program import write_atomically
-    from ember_build.qemu import run_firmware
     from ember_build.size_report import measure
 
-    runs = []
-    for _ in range(RUNS):
-        result = run_firmware(board, elf, timeout_s=RUN_TIMEOUT_S)
-        if result.timed_out or result.exit_code != 0:
-            raise BenchError(f"{elf} on {board.name}: "
-                             f"{'timed out' if result.timed_out else f'exit {result.exit_code}'}\n"
-                             f"{result.console_text[-2000:]}{result.stderr_text[-1000:]}")
-        runs.append(parse_console(result.console_text))
-    counts = [(r["count"], [op["count"] for op in r["ops"]]) for r in runs]
+    runs = [_run_once(board, elf, profiled=False) for _ in range(RUNS)]
+    profile = _run_once(board, profiled_elf, profiled=True)
+    counts = [r["count"] for r in runs] + [profile["count"]]
     if any(c != counts[0] for c in counts):
-        raise BenchError(f"{elf} on {board.name}: counts differ between identical runs: {counts}")
+        raise BenchError(f"{elf} on {board.name}: whole-network counts differ between identical runs "
+                         f"(plain, plain, profiled): {counts}")
     compiled = json.loads((Path(gen_dir) / "layers.json").read_text())
     expected = np.ascontiguousarray(np.load(Path(gen_dir) / "expected.npz")["output"]).tobytes()
     run = runs[0]
-    if len(run["ops"]) != len(compiled["layers"]):
-        raise BenchError(f"{elf}: {len(run['ops'])} operators ran, the program has {len(compiled['layers'])}")
-    layers = [dict(row, instructions=op["count"]) for row, op in zip(compiled["layers"], run["ops"])]
+    if len(profile["ops"]) != len(compiled["layers"]):
+        raise BenchError(f"{profiled_elf}: {len(profile['ops'])} operators ran, the program has "
+                         f"{len(compiled['layers'])}")
+    layers = [dict(row, instructions=op["count"]) for row, op in zip(compiled["layers"], profile["ops"])]
     record = {
         "model": compiled["model"], "board": board.name, "tier": compiled["tier"], "unit": run["unit"],
         "instructions": run["count"], "macs": sum(row["macs"] for row in layers),
         "arena_bytes": compiled["arena_bytes"], "code_bytes": measure(Path(elf)).as_json()["code_flash"],
         "stack_peak_bytes": run["stack_peak"],  # measured by stack painting (bsp), whole firmware
-        "match": run["output"] == expected and run["profiled_output"] == expected,
+        "match": all(r["output"] == expected for r in runs + [profile]) and profile["profiled_output"] == expected,
         "layers": layers,
     }
     write_atomically(Path(out), json.dumps(record, indent=1) + "\n")

@@ -56,6 +56,14 @@ def test_parse_console_reads_counts_and_outputs():
     assert parsed["output"] == b"\x01\xff" and [op["count"] for op in parsed["ops"]] == [10, 20]
 
 
+def test_parse_console_reads_a_plain_run_without_operator_lines():
+    plain = _console([10, 20], b"\x01\xff").split("EM bench op 0")[0] + "EM done\n"
+    parsed = bench.parse_console(plain, profiled=False)
+    assert parsed["count"] == 80 and parsed["output"] == b"\x01\xff" and "ops" not in parsed
+    with pytest.raises(bench.BenchError):
+        bench.parse_console(plain, profiled=True)  # the profiled firmware must print its operators
+
+
 @pytest.mark.parametrize("text", [
     _console([10, 20], b"\x01").replace("EM done\n", ""),        # crashed before the end
     _console([10, 20], b"\x01").replace("EM bench op 1 conv2d count=20\n", ""),  # an operator missing

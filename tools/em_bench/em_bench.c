@@ -2,15 +2,18 @@
  * @file em_bench.c
  * @brief em_bench: the benchmark firmware of one model (`./scons bench`, ember_build/bench.py).
  *
- * Runs the embedded program on the embedded int8 input twice: one plain em_program_invoke()
- * counted as a whole (the figure the benchmark reports), then one em_program_invoke_profiled()
- * that counts every operator (em_profile.h; the runtime is built with EM_PROFILE=1). Prints
- * both outputs so the host can check them against the reference byte for byte:
+ * Runs the embedded program on the embedded int8 input with one plain em_program_invoke()
+ * counted as a whole (the figure the benchmark reports). Built twice per model: plain
+ * (EM_BENCH_PROFILED=0), the firmware whose code size the benchmark reports, since it holds what
+ * an application holds (load, invoke, print); and profiled (EM_BENCH_PROFILED=1, the default),
+ * which then runs one em_program_invoke_profiled() that counts every operator (em_profile.h; the
+ * runtime is built with EM_PROFILE=1). Prints the outputs so the host can check them against the
+ * reference byte for byte:
  *
  *     EM bench program=<bytes> arena=<bytes> operators=<n> unit=<counter unit>
  *     EM bench invoke count=<n> output=<hex>
- *     EM bench op <i> <name> count=<n>          (one line per operator, in program order)
- *     EM bench profiled output=<hex>
+ *     EM bench op <i> <name> count=<n>          (profiled: one line per operator, in program order)
+ *     EM bench profiled output=<hex>            (profiled)
  *     EM bench stack peak=<bytes>               (stack painting; 0 where the board cannot tell)
  *     EM done
  *
@@ -30,8 +33,14 @@
 #include "em_test_vectors.h"
 #include "ember.h"
 
+#ifndef EM_BENCH_PROFILED
+#define EM_BENCH_PROFILED 1
+#endif
+
 static uint8_t arena[EM_MODEL_ARENA_BYTES] __attribute__((aligned(16), section(EM_MODEL_ARENA_SECTION)));
+#if EM_BENCH_PROFILED
 static em_profile_entry entries[EM_BENCH_OPERATORS];
+#endif
 
 static int fail(const char *what, em_status status)
 {
@@ -88,6 +97,7 @@ int em_app_main(void)
     em_print_u64(count);
     print_output(" output=", &output);
 
+#if EM_BENCH_PROFILED
     /* The plan may reuse the input's bytes for later tensors: give the input again. */
     memcpy(input.data, em_bench_input, EM_BENCH_INPUT_BYTES);
     em_profile profile = {em_bsp_counter_read, em_bsp_counter_overhead(), entries, EM_BENCH_OPERATORS, 0u};
@@ -105,6 +115,7 @@ int em_app_main(void)
         return fail("profiled invoke", status);
     }
     print_output("EM bench profiled output=", &output);
+#endif
     em_print("EM bench stack peak=");
     em_print_u64(em_bsp_stack_peak());
     em_print("\nEM done\n");
