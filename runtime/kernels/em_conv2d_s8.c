@@ -56,28 +56,6 @@
 #define EM_NN_NOINLINE
 #endif
 
-/** Validates what em_conv2d_s8() relies on (see em_conv_params / em_conv_dims). */
-static bool em_nn_conv2d_args_ok(const em_conv_params *p, const em_per_channel_quant *quant,
-                                 const em_conv_dims *d)
-{
-    if (p == NULL || quant == NULL || d == NULL || quant->multiplier == NULL || quant->shift == NULL) {
-        return false;
-    }
-    if (d->batches < 1 || d->input_h < 1 || d->input_w < 1 || d->input_c < 1 || d->kernel_h < 1
-        || d->kernel_w < 1 || d->output_c < 1 || p->stride_h < 1 || p->stride_w < 1
-        || p->dilation_h < 1 || p->dilation_w < 1 || p->pad_top < 0 || p->pad_bottom < 0
-        || p->pad_left < 0 || p->pad_right < 0 || p->groups < 1 || d->input_c % p->groups != 0
-        || d->output_c % p->groups != 0 || p->input_zero_point < -128 || p->input_zero_point > 127
-        || p->activation_min < -128 || p->activation_max > 127
-        || p->activation_min > p->activation_max) {
-        return false;
-    }
-    return em_nn_output_size_ok(d->output_h, d->input_h, d->kernel_h, p->stride_h, p->dilation_h,
-                             p->pad_top, p->pad_bottom)
-           && em_nn_output_size_ok(d->output_w, d->input_w, d->kernel_w, p->stride_w, p->dilation_w,
-                                p->pad_left, p->pad_right);
-}
-
 /** Requantizes one accumulator (bias already added) and clamps it to int8. */
 static inline int8_t em_nn_conv_output(uint32_t acc, const em_conv_params *p, int32_t multiplier,
                                        int32_t shift)
@@ -1075,7 +1053,7 @@ em_status em_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params,
                        int8_t *output)
 {
     if (input == NULL || weights == NULL || output == NULL
-        || !em_nn_conv2d_args_ok(params, quant, dims)) {
+        || em_conv_s8_validate(params, quant, dims, false) != EM_OK) {
         return EM_ERR_BAD_ARGUMENT;
     }
 #if EM_NN_TIER_MVE

@@ -38,28 +38,6 @@
 #define EM_NN_ALWAYS_INLINE static inline
 #endif
 
-/** Validates what em_depthwise_conv2d_s8() relies on (see em_conv_params / em_conv_dims). */
-static bool em_nn_dw_args_ok(const em_conv_params *p, const em_per_channel_quant *quant,
-                             const em_conv_dims *d)
-{
-    if (p == NULL || quant == NULL || d == NULL || quant->multiplier == NULL || quant->shift == NULL) {
-        return false;
-    }
-    if (d->batches < 1 || d->input_h < 1 || d->input_w < 1 || d->input_c < 1 || d->kernel_h < 1
-        || d->kernel_w < 1 || p->stride_h < 1 || p->stride_w < 1 || p->dilation_h < 1
-        || p->dilation_w < 1 || p->pad_top < 0 || p->pad_bottom < 0 || p->pad_left < 0
-        || p->pad_right < 0 || p->depth_multiplier < 1
-        || (int64_t)d->input_c * p->depth_multiplier != d->output_c
-        || p->input_zero_point < -128 || p->input_zero_point > 127 || p->activation_min < -128
-        || p->activation_max > 127 || p->activation_min > p->activation_max) {
-        return false;
-    }
-    return em_nn_output_size_ok(d->output_h, d->input_h, d->kernel_h, p->stride_h, p->dilation_h,
-                           p->pad_top, p->pad_bottom)
-           && em_nn_output_size_ok(d->output_w, d->input_w, d->kernel_w, p->stride_w, p->dilation_w,
-                              p->pad_left, p->pad_right);
-}
-
 #if EM_NN_TIER_MVE
 
 /** Loads of four output channels' values: contiguous when @p unit (M = 1), else with the
@@ -574,7 +552,7 @@ em_status em_depthwise_conv2d_s8(const em_nn_context *ctx, const em_conv_params 
                                  const int8_t *input, const int8_t *weights, const int32_t *bias,
                                  int8_t *output)
 {
-    if (input == NULL || weights == NULL || output == NULL || !em_nn_dw_args_ok(params, quant, dims)) {
+    if (input == NULL || weights == NULL || output == NULL || em_conv_s8_validate(params, quant, dims, true) != EM_OK) {
         return EM_ERR_BAD_ARGUMENT;
     }
     if (em_nn_depthwise_m1_s8(ctx, params, quant, dims, input, weights, bias, output)) {

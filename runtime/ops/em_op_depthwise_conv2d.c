@@ -55,27 +55,18 @@ static em_status em_dw_check(const em_op_context *ctx)
     }
     const em_conv_dims d = em_dw_dims(&a);
     const em_conv_params *p = &a.params;
-    if (d.batches < 1 || d.input_h < 1 || d.input_w < 1 || d.input_c < 1 || d.kernel_h < 1
-        || d.kernel_w < 1 || d.output_c < 1 || p->stride_h < 1 || p->stride_w < 1
-        || p->dilation_h < 1 || p->dilation_w < 1 || p->pad_top < 0 || p->pad_bottom < 0
-        || p->pad_left < 0 || p->pad_right < 0 || p->groups != 1 || p->depth_multiplier < 1
-        || (int64_t)d.input_c * p->depth_multiplier != d.output_c || em_op_dim(&a.in[EM_DW_BIAS], 0) != d.output_c
-        || em_op_dim(&a.output, 0) != d.batches || em_op_dim(&a.output, 3) != d.output_c
-        || !em_nn_output_size_ok(d.output_h, d.input_h, d.kernel_h, p->stride_h, p->dilation_h,
-                                   p->pad_top, p->pad_bottom)
-        || !em_nn_output_size_ok(d.output_w, d.input_w, d.kernel_w, p->stride_w, p->dilation_w,
-                                   p->pad_left, p->pad_right)) {
+    /* The kernel's contract first (em_conv_s8_validate), then what only the operands tell. */
+    if (!em_op_per_channel_quant_ok(ctx, &a.multiplier, &a.shift, d.output_c)) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    const em_per_channel_quant quant = {em_op_vector_i32(ctx, &a.multiplier), em_op_vector_i32(ctx, &a.shift)};
+    if (em_conv_s8_validate(p, &quant, &d, true) != EM_OK || p->groups != 1
+        || em_op_dim(&a.in[EM_DW_BIAS], 0) != d.output_c || em_op_dim(&a.output, 0) != d.batches
+        || em_op_dim(&a.output, 3) != d.output_c) {
         return EM_ERR_BAD_OPERATOR;
     }
     /* The kernels index with int32: every tensor below 2 GiB. */
-    if (a.in[EM_DW_INPUT].size > INT32_MAX || a.in[EM_DW_WEIGHTS].size > INT32_MAX
-        || a.output.size > INT32_MAX) {
-        return EM_ERR_BAD_OPERATOR;
-    }
-    if (!em_op_in_s8(p->input_zero_point) || !em_op_in_s8(p->output_offset)
-        || !em_op_in_s8(p->activation_min) || !em_op_in_s8(p->activation_max)
-        || p->activation_min > p->activation_max
-        || !em_op_per_channel_quant_ok(ctx, &a.multiplier, &a.shift, d.output_c)) {
+    if (a.in[EM_DW_INPUT].size > INT32_MAX || a.in[EM_DW_WEIGHTS].size > INT32_MAX || a.output.size > INT32_MAX) {
         return EM_ERR_BAD_OPERATOR;
     }
     return EM_OK;

@@ -73,6 +73,18 @@ em_status em_dequantize_s8_f32(const int8_t *input, int32_t count, float scale,
                                int32_t zero_point, float *output);
 
 /**
+ * The argument contract em_conv2d_s8() (@p depthwise false) and em_depthwise_conv2d_s8() (true)
+ * check at every call, and their adapters at load: pointers set (quant's vectors too), every
+ * dim >= 1, strides and dilations >= 1, paddings >= 0, output_h / output_w by the output size
+ * formula (em_nn_output_size_ok), input_zero_point, output_offset and clamps int8 with
+ * activation_min <= activation_max; groups >= 1 dividing input_c and output_c (convolution) or
+ * depth_multiplier >= 1 with input_c · depth_multiplier = output_c (depthwise). Per-channel
+ * values are not read. @return EM_OK or EM_ERR_BAD_ARGUMENT.
+ */
+em_status em_conv_s8_validate(const em_conv_params *params, const em_per_channel_quant *quant,
+                              const em_conv_dims *dims, bool depthwise);
+
+/**
  * int8 grouped 2-D convolution, NHWC, per-output-channel requantization (reference.conv2d_s8):
  * out[n, y, x, o] = clamp(requantize(Σ_{ky, kx, i} in_pad[n, y·sh + ky·dh, x·sw + kx·dw, g·Cg + i]
  *                                    · w[o, ky, kx, i] + bias[o], mult[o], shift[o]) + output_offset)
