@@ -18,27 +18,10 @@
 #include "em_op_conv_options.h"
 #include "em_op_support.h"
 
-enum { EM_CONV2D_INPUT, EM_CONV2D_WEIGHTS, EM_CONV2D_BIAS, EM_CONV2D_N_INPUTS };
-
-typedef struct {
-    em_tensor in[EM_CONV2D_N_INPUTS]; /**< input, weights, bias */
-    em_tensor output, scratch; /**< scratch.data NULL, size 0 when the operator has none */
-    em_conv_params params;
-    em_fb_vector multiplier, shift;
-} em_conv2d_args;
-
-static em_status em_conv2d_decode(const em_op_context *ctx, em_conv2d_args *a)
-{
-    em_conv_params *p = &a->params;
-    em_status s = em_op_operands_scratch(ctx, a->in, EM_CONV2D_N_INPUTS, &a->output, &a->scratch);
-    if (s == EM_OK) s = em_conv_options_decode(ctx, p, &a->multiplier, &a->shift);
-    return s;
-}
-
 /** Kernel dims from the verified shapes. */
-static em_conv_dims em_conv2d_dims(const em_conv2d_args *a)
+static em_conv_dims em_conv2d_dims(const em_conv_args *a)
 {
-    const em_tensor *x = &a->in[EM_CONV2D_INPUT], *w = &a->in[EM_CONV2D_WEIGHTS];
+    const em_tensor *x = &a->in[EM_CONV_INPUT], *w = &a->in[EM_CONV_WEIGHTS];
     const em_conv_dims d = {em_op_dim(x, 0), em_op_dim(x, 1), em_op_dim(x, 2), em_op_dim(x, 3),
                             em_op_dim(w, 1), em_op_dim(w, 2), em_op_dim(&a->output, 1),
                             em_op_dim(&a->output, 2), em_op_dim(w, 0)};
@@ -47,13 +30,13 @@ static em_conv_dims em_conv2d_dims(const em_conv2d_args *a)
 
 static em_status em_conv2d_check(const em_op_context *ctx)
 {
-    em_conv2d_args a;
-    const em_status s = em_conv2d_decode(ctx, &a);
+    em_conv_args a;
+    const em_status s = em_conv_decode(ctx, &a);
     if (s != EM_OK) {
         return s;
     }
-    if (!em_op_is(&a.in[EM_CONV2D_INPUT], EM_DTYPE_INT8, 4) || !em_op_is(&a.in[EM_CONV2D_WEIGHTS], EM_DTYPE_INT8, 4)
-        || !em_op_is(&a.in[EM_CONV2D_BIAS], EM_DTYPE_INT32, 1) || !em_op_is(&a.output, EM_DTYPE_INT8, 4)) {
+    if (!em_op_is(&a.in[EM_CONV_INPUT], EM_DTYPE_INT8, 4) || !em_op_is(&a.in[EM_CONV_WEIGHTS], EM_DTYPE_INT8, 4)
+        || !em_op_is(&a.in[EM_CONV_BIAS], EM_DTYPE_INT32, 1) || !em_op_is(&a.output, EM_DTYPE_INT8, 4)) {
         return EM_ERR_BAD_OPERATOR;
     }
     const em_conv_dims d = em_conv2d_dims(&a);
@@ -65,13 +48,13 @@ static em_status em_conv2d_check(const em_op_context *ctx)
     }
     const em_per_channel_quant quant = {em_op_vector_i32(ctx, &a.multiplier), em_op_vector_i32(ctx, &a.shift)};
     if (em_conv_s8_validate(p, &quant, &d, false) != EM_OK || p->depth_multiplier != 1
-        || em_op_dim(&a.in[EM_CONV2D_WEIGHTS], 3) != d.input_c / p->groups
-        || em_op_dim(&a.in[EM_CONV2D_BIAS], 0) != d.output_c || em_op_dim(&a.output, 0) != d.batches
+        || em_op_dim(&a.in[EM_CONV_WEIGHTS], 3) != d.input_c / p->groups
+        || em_op_dim(&a.in[EM_CONV_BIAS], 0) != d.output_c || em_op_dim(&a.output, 0) != d.batches
         || em_op_dim(&a.output, 3) != d.output_c) {
         return EM_ERR_BAD_OPERATOR;
     }
     /* The kernels index with int32: every tensor below 2 GiB. */
-    if (a.in[EM_CONV2D_INPUT].size > INT32_MAX || a.in[EM_CONV2D_WEIGHTS].size > INT32_MAX
+    if (a.in[EM_CONV_INPUT].size > INT32_MAX || a.in[EM_CONV_WEIGHTS].size > INT32_MAX
         || a.output.size > INT32_MAX) {
         return EM_ERR_BAD_OPERATOR;
     }
@@ -80,8 +63,8 @@ static em_status em_conv2d_check(const em_op_context *ctx)
 
 static em_status em_conv2d_eval(const em_op_context *ctx)
 {
-    em_conv2d_args a;
-    const em_status s = em_conv2d_decode(ctx, &a);
+    em_conv_args a;
+    const em_status s = em_conv_decode(ctx, &a);
     if (s != EM_OK) {
         return s;
     }
@@ -89,9 +72,9 @@ static em_status em_conv2d_eval(const em_op_context *ctx)
     const em_per_channel_quant quant = {em_op_vector_i32(ctx, &a.multiplier),
                                         em_op_vector_i32(ctx, &a.shift)};
     const em_nn_context nn = {a.scratch.data, (int32_t)a.scratch.size}; /* arena: 16-byte aligned */
-    return em_conv2d_s8(&nn, &a.params, &quant, &dims, (const int8_t *)a.in[EM_CONV2D_INPUT].data,
-                        (const int8_t *)a.in[EM_CONV2D_WEIGHTS].data,
-                        (const int32_t *)a.in[EM_CONV2D_BIAS].data, (int8_t *)a.output.data);
+    return em_conv2d_s8(&nn, &a.params, &quant, &dims, (const int8_t *)a.in[EM_CONV_INPUT].data,
+                        (const int8_t *)a.in[EM_CONV_WEIGHTS].data,
+                        (const int32_t *)a.in[EM_CONV_BIAS].data, (int8_t *)a.output.data);
 }
 
 const em_op_registration em_op_conv2d = {EM_OP_CONV_2D, "conv2d", em_conv2d_check, em_conv2d_eval};

@@ -9,33 +9,16 @@
  * must be absent or 1. The output may overlap the input only as em_depthwise_conv2d_s8() allows
  * (its pixel-order fast path, from the planner's margin: compiler/in_place.py). Scratch: an
  * optional second output (em_op_operands_scratch), the Helium fast path's padded input rows.
- * The options decode is the same as em_op_conv2d.c's, kept here so that each adapter links alone.
+ * Operands and options are read by em_conv_decode(), shared with CONV_2D (em_op_conv_options.c).
  */
 #include "em_nn_functions.h"
 #include "em_op_conv_options.h"
 #include "em_op_support.h"
 
-enum { EM_DW_INPUT, EM_DW_WEIGHTS, EM_DW_BIAS, EM_DW_N_INPUTS };
-
-typedef struct {
-    em_tensor in[EM_DW_N_INPUTS]; /**< input, weights, bias */
-    em_tensor output, scratch; /**< scratch.data NULL, size 0 when the operator has none */
-    em_conv_params params;
-    em_fb_vector multiplier, shift;
-} em_dw_args;
-
-static em_status em_dw_decode(const em_op_context *ctx, em_dw_args *a)
-{
-    em_conv_params *p = &a->params;
-    em_status s = em_op_operands_scratch(ctx, a->in, EM_DW_N_INPUTS, &a->output, &a->scratch);
-    if (s == EM_OK) s = em_conv_options_decode(ctx, p, &a->multiplier, &a->shift);
-    return s;
-}
-
 /** Kernel dims from the verified shapes. */
-static em_conv_dims em_dw_dims(const em_dw_args *a)
+static em_conv_dims em_dw_dims(const em_conv_args *a)
 {
-    const em_tensor *x = &a->in[EM_DW_INPUT], *w = &a->in[EM_DW_WEIGHTS];
+    const em_tensor *x = &a->in[EM_CONV_INPUT], *w = &a->in[EM_CONV_WEIGHTS];
     const em_conv_dims d = {em_op_dim(x, 0), em_op_dim(x, 1), em_op_dim(x, 2), em_op_dim(x, 3),
                             em_op_dim(w, 0), em_op_dim(w, 1), em_op_dim(&a->output, 1),
                             em_op_dim(&a->output, 2), em_op_dim(w, 2)};
@@ -44,13 +27,13 @@ static em_conv_dims em_dw_dims(const em_dw_args *a)
 
 static em_status em_dw_check(const em_op_context *ctx)
 {
-    em_dw_args a;
-    const em_status s = em_dw_decode(ctx, &a);
+    em_conv_args a;
+    const em_status s = em_conv_decode(ctx, &a);
     if (s != EM_OK) {
         return s;
     }
-    if (!em_op_is(&a.in[EM_DW_INPUT], EM_DTYPE_INT8, 4) || !em_op_is(&a.in[EM_DW_WEIGHTS], EM_DTYPE_INT8, 3)
-        || !em_op_is(&a.in[EM_DW_BIAS], EM_DTYPE_INT32, 1) || !em_op_is(&a.output, EM_DTYPE_INT8, 4)) {
+    if (!em_op_is(&a.in[EM_CONV_INPUT], EM_DTYPE_INT8, 4) || !em_op_is(&a.in[EM_CONV_WEIGHTS], EM_DTYPE_INT8, 3)
+        || !em_op_is(&a.in[EM_CONV_BIAS], EM_DTYPE_INT32, 1) || !em_op_is(&a.output, EM_DTYPE_INT8, 4)) {
         return EM_ERR_BAD_OPERATOR;
     }
     const em_conv_dims d = em_dw_dims(&a);
@@ -61,12 +44,12 @@ static em_status em_dw_check(const em_op_context *ctx)
     }
     const em_per_channel_quant quant = {em_op_vector_i32(ctx, &a.multiplier), em_op_vector_i32(ctx, &a.shift)};
     if (em_conv_s8_validate(p, &quant, &d, true) != EM_OK || p->groups != 1
-        || em_op_dim(&a.in[EM_DW_BIAS], 0) != d.output_c || em_op_dim(&a.output, 0) != d.batches
+        || em_op_dim(&a.in[EM_CONV_BIAS], 0) != d.output_c || em_op_dim(&a.output, 0) != d.batches
         || em_op_dim(&a.output, 3) != d.output_c) {
         return EM_ERR_BAD_OPERATOR;
     }
     /* The kernels index with int32: every tensor below 2 GiB. */
-    if (a.in[EM_DW_INPUT].size > INT32_MAX || a.in[EM_DW_WEIGHTS].size > INT32_MAX || a.output.size > INT32_MAX) {
+    if (a.in[EM_CONV_INPUT].size > INT32_MAX || a.in[EM_CONV_WEIGHTS].size > INT32_MAX || a.output.size > INT32_MAX) {
         return EM_ERR_BAD_OPERATOR;
     }
     return EM_OK;
@@ -74,8 +57,8 @@ static em_status em_dw_check(const em_op_context *ctx)
 
 static em_status em_dw_eval(const em_op_context *ctx)
 {
-    em_dw_args a;
-    const em_status s = em_dw_decode(ctx, &a);
+    em_conv_args a;
+    const em_status s = em_conv_decode(ctx, &a);
     if (s != EM_OK) {
         return s;
     }
@@ -84,9 +67,9 @@ static em_status em_dw_eval(const em_op_context *ctx)
                                         em_op_vector_i32(ctx, &a.shift)};
     const em_nn_context nn = {a.scratch.data, (int32_t)a.scratch.size}; /* arena: 16-byte aligned */
     return em_depthwise_conv2d_s8(&nn, &a.params, &quant, &dims,
-                                  (const int8_t *)a.in[EM_DW_INPUT].data,
-                                  (const int8_t *)a.in[EM_DW_WEIGHTS].data,
-                                  (const int32_t *)a.in[EM_DW_BIAS].data, (int8_t *)a.output.data);
+                                  (const int8_t *)a.in[EM_CONV_INPUT].data,
+                                  (const int8_t *)a.in[EM_CONV_WEIGHTS].data,
+                                  (const int32_t *)a.in[EM_CONV_BIAS].data, (int8_t *)a.output.data);
 }
 
 const em_op_registration em_op_depthwise_conv2d = {EM_OP_DEPTHWISE_CONV_2D, "depthwise_conv2d",
