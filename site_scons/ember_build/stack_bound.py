@@ -22,9 +22,14 @@ HANDLERS = ("SysTick_Handler", "HardFault_Handler", "MemManage_Handler", "BusFau
 # Exception entry frame with the floating-point context (Armv7-M / Armv8-M extended frame).
 EXCEPTION_FRAME_BYTES = 26 * 4
 INDIRECT_TARGETS = re.compile(r"(_check|_eval)$")
-# The float kernels (em_float_*) call their elementwise function through a table of
-# em_nn_float_fn_* leaves: their indirect calls resolve to those, not to the adapters.
-KERNEL_CALLERS, KERNEL_TARGETS = re.compile(r"^em_float_"), re.compile(r"^em_nn_float_fn_")
+# Kernels that call through function pointers of their own, (caller, targets): their indirect
+# calls resolve to those functions, not to the adapters. The float kernels (em_float_*) call
+# their elementwise function through a table of em_nn_float_fn_* leaves; the depthwise M = 1
+# fast path (em_depthwise_conv2d_m1_s8.c) calls the pixel or block function it chose per layer.
+KERNEL_POINTERS: tuple[tuple[re.Pattern, re.Pattern], ...] = (
+    (re.compile(r"^em_float_"), re.compile(r"^em_nn_float_fn_")),
+    (re.compile(r"^em_nn_(depthwise_m1_s8|dwf_rows_mve)$"), re.compile(r"^em_nn_dwf_(pixel|block)")),
+)
 
 
 @dataclass
@@ -59,7 +64,7 @@ class StackBound:
 
 
 def _deepest(graph: CallGraph, start: str, indirect: set[str],
-             kernel_indirect: frozenset[str] = frozenset()) -> tuple[int, list[str], str, set[str]]:
+             kernel_indirect: tuple[tuple[re.Pattern, frozenset[str]], ...] = ()) -> tuple[int, list[str], str, set[str]]:
     memo: dict[str, tuple[int, list[str]]] = {}
     no_dump: set[str] = set()
 
@@ -74,7 +79,8 @@ def _deepest(graph: CallGraph, start: str, indirect: set[str],
             no_dump.add(graph.name.get(title, title))
         own = graph.frame.get(title, 0)
         best, best_path = 0, []
-        through = kernel_indirect if KERNEL_CALLERS.search(graph.name.get(title, title)) else indirect
+        name = graph.name.get(title, title)
+        through = next((targets for caller, targets in kernel_indirect if caller.search(name)), indirect)
         for callee in graph.calls.get(title, ()):
             for target in (through if callee == INDIRECT else {callee}):
                 depth, path = visit(target, stack + (title,))
@@ -95,8 +101,9 @@ def static_bound(ci_files: list[Path], linked: set[str] | None = None) -> StackB
         return StackBound(None, [], f"no call graph for {ROOT}")
     indirect = {title for title, name in graph.name.items()
                 if INDIRECT_TARGETS.search(name) and title in graph.frame and (linked is None or name in linked)}
-    kernel_indirect = frozenset(title for title, name in graph.name.items()
-                                if KERNEL_TARGETS.search(name) and title in graph.frame)
+    kernel_indirect = tuple((caller, frozenset(title for title, name in graph.name.items()
+                                               if targets.search(name) and title in graph.frame))
+                            for caller, targets in KERNEL_POINTERS)
     try:
         depth, path, _, no_dump = _deepest(graph, by_name[ROOT], indirect, kernel_indirect)
         handlers = [_deepest(graph, by_name[h], indirect, kernel_indirect) for h in HANDLERS if h in by_name]

@@ -105,6 +105,22 @@ def test_stack_bound_takes_the_deepest_path_and_resolves_indirect_calls(tmp_path
     assert linked_only_y.bytes == 8 + 100 + 50 + EXCEPTION_FRAME_BYTES + 16
 
 
+def test_a_kernels_own_function_pointers_resolve_to_its_functions_not_the_adapters(tmp_path):
+    """The depthwise fast path calls its chosen pixel function through a pointer: resolved to
+    the adapters (whose eval called it) that would be a cycle and an unknown bound."""
+    from ember_build.stack_bound import EXCEPTION_FRAME_BYTES, static_bound
+
+    graph = "\n".join([_node("Reset_Handler", 8), _node("em_app_main", 100), _node("em_dw_eval", 40),
+                       _node("em_nn_depthwise_m1_s8", 64), _node("em_nn_dwf_pixel_9", 24),
+                       _node("em_nn_dwf_block4_3x3_unit", 48),
+                       _edge("Reset_Handler", "em_app_main"), _edge("em_app_main", "__indirect_call"),
+                       _edge("em_dw_eval", "em_nn_depthwise_m1_s8"),
+                       _edge("em_nn_depthwise_m1_s8", "__indirect_call")])
+    bound = static_bound(_ci(tmp_path, graph))
+    assert bound.bytes == 8 + 100 + 40 + 64 + 48 + EXCEPTION_FRAME_BYTES
+    assert bound.path[-3:] == ["em_nn_depthwise_m1_s8", "em_nn_dwf_block4_3x3_unit", "(exception)"]
+
+
 def test_stack_bound_is_unknown_for_recursion_and_dynamic_frames(tmp_path):
     from ember_build.stack_bound import static_bound
 

@@ -73,3 +73,11 @@ def test_no_64_bit_division_is_linked(kws):
     (__udivmoddi4 and its wrappers, about 800 bytes) has no place in a firmware."""
     functions = _functions(kws / "firmware.elf")
     assert [f for f in ("__udivmoddi4", "__aeabi_uldivmod", "__aeabi_ldivmod", "__divmoddi4") if f in functions] == []
+
+
+def test_the_static_stack_bound_is_known_and_covers_the_painted_peak(kws):
+    """The depthwise fast path's function pointers resolve to its own pixel and block functions
+    (ember_build/stack_bound.py KERNEL_POINTERS), so the bound exists for DS-CNN."""
+    bound = json.loads((kws / "size.json").read_text())["stack_bound_bytes"]
+    peak = json.loads((kws / "report.json").read_text())["stack_peak_bytes"]
+    assert bound is not None and peak <= bound
