@@ -127,22 +127,30 @@ def measure(elf_path: Path) -> SizeReport:
                 report.stack_ram = section["sh_size"]
                 report.ram["stack"] += section["sh_size"]
         index_of = {i: s for i, s in enumerate(elf.iter_sections())}
-        for symbol in symbols:
-            size, shndx = symbol["st_size"], symbol["st_shndx"]
-            if size == 0 or not isinstance(shndx, int) or symbol["st_info"]["type"] not in ("STT_FUNC", "STT_OBJECT"):
+        # Each byte counts once, for the first symbol that covers it: libgcc has aliases
+        # (__aeabi_fadd = __addsf3) and entry points inside another function (__aeabi_frsub
+        # falls into __aeabi_fsub). Bit 0 of a function's value is its Thumb bit.
+        extents = sorted((s["st_shndx"], s["st_value"] & ~1, -s["st_size"], s["st_value"]) for s in symbols
+                         if s["st_size"] and isinstance(s["st_shndx"], int)
+                         and s["st_info"]["type"] in ("STT_FUNC", "STT_OBJECT"))
+        covered_until: dict[int, int] = {}
+        for shndx, start, negative_size, value in extents:
+            end = start - negative_size
+            size = end - max(start, covered_until.get(shndx, start))
+            if size <= 0:
                 continue
+            covered_until[shndx] = end
             section = index_of[shndx]
             if not section["sh_flags"] & SH_FLAGS.SHF_ALLOC or ARENA_SECTION.match(section.name) or section.name == STACK_SECTION:
                 continue
-            source = defining_file(symbol["st_value"])
+            source = defining_file(value)
             component = component_of(source) if source else NO_DEBUG_INFO
             writable = section["sh_flags"] & SH_FLAGS.SHF_WRITE
             if not writable or section["sh_type"] != "SHT_NOBITS":
                 report.flash[component] += size  # code, constants, and .data's initial values
+                covered[section.name] += size
             if writable:
                 report.ram[component] += size
-            if not writable or section["sh_type"] != "SHT_NOBITS":
-                covered[section.name] += size
         for section in sections:
             stored = section["sh_type"] != "SHT_NOBITS"
             if stored and not ARENA_SECTION.match(section.name):

@@ -240,6 +240,10 @@ def build_app(env, app: str, run: bool = False, train: bool = False, model: str 
         app_env.AddPostAction(elf, env["CHECK_NO_HEAP"])
         app_env.AddPostAction(elf, Action(_size_report, "size report of $TARGET"))
         app_env.SideEffect([str(out / n) for n in ("size.json", "size.md", "size.png")], elf)
+        # The report is a post-action of the link: relink when its code changes, so size.json
+        # never describes the ELF by an older rule.
+        app_env.Depends(elf, [str(REPO / "site_scons/ember_build" / n)
+                              for n in ("size_report.py", "stack_bound.py", "elf_check.py")])
         # Intel HEX always; a raw .bin only where every loadable section lies in one region
         # (board.yaml `bin`): an image spanning TCM and QSPI would be hundreds of MiB of padding.
         targets.append(app_env.Hex(str(out / "firmware.hex"), elf))

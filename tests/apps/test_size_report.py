@@ -31,6 +31,20 @@ def test_components_account_for_every_flash_byte(size):
     assert size["code_flash"] + size["constants_flash"] + _component(size, "app test data")["flash"] == size["flash_total"]
 
 
+def test_every_flash_byte_counts_once_with_soft_float_aliases():
+    """The M3 links libgcc's soft float, whose functions have aliases (__aeabi_fadd = __addsf3)
+    and entry points inside each other (__aeabi_frsub): each byte still counts once."""
+    scons = Path(sys.executable).with_name("scons")
+    build = subprocess.run([str(scons), "app=anomaly", "board=mps2_an385"], cwd=REPO, capture_output=True, text=True,
+                           timeout=900)
+    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
+    out = REPO / "build" / "mps2_an385" / "anomaly"
+    size = json.loads((out / "size.json").read_text())
+    assert size["flash_total"] == flash_bytes(out / "firmware.elf")
+    assert sum(c["flash"] for c in size["components"]) == size["flash_total"]
+    assert _component(size, "libc/libgcc")["flash"] > 1000  # the soft float is there
+
+
 def test_the_programs_ops_and_kernels_are_components(size):
     names = {c["name"] for c in size["components"]}
     for op, kernel in (("fully_connected", "fully_connected_s8"), ("quantize", "quantize_f32_s8"),
