@@ -3,13 +3,16 @@ inspect it, or emit its C sources."""
 from __future__ import annotations
 
 import os
+import re
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from compiler import emit_c, kernel_variants, reference
+from compiler.errors import EmberCompileError
 from compiler.ir import Graph
 from compiler.ops import OP_TABLE, OpSpec
 from compiler.planner import Plan
@@ -105,3 +108,47 @@ class Program:
             lines.append(f"  {i:3} {op.kind:<16} -> {outs}  constants {consts} B  {op.origin}")
         report = float_fallback_report(self.graph)
         return "\n".join(lines + ([report] if report else []))
+
+
+class ProgramSetError(EmberCompileError):
+    """Programs that cannot share one firmware (emit_programs_c): none, a name that is not a C
+    identifier, or programs for different targets."""
+
+
+C_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def emit_programs_c(programs: Mapping[str, Program], out_dir: str | Path,
+                    symbol: str = "em_model_program") -> list[Path]:
+    """The C sources of one firmware running several programs (one after the other, or as the app
+    chooses): <symbol>.c holds every program's array as `<symbol>_<name>` (with `<symbol>_<name>_size`),
+    <symbol>.h declares them and defines EM_MODEL_PROGRAMS (their count); em_registry.c lists the
+    union of their ops (opcode order, each once) and em_nn_variants_selected.h turns on the union of
+    the kernel variants they take, so the firmware links every op and variant of each program and
+    nothing else. `programs` maps a name (a C identifier) to its program, in the order the arrays
+    are written. Every program must be for the same target (one tier's kernels are linked).
+    Returns the written paths.
+    """
+    if not programs:
+        raise ProgramSetError("emit_programs_c needs at least one program; for one, Program.emit_c is enough")
+    bad = [name for name in programs if not C_NAME.fullmatch(name)]
+    if bad:
+        raise ProgramSetError(f"program names {bad} are not C identifiers; name each program with letters, "
+                              "digits and underscores (its array is <symbol>_<name>)")
+    targets = {name: p.target for name, p in programs.items()}
+    if len(set(targets.values())) > 1:
+        raise ProgramSetError(f"programs for different targets cannot share a firmware: {targets}; "
+                              "lower every program for the firmware's board")
+    tier = next(iter(targets.values())).tier
+    out = Path(out_dir)
+    symbols = {name: f"{symbol}_{name}" for name in programs}
+    used = set().union(*(kernel_variants.linked_variants(p.graph, tier) for p in programs.values()))
+    files = {
+        out / f"{symbol}.c": emit_c.programs_array_c({symbols[n]: p.to_bytes() for n, p in programs.items()}),
+        out / f"{symbol}.h": emit_c.programs_header_c(symbol, list(symbols.values())),
+        out / "em_registry.c": emit_c.registry_c([s for p in programs.values() for s in p.selected_ops]),
+        out / "em_nn_variants_selected.h": emit_c.variants_h(used, kernel_variants.SELECTABLE_VARIANTS),
+    }
+    for path, text in files.items():
+        write_atomically(path, text)
+    return list(files)
