@@ -15,6 +15,8 @@ that Ember folds into the convolution.
 µYOLO (`micro_yolo`): a single-class YOLOv1-style detector, see its docstring.
 
 BUILDERS names every model of this app; `MODELS` the build's `model=` choices (yolo, vww).
+The build's model=cascade runs both in one firmware (`Cascade`): the visual wake words gate on
+every frame, µYOLO only on frames the gate calls person.
 """
 from __future__ import annotations
 
@@ -223,6 +225,92 @@ class ModelHooks:
 
 
 yolo, vww = ModelHooks("yolo"), ModelHooks("vww")
+
+
+class CascadeError(ValueError):
+    """Programs that cannot form the cascade (gate and detector inputs of different quantization)."""
+
+
+def gate_rows(frame_side: int, gate_side: int) -> "np.ndarray":
+    """The frame rows (and columns) the gate's nearest-neighbour downscale takes: the frame pixel
+    under each gate pixel's centre, ((2·i + 1) · frame) // (2 · gate) (firmware/cascade/gate.c)."""
+    import numpy as np
+
+    return ((2 * np.arange(gate_side) + 1) * frame_side) // (2 * gate_side)
+
+
+def gate_input(frame, gate_side: int) -> "np.ndarray":
+    """The gate's int8 [1, g, g, 3] from a frame [1, S, S, 3] of the same input quantization: a byte
+    gather, so the device's copy is exact."""
+    import numpy as np
+
+    rows = gate_rows(np.asarray(frame).shape[1], gate_side)
+    return np.ascontiguousarray(np.asarray(frame)[:, rows][:, :, rows])
+
+
+def frame_line(frame: int, gate: int, person: int) -> str:
+    """The console line closing frame `frame` (firmware/cascade/main.c): the inference numbers of
+    its gate run and, when it said person, of its µYOLO run."""
+    return f"EM frame {frame} gate={gate} person={person}" + (f" detector={gate + 1}" if person else "")
+
+
+class Cascade:
+    """model=cascade: two programs in one firmware (app.yaml `programs: [vww, yolo]`), run one
+    after the other in shared arenas (ember_build.app_build.compile_programs). Per frame, µYOLO's
+    128×128 input: the visual wake words gate sees its 96×96 nearest-neighbour downscale (the two
+    programs take the same input quantization, so the downscale is a byte gather on the device);
+    µYOLO runs only when the gate says person. Inferences are numbered in run order; each prints
+    the vector line and its label (gate) or boxes (µYOLO) line under its number, each frame a
+    frame_line."""
+
+    input_program = "yolo"  # the embedded frames take µYOLO's input quantization
+    __name__ = f"{__name__}:cascade"
+
+    def test_vectors(self, count: int, seed: int = VECTOR_SEED) -> "np.ndarray":
+        """µYOLO's test frames (ModelHooks.test_vectors): scenes with people and without."""
+        return yolo.test_vectors(count, seed)
+
+    @staticmethod
+    def _sides(programs: dict) -> tuple[int, int]:
+        gate, detector = (programs[n].graph.tensors[programs[n].graph.inputs[0]] for n in ("vww", "yolo"))
+        if (gate.dtype, list(gate.quant.scale), list(gate.quant.zero_point)) != (
+                detector.dtype, list(detector.quant.scale), list(detector.quant.zero_point)):
+            raise CascadeError(f"the gate's input ({gate.dtype}, scale {gate.quant.scale}, zero point "
+                               f"{gate.quant.zero_point}) and µYOLO's ({detector.dtype}, scale {detector.quant.scale}, "
+                               f"zero point {detector.quant.zero_point}) differ: the device's downscale copies bytes; "
+                               "calibrate both on images in 0..1 (int8_io: true)")
+        return int(detector.shape[1]), int(gate.shape[1])
+
+    def firmware_header(self, programs: dict) -> str:
+        """µYOLO's decode tables, and PD_FRAME_SIDE / PD_GATE_SIDE for the gate's downscale."""
+        frame, gate = self._sides(programs)
+        tables = yolo.firmware_header(programs["yolo"])
+        return tables[: tables.rindex("#endif")] + (
+            f"/* model=cascade: frame side (µYOLO's input) and the gate's (visual wake words') */\n"
+            f"#define PD_FRAME_SIDE {frame}\n#define PD_GATE_SIDE {gate}\n#endif\n")
+
+    def run_reference(self, programs: dict, frames) -> tuple[list, list[str]]:
+        """What the firmware runs on `frames` (int8 [N, 1, S, S, 3]): the outputs of every inference
+        in run order and the lines it prints (label, boxes and frame lines)."""
+        from apps.person_detect import detect
+
+        _, gate_side = self._sides(programs)
+        tables = output_tables(programs["yolo"])
+        outputs, lines = [], []
+        for f, frame in enumerate(frames):
+            gate = programs["vww"].run_reference(gate_input(frame, gate_side))[0]
+            k, person = len(outputs), vww_label(gate)
+            outputs.append(gate)
+            lines.append(label_line(k, gate))
+            if person:
+                found = programs["yolo"].run_reference(frame)[0]
+                outputs.append(found)
+                lines.append(detect.boxes_line(k + 1, detect.decode_int8(found, tables)))
+            lines.append(frame_line(f, k, person))
+        return outputs, lines
+
+
+cascade = Cascade()
 
 
 def output_quantization(program) -> tuple[float, int]:

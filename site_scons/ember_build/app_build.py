@@ -43,6 +43,8 @@ class App:
     figures_samples: int = 200  # held-out samples the accuracy figures are measured on
     variant: str = ""  # one of app.yaml's `variants` (the build's model=), "" when it has none
     memory: tuple = ()  # app.yaml `memory:` as (pin items, cap items): see app_memory
+    programs: tuple = ()  # app.yaml `programs:`: the variants whose programs one firmware runs (compile_programs)
+    firmware: tuple = ()  # app.yaml `firmware:`: further folders of firmware/ the build compiles
 
 
 def load_app(name: str, variant: str = "") -> App:
@@ -65,7 +67,21 @@ def load_app(name: str, variant: str = "") -> App:
         raise AppError(f"{path}: missing field(s) {', '.join(sorted(missing))}")
     return App(raw["name"], raw.get("description", ""), raw["model"], int(raw["test_vectors"]),
                bool(raw.get("int8_io", False)), path.parent, int(raw.get("figures_samples", 200)), variant,
-               memory_settings(raw.get("memory"), path))
+               memory_settings(raw.get("memory"), path), _names(raw.get("programs"), variants, path, "programs"),
+               _names(raw.get("firmware"), None, path, "firmware"))
+
+
+def _names(raw: object, allowed: dict | None, path: Path, key: str) -> tuple:
+    """app.yaml `programs:` (variants of the app, in run order) or `firmware:` (folder names)."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not all(isinstance(n, str) and n for n in raw):
+        raise AppError(f"{path}: {key}: is a list of names, got {raw!r}")
+    unknown = [n for n in raw if allowed is not None and (n not in allowed or (allowed[n] or {}).get("programs"))]
+    if unknown:
+        raise AppError(f"{path}: programs: {unknown} are not one-program variants of the app "
+                       f"(choices: {', '.join(n for n in allowed if not (allowed[n] or {}).get('programs'))})")
+    return tuple(raw)
 
 
 MEMORY_KEYS = {"pin", "cap"}
@@ -219,6 +235,8 @@ def compile_app(app_name: str, board: Board, out_dir: Path, variant: str = "") -
     returns a summary for the report."""
     app = load_app(app_name, variant)
     module = model_module(app)
+    if app.programs:
+        return compile_programs(app, module, board, Path(out_dir))
     program, _, meta = lower_app(app, module, board)
     out = Path(out_dir)
     program.save(out / "program.embr")
@@ -242,6 +260,62 @@ def compile_app(app_name: str, board: Board, out_dir: Path, variant: str = "") -
     summary = {"app": app.name, "variant": app.variant, "board": board.name, "target": board.cpu, "tier": board.tier,
                "program_bytes": len(program.to_bytes()), "arena_bytes": program.arena_bytes,
                "ops": [op.kind for op in program.graph.ops], "model": meta}
+    write_atomically(out / "compile.json", json.dumps(summary, indent=2) + "\n")
+    return summary
+
+
+def shared_arenas(programs: dict[str, Program]) -> list[tuple[str, int]]:
+    """The arenas of a firmware whose programs run one after the other and so share their
+    memory: per region, the largest plan's bytes. Each program's arena order (its arena i is the
+    runtime's arenas[i]) must be a prefix of the longest's, so one arena list serves them all."""
+    orders = {name: [a.name for a in p.graph.arenas] for name, p in programs.items()}
+    longest = max(orders.values(), key=len)
+    clash = {name: order for name, order in orders.items() if order != longest[:len(order)]}
+    if clash:
+        raise AppError(f"the programs' arenas are in different region orders ({orders}): they cannot share "
+                       "one arena list; pin or cap the regions (app.yaml memory:) so every plan uses them in one order")
+    return [(region, max(a.size for p in programs.values() for a in p.graph.arenas if a.name == region))
+            for region in longest]
+
+
+def compile_programs(app: App, module: ModuleType, board: Board, out: Path) -> dict:
+    """A variant with `programs:` (app.yaml): lowers each named variant's model for `board` into one
+    firmware's sources (compiler.program.emit_programs_c: em_model_program_<name>, the union
+    registry, the union kernel variants), arenas shared by the programs (shared_arenas: they run
+    one after the other), the test vectors in the input quantization of the program named by the
+    module's `input_program`, and the reference of what the firmware runs: the module's
+    run_reference(programs, vectors) -> (outputs of every inference in run order, console lines).
+    expected.npz holds the outputs flat with their sizes (output_sizes: report.check_run)."""
+    from compiler.program import emit_programs_c
+
+    programs, models = {}, {}
+    for name in app.programs:
+        single = load_app(app.name, name)
+        programs[name], _, models[name] = lower_app(single, model_module(single), board)
+        programs[name].save(out / f"program-{name}.embr")
+    pinned = sum(1 for p in programs.values() for t in p.graph.tensors.values() if t.is_constant and t.offset is not None)
+    if pinned:
+        raise AppError(f"{app.name} model={app.variant}: constants pinned to RAM (memory: pin:) with several programs: "
+                       "their shared arenas would overwrite them; drop the pins of the programs' variants")
+    emit_programs_c(programs, out)
+    vectors = program_inputs(programs[module.input_program], module.test_vectors(app.test_vectors))
+    outputs, lines = module.run_reference(programs, vectors)
+    source, header = test_vectors_c(vectors)
+    write_atomically(out / "em_test_vectors.c", source)
+    write_atomically(out / "em_test_vectors.h", header)
+    write_atomically(out / "em_app_generated.h", module.firmware_header(programs))
+    arenas = shared_arenas(programs)
+    write_atomically(out / "em_model_arena.h", arena_header_c(arenas[0][1], arenas[0][0], arenas[1:]))
+    write_atomically(out / "plan.txt", "\n\n".join(f"== program {name}\n{p.summary()}\n\n{p.plan.chart()}"
+                                                    for name, p in programs.items()) + "\n")
+    write_atomically(out / "plan.json", json.dumps({n: p.plan.as_json() for n, p in programs.items()}, indent=2) + "\n")
+    np.savez(out / "expected.npz", inputs=vectors, outputs=np.concatenate([np.asarray(o).reshape(-1) for o in outputs]),
+             output_sizes=np.array([np.asarray(o).size for o in outputs], dtype=np.int64), lines=np.array(lines, dtype=str))
+    summary = {"app": app.name, "variant": app.variant, "board": board.name, "target": board.cpu, "tier": board.tier,
+               "program_bytes": sum(len(p.to_bytes()) for p in programs.values()), "arena_bytes": dict(arenas),
+               "ops": sorted({op.kind for p in programs.values() for op in p.graph.ops}), "model": models,
+               "programs": {n: {"program_bytes": len(p.to_bytes()), "arena_bytes": p.arena_bytes,
+                                "ops": [op.kind for op in p.graph.ops]} for n, p in programs.items()}}
     write_atomically(out / "compile.json", json.dumps(summary, indent=2) + "\n")
     return summary
 

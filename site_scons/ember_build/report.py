@@ -5,6 +5,8 @@ Console lines (apps/<app>/firmware/responder.c):
     EM vector <i> instructions=<n> score_bits=<8 hex digits> output=<hex bytes>
     EM stack peak=<bytes>        (0 where the board cannot measure it)
     EM done
+With several programs in one firmware (app_build.compile_programs) the vectors are the
+inferences in run order, of outputs of different sizes (expected.npz `output_sizes`).
 An app's model may name further lines the device must print verbatim (app_build's
 expected_lines hook, e.g. person_detect's boxes); each missing one fails the check.
 Verdict lines (an app that decides, e.g. anomaly's normal/anomalous against its threshold),
@@ -54,6 +56,8 @@ def check_run(console: str, exit_code: int, expected_npz: Path, compile_summary:
     """Compares device outputs with the reference's byte for byte and writes the report."""
     expected = np.load(expected_npz)
     outputs = expected["outputs"]
+    if "output_sizes" in expected:  # several programs (app_build.compile_programs): flat, split by size
+        outputs = np.split(outputs, np.cumsum(expected["output_sizes"])[:-1])
     info, vectors = parse_console(console)
     mismatches = []
     for i, reference in enumerate(outputs):

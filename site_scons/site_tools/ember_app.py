@@ -178,11 +178,19 @@ def build_app(env, app: str, run: bool = False, train: bool = False, model: str 
 
     board = env["BOARD"]
     try:
-        variant = load_app(app, model).variant
+        settings = load_app(app, model)
     except AppError as error:
         from SCons.Script import Exit
 
         print(f"error: {error}")
+        Exit(2)
+    variant = settings.variant
+    several = ("serve", "profile", "numerics", "demo", "figures", "train")
+    if settings.programs and (train or any(env.get(f"EMBER_{k.upper()}") for k in several)):
+        from SCons.Script import Exit
+
+        print(f"error: {app} model={variant} runs several programs ({', '.join(settings.programs)}): "
+              f"{'/'.join(several)} take one; build model={settings.programs[0]} (or another) for them")
         Exit(2)
     figures = bool(env.get("EMBER_FIGURES"))
     run = run or figures
@@ -199,14 +207,22 @@ def build_app(env, app: str, run: bool = False, train: bool = False, model: str 
     if train:
         trained = app_env.Command(str(checkpoint), _python_sources(f"apps/{app}"), Action(_train, "training $TARGET"))
         AlwaysBuild(trained)
-    model_inputs = (_python_sources("compiler", f"apps/{app}") + [str(checkpoint), str(REPO / "apps" / app / "app.yaml"),
+    checkpoints = ([str(REPO / "apps" / app / f"checkpoint-{p}.pt") for p in settings.programs] if settings.programs
+                   else [str(checkpoint)])
+    model_inputs = (_python_sources("compiler", f"apps/{app}") + checkpoints + [str(REPO / "apps" / app / "app.yaml"),
                     str(board.directory / "board.yaml"), str(REPO / "site_scons/ember_build/app_build.py")])
-    generated = app_env.Command([str(gen / name) for name in GENERATED], model_inputs,
+    names = (GENERATED if not settings.programs else  # one program file per program (compile_programs)
+             [n for n in GENERATED if n != "program.embr"] + [f"program-{p}.embr" for p in settings.programs])
+    generated = app_env.Command([str(gen / name) for name in names], model_inputs,
                                 Action(_compile_model, f"compiling model of {app} for {board.name}, tier {board.tier}"))
     firmware = REPO / "apps" / app / "firmware"
-    app_env.Append(CPPPATH=[str(gen), str(firmware), str(COMMON_FIRMWARE)] + ([str(firmware / variant)] if variant else []))
-    app_sources = (sorted(Glob(str(firmware / "*.c"), strings=True))
-                   + (sorted(Glob(str(firmware / variant / "*.c"), strings=True)) if variant else [])
+    # firmware/*.c, then the variant's folder and app.yaml's `firmware:` folders; a folder's own
+    # main.c replaces firmware/main.c (model=cascade of person_detect)
+    folders = ([variant] if variant else []) + list(settings.firmware)
+    app_env.Append(CPPPATH=[str(gen), str(firmware), str(COMMON_FIRMWARE)] + [str(firmware / f) for f in folders])
+    own_main = any((firmware / f / "main.c").exists() for f in folders)
+    app_sources = ([s for s in sorted(Glob(str(firmware / "*.c"), strings=True)) if not (own_main and Path(s).name == "main.c")]
+                   + [s for f in folders for s in sorted(Glob(str(firmware / f / "*.c"), strings=True))]
                    + [str(COMMON_FIRMWARE / "em_app_model.c")])  # arena, load, timed invoke: every app
     generated_sources = [str(gen / n) for n in ("em_model_program.c", "em_registry.c", "em_test_vectors.c")]
     if env.get("EMBER_SERVE") or (env.get("EMBER_PROFILE") and run) or env.get("EMBER_NUMERICS") or env.get("EMBER_DEMO"):

@@ -33,8 +33,11 @@ int em_app_fail(const char *what, em_status status) {
     return (int)status;
 }
 
-em_status em_app_model_open(em_app_model *model) {
-    em_status status = em_program_load(&model->program, em_model_program, em_model_program_size);
+/* Loading, shared by the one-program open and the several-program one; always inlined so that a
+ * one-program firmware's em_app_model_open is the code it always was. */
+static inline __attribute__((always_inline)) em_status open_embedded(em_app_model *model, const uint8_t *data,
+                                                                     size_t size) {
+    em_status status = em_program_load(&model->program, data, size);
     if (status == EM_OK) {
         status = em_app_copy_constants(&model->program);
     }
@@ -48,7 +51,7 @@ em_status em_app_model_open(em_app_model *model) {
         return status;
     }
     em_print("EM program bytes=");
-    em_print_u64(em_model_program_size);
+    em_print_u64(size);
     em_print(" arena=");
     em_print_u64(em_program_arena_size(&model->program, 0));
     em_print(" unit=");
@@ -56,6 +59,17 @@ em_status em_app_model_open(em_app_model *model) {
     em_print("\n");
     return EM_OK;
 }
+
+#ifdef EM_MODEL_PROGRAMS
+/* Several programs (em_model_program.h from compiler.program.emit_programs_c): the app names each. */
+em_status em_app_model_open_program(em_app_model *model, const uint8_t *program, size_t size) {
+    return open_embedded(model, program, size);
+}
+#else
+em_status em_app_model_open(em_app_model *model) {
+    return open_embedded(model, em_model_program, em_model_program_size);
+}
+#endif
 
 em_status em_app_model_invoke(em_app_model *model, uint64_t *count) {
     const uint64_t start = em_bsp_counter_read();

@@ -14,7 +14,8 @@
  * responder (which prints the vector line with em_app_print_vector()), then em_app_model_finish().
  * The serving firmware (link_main.c) uses em_app_arenas / em_app_arena_sizes only.
  * Every app build has its gen/ folder on the include path: em_app_model.c includes the generated
- * em_model_arena.h and em_model_program.h of the app being built.
+ * em_model_arena.h and em_model_program.h of the app being built (with several programs, their
+ * arrays em_model_program_<name>: em_app_model_open_program).
  */
 #ifndef EM_APP_MODEL_H
 #define EM_APP_MODEL_H
@@ -56,6 +57,15 @@ int em_app_fail(const char *what, em_status status);
  * @return EM_OK; or the failing status after printing `EM error load ...` / `EM error io ...`.
  */
 em_status em_app_model_open(em_app_model *model);
+
+/**
+ * The same for a firmware with several programs (its em_model_program.h defines
+ * EM_MODEL_PROGRAMS and em_model_program_<name>, and em_app_model_open is not defined): loads
+ * @p program (@p size bytes, 16-byte aligned). The programs share em_app_arenas (sized for the
+ * largest plan per region): their views are valid only until another program runs.
+ * @return as em_app_model_open().
+ */
+em_status em_app_model_open_program(em_app_model *model, const uint8_t *program, size_t size);
 
 /**
  * Runs one inference over em_app_arenas, timed by the board's counter.
