@@ -213,7 +213,7 @@ def kernel_variant(graph: Graph, op: Op, tier: str) -> str:
 # EM_ERR_VARIANT_NOT_LINKED, so a rule must never leave out a variant its op takes.
 SELECTABLE_VARIANTS = (
     "DW_MVE_FULL_KW3", "DW_MVE_FULL", "DW_MVE_TAIL", "DW_MVE_STRIDED",
-    "DWF_MVE_PIXEL", "DWF_MVE_PIXEL_9", "DWF_MVE_PIXEL_LEFT", "DWF_MVE_BLOCK4", "DWF_MVE_ROWS", "DWF_MVE_TAPS",
+    "DWF_MVE_PIXEL", "DWF_MVE_PIXEL_LEFT", "DWF_MVE_BLOCK4", "DWF_MVE_ROWS", "DWF_MVE_TAPS",
     "CONV_MVE_PACK", "CONV_MVE_TAPS",
     "AVG_MVE_FULL", "AVG_MVE_TAIL", "AVG_MVE_LARGE",
 )
@@ -263,7 +263,7 @@ def _depthwise_variants(graph: Graph, op: Op) -> set[str]:
     block4 = blocks and not left
     if c < DW_FAST_MVE_MIN_CHANNELS and not block4:
         return generic
-    fast = {"DWF_MVE_PIXEL_LEFT" if left else ("DWF_MVE_PIXEL_9" if kh * kw == 9 else "DWF_MVE_PIXEL")}
+    fast = {"DWF_MVE_PIXEL_LEFT" if left else "DWF_MVE_PIXEL"}
     if block4:
         fast.add("DWF_MVE_BLOCK4")
         right = ow + kw - 1 - a["padding"][2] - w

@@ -19,10 +19,10 @@ from compiler.program import Program
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "build" / "corstone300" / "kws"
-# em_depthwise_conv2d_s8.c's general MVE blocks, the fast path's other pixels, conv2d's taps
+# em_depthwise_conv2d_s8.c's general MVE blocks, the fast path's other pixel, conv2d's taps
 LEFT_OUT = ["em_nn_dw_block_full", "em_nn_dw_block_full_kw3", "em_nn_dw_block_tail", "em_nn_dw_block_strided",
-            "em_nn_dwf_pixel", "em_nn_dwf_pixel_left", "em_nn_conv_taps_mve"]
-KEPT = ["em_nn_dwf_pixel_9", "em_nn_dwf_block4_3x3_unit", "em_nn_conv_pack_mve", "em_nn_depthwise_m1_s8"]
+            "em_nn_dwf_pixel_left", "em_nn_conv_taps_mve"]
+KEPT = ["em_nn_dwf_pixel", "em_nn_dwf_block4_3x3_unit", "em_nn_conv_pack_mve", "em_nn_depthwise_m1_s8"]
 
 
 def _functions(path: Path) -> set[str]:
@@ -44,7 +44,7 @@ def kws() -> Path:
 def test_the_generated_header_names_the_programs_variants(kws):
     program = Program.load(kws / "gen" / "program.embr")
     used = kv.linked_variants(program.graph, program.target.tier)
-    assert used == {"DWF_MVE_PIXEL_9", "DWF_MVE_BLOCK4", "DWF_MVE_ROWS", "CONV_MVE_PACK", "AVG_MVE_FULL"}
+    assert used == {"DWF_MVE_PIXEL", "DWF_MVE_BLOCK4", "DWF_MVE_ROWS", "CONV_MVE_PACK", "AVG_MVE_FULL"}
     header = (kws / "gen" / "em_nn_variants_selected.h").read_text()
     for name in kv.SELECTABLE_VARIANTS:
         assert f"#define EM_NN_VARIANT_{name} {int(name in used)}\n" in header

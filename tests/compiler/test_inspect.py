@@ -338,11 +338,11 @@ def test_conv2d_linked_variants(case, expected):
     (dict(c=2, stride=2), ["DW_MVE_TAIL"]),
     (dict(c=8, k=8, hw=16), ["DW_MVE_FULL"]),  # 64 taps: general, any KW
     (dict(c=64, weight=-128), ["DW_MVE_FULL_KW3"]),
-    (dict(c=64, stride=2), ["DWF_MVE_PIXEL_9", "DWF_MVE_TAPS"]),
+    (dict(c=64, stride=2), ["DWF_MVE_PIXEL", "DWF_MVE_TAPS"]),
     (dict(c=64, k=5, stride=2), ["DWF_MVE_PIXEL", "DWF_MVE_TAPS"]),
     (dict(c=64, shift=-1), ["DWF_MVE_PIXEL_LEFT", "DWF_MVE_TAPS"]),
-    (dict(c=16), ["DWF_MVE_BLOCK4", "DWF_MVE_PIXEL_9", "DWF_MVE_ROWS"]),  # no tap tables
-    (dict(c=16, hw=70), ["DWF_MVE_BLOCK4", "DWF_MVE_PIXEL_9", "DWF_MVE_TAPS"]),
+    (dict(c=16), ["DWF_MVE_BLOCK4", "DWF_MVE_PIXEL", "DWF_MVE_ROWS"]),  # no tap tables
+    (dict(c=16, hw=70), ["DWF_MVE_BLOCK4", "DWF_MVE_PIXEL", "DWF_MVE_TAPS"]),
 ])
 def test_depthwise_linked_variants(case, expected):
     assert depthwise("linked", **case) == expected
@@ -373,8 +373,8 @@ def test_linked_variants_are_the_headers_names_and_none_below_mve():
 def test_variants_header_defines_every_name():
     from compiler.emit_c import variants_h
 
-    text = variants_h({"DWF_MVE_PIXEL_9"}, kv.SELECTABLE_VARIANTS)
-    assert "#define EM_NN_VARIANT_DWF_MVE_PIXEL_9 1\n" in text and "#define EM_NN_VARIANT_DW_MVE_FULL 0\n" in text
+    text = variants_h({"DWF_MVE_PIXEL"}, kv.SELECTABLE_VARIANTS)
+    assert "#define EM_NN_VARIANT_DWF_MVE_PIXEL 1\n" in text and "#define EM_NN_VARIANT_DW_MVE_FULL 0\n" in text
     assert text.count("#define EM_NN_VARIANT_") == len(kv.SELECTABLE_VARIANTS)
 
 

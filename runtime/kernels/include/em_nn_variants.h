@@ -38,13 +38,9 @@
 #ifndef EM_NN_VARIANT_DW_MVE_STRIDED
 #define EM_NN_VARIANT_DW_MVE_STRIDED 1
 #endif
-/* em_depthwise_conv2d_m1_s8.c (MVE): the tap-table pixel (any taps, 3x3 unrolled, and the form
- * for a shift > −2), the 3x3 stride-1 4-pixel block and its staged padded rows. */
+/* em_depthwise_conv2d_m1_s8.c (MVE): the tap-table pixel (and its form for a shift > −2), the 3x3 stride-1 4-pixel block and its staged padded rows. */
 #ifndef EM_NN_VARIANT_DWF_MVE_PIXEL
 #define EM_NN_VARIANT_DWF_MVE_PIXEL 1
-#endif
-#ifndef EM_NN_VARIANT_DWF_MVE_PIXEL_9
-#define EM_NN_VARIANT_DWF_MVE_PIXEL_9 1
 #endif
 #ifndef EM_NN_VARIANT_DWF_MVE_PIXEL_LEFT
 #define EM_NN_VARIANT_DWF_MVE_PIXEL_LEFT 1
