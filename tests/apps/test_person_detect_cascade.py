@@ -27,10 +27,13 @@ OUT = REPO / "build" / "corstone300" / "person_detect-cascade"
 VARIANT_FUNCTIONS = {
     "DW_MVE_FULL_KW3": "em_nn_dw_block_full_kw3", "DW_MVE_FULL": "em_nn_dw_block_full",
     "DW_MVE_TAIL": "em_nn_dw_block_tail", "DW_MVE_STRIDED": "em_nn_dw_block_strided",
-    "DWF_MVE_PIXEL": "em_nn_dwf_pixel", "DWF_MVE_PIXEL_9": "em_nn_dwf_pixel_9",
+    "DWF_MVE_PIXEL": "em_nn_dwf_pixel",
     "DWF_MVE_PIXEL_LEFT": "em_nn_dwf_pixel_left", "DWF_MVE_BLOCK4": "em_nn_dwf_block4_3x3_unit",
     "CONV_MVE_PACK": "em_nn_conv_pack_mve", "CONV_MVE_TAPS": "em_nn_conv_taps_mve",
 }
+
+
+assert VARIANT_FUNCTIONS.keys() <= set(kv.SELECTABLE_VARIANTS)
 
 
 def _symbols(path: Path) -> dict[str, tuple[str, int]]:
