@@ -310,6 +310,47 @@ class Cascade:
         return outputs, lines
 
 
+    def figures(self, programs: dict, count: int = 500) -> dict:
+        """Held-out figures of the cascade's int8 reference on µYOLO's test scenes (seed
+        TEST_SEED["yolo"], never trained on): the gate's accuracy against the scenes' VWW labels on
+        the device's downscale (and, for comparison, on an antialiased bilinear one computed on the
+        host), the share of frames µYOLO runs on, and mAP@0.5 of µYOLO alone and behind the gate
+        (a frame the gate stops has no boxes)."""
+        import numpy as np
+
+        from apps.person_detect import detect
+        from ember_build.app_build import program_inputs
+
+        _, gate_side = self._sides(programs)
+        scenes = _scenes("yolo", count, TEST_SEED["yolo"])
+        frames = program_inputs(programs["yolo"], scenes.images[:, None].astype(np.float32) / np.float32(255.0))
+        gate = np.array([vww_label(programs["vww"].run_reference(gate_input(f, gate_side))[0]) for f in frames])
+        resized = torch.nn.functional.interpolate(_nchw(scenes.images), size=(gate_side, gate_side), mode="bilinear",
+                                                  antialias=True, align_corners=False)
+        host = program_inputs(programs["vww"], resized.permute(0, 2, 3, 1).numpy()[:, None])
+        bilinear = np.array([vww_label(programs["vww"].run_reference(x)[0]) for x in host])
+        tables = output_tables(programs["yolo"], detect.MAP_SCORE_THRESHOLD)
+        found = [detect.int_boxes_as_detections(detect.decode_int8(programs["yolo"].run_reference(f)[0], tables), tables)
+                 for f in frames]
+        stopped = (np.zeros(0), np.zeros((0, 4)))
+        labels = np.asarray(scenes.labels)
+        return {"samples": count, "person_frames": int(labels.sum()),
+                "gate_accuracy": float((gate == labels).mean()),
+                "gate_accuracy_bilinear_host": float((bilinear == labels).mean()),
+                "person_frames_passed": float(gate[labels == 1].mean()),
+                "empty_frames_stopped": float(1 - gate[labels == 0].mean()),
+                "detector_share": float(gate.mean()),
+                "map50_detector_alone": detect.average_precision(found, scenes.boxes),
+                "map50_cascade": detect.average_precision([b if g else stopped for b, g in zip(found, gate)], scenes.boxes)}
+
+    def figures_of_build(self, out: str | Path, count: int = 500) -> dict:
+        """figures() of the programs a cascade build wrote (build/<board>/person_detect-cascade)."""
+        from compiler.program import Program
+
+        gen = Path(out) / "gen"
+        return self.figures({name: Program.load(gen / f"program-{name}.embr") for name in ("vww", "yolo")}, count)
+
+
 cascade = Cascade()
 
 

@@ -106,3 +106,27 @@ def test_each_program_has_its_array_and_they_share_the_arena(cascade, programs):
     largest = max(p.arena_bytes["dtcm"] for p in programs.values())
     assert json.loads((out / "report.json").read_text())["arena_bytes"] == {"dtcm": largest}
     assert symbols["app_arenas_0"] == ("STT_OBJECT", largest)  # one arena, not one per program
+
+
+def test_the_gates_downscale_takes_the_pixel_under_each_centre():
+    from apps.person_detect.model import gate_input, gate_rows
+
+    assert list(gate_rows(128, 96)[:5]) == [0, 2, 3, 4, 6] and gate_rows(128, 96)[-1] == 127
+    assert list(gate_rows(96, 96)) == list(range(96))  # same size: the identity
+    frame = np.arange(1 * 8 * 8 * 3, dtype=np.int64).reshape(1, 8, 8, 3).astype(np.int8)
+    small = gate_input(frame, 6)  # rows and columns (2i + 1) · 8 // 12 = 0, 2, 3, 4, 6, 7
+    assert small.shape == (1, 6, 6, 3) and small.flags.c_contiguous
+    assert np.array_equal(small[0, 1, 4], frame[0, 2, 6])
+
+
+def test_the_cascade_needs_one_input_quantization(programs):
+    import copy
+
+    from apps.person_detect.model import CascadeError, cascade
+
+    assert cascade._sides(programs) == (128, 96)
+    other = copy.deepcopy(programs)
+    graph = other["vww"].graph
+    graph.tensors[graph.inputs[0]].quant.zero_point[0] = 0
+    with pytest.raises(CascadeError, match="differ"):
+        cascade.firmware_header(other)
