@@ -130,3 +130,37 @@ def test_the_cascade_needs_one_input_quantization(programs):
     graph.tensors[graph.inputs[0]].quant.zero_point[0] = 0
     with pytest.raises(CascadeError, match="differ"):
         cascade.firmware_header(other)
+
+
+def test_app_yaml_names_the_programs_and_bad_ones_are_named_errors(tmp_path, monkeypatch):
+    from ember_build import app_build
+    from ember_build.app_build import AppError, load_app
+
+    app = load_app("person_detect", "cascade")
+    assert (app.programs, app.firmware, app.variant) == (("vww", "yolo"), ("yolo",), "cascade")
+    assert load_app("person_detect", "yolo").programs == ()
+    (tmp_path / "two").mkdir()
+    (tmp_path / "two" / "app.yaml").write_text(
+        "name: two\nvariants:\n  a: {model: m, test_vectors: 1}\n"
+        "  both: {model: m, test_vectors: 1, programs: [a, b]}\n"
+        "  nested: {model: m, test_vectors: 1, programs: [a, both]}\n")
+    monkeypatch.setattr(app_build, "APPS", tmp_path)
+    with pytest.raises(AppError, match=r"\['b'\] are not one-program variants of the app \(choices: a\)"):
+        load_app("two", "both")
+    with pytest.raises(AppError, match=r"\['both'\] are not one-program variants"):
+        load_app("two", "nested")
+
+
+def test_shared_arenas_take_the_larger_plan_per_region_in_one_order():
+    from types import SimpleNamespace
+
+    from compiler.ir import Arena
+    from ember_build.app_build import AppError, shared_arenas
+
+    def program(*arenas: tuple[str, int]) -> SimpleNamespace:
+        return SimpleNamespace(graph=SimpleNamespace(arenas=[Arena(n, s) for n, s in arenas]))
+
+    assert shared_arenas({"a": program(("dtcm", 100)), "b": program(("dtcm", 60), ("sram", 500))}) == [
+        ("dtcm", 100), ("sram", 500)]
+    with pytest.raises(AppError, match="different region orders"):
+        shared_arenas({"a": program(("sram", 10)), "b": program(("dtcm", 60), ("sram", 500))})
