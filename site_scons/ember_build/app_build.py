@@ -121,7 +121,8 @@ def model_module(app: App) -> ModuleType:
     variants). Hooks: load_trained, example_inputs, calibration_data, test_vectors,
     accuracy_figures (ember_build/figures.py); optionally firmware_header(program) -> str (written
     as em_app_generated.h) and expected_lines(program, outputs) -> list[str] (console lines the
-    device must print verbatim, checked by report.check_run)."""
+    device must print verbatim, checked by report.check_run). A variant with `programs:` takes
+    instead input_program, test_vectors, run_reference and firmware_header(programs) (compile_programs)."""
     if str(REPO) not in sys.path:  # SCons restores sys.path after reading SConscripts
         sys.path.insert(0, str(REPO))
     module_name, _, attribute = app.model.partition(":")

@@ -1,5 +1,6 @@
 """SCons tool `ember_app`: `env.EmberApp(app, run, train, model)` builds one app for the env's board
-(`model`: one of app.yaml's variants, for apps with several; built into build/<board>/<app>-<model>/).
+(`model`: one of app.yaml's variants, for apps with several; built into build/<board>/<app>-<model>/;
+a variant with `programs:` links several programs, ember_build.app_build.compile_programs).
 
 Steps, each a node SCons can skip when up to date:
 1. (train=1) retrain the model: apps/<app>/train.py writes the checkpoint.
