@@ -81,6 +81,9 @@ def _names(raw: object, allowed: dict | None, path: Path, key: str) -> tuple:
     if unknown:
         raise AppError(f"{path}: programs: {unknown} are not one-program variants of the app "
                        f"(choices: {', '.join(n for n in allowed if not (allowed[n] or {}).get('programs'))})")
+    missing = [n for n in raw if allowed is None and not (path.parent / "firmware" / n).is_dir()]
+    if missing:
+        raise AppError(f"{path}: firmware: {missing} are not folders of {path.parent / 'firmware'}")
     return tuple(raw)
 
 

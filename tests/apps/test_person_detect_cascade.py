@@ -143,12 +143,15 @@ def test_app_yaml_names_the_programs_and_bad_ones_are_named_errors(tmp_path, mon
     (tmp_path / "two" / "app.yaml").write_text(
         "name: two\nvariants:\n  a: {model: m, test_vectors: 1}\n"
         "  both: {model: m, test_vectors: 1, programs: [a, b]}\n"
-        "  nested: {model: m, test_vectors: 1, programs: [a, both]}\n")
+        "  nested: {model: m, test_vectors: 1, programs: [a, both]}\n"
+        "  folders: {model: m, test_vectors: 1, firmware: [gone]}\n")
     monkeypatch.setattr(app_build, "APPS", tmp_path)
-    with pytest.raises(AppError, match=r"\['b'\] are not one-program variants of the app \(choices: a\)"):
+    with pytest.raises(AppError, match=r"\['b'\] are not one-program variants of the app \(choices: a, folders\)"):
         load_app("two", "both")
     with pytest.raises(AppError, match=r"\['both'\] are not one-program variants"):
         load_app("two", "nested")
+    with pytest.raises(AppError, match=r"firmware: \['gone'\] are not folders of"):
+        load_app("two", "folders")
 
 
 def test_shared_arenas_take_the_larger_plan_per_region_in_one_order():
