@@ -241,6 +241,10 @@ int32_t em_avg_pool_s8_get_buffer_size(const em_pool_params *params, const em_po
 em_status em_add_s8(const em_add_params *params, const em_add_dims *dims, const int8_t *a,
                     const int8_t *b, int8_t *output);
 
+/** Whether @p params is within em_add_s8()'s ranges (em_add_params): the check em_add_s8() makes
+ *  at every call, shared with the ADD adapter's load-time check(). @p params must not be NULL. */
+bool em_add_s8_params_valid(const em_add_params *params);
+
 /**
  * int8 → int8 through a table (reference.lut_s8): output[i] = table[input[i] + 128].
  * @param input   @p count int8 values, -128..127, any layout
