@@ -299,10 +299,19 @@ typedef struct {
     int32_t diff_min;
 } em_softmax_params;
 
+/** Longest softmax row: the Q12.19 sum of up to this many exponentials (each <= 2^19) fits int32. */
+#define EM_SOFTMAX_MAX_ROW 4095
+
+/** Whether @p params (not NULL, multiplier >= 0, left shift 0..31, diff_min <= 0) and @p row_size
+ *  (1..EM_SOFTMAX_MAX_ROW) are within em_softmax_s8()'s ranges: the check it makes at every call,
+ *  shared with the SOFTMAX adapter's load-time check(). */
+bool em_softmax_s8_params_valid(const em_softmax_params *params, int32_t row_size);
+
 /**
  * Softmax over each row (reference.softmax_s8, TFLite's int8 algorithm).
  * @param rows      0..INT32_MAX rows
- * @param row_size  1..4095 values per row (the Q12.19 sum of exponentials must not overflow)
+ * @param params    em_softmax_s8_params_valid()
+ * @param row_size  1..EM_SOFTMAX_MAX_ROW values per row (the Q12.19 sum of exponentials must not overflow)
  * @param input     [rows, row_size] int8, -128..127
  * @param output    [rows, row_size] int8, scale 1/256, zero point -128; must not overlap input
  * @return EM_OK, or EM_ERR_BAD_ARGUMENT for NULL pointers or parameters out of range.
