@@ -196,19 +196,20 @@ static bool em_nn_add_broadcast_valid(int32_t mode)
     return mode == EM_ADD_BROADCAST_NONE || mode == EM_ADD_BROADCAST_SCALAR || mode == EM_ADD_BROADCAST_ROW;
 }
 
-em_status em_add_s8(const em_add_params *params, const em_add_dims *dims, const int8_t *a,
-                    const int8_t *b, int8_t *output)
+/* Scalar and DSP: out of line, so that the parameters' swapped copy is no part of the stack
+ * frame under the same-shape path's 2 KiB of tables; MVE has no tables, and inline is smaller. */
+#if EM_NN_TIER_MVE
+#define EM_NN_ADD_BROADCAST_INLINE inline
+#else
+#define EM_NN_ADD_BROADCAST_INLINE __attribute__((noinline))
+#endif
+
+/** An add with one broadcast operand (scalar or row), as b: a broadcast a trades places with b,
+ *  and its offset, multiplier and shift with b's (sa + sb is the same int32 sum either way, so
+ *  the same bytes), so the paths are compiled for one broadcast side only. */
+static EM_NN_ADD_BROADCAST_INLINE void em_nn_add_broadcast(const em_add_params *params, const em_add_dims *dims,
+                                                          const int8_t *a, const int8_t *b, int8_t *output)
 {
-    if (params == NULL || dims == NULL || a == NULL || b == NULL || output == NULL
-        || dims->outer < 1 || dims->inner < 1 || (int64_t)dims->outer * dims->inner > EM_NN_INT32_MAX
-        || !em_nn_add_broadcast_valid(dims->a_broadcast) || !em_nn_add_broadcast_valid(dims->b_broadcast)
-        || (dims->a_broadcast != EM_ADD_BROADCAST_NONE && dims->b_broadcast != EM_ADD_BROADCAST_NONE)
-        || !em_add_s8_params_valid(params)) {
-        return EM_ERR_BAD_ARGUMENT;
-    }
-    /* A broadcast operand is always b below: a broadcast a trades places with b, and its offset,
-     * multiplier and shift with b's (sa + sb is the same int32 sum either way, so the same bytes),
-     * and the paths are compiled for one broadcast side only. */
     em_add_params p = *params;
     int32_t broadcast = dims->b_broadcast;
     if (dims->a_broadcast != EM_ADD_BROADCAST_NONE) {
@@ -224,19 +225,36 @@ em_status em_add_s8(const em_add_params *params, const em_add_dims *dims, const 
         broadcast = dims->a_broadcast;
     }
     const int32_t inner = dims->inner, outer = dims->outer;
-    if (broadcast != EM_ADD_BROADCAST_ROW) {
-        const bool b_scalar = broadcast == EM_ADD_BROADCAST_SCALAR;
-#if !EM_NN_TIER_MVE
-        if (!b_scalar && outer * inner >= EM_NN_ADD_TABLE_MIN) {
-            em_nn_add_tabled(&p, a, b, output, outer * inner);
-            return EM_OK;
-        }
-#endif
-        em_nn_add_row(&p, a, b, b_scalar, output, outer * inner);
-        return EM_OK;
+    if (broadcast == EM_ADD_BROADCAST_SCALAR) {
+        em_nn_add_row(&p, a, b, true, output, outer * inner);
+        return;
     }
-    for (int32_t o = 0; o < outer; o++) {
+    for (int32_t o = 0; o < outer; o++) { /* b: one row of inner values, repeated */
         em_nn_add_row(&p, a + o * inner, b, false, output + o * inner, inner);
     }
+}
+
+em_status em_add_s8(const em_add_params *params, const em_add_dims *dims, const int8_t *a,
+                    const int8_t *b, int8_t *output)
+{
+    if (params == NULL || dims == NULL || a == NULL || b == NULL || output == NULL
+        || dims->outer < 1 || dims->inner < 1 || (int64_t)dims->outer * dims->inner > EM_NN_INT32_MAX
+        || !em_nn_add_broadcast_valid(dims->a_broadcast) || !em_nn_add_broadcast_valid(dims->b_broadcast)
+        || (dims->a_broadcast != EM_ADD_BROADCAST_NONE && dims->b_broadcast != EM_ADD_BROADCAST_NONE)
+        || !em_add_s8_params_valid(params)) {
+        return EM_ERR_BAD_ARGUMENT;
+    }
+    if (dims->a_broadcast != EM_ADD_BROADCAST_NONE || dims->b_broadcast != EM_ADD_BROADCAST_NONE) {
+        em_nn_add_broadcast(params, dims, a, b, output);
+        return EM_OK;
+    }
+    const int32_t n = dims->outer * dims->inner;
+#if !EM_NN_TIER_MVE
+    if (n >= EM_NN_ADD_TABLE_MIN) {
+        em_nn_add_tabled(params, a, b, output, n);
+        return EM_OK;
+    }
+#endif
+    em_nn_add_row(params, a, b, false, output, n);
     return EM_OK;
 }
