@@ -97,21 +97,6 @@ static inline int32x4_t em_nn_avg_divide_mve(int32x4_t sum, const em_nn_avg_div 
     return vminq_s32(vmaxq_s32(v, d->lo), d->hi);
 }
 
-/** Divides a group's four sums (lanes: channels c+0, 2, 4, 6 / c+1, 3, 5, 7 / c+8, 10, 12, 14 /
- *  c+9, 11, 13, 15) and stores the int8 results under @p p_lo / @p p_hi (all true for a full
- *  group). Not inlined, with the division in a loop: one copy of it per kernel, not eight (four
- *  sums in each of the full and the tail group); a pixel pays a call and four loop passes. */
-static __attribute__((noinline)) void em_nn_avg_store_mve(int32x4_t sums[4], const em_nn_avg_div *d, int8_t *out,
-                                                          mve_pred16_t p_lo, mve_pred16_t p_hi)
-{
-    for (int32_t k = 0; k < 4; k++) {
-        sums[k] = em_nn_avg_divide_mve(sums[k], d);
-    }
-    const int16x8_t zero16 = vdupq_n_s16(0);
-    vstrbq_p_s16(out, vmovntq_s32(vmovnbq_s32(zero16, sums[0]), sums[1]), p_lo);
-    vstrbq_p_s16(out + 8, vmovntq_s32(vmovnbq_s32(zero16, sums[2]), sums[3]), p_hi);
-}
-
 /** Channels c..c+15 of one output pixel (see em_nn_avg_pixel for the geometry). */
 static inline __attribute__((always_inline)) void
 em_nn_avg_group_mve(const int8_t *in, int32_t row_stride, int32_t channels, int32_t rows, int32_t cols,
@@ -156,7 +141,23 @@ em_nn_avg_group_mve(const int8_t *in, int32_t row_stride, int32_t channels, int3
     sums[1] = vaddq_s32(a1, vmovltq_s16(s_lo)); /* c+1, 3, 5, 7 */
     sums[2] = vaddq_s32(a2, vmovlbq_s16(s_hi)); /* c+8, 10, 12, 14 */
     sums[3] = vaddq_s32(a3, vmovltq_s16(s_hi)); /* c+9, 11, 13, 15 */
-    em_nn_avg_store_mve(sums, d, out + c, p_lo, p_hi);
+    /* A loop, not four inlined divisions: one copy of the division per group form where size
+     * is asked for (-Os); unrolled otherwise, the same instructions as four inline copies. */
+#ifndef __OPTIMIZE_SIZE__
+#pragma GCC unroll 4
+#endif
+    for (int32_t k = 0; k < 4; k++) {
+        sums[k] = em_nn_avg_divide_mve(sums[k], d);
+    }
+    const int16x8_t lo = vmovntq_s32(vmovnbq_s32(zero16, sums[0]), sums[1]);
+    const int16x8_t hi = vmovntq_s32(vmovnbq_s32(zero16, sums[2]), sums[3]);
+    if (tail) {
+        vstrbq_p_s16(out + c, lo, p_lo);
+        vstrbq_p_s16(out + c + 8, hi, p_hi);
+    } else {
+        vstrbq_s16(out + c, lo);
+        vstrbq_s16(out + c + 8, hi);
+    }
 }
 
 static void em_nn_avg_pixel_mve(const em_nn_avg_pixel *px, int8_t *out)
