@@ -121,15 +121,21 @@ em_nn_add_row_mve(const em_add_params *params, const int8_t *a, const int8_t *b,
     }
 }
 
-/** out[0..n) from a[0..n) and b[0..n) (or b[0] broadcast). */
+/** out[0..n) from a[0..n) and b[0..n) (or b[0] broadcast). The loop is compiled for each form
+ *  (the broadcast test out of it), except where size is asked for (-Os): one copy, testing the
+ *  flag at each step. */
 static void em_nn_add_row(const em_add_params *p, const int8_t *a, const int8_t *b, bool b_scalar, int8_t *out,
                           int32_t n)
 {
+#ifdef __OPTIMIZE_SIZE__
+    em_nn_add_row_mve(p, a, b, b_scalar, out, n);
+#else
     if (b_scalar) {
         em_nn_add_row_mve(p, a, b, true, out, n);
     } else {
         em_nn_add_row_mve(p, a, b, false, out, n);
     }
+#endif
 }
 
 #else /* scalar and DSP */
