@@ -14,6 +14,8 @@
  * with per-tensor shifts in scalar registers (same instructions), so both paths match the
  * reference byte for byte.
  * A broadcast scalar operand is rescaled once per call; a row operand is rescaled per element.
+ * A broadcast operand is made the second one (the operands and their rescalings swap), so each
+ * path is compiled for same-shape operands and for a scalar b only.
  * MVE: 4 elements per step (widening loads VLDRB.S32, narrowing store VSTRB.32); the last
  * partial step is predicated and touches no byte past the operands or the output.
  * Scalar and DSP, same-shape operands of >= EM_NN_ADD_TABLE_MIN elements: each input's
@@ -71,24 +73,22 @@ static inline __attribute__((always_inline)) int32x4_t em_nn_add_requantize_mve(
     return vrshlq_n_s32(vmulhq_s32(vqshlq_r_s32(x, r.left), r.multiplier), r.right);
 }
 
-/** Four outputs at @p i; a broadcast operand contributes its pre-scaled value. Everything the
- *  loop needs is in locals (a pointer to the parameters would be re-read after every int8
- *  store, which may alias it). */
+/** Four outputs at @p i; a broadcast operand b contributes its pre-scaled value (a never is
+ *  one: em_add_s8() swaps the operands). Everything the loop needs is in locals (a pointer to
+ *  the parameters would be re-read after every int8 store, which may alias it). */
 static inline __attribute__((always_inline)) void
-em_nn_add_step_mve(const int8_t *a, bool a_scalar, int32x4_t sa0, int32_t a_offset, em_nn_add_requant ra,
-                   const int8_t *b, bool b_scalar, int32x4_t sb0, int32_t b_offset, em_nn_add_requant rb,
-                   em_nn_add_requant ro, int32_t out_offset, int32x4_t lo, int32x4_t hi, int8_t *out,
-                   int32_t i, bool tail, mve_pred16_t pred)
+em_nn_add_step_mve(const int8_t *a, int32_t a_offset, em_nn_add_requant ra, const int8_t *b, bool b_scalar,
+                   int32x4_t sb0, int32_t b_offset, em_nn_add_requant rb, em_nn_add_requant ro,
+                   int32_t out_offset, int32x4_t lo, int32x4_t hi, int8_t *out, int32_t i, bool tail,
+                   mve_pred16_t pred)
 {
-    int32x4_t sa = sa0, sb = sb0;
-    if (!a_scalar) {
-        const int32x4_t x = tail ? vldrbq_z_s32(a + i, pred) : vldrbq_s32(a + i);
-        /* |x + offset| <= 256: the shift is exact */
-        sa = em_nn_add_requantize_mve(vshlq_n_s32(vaddq_n_s32(x, a_offset), EM_ADD_LEFT_SHIFT), ra);
-    }
+    int32x4_t sb = sb0;
+    const int32x4_t x = tail ? vldrbq_z_s32(a + i, pred) : vldrbq_s32(a + i);
+    /* |x + offset| <= 256: the shift is exact */
+    const int32x4_t sa = em_nn_add_requantize_mve(vshlq_n_s32(vaddq_n_s32(x, a_offset), EM_ADD_LEFT_SHIFT), ra);
     if (!b_scalar) {
-        const int32x4_t x = tail ? vldrbq_z_s32(b + i, pred) : vldrbq_s32(b + i);
-        sb = em_nn_add_requantize_mve(vshlq_n_s32(vaddq_n_s32(x, b_offset), EM_ADD_LEFT_SHIFT), rb);
+        const int32x4_t y = tail ? vldrbq_z_s32(b + i, pred) : vldrbq_s32(b + i);
+        sb = em_nn_add_requantize_mve(vshlq_n_s32(vaddq_n_s32(y, b_offset), EM_ADD_LEFT_SHIFT), rb);
     }
     int32x4_t v = em_nn_add_requantize_mve(vaddq_s32(sa, sb), ro);
     v = vaddq_n_s32(v, out_offset); /* |v| <= 2^29 + 128: no overflow */
@@ -101,38 +101,41 @@ em_nn_add_step_mve(const int8_t *a, bool a_scalar, int32x4_t sa0, int32_t a_offs
 }
 
 static inline __attribute__((always_inline)) void
-em_nn_add_row_mve(const em_add_params *params, const int8_t *a, bool a_scalar, const int8_t *b,
-                  bool b_scalar, int8_t *out, int32_t n)
+em_nn_add_row_mve(const em_add_params *params, const int8_t *a, const int8_t *b, bool b_scalar, int8_t *out,
+                  int32_t n)
 {
     const em_add_params p = *params;
     const em_nn_add_requant ra = em_nn_add_requant_of(p.a_multiplier, p.a_shift);
     const em_nn_add_requant rb = em_nn_add_requant_of(p.b_multiplier, p.b_shift);
     const em_nn_add_requant ro = em_nn_add_requant_of(p.output_multiplier, p.output_shift);
     const int32x4_t lo = vdupq_n_s32(p.activation_min), hi = vdupq_n_s32(p.activation_max);
-    const int32x4_t sa0 = vdupq_n_s32(a_scalar ? em_nn_add_scaled(*a, p.a_offset, p.a_multiplier, p.a_shift) : 0);
     const int32x4_t sb0 = vdupq_n_s32(b_scalar ? em_nn_add_scaled(*b, p.b_offset, p.b_multiplier, p.b_shift) : 0);
     int32_t i = 0;
     for (; i + 4 <= n; i += 4) {
-        em_nn_add_step_mve(a, a_scalar, sa0, p.a_offset, ra, b, b_scalar, sb0, p.b_offset, rb, ro,
-                           p.output_offset, lo, hi, out, i, false, 0);
+        em_nn_add_step_mve(a, p.a_offset, ra, b, b_scalar, sb0, p.b_offset, rb, ro, p.output_offset, lo, hi, out,
+                           i, false, 0);
     }
     if (i < n) {
-        em_nn_add_step_mve(a, a_scalar, sa0, p.a_offset, ra, b, b_scalar, sb0, p.b_offset, rb, ro,
-                           p.output_offset, lo, hi, out, i, true, vctp32q((uint32_t)(n - i)));
+        em_nn_add_step_mve(a, p.a_offset, ra, b, b_scalar, sb0, p.b_offset, rb, ro, p.output_offset, lo, hi, out,
+                           i, true, vctp32q((uint32_t)(n - i)));
     }
 }
 
-/** out[0..n) from a[0..n) (or a[0] broadcast) and b likewise; never both broadcast. */
-static void em_nn_add_row(const em_add_params *p, const int8_t *a, bool a_scalar, const int8_t *b,
-                          bool b_scalar, int8_t *out, int32_t n)
+/** out[0..n) from a[0..n) and b[0..n) (or b[0] broadcast). The loop is compiled for each form
+ *  (the broadcast test out of it), except where size is asked for (-Os): one copy, testing the
+ *  flag at each step. */
+static void em_nn_add_row(const em_add_params *p, const int8_t *a, const int8_t *b, bool b_scalar, int8_t *out,
+                          int32_t n)
 {
-    if (a_scalar) {
-        em_nn_add_row_mve(p, a, true, b, false, out, n);
-    } else if (b_scalar) {
-        em_nn_add_row_mve(p, a, false, b, true, out, n);
+#ifdef __OPTIMIZE_SIZE__
+    em_nn_add_row_mve(p, a, b, b_scalar, out, n);
+#else
+    if (b_scalar) {
+        em_nn_add_row_mve(p, a, b, true, out, n);
     } else {
-        em_nn_add_row_mve(p, a, false, b, false, out, n);
+        em_nn_add_row_mve(p, a, b, false, out, n);
     }
+#endif
 }
 
 #else /* scalar and DSP */
@@ -149,15 +152,15 @@ static void em_nn_add_table(int32_t *table, int32_t offset, int32_t multiplier, 
     }
 }
 
-static void em_nn_add_row(const em_add_params *params, const int8_t *a, bool a_scalar, const int8_t *b,
-                          bool b_scalar, int8_t *out, int32_t n)
+/** out[0..n) from a[0..n) and b[0..n) (or b[0] broadcast). */
+static void em_nn_add_row(const em_add_params *params, const int8_t *a, const int8_t *b, bool b_scalar, int8_t *out,
+                          int32_t n)
 {
     const em_add_params local = *params; /* not re-read after each int8 store (which may alias) */
     const em_add_params *p = &local;
-    const int32_t sa0 = a_scalar ? em_nn_add_scaled(*a, p->a_offset, p->a_multiplier, p->a_shift) : 0;
     const int32_t sb0 = b_scalar ? em_nn_add_scaled(*b, p->b_offset, p->b_multiplier, p->b_shift) : 0;
     for (int32_t i = 0; i < n; i++) {
-        const int32_t sa = a_scalar ? sa0 : em_nn_add_scaled(a[i], p->a_offset, p->a_multiplier, p->a_shift);
+        const int32_t sa = em_nn_add_scaled(a[i], p->a_offset, p->a_multiplier, p->a_shift);
         const int32_t sb = b_scalar ? sb0 : em_nn_add_scaled(b[i], p->b_offset, p->b_multiplier, p->b_shift);
         out[i] = em_nn_add_output(sa + sb, p);
     }
@@ -180,7 +183,7 @@ static void em_nn_add_tabled(const em_add_params *params, const int8_t *a, const
 
 #endif
 
-static bool em_nn_add_params_valid(const em_add_params *p)
+bool em_add_s8_params_valid(const em_add_params *p)
 {
     const bool offsets = p->a_offset >= -127 && p->a_offset <= 128 && p->b_offset >= -127
                          && p->b_offset <= 128 && p->output_offset >= -128 && p->output_offset <= 127;
@@ -199,6 +202,44 @@ static bool em_nn_add_broadcast_valid(int32_t mode)
     return mode == EM_ADD_BROADCAST_NONE || mode == EM_ADD_BROADCAST_SCALAR || mode == EM_ADD_BROADCAST_ROW;
 }
 
+/* Scalar and DSP: out of line, so that the parameters' swapped copy is no part of the stack
+ * frame under the same-shape path's 2 KiB of tables; MVE has no tables, and inline is smaller. */
+#if EM_NN_TIER_MVE
+#define EM_NN_ADD_BROADCAST_INLINE inline
+#else
+#define EM_NN_ADD_BROADCAST_INLINE __attribute__((noinline))
+#endif
+
+/** An add with one broadcast operand (scalar or row), as b: a broadcast a trades places with b,
+ *  and its offset, multiplier and shift with b's (sa + sb is the same int32 sum either way, so
+ *  the same bytes), so the paths are compiled for one broadcast side only. */
+static EM_NN_ADD_BROADCAST_INLINE void em_nn_add_broadcast(const em_add_params *params, const em_add_dims *dims,
+                                                          const int8_t *a, const int8_t *b, int8_t *output)
+{
+    em_add_params p = *params;
+    int32_t broadcast = dims->b_broadcast;
+    if (dims->a_broadcast != EM_ADD_BROADCAST_NONE) {
+        const int8_t *const t = a;
+        a = b;
+        b = t;
+        p.a_offset = params->b_offset;
+        p.a_multiplier = params->b_multiplier;
+        p.a_shift = params->b_shift;
+        p.b_offset = params->a_offset;
+        p.b_multiplier = params->a_multiplier;
+        p.b_shift = params->a_shift;
+        broadcast = dims->a_broadcast;
+    }
+    const int32_t inner = dims->inner, outer = dims->outer;
+    if (broadcast == EM_ADD_BROADCAST_SCALAR) {
+        em_nn_add_row(&p, a, b, true, output, outer * inner);
+        return;
+    }
+    for (int32_t o = 0; o < outer; o++) { /* b: one row of inner values, repeated */
+        em_nn_add_row(&p, a + o * inner, b, false, output + o * inner, inner);
+    }
+}
+
 em_status em_add_s8(const em_add_params *params, const em_add_dims *dims, const int8_t *a,
                     const int8_t *b, int8_t *output)
 {
@@ -206,26 +247,20 @@ em_status em_add_s8(const em_add_params *params, const em_add_dims *dims, const 
         || dims->outer < 1 || dims->inner < 1 || (int64_t)dims->outer * dims->inner > EM_NN_INT32_MAX
         || !em_nn_add_broadcast_valid(dims->a_broadcast) || !em_nn_add_broadcast_valid(dims->b_broadcast)
         || (dims->a_broadcast != EM_ADD_BROADCAST_NONE && dims->b_broadcast != EM_ADD_BROADCAST_NONE)
-        || !em_nn_add_params_valid(params)) {
+        || !em_add_s8_params_valid(params)) {
         return EM_ERR_BAD_ARGUMENT;
     }
-    const bool a_scalar = dims->a_broadcast == EM_ADD_BROADCAST_SCALAR;
-    const bool b_scalar = dims->b_broadcast == EM_ADD_BROADCAST_SCALAR;
-    if (dims->a_broadcast != EM_ADD_BROADCAST_ROW && dims->b_broadcast != EM_ADD_BROADCAST_ROW) {
-#if !EM_NN_TIER_MVE
-        if (!a_scalar && !b_scalar && dims->outer * dims->inner >= EM_NN_ADD_TABLE_MIN) {
-            em_nn_add_tabled(params, a, b, output, dims->outer * dims->inner);
-            return EM_OK;
-        }
-#endif
-        em_nn_add_row(params, a, a_scalar, b, b_scalar, output, dims->outer * dims->inner);
+    if (dims->a_broadcast != EM_ADD_BROADCAST_NONE || dims->b_broadcast != EM_ADD_BROADCAST_NONE) {
+        em_nn_add_broadcast(params, dims, a, b, output);
         return EM_OK;
     }
-    const int32_t inner = dims->inner;
-    const int32_t a_stride = dims->a_broadcast == EM_ADD_BROADCAST_ROW ? 0 : inner;
-    const int32_t b_stride = dims->b_broadcast == EM_ADD_BROADCAST_ROW ? 0 : inner;
-    for (int32_t o = 0; o < dims->outer; o++) {
-        em_nn_add_row(params, a + o * a_stride, false, b + o * b_stride, false, output + o * inner, inner);
+    const int32_t n = dims->outer * dims->inner;
+#if !EM_NN_TIER_MVE
+    if (n >= EM_NN_ADD_TABLE_MIN) {
+        em_nn_add_tabled(params, a, b, output, n);
+        return EM_OK;
     }
+#endif
+    em_nn_add_row(params, a, b, false, output, n);
     return EM_OK;
 }

@@ -83,24 +83,24 @@ typedef struct {
 } em_nn_avg_div;
 
 /** Exact round_half_even((u − 256·count) / count) + zp, clamped (see the file comment). */
-static inline __attribute__((always_inline)) int32x4_t em_nn_avg_divide_mve(int32x4_t sum, em_nn_avg_div d)
+static inline int32x4_t em_nn_avg_divide_mve(int32x4_t sum, const em_nn_avg_div *d)
 {
     const uint32x4_t u = vreinterpretq_u32_s32(sum);
-    uint32x4_t q = vmulhq_u32(u, vdupq_n_u32(d.m));
-    uint32x4_t r = vsubq_u32(u, vmulq_n_u32(q, d.count));
-    const mve_pred16_t over = vcmpcsq_n_u32(r, d.count);
+    uint32x4_t q = vmulhq_u32(u, vdupq_n_u32(d->m));
+    uint32x4_t r = vsubq_u32(u, vmulq_n_u32(q, d->count));
+    const mve_pred16_t over = vcmpcsq_n_u32(r, d->count);
     q = vaddq_m_n_u32(q, q, 1u, over);
-    r = vsubq_m_n_u32(r, r, d.count, over);
+    r = vsubq_m_n_u32(r, r, d->count, over);
     const uint32x4_t t = vaddq_u32(vshlq_n_u32(r, 1), vandq_u32(q, vdupq_n_u32(1u)));
-    q = vaddq_m_n_u32(q, q, 1u, vcmphiq_n_u32(t, d.count));
-    const int32x4_t v = vaddq_n_s32(vreinterpretq_s32_u32(q), d.out_bias);
-    return vminq_s32(vmaxq_s32(v, d.lo), d.hi);
+    q = vaddq_m_n_u32(q, q, 1u, vcmphiq_n_u32(t, d->count));
+    const int32x4_t v = vaddq_n_s32(vreinterpretq_s32_u32(q), d->out_bias);
+    return vminq_s32(vmaxq_s32(v, d->lo), d->hi);
 }
 
 /** Channels c..c+15 of one output pixel (see em_nn_avg_pixel for the geometry). */
 static inline __attribute__((always_inline)) void
 em_nn_avg_group_mve(const int8_t *in, int32_t row_stride, int32_t channels, int32_t rows, int32_t cols,
-                    int32_t bias, em_nn_avg_div d, int32_t c, bool tail, int8_t *out)
+                    int32_t bias, const em_nn_avg_div *d, int32_t c, bool tail, int8_t *out)
 {
     const uint32_t left = (uint32_t)(channels - c);
     const mve_pred16_t p_lo = vctp16q(left);
@@ -136,14 +136,21 @@ em_nn_avg_group_mve(const int8_t *in, int32_t row_stride, int32_t channels, int3
             }
         }
     }
-    a0 = vaddq_s32(a0, vmovlbq_s16(s_lo)); /* lanes: channels c+0, 2, 4, 6 */
-    a1 = vaddq_s32(a1, vmovltq_s16(s_lo)); /* c+1, 3, 5, 7 */
-    a2 = vaddq_s32(a2, vmovlbq_s16(s_hi)); /* c+8, 10, 12, 14 */
-    a3 = vaddq_s32(a3, vmovltq_s16(s_hi)); /* c+9, 11, 13, 15 */
-    const int16x8_t lo = vmovntq_s32(vmovnbq_s32(zero16, em_nn_avg_divide_mve(a0, d)),
-                                     em_nn_avg_divide_mve(a1, d));
-    const int16x8_t hi = vmovntq_s32(vmovnbq_s32(zero16, em_nn_avg_divide_mve(a2, d)),
-                                     em_nn_avg_divide_mve(a3, d));
+    int32x4_t sums[4];
+    sums[0] = vaddq_s32(a0, vmovlbq_s16(s_lo)); /* lanes: channels c+0, 2, 4, 6 */
+    sums[1] = vaddq_s32(a1, vmovltq_s16(s_lo)); /* c+1, 3, 5, 7 */
+    sums[2] = vaddq_s32(a2, vmovlbq_s16(s_hi)); /* c+8, 10, 12, 14 */
+    sums[3] = vaddq_s32(a3, vmovltq_s16(s_hi)); /* c+9, 11, 13, 15 */
+    /* A loop, not four inlined divisions: one copy of the division per group form where size
+     * is asked for (-Os); unrolled otherwise, the same instructions as four inline copies. */
+#ifndef __OPTIMIZE_SIZE__
+#pragma GCC unroll 4
+#endif
+    for (int32_t k = 0; k < 4; k++) {
+        sums[k] = em_nn_avg_divide_mve(sums[k], d);
+    }
+    const int16x8_t lo = vmovntq_s32(vmovnbq_s32(zero16, sums[0]), sums[1]);
+    const int16x8_t hi = vmovntq_s32(vmovnbq_s32(zero16, sums[2]), sums[3]);
     if (tail) {
         vstrbq_p_s16(out + c, lo, p_lo);
         vstrbq_p_s16(out + c + 8, hi, p_hi);
@@ -167,10 +174,10 @@ static void em_nn_avg_pixel_mve(const em_nn_avg_pixel *px, int8_t *out)
     int32_t c = 0;
     /* a variant left out of the build (em_nn_variants.h) is never taken: em_nn_avg_mve_linked() */
     for (; EM_NN_VARIANT_AVG_MVE_FULL && c + 16 <= channels; c += 16) {
-        em_nn_avg_group_mve(in, row_stride, channels, rows, cols, bias, d, c, false, out);
+        em_nn_avg_group_mve(in, row_stride, channels, rows, cols, bias, &d, c, false, out);
     }
     if (EM_NN_VARIANT_AVG_MVE_TAIL && c < channels) {
-        em_nn_avg_group_mve(in, row_stride, channels, rows, cols, bias, d, c, true, out);
+        em_nn_avg_group_mve(in, row_stride, channels, rows, cols, bias, &d, c, true, out);
     }
 }
 
@@ -260,9 +267,7 @@ static void em_nn_avg_pixel_dsp(const em_nn_avg_pixel *px, int8_t *out)
 em_status em_avg_pool_s8(const em_pool_params *params, const em_pool_dims *dims, const int8_t *input,
                          int8_t *output)
 {
-    const em_status s = em_pool_s8_validate(params, dims);
-    if (s != EM_OK || input == NULL || output == NULL
-        || (int64_t)params->kernel_h * params->kernel_w > EM_AVG_POOL_MAX_CELLS) {
+    if (em_avg_pool_s8_validate(params, dims) != EM_OK || input == NULL || output == NULL) {
         return EM_ERR_BAD_ARGUMENT;
     }
 #if EM_NN_TIER_MVE

@@ -32,10 +32,18 @@ static int32_t em_nn_rounding_divide_by_pot(int32_t x, int32_t exponent)
     return (x >> exponent) + (remainder > threshold ? 1 : 0);
 }
 
+/** sat32(x · 2^bits), bits 0..31, in 32 bits: x · 2^bits > INT32_MAX exactly when
+ *  x > INT32_MAX >> bits (floor), and < INT32_MIN exactly when x < INT32_MIN >> bits
+ *  (INT32_MIN / 2^bits is an integer), so no int64 product is needed. */
 static int32_t em_nn_saturating_shift_left(int32_t x, int32_t bits)
 {
-    const int64_t shifted = (int64_t)x * ((int64_t)1 << bits);
-    return shifted > EM_NN_INT32_MAX ? EM_NN_INT32_MAX : (shifted < EM_NN_INT32_MIN ? EM_NN_INT32_MIN : (int32_t)shifted);
+    if (x > (EM_NN_INT32_MAX >> bits)) {
+        return EM_NN_INT32_MAX;
+    }
+    if (x < (EM_NN_INT32_MIN >> bits)) {
+        return EM_NN_INT32_MIN;
+    }
+    return (int32_t)((uint32_t)x << bits);
 }
 
 /** exp(a) for a in [-1/4, 0), Q0.31 in and out. */
@@ -73,8 +81,9 @@ static int32_t em_nn_exp_on_negative_values(int32_t a)
 /** 1 / (1 + a) for a in [0, 1), Q0.31 in and out. */
 static int32_t em_nn_one_over_one_plus_x(int32_t a)
 {
-    const int64_t total = (int64_t)a + EM_NN_INT32_MAX;
-    const int32_t half_denominator = (int32_t)((total + (total >= 0 ? 1 : -1)) / 2);
+    /* gemmlowp's RoundingHalfSum(a, INT32_MAX) = (a + INT32_MAX + 1) / 2 for a >= 0 (the sum is
+     * then positive): in 32 unsigned bits, a + 2^31 < 2^32. */
+    const int32_t half_denominator = (int32_t)(((uint32_t)a + 0x80000000u) >> 1);
     int32_t x = 1515870810 + em_nn_srdhm(half_denominator, -1010580540);
     for (int32_t i = 0; i < 3; i++) {
         const int32_t one_minus = (1 << 29) - em_nn_srdhm(half_denominator, x);
@@ -88,13 +97,28 @@ static int32_t em_nn_leading_zeros(uint32_t x)
     return x == 0u ? 32 : __builtin_clz(x);
 }
 
+/** exp(beta · scale · diff) for one diff >= diff_min, Q0.31 (TFLite's scaling of the difference,
+ *  then exp). Not inlined: the sum pass and the output pass share it. */
+static __attribute__((noinline)) int32_t em_nn_softmax_exp(int32_t diff, const em_softmax_params *p)
+{
+    const int32_t scaled = em_nn_srdhm(em_nn_saturating_shift_left(diff, p->input_left_shift), p->input_multiplier);
+    return em_nn_exp_on_negative_values(scaled);
+}
+
+bool em_softmax_s8_params_valid(const em_softmax_params *params, int32_t row_size)
+{
+    return params != NULL && row_size >= 1 && row_size <= EM_SOFTMAX_MAX_ROW && params->input_multiplier >= 0
+           && params->input_left_shift >= 0 && params->input_left_shift <= 31 && params->diff_min <= 0;
+}
+
 em_status em_softmax_s8(const em_softmax_params *params, int32_t rows, int32_t row_size, const int8_t *input,
                         int8_t *output)
 {
-    if (params == NULL || rows < 0 || row_size < 1 || (rows > 0 && (input == NULL || output == NULL))
-        || params->input_multiplier < 0 || params->input_left_shift < 0 || params->input_left_shift > 31) {
+    if (!em_softmax_s8_params_valid(params, row_size) || rows < 0
+        || (rows > 0 && (input == NULL || output == NULL))) {
         return EM_ERR_BAD_ARGUMENT;
     }
+    const em_softmax_params p = *params; /* not re-read after each int8 store (which may alias) */
     for (int32_t r = 0; r < rows; r++) {
         const int8_t *in = input + (int64_t)r * row_size;
         int8_t *out = output + (int64_t)r * row_size;
@@ -105,11 +129,8 @@ em_status em_softmax_s8(const em_softmax_params *params, int32_t rows, int32_t r
         int32_t sum = 0; /* Q12.19: at most row_size · 2^19, row_size < 2^12 keeps it in range */
         for (int32_t i = 0; i < row_size; i++) {
             const int32_t diff = in[i] - max;
-            if (diff >= params->diff_min) {
-                const int32_t scaled = em_nn_srdhm(em_nn_saturating_shift_left(diff, params->input_left_shift),
-                                                   params->input_multiplier);
-                sum += em_nn_rounding_divide_by_pot(em_nn_exp_on_negative_values(scaled),
-                                                    EM_SOFTMAX_ACCUMULATION_INTEGER_BITS);
+            if (diff >= p.diff_min) {
+                sum += em_nn_rounding_divide_by_pot(em_nn_softmax_exp(diff, &p), EM_SOFTMAX_ACCUMULATION_INTEGER_BITS);
             }
         }
         const int32_t headroom = em_nn_leading_zeros((uint32_t)sum);
@@ -119,10 +140,8 @@ em_status em_softmax_s8(const em_softmax_params *params, int32_t rows, int32_t r
         for (int32_t i = 0; i < row_size; i++) {
             const int32_t diff = in[i] - max;
             int32_t value = -128;
-            if (diff >= params->diff_min) {
-                const int32_t scaled = em_nn_srdhm(em_nn_saturating_shift_left(diff, params->input_left_shift),
-                                                   params->input_multiplier);
-                const int32_t e = em_nn_exp_on_negative_values(scaled);
+            if (diff >= p.diff_min) {
+                const int32_t e = em_nn_softmax_exp(diff, &p);
                 value = em_nn_rounding_divide_by_pot(em_nn_srdhm(reciprocal, e), bits_over_unit + 31 - 8) - 128;
                 value = value < -128 ? -128 : (value > 127 ? 127 : value);
             }

@@ -3,9 +3,10 @@
  * @brief ADD adapter: a, b int8 -> output int8 (NumPy broadcasting, restricted), AddOptions.
  *
  * Broadcasting: as em_op_broadcast.h describes (shared with MUL). check() also verifies the
- * options' ranges (em_add_params: offsets −127..128, output offset and clamps int8,
- * input multipliers −INT32_MAX..INT32_MAX (negative: SUB), output multiplier >= 0, shifts −31..30), so
- * eval() only decodes, classifies the (verified) shapes again and calls the kernel.
+ * options' ranges with the kernel's em_add_s8_params_valid() (em_add_params: offsets −127..128,
+ * output offset and clamps int8, input multipliers −INT32_MAX..INT32_MAX (negative: SUB), output
+ * multiplier >= 0, shifts −31..30), so eval() only decodes, classifies the (verified) shapes again
+ * and calls the kernel.
  * The output may be exactly a non-broadcast operand (in place) but must not overlap it otherwise.
  */
 #include "em_nn_functions.h"
@@ -34,16 +35,6 @@ static em_status em_add_decode(const em_op_context *ctx, em_add_args *a)
     return s;
 }
 
-static bool em_add_offset_ok(int32_t offset)
-{
-    return offset >= -127 && offset <= 128; /* minus an int8 zero point */
-}
-
-static bool em_add_shift_ok(int32_t shift)
-{
-    return shift >= -31 && shift <= 30;
-}
-
 static em_status em_add_check(const em_op_context *ctx)
 {
     em_add_args a;
@@ -59,15 +50,8 @@ static em_status em_add_check(const em_op_context *ctx)
     if (!em_op_broadcast_dims(&a.in[EM_ADD_A], &a.in[EM_ADD_B], &a.output, &dims)) {
         return EM_ERR_BAD_OPERATOR;
     }
-    const em_add_params *p = &a.params;
-    if (!em_add_offset_ok(p->a_offset) || !em_add_offset_ok(p->b_offset) || !em_op_in_s8(p->output_offset)
-        || p->a_multiplier == INT32_MIN || p->b_multiplier == INT32_MIN || p->output_multiplier < 0
-        || !em_add_shift_ok(p->a_shift) || !em_add_shift_ok(p->b_shift) || !em_add_shift_ok(p->output_shift)
-        || !em_op_in_s8(p->activation_min) || !em_op_in_s8(p->activation_max)
-        || p->activation_min > p->activation_max) {
-        return EM_ERR_BAD_OPERATOR;
-    }
-    return EM_OK;
+    /* the options' ranges: the kernel's own check, one copy for load and invoke */
+    return em_add_s8_params_valid(&a.params) ? EM_OK : EM_ERR_BAD_OPERATOR;
 }
 
 static em_status em_add_eval(const em_op_context *ctx)

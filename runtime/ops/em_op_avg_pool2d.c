@@ -3,8 +3,9 @@
  * @brief AVG_POOL_2D adapter: input [N, H, W, C] int8 -> output [N, OH, OW, C] int8,
  *        Pool2DOptions (kernel, stride, paddings, count_include_pad, zero point, clamps).
  *
- * check() verifies what em_op_pool_options.h's em_pool_check_shapes() does and
- * kernel_h·kernel_w <= EM_AVG_POOL_MAX_CELLS, so eval() only decodes and calls the kernel. The
+ * check() verifies what em_op_pool_options.h's em_pool_check_shapes() does with the kernel's
+ * em_avg_pool_s8_validate() (which also bounds kernel_h·kernel_w by EM_AVG_POOL_MAX_CELLS), so
+ * eval() only decodes and calls the kernel. The
  * output must not overlap the input.
  */
 #include "em_op_pool_options.h"
@@ -12,13 +13,8 @@
 static em_status em_avg_pool_check(const em_op_context *ctx)
 {
     em_pool_args a;
-    em_status s = em_pool_decode(ctx, &a);
-    if (s == EM_OK) s = em_pool_check_shapes(&a);
-    if (s != EM_OK) {
-        return s;
-    }
-    const int64_t area = (int64_t)a.params.kernel_h * a.params.kernel_w;
-    return area <= EM_AVG_POOL_MAX_CELLS ? EM_OK : EM_ERR_BAD_OPERATOR;
+    const em_status s = em_pool_decode(ctx, &a);
+    return s != EM_OK ? s : em_pool_check_shapes(&a, em_avg_pool_s8_validate);
 }
 
 static em_status em_avg_pool_eval(const em_op_context *ctx)

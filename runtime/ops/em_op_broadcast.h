@@ -39,14 +39,14 @@ static inline int32_t em_op_broadcast_of(const em_tensor *t, const em_tensor *ou
     if (n == 1u) {
         return EM_ADD_BROADCAST_SCALAR;
     }
-    const int32_t rank = out->rank;
-    for (int32_t axis = 0; axis + 1 < rank; axis++) {
-        if (em_op_aligned_dim(t, rank, axis) != 1) {
-            return -1;
-        }
+    /* A row: size 1 on every axis but the last, which equals the output's. Its dims (>= 0)
+     * multiply to n, so with its last dim equal to the output's last dim L (>= 1, verified by the
+     * caller), n == L holds exactly when every other dim is 1: no loop over the axes. */
+    if (t->rank < 1 || out->rank < 1) {
+        return -1;
     }
-    return rank >= 1 && em_op_aligned_dim(t, rank, rank - 1) == em_op_dim(out, rank - 1)
-               ? EM_ADD_BROADCAST_ROW : -1;
+    const int32_t last = em_op_dim(out, out->rank - 1);
+    return em_op_dim(t, t->rank - 1) == last && n == (uint32_t)last ? EM_ADD_BROADCAST_ROW : -1;
 }
 
 /** The kernels' [outer, inner] dims of @p out = @p a ⊕ @p b, or false when the shapes are not

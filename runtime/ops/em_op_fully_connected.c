@@ -18,6 +18,19 @@ typedef struct {
     em_fb_vector multiplier, shift;
 } em_fc_args;
 
+/* em_op_option_vector() out of line where size is asked for (-Os): decode reads two vectors, one
+ * inlined copy serves both; inline otherwise (eval() decodes at every invoke). */
+#ifdef __OPTIMIZE_SIZE__
+#define EM_FC_VECTOR_INLINE __attribute__((noinline))
+#else
+#define EM_FC_VECTOR_INLINE inline
+#endif
+
+static EM_FC_VECTOR_INLINE em_status em_fc_option_vector(const em_op_context *ctx, uint32_t slot, em_fb_vector *out)
+{
+    return em_op_option_vector(ctx, slot, out);
+}
+
 static em_status em_fc_decode(const em_op_context *ctx, em_fc_args *a)
 {
     em_fc_params *p = &a->params;
@@ -29,8 +42,8 @@ static em_status em_fc_decode(const em_op_context *ctx, em_fc_args *a)
                    "em_fc_params must be the options' slots 0..2 in order");
     static const int8_t defaults[3] = {0, -128, 127};
     if (s == EM_OK) s = em_op_option_i32s(ctx, 0u, defaults, 3u, (int32_t *)(void *)p);
-    if (s == EM_OK) s = em_op_option_vector(ctx, EM_FC_OPTIONS_OUTPUT_MULTIPLIER, &a->multiplier);
-    if (s == EM_OK) s = em_op_option_vector(ctx, EM_FC_OPTIONS_OUTPUT_SHIFT, &a->shift);
+    if (s == EM_OK) s = em_fc_option_vector(ctx, EM_FC_OPTIONS_OUTPUT_MULTIPLIER, &a->multiplier);
+    if (s == EM_OK) s = em_fc_option_vector(ctx, EM_FC_OPTIONS_OUTPUT_SHIFT, &a->shift);
     return s;
 }
 

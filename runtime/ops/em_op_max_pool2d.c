@@ -3,8 +3,9 @@
  * @brief MAX_POOL_2D adapter: input [N, H, W, C] int8 -> output [N, OH, OW, C] int8,
  *        Pool2DOptions (kernel, stride, paddings, clamps; zero_point and count_include_pad unused).
  *
- * check() verifies what em_op_pool_options.h's em_pool_check_shapes() does, so eval() only
- * decodes and calls the kernel. The output must not overlap the input.
+ * check() verifies what em_op_pool_options.h's em_pool_check_shapes() does with the kernel's
+ * em_pool_s8_validate(), so eval() only decodes and calls the kernel. The output must not
+ * overlap the input.
  */
 #include "em_op_pool_options.h"
 
@@ -12,7 +13,7 @@ static em_status em_max_pool_check(const em_op_context *ctx)
 {
     em_pool_args a;
     const em_status s = em_pool_decode(ctx, &a);
-    return s != EM_OK ? s : em_pool_check_shapes(&a);
+    return s != EM_OK ? s : em_pool_check_shapes(&a, em_pool_s8_validate);
 }
 
 static em_status em_max_pool_eval(const em_op_context *ctx)

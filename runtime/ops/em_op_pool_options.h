@@ -1,9 +1,10 @@
 /**
  * @file em_op_pool_options.h
  * @brief Pool2DOptions as MAX_POOL_2D and AVG_POOL_2D read them, and the shape checks both make
- *        (ranks, dtypes, N and C, and the window contract of em_pool_s8_validate(): kernel and
- *        stride >= 1, 0 <= padding < kernel, OH / OW by the output size formula, int8 zero point
- *        and clamps). Header-only (static inline) so that either op links without the other.
+ *        (ranks, dtypes, N and C, and the kernel's window contract through its own validator,
+ *        em_pool_s8_validate() / em_avg_pool_s8_validate(): kernel and stride >= 1,
+ *        0 <= padding < kernel, OH / OW by the output size formula, int8 zero point and clamps).
+ *        Header-only (static inline) so that either op links without the other.
  */
 #ifndef EM_OP_POOL_OPTIONS_H
 #define EM_OP_POOL_OPTIONS_H
@@ -61,15 +62,18 @@ static inline em_pool_dims em_pool_dims_of(const em_pool_args *a)
     return d;
 }
 
-/** Shapes and window of a decoded pool (ranks, dtypes, N and C, em_pool_s8_validate()). */
-static inline em_status em_pool_check_shapes(const em_pool_args *a)
+/** Shapes and window of a decoded pool: the adapter's own conditions (ranks, dtypes, N and C of
+ *  input and output agree), then the kernel's contract through @p validate, the kernel's own
+ *  validator (em_pool_s8_validate() or em_avg_pool_s8_validate(): one copy serves load and invoke). */
+static inline em_status em_pool_check_shapes(const em_pool_args *a,
+                                             em_status (*validate)(const em_pool_params *, const em_pool_dims *))
 {
     if (!em_op_is(&a->input, EM_DTYPE_INT8, 4) || !em_op_is(&a->output, EM_DTYPE_INT8, 4)
         || em_op_dim(&a->output, 0) != em_op_dim(&a->input, 0) || em_op_dim(&a->output, 3) != em_op_dim(&a->input, 3)) {
         return EM_ERR_BAD_OPERATOR;
     }
     const em_pool_dims dims = em_pool_dims_of(a);
-    return em_pool_s8_validate(&a->params, &dims) == EM_OK ? EM_OK : EM_ERR_BAD_OPERATOR;
+    return validate(&a->params, &dims) == EM_OK ? EM_OK : EM_ERR_BAD_OPERATOR;
 }
 
 #endif /* EM_OP_POOL_OPTIONS_H */

@@ -5,8 +5,6 @@
 #include "em_nn_functions.h"
 #include "em_op_support.h"
 
-#define EM_SOFTMAX_MAX_ROW 4095
-
 typedef struct {
     em_tensor input, output;
     em_softmax_params params;
@@ -17,9 +15,12 @@ static em_status em_softmax_decode(const em_op_context *ctx, em_softmax_args *a)
     em_softmax_params *p = &a->params;
     em_status s = em_op_operands(ctx, &a->input, 1u, &a->output, 1u);
     if (s == EM_OK) s = em_op_options(ctx, EM_OPTIONS_SOFTMAX);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_SOFTMAX_OPTIONS_INPUT_MULTIPLIER, 0, &p->input_multiplier);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_SOFTMAX_OPTIONS_INPUT_LEFT_SHIFT, 0, &p->input_left_shift);
-    if (s == EM_OK) s = em_op_option_i32(ctx, EM_SOFTMAX_OPTIONS_DIFF_MIN, 0, &p->diff_min);
+    /* slots INPUT_MULTIPLIER (0) .. DIFF_MIN (2) are em_softmax_params' fields in order */
+    _Static_assert(sizeof(em_softmax_params) == 3u * sizeof(int32_t) && EM_SOFTMAX_OPTIONS_INPUT_MULTIPLIER == 0
+                       && EM_SOFTMAX_OPTIONS_INPUT_LEFT_SHIFT == 1 && EM_SOFTMAX_OPTIONS_DIFF_MIN == 2,
+                   "em_softmax_params must be the options' slots 0..2 in order");
+    static const int8_t defaults[3] = {0, 0, 0};
+    if (s == EM_OK) s = em_op_option_i32s(ctx, 0u, defaults, 3u, (int32_t *)(void *)p);
     return s;
 }
 
@@ -35,12 +36,11 @@ static em_status em_softmax_check(const em_op_context *ctx)
     if (s != EM_OK) {
         return s;
     }
-    const em_softmax_params *p = &a.params;
+    /* the row length and options' ranges: the kernel's own check, one copy for load and invoke */
     if (a.input.dtype != EM_DTYPE_INT8 || a.output.dtype != EM_DTYPE_INT8 || a.input.rank < 1
         || a.output.rank != a.input.rank || em_tensor_elements(&a.input) != em_tensor_elements(&a.output)
-        || em_softmax_row(&a.input) != em_softmax_row(&a.output) || em_softmax_row(&a.input) < 1
-        || em_softmax_row(&a.input) > EM_SOFTMAX_MAX_ROW || p->input_multiplier < 0 || p->input_left_shift < 0
-        || p->input_left_shift > 31 || p->diff_min > 0) {
+        || em_softmax_row(&a.input) != em_softmax_row(&a.output)
+        || !em_softmax_s8_params_valid(&a.params, em_softmax_row(&a.input))) {
         return EM_ERR_BAD_OPERATOR;
     }
     return EM_OK;

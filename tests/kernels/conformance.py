@@ -286,6 +286,7 @@ class Device:
     name: str
     board: str
     tier: str = ""  # "": the board's own
+    opt: str = ""  # "": the build's default optimisation (-O2); "-Os" builds beside it (<board>-Os)
 
     def load(self):
         from ember_build.board import load_board
@@ -299,12 +300,14 @@ class Device:
 
     def build_runner(self) -> Path:
         """`scons em_run board=<board> [tier=<tier>]`; the runner's path."""
-        args = [str(SCONS), "-j2", "em_run", f"board={self.board}"] + ([f"tier={self.tier}"] if self.tier else [])
+        args = ([str(SCONS), "-j2", "em_run", f"board={self.board}"] + ([f"tier={self.tier}"] if self.tier else [])
+                + ([f"opt={self.opt}"] if self.opt else []))
         build = subprocess.run(args, cwd=REPO, capture_output=True, text=True)
         if build.returncode != 0:
             raise RuntimeError(f"{' '.join(args)} failed:\n{build.stdout}{build.stderr}")
         board = self.load()
-        return REPO / "build" / board.build_name / ("em_run" if board.emulator is None else "em_run.elf")
+        folder = board.build_name + (f"-{self.opt.lstrip('-')}" if self.opt else "")
+        return REPO / "build" / folder / ("em_run" if board.emulator is None else "em_run.elf")
 
 
 DEVICES = [
@@ -314,6 +317,9 @@ DEVICES = [
     Device("mps2_an505", "mps2_an505"),               # M33: dsp
     Device("mps2_an385", "mps2_an385"),               # M3: scalar
     Device("corstone300-dsp", "corstone300", "dsp"),  # M55 built without MVE
+    # M55 at -Os: some kernels choose smaller loop forms under __OPTIMIZE_SIZE__ (avg_pool's
+    # division, add's row loop), which only a size-optimised build runs.
+    Device("corstone300-Os", "corstone300", opt="-Os"),
 ]
 
 

@@ -1,6 +1,7 @@
 """C kernels (host build, scalar tier) against compiler/reference.py, byte for byte."""
 from __future__ import annotations
 
+import ctypes
 import itertools
 
 import numpy as np
@@ -203,3 +204,38 @@ def test_quantize_ties_of_the_float32_product(kernels):
             status, got = kernels.quantize_f32_s8(xe, ie, zp)
             assert status == 0
             np.testing.assert_array_equal(got, reference.quantize_f32_s8(xe, ie, zp))
+
+
+EM_ERR_BAD_ARGUMENT = 12
+
+
+class _SoftmaxParams(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_int32) for n in ("input_multiplier", "input_left_shift", "diff_min")]
+
+
+def _softmax(kernels, params: _SoftmaxParams, x: np.ndarray) -> tuple[int, np.ndarray]:
+    fn = kernels.lib.em_softmax_s8
+    fn.restype = ctypes.c_int
+    out = np.full(x.shape, 0x55, np.int8)
+    status = fn(ctypes.byref(params), ctypes.c_int32(x.shape[0]), ctypes.c_int32(x.shape[1]),
+                x.ctypes.data_as(ctypes.POINTER(ctypes.c_int8)), out.ctypes.data_as(ctypes.POINTER(ctypes.c_int8)))
+    return status, out
+
+
+def test_softmax_range_check_shared_with_the_adapter(kernels):
+    """em_softmax_s8() checks what the SOFTMAX adapter's check() checks, through the same
+    em_softmax_s8_params_valid(): rows of 1..4095 values, multiplier >= 0, shift 0..31,
+    diff_min <= 0; the longest row computes the reference's bytes."""
+    attrs = reference.softmax_parameters(0.05)
+    good = _SoftmaxParams(attrs["input_multiplier"], attrs["input_left_shift"], attrs["diff_min"])
+    rng = np.random.default_rng(5)
+    x = rng.integers(-128, 128, size=(1, 4095), dtype=np.int8)
+    status, got = _softmax(kernels, good, x)
+    assert status == 0
+    np.testing.assert_array_equal(got, reference.softmax_s8(x, **attrs))
+    assert _softmax(kernels, good, np.zeros((1, 4096), np.int8))[0] == EM_ERR_BAD_ARGUMENT
+    for field, value in (("input_multiplier", -1), ("input_left_shift", 32), ("input_left_shift", -1),
+                         ("diff_min", 1)):
+        bad = _SoftmaxParams(good.input_multiplier, good.input_left_shift, good.diff_min)
+        setattr(bad, field, value)
+        assert _softmax(kernels, bad, x)[0] == EM_ERR_BAD_ARGUMENT, field

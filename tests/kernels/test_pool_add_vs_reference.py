@@ -178,6 +178,30 @@ def test_pool_rejects_bad_arguments(lib, kind, bad):
     assert status == EM_ERR_BAD_ARGUMENT
 
 
+INT32_MAX = 2**31 - 1
+
+
+@pytest.mark.parametrize("kind", ["max", "avg"])
+@pytest.mark.parametrize("dims, params", [
+    # padded height INT32_MAX + 1 (input + pads): out of int32, though its output formula would hold
+    ((1, INT32_MAX - 1, 1, 1, 2**30, 1), (2, 1, 2, 1, 1, 1, 0, 0)),
+    # input N·H·W·C = 2^32, output within int32
+    ((1, 65536, 65536, 1, 1, 1), (65536, 65536, 1, 1, 0, 0, 0, 0)),
+    # output N·OH·OW·C = 2^31: one past INT32_MAX (the input 2^31 too)
+    ((2, 32768, 32768, 1, 32768, 32768), (1, 1, 1, 1, 0, 0, 0, 0)),
+    # the batch factor alone overflows the partial product N·H
+    ((INT32_MAX, 2, 1, 1, 2, 1), (1, 1, 1, 1, 0, 0, 0, 0)),
+])
+def test_pool_rejects_extents_beyond_int32(lib, kind, dims, params):
+    """The shared validator (em_pool_validate_s8.c) refuses padded extents and tensor sizes that
+    leave int32 before the kernel reads anything (the buffers here are one byte each)."""
+    x = np.zeros(1, np.int8)
+    out = np.zeros(1, np.int8)
+    p = PoolParams(*params, 1, 0, -128, 127)
+    status = getattr(lib, f"em_{kind}_pool_s8")(ctypes.byref(p), ctypes.byref(PoolDims(*dims)), _p(x), _p(out))
+    assert status == EM_ERR_BAD_ARGUMENT
+
+
 def test_avg_pool_rejects_huge_kernel_and_needs_no_scratch(lib):
     x = np.zeros((1, 1, 1, 1), np.int8)
     half = 1100  # kernel 2201 x 2201 > 2^22 cells over one real cell

@@ -269,6 +269,9 @@ BAD_ADDS = {
     "output_rank_too_small": ((1, 2, 3), (3,), (2, 3), {}),
     "middle_axis_broadcast": ((2, 3, 4), (1, 3, 1), None, {}),
     "row_not_last_axis": ((2, 3, 4), (2, 1, 1), None, {}),
+    # last axis matches the output's but a middle one is kept: neither a row nor the full shape
+    "row_with_middle_axis": ((2, 3, 4), (1, 3, 4), None, {}),
+    "row_with_leading_axis": ((2, 3, 4), (2, 1, 4), None, {}),
     "a_offset_129": ((2, 3), (2, 3), None, dict(a_offset=129)),
     "b_offset_minus_128": ((2, 3), (2, 3), None, dict(b_offset=-128)),
     "output_offset_128": ((2, 3), (2, 3), None, dict(output_offset=128)),

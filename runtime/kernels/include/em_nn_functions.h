@@ -194,41 +194,15 @@ static inline bool em_nn_output_size_ok(int32_t out, int32_t size, int32_t kerne
  * every dim >= 1, kernel and stride >= 1, 0 <= padding < kernel, clamps and zero point int8 with
  * activation_min <= activation_max, padded extents and tensor sizes within int32, and
  * output_h / output_w equal to reference.output_size (PyTorch's and TFLite's formula). Under it
- * every window holds at least one real cell. Inline: it costs no link dependency.
+ * every window holds at least one real cell. A function of its own (em_pool_validate_s8.c), not
+ * inline: the kernels and the adapters' load-time check() share one copy.
  * @return EM_OK or EM_ERR_BAD_ARGUMENT.
  */
-static inline em_status em_pool_s8_validate(const em_pool_params *params, const em_pool_dims *dims)
-{
-    if (params == NULL || dims == NULL) {
-        return EM_ERR_BAD_ARGUMENT;
-    }
-    const em_pool_params *p = params;
-    const em_pool_dims *d = dims;
-    if (d->batches < 1 || d->input_h < 1 || d->input_w < 1 || d->channels < 1 || p->kernel_h < 1
-        || p->kernel_w < 1 || p->stride_h < 1 || p->stride_w < 1 || p->pad_top < 0 || p->pad_bottom < 0
-        || p->pad_left < 0 || p->pad_right < 0 || p->pad_top >= p->kernel_h || p->pad_bottom >= p->kernel_h
-        || p->pad_left >= p->kernel_w || p->pad_right >= p->kernel_w || p->zero_point < -128
-        || p->zero_point > 127 || p->activation_min < -128 || p->activation_max > 127
-        || p->activation_min > p->activation_max) {
-        return EM_ERR_BAD_ARGUMENT;
-    }
-    const int64_t padded_h = (int64_t)d->input_h + p->pad_top + p->pad_bottom;
-    const int64_t padded_w = (int64_t)d->input_w + p->pad_left + p->pad_right;
-    if (padded_h > INT32_MAX || padded_w > INT32_MAX || padded_h < p->kernel_h || padded_w < p->kernel_w
-        || d->output_h != (int32_t)(padded_h - p->kernel_h) / p->stride_h + 1
-        || d->output_w != (int32_t)(padded_w - p->kernel_w) / p->stride_w + 1) {
-        return EM_ERR_BAD_ARGUMENT;
-    }
-    /* Each factor < 2^31 and each partial product checked: no int64 overflow. */
-    const int64_t in_pixels = (int64_t)d->batches * d->input_h;
-    const int64_t out_pixels = (int64_t)d->batches * d->output_h;
-    if (in_pixels > INT32_MAX || in_pixels * d->input_w > INT32_MAX
-        || in_pixels * d->input_w * d->channels > INT32_MAX || out_pixels > INT32_MAX
-        || out_pixels * d->output_w > INT32_MAX || out_pixels * d->output_w * d->channels > INT32_MAX) {
-        return EM_ERR_BAD_ARGUMENT;
-    }
-    return EM_OK;
-}
+em_status em_pool_s8_validate(const em_pool_params *params, const em_pool_dims *dims);
+
+/** em_pool_s8_validate() and, for the average pool, kernel_h·kernel_w <= EM_AVG_POOL_MAX_CELLS:
+ *  the whole contract of em_avg_pool_s8()'s params and dims. @return EM_OK or EM_ERR_BAD_ARGUMENT. */
+em_status em_avg_pool_s8_validate(const em_pool_params *params, const em_pool_dims *dims);
 
 /**
  * int8 2-D max pooling, NHWC (reference.max_pool_s8): out[n, y, x, c] = clamp(max over the real
@@ -278,6 +252,10 @@ int32_t em_avg_pool_s8_get_buffer_size(const em_pool_params *params, const em_po
  */
 em_status em_add_s8(const em_add_params *params, const em_add_dims *dims, const int8_t *a,
                     const int8_t *b, int8_t *output);
+
+/** Whether @p params is within em_add_s8()'s ranges (em_add_params): the check em_add_s8() makes
+ *  at every call, shared with the ADD adapter's load-time check(). @p params must not be NULL. */
+bool em_add_s8_params_valid(const em_add_params *params);
 
 /**
  * int8 → int8 through a table (reference.lut_s8): output[i] = table[input[i] + 128].
@@ -333,10 +311,19 @@ typedef struct {
     int32_t diff_min;
 } em_softmax_params;
 
+/** Longest softmax row: the Q12.19 sum of up to this many exponentials (each <= 2^19) fits int32. */
+#define EM_SOFTMAX_MAX_ROW 4095
+
+/** Whether @p params (not NULL, multiplier >= 0, left shift 0..31, diff_min <= 0) and @p row_size
+ *  (1..EM_SOFTMAX_MAX_ROW) are within em_softmax_s8()'s ranges: the check it makes at every call,
+ *  shared with the SOFTMAX adapter's load-time check(). */
+bool em_softmax_s8_params_valid(const em_softmax_params *params, int32_t row_size);
+
 /**
  * Softmax over each row (reference.softmax_s8, TFLite's int8 algorithm).
  * @param rows      0..INT32_MAX rows
- * @param row_size  1..4095 values per row (the Q12.19 sum of exponentials must not overflow)
+ * @param params    em_softmax_s8_params_valid()
+ * @param row_size  1..EM_SOFTMAX_MAX_ROW values per row (the Q12.19 sum of exponentials must not overflow)
  * @param input     [rows, row_size] int8, -128..127
  * @param output    [rows, row_size] int8, scale 1/256, zero point -128; must not overlap input
  * @return EM_OK, or EM_ERR_BAD_ARGUMENT for NULL pointers or parameters out of range.
