@@ -28,10 +28,10 @@ DEPTHWISE_ROWS_STACK = 0
 CONV_MVE_BLOCK = 4
 CONV_DSP_PAIRS_MIN_K = 32
 # em_depthwise_conv2d_m1_s8.c: EM_NN_DWF_MAX_TAPS, EM_NN_DWF_MAX_CHANNELS; MVE's 16-lane path pays
-# from 32 channels.
+# from 16 channels (below, the general path).
 DW_FAST_MAX_TAPS = 49
 DW_FAST_MAX_CHANNELS = 512
-DW_FAST_MVE_MIN_CHANNELS = 32
+DW_FAST_MVE_MIN_CHANNELS = 16
 # em_add_s8.c: EM_NN_ADD_TABLE_MIN.
 ADD_TABLE_MIN = 1024
 
@@ -104,7 +104,7 @@ def _dw_generic(op: Op, tier: str, why: str) -> str:
 
 def depthwise_conv2d(graph: Graph, op: Op, tier: str) -> str:
     """em_depthwise_conv2d_s8() first tries em_nn_depthwise_m1_s8() (em_depthwise_conv2d_m1_s8.c):
-    M 1, KH·KW <= 49, C <= 512; on MVE also no weight −128 and C >= 32 or its 3x3 4-pixel blocks
+    M 1, KH·KW <= 49, C <= 512; on MVE also no weight −128 and C >= 16 or its 3x3 4-pixel blocks
     (C % 4 == 0, 3x3, stride_w 1, dilation_w 1, every shift <= −2), whose padded rows are staged
     when KH·(pad_left + W + right)·C bytes fit the scratch. Else the generic path."""
     a = op.attrs

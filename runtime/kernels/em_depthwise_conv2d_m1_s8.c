@@ -470,9 +470,10 @@ bool em_nn_depthwise_m1_s8(const em_nn_context *ctx, const em_conv_params *param
     k.shift = quant->shift;
 #if EM_NN_TIER_MVE
     const bool blocks = cs % 4 == 0 && kh == 3 && kw == 3 && p.stride_w == 1 && p.dilation_w == 1;
-    if (cs < 32 && !blocks) { /* one 16-lane group per pixel: the general path's 4-lane blocks,
-                               * which share each weight load among 4 pixels, do better
-                               * (measured: 48x48x8, 48x48x16 s2); 4-pixel blocks: see below */
+    if (cs < 16 && !blocks) { /* under one 16-lane group per pixel: the general path's 4-lane
+                               * blocks do better (48x48x8). From 16 channels this path, though
+                               * slightly slower on 48x48x16 s2 (MobileNet +2.5k instructions),
+                               * spares a firmware the general path: 3.2 KB at -Os. */
         return false;
     }
     /* The int16 pair sums need weights >= −127; a positive pre-shift takes the slower form. */
@@ -504,7 +505,7 @@ bool em_nn_depthwise_m1_s8(const em_nn_context *ctx, const em_conv_params *param
     /* 4 inner pixels of a row at a time where that pays; NULL: none */
     const em_nn_dwf_block_fn block4 =
         EM_NN_VARIANT_DWF_MVE_BLOCK4 && blocks && !left ? em_nn_dwf_block4_3x3_unit : NULL;
-    if (cs < 32 && block4 == NULL) {
+    if (cs < 16 && block4 == NULL) {
         return false;
     }
 #else

@@ -69,7 +69,7 @@ def test_report_lists_ops_in_order_with_variants_macs_constants_and_buffers(prog
     by_kind = {o["op"]: o for o in reversed(report["ops"])}  # the first op of each kind
     assert by_kind["conv2d"]["variant"].startswith("im2col general; MVE 4-pixel blocks")
     dw = next(op for op in graph.ops if op.kind == "depthwise_conv2d")  # C 8, 3x3 stride 1: blocks unless a shift > -2
-    assert by_kind["depthwise_conv2d"]["variant"] == ("generic path (C 8 < 32, a shift > -2); MVE 4-channel lanes"
+    assert by_kind["depthwise_conv2d"]["variant"] == ("generic path (C 8 < 16, a shift > -2); MVE 4-channel lanes"
                                                       if max(dw.attrs["shift"]) > -2 else
                                                       "M=1 fast path; MVE 3x3 4-pixel blocks, padded rows staged")
     assert by_kind["fully_connected"]["variant"] == "MVE 4 rows x 16 lanes"
@@ -302,10 +302,11 @@ def depthwise(tier: str, c: int, k: int = 3, m: int = 1, hw: int = 8, stride: in
     (dict(c=600), "scalar", "generic path (C 600 > 512); scalar"),
     (dict(c=8), "scalar", "M=1 fast path; tap tables, scalar pixel by pixel"),
     (dict(c=8, stride=2), "dsp", "M=1 fast path; tap tables, DSP pixel by pixel"),
-    # MVE: C >= 32 or 3x3 blocks (C % 4 == 0, 3x3, stride_w 1, dilation_w 1, shifts <= -2), no weight -128
-    (dict(c=16, stride=2), "mve", "generic path (C 16 < 32, not 3x3 stride 1 with C % 4 == 0); MVE 4-channel lanes"),
+    # MVE: C >= 16 or 3x3 blocks (C % 4 == 0, 3x3, stride_w 1, dilation_w 1, shifts <= -2), no weight -128
+    (dict(c=8, stride=2), "mve", "generic path (C 8 < 16, not 3x3 stride 1 with C % 4 == 0); MVE 4-channel lanes"),
+    (dict(c=16, stride=2), "mve", "M=1 fast path; MVE 16 channels per step, tap tables"),
     (dict(c=64, weight=-128), "mve", "generic path (a weight is -128); MVE 4-channel lanes"),
-    (dict(c=16, shift=-1), "mve", "generic path (C 16 < 32, a shift > -2); MVE 4-channel lanes"),
+    (dict(c=8, shift=-1), "mve", "generic path (C 8 < 16, a shift > -2); MVE 4-channel lanes"),
     (dict(c=64, stride=2), "mve", "M=1 fast path; MVE 16 channels per step, tap tables"),
     (dict(c=64, shift=-1), "mve", "M=1 fast path; MVE 16 channels per step, tap tables"),
     # block4: padded rows staged when KH·(pad_left + W + right)·C fits the scratch (3072 B unless given)
@@ -333,8 +334,9 @@ def test_conv2d_linked_variants(case, expected):
 
 @pytest.mark.parametrize("case, expected", [
     (dict(c=8, m=2), ["DW_MVE_STRIDED"]),
-    (dict(c=16, stride=2), ["DW_MVE_FULL_KW3"]),  # the general path, KW = 3 unrolled
-    (dict(c=18, stride=2), ["DW_MVE_FULL_KW3", "DW_MVE_TAIL"]),  # C % 4 != 0: the last block
+    (dict(c=8, stride=2), ["DW_MVE_FULL_KW3"]),  # the general path, KW = 3 unrolled
+    (dict(c=10, stride=2), ["DW_MVE_FULL_KW3", "DW_MVE_TAIL"]),
+    (dict(c=16, stride=2), ["DWF_MVE_PIXEL", "DWF_MVE_TAPS"]),  # C % 4 != 0: the last block
     (dict(c=2, stride=2), ["DW_MVE_TAIL"]),
     (dict(c=8, k=8, hw=16), ["DW_MVE_FULL"]),  # 64 taps: general, any KW
     (dict(c=64, weight=-128), ["DW_MVE_FULL_KW3"]),
@@ -435,4 +437,4 @@ def test_c_conditions_the_rules_copy_are_still_there():
     m1 = (REPO / "runtime/kernels/em_depthwise_conv2d_m1_s8.c").read_text()
     assert "p.depth_multiplier != 1 || kh * kw > EM_NN_DWF_MAX_TAPS || cs > EM_NN_DWF_MAX_CHANNELS" in m1
     assert "cs % 4 == 0 && kh == 3 && kw == 3 && p.stride_w == 1 && p.dilation_w == 1" in m1
-    assert "quant->shift[c] > -2" in m1 and "cs < 32" in m1
+    assert "quant->shift[c] > -2" in m1 and "cs < 16" in m1

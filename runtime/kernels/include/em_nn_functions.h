@@ -153,7 +153,7 @@ em_status em_depthwise_conv2d_s8(const em_nn_context *ctx, const em_conv_params 
 /**
  * Internal to em_depthwise_conv2d_s8(): its fast path for depth multiplier 1 (every tier), called
  * after the arguments were validated. Takes KH·KW <= 49 and C <= 512; on Helium also needs every
- * weight >= −127 (int16 pair sums) and C >= 32.
+ * weight >= −127 (int16 pair sums) and C >= 16 (or the 3x3 4-pixel blocks).
  * @return true when it computed the output, false when the general path must.
  */
 bool em_nn_depthwise_m1_s8(const em_nn_context *ctx, const em_conv_params *params,
