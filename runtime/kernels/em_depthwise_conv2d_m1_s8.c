@@ -183,6 +183,13 @@ EM_NN_DWF_INLINE void em_nn_dwf_group(const em_nn_dwf *k, const uintptr_t *tap, 
 EM_NN_DWF_INLINE void em_nn_dwf_pixel_mve(const em_nn_dwf *k, const uintptr_t *tap, uintptr_t add,
                                           int8_t *out, bool left, int32_t taps_fixed)
 {
+#if defined(__OPTIMIZE_SIZE__)
+    /* One copy of the group: every group predicated (all lanes on in a full one), which costs a
+     * VPST per few loads but halves the function (about 700 bytes at -Os). */
+    for (int32_t c = 0; c < k->c; c += 16) {
+        em_nn_dwf_group(k, tap, add, c, out, true, left, taps_fixed);
+    }
+#else
     const int32_t full = k->c & ~15;
     int32_t c = 0;
     for (; c < full; c += 16) {
@@ -191,6 +198,7 @@ EM_NN_DWF_INLINE void em_nn_dwf_pixel_mve(const em_nn_dwf *k, const uintptr_t *t
     if (c < k->c) {
         em_nn_dwf_group(k, tap, add, c, out, true, left, taps_fixed);
     }
+#endif
 }
 
 EM_NN_DWF_PIXEL(em_nn_dwf_pixel, em_nn_dwf_pixel_mve, false, 0)
