@@ -49,6 +49,11 @@ class Tensor:
         return self.data is not None
 
     @property
+    def is_pinned(self) -> bool:
+        """A constant the plan placed in an arena (app.yaml memory: pin:): copied there at load."""
+        return self.is_constant and self.offset is not None
+
+    @property
     def nbytes(self) -> int:
         return int(np.prod(self.shape, dtype=np.int64)) * DTYPE_BYTES[self.dtype]
 

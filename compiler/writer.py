@@ -72,7 +72,7 @@ def write_program(graph: Graph, target: Target, name: str = "model") -> bytes:
         fb.TensorAddShape(builder, shape)
         if quant is not None:
             fb.TensorAddQuantization(builder, quant)
-        pinned = tensor.is_constant and tensor.offset is not None  # copied to its arena at load
+        pinned = tensor.is_pinned  # copied to its arena at load
         fb.TensorAddBuffer(builder, -1 if pinned else buffer_of.get(n, -1))
         fb.TensorAddArena(builder, tensor.arena)
         fb.TensorAddOffset(builder, tensor.offset or 0)
@@ -125,7 +125,7 @@ def write_program(graph: Graph, target: Target, name: str = "model") -> bytes:
     fb.ProgramAddInputs(builder, vectors["inputs"])
     fb.ProgramAddOutputs(builder, vectors["outputs"])
     fb.ProgramAddBuffers(builder, vectors["buffers"])
-    fb.ProgramAddPinnedConstants(builder, sum(1 for t in graph.tensors.values() if t.is_constant and t.offset is not None))
+    fb.ProgramAddPinnedConstants(builder, sum(t.is_pinned for t in graph.tensors.values()))
     fb.ProgramAddArenas(builder, vectors["arenas"])
     builder.Finish(fb.ProgramEnd(builder), file_identifier=FILE_IDENTIFIER)
     return bytes(builder.Output())

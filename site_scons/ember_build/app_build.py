@@ -133,17 +133,6 @@ def model_module(app: App) -> ModuleType:
     return getattr(module, attribute) if attribute else module
 
 
-def arena_region(board: Board) -> Region:
-    """The fastest memory region the board lets the planner use, less the stack when the stack
-    shares it. (.data and .bss are not known before linking: the link checks the final fit.)"""
-    regions = [r for r in board.memory if r.arena]
-    if not regions:
-        raise AppError(f"board {board.name} has no memory region with arena: true")
-    fastest = min(regions, key=lambda r: r.speed)
-    stack = (board.stack_bytes or 0) if board.placement.get("stack") == fastest.name else 0
-    return Region(fastest.name, fastest.size - stack)
-
-
 def app_memory(board: Board, app: App | None = None) -> Memory:
     """The board's arena regions (the stack's region less the stack) with the app's pins and caps
     (app.yaml `memory:`): what compiler.placement plans into."""
@@ -256,7 +245,7 @@ def compile_app(app_name: str, board: Board, out_dir: Path, variant: str = "") -
     lines_of = getattr(module, "expected_lines", None)
     lines = lines_of(program, expected) if lines_of else []
     arenas = [(a.name, a.size) for a in program.graph.arenas]
-    pinned = sum(1 for t in program.graph.tensors.values() if t.is_constant and t.offset is not None)
+    pinned = sum(t.is_pinned for t in program.graph.tensors.values())
     write_atomically(out / "em_model_arena.h", arena_header_c(arenas[0][1], arenas[0][0], arenas[1:], pinned))
     write_atomically(out / "plan.txt", program.summary() + "\n\n" + program.plan.chart() + "\n")
     write_atomically(out / "plan.json", json.dumps(program.plan.as_json(), indent=2) + "\n")
@@ -297,7 +286,7 @@ def compile_programs(app: App, module: ModuleType, board: Board, out: Path) -> d
         single = load_app(app.name, name)
         programs[name], _, models[name] = lower_app(single, model_module(single), board)
         programs[name].save(out / f"program-{name}.embr")
-    pinned = sum(1 for p in programs.values() for t in p.graph.tensors.values() if t.is_constant and t.offset is not None)
+    pinned = sum(t.is_pinned for p in programs.values() for t in p.graph.tensors.values())
     if pinned:
         raise AppError(f"{app.name} model={app.variant}: constants pinned to RAM (memory: pin:) with several programs: "
                        "their shared arenas would overwrite them; drop the pins of the programs' variants")
