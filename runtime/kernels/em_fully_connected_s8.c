@@ -6,8 +6,10 @@
  * Every path computes the int32 dot products exactly (wrapping like the reference) and
  * requantizes with em_nn_requantize_s8() (em_nn_dot_s8.h) or the bit-exact 4-lane
  * em_nn_requantize_mve(), so they match compiler/reference.py:fully_connected_s8 byte for byte.
- * MVE: four weight rows per pass share each 16-byte input load; full 16-lane steps run
- * unpredicated, the tail uses predicated zeroing loads (vctp8q), never reading past a row.
+ * MVE: four weight rows per pass share each 16-byte input load (the FC_MVE_ROWS4 variant, linked
+ * where fully connected layers are a real share of a program's MACs: compiler/kernel_variants.py),
+ * then one row at a time; full 16-lane steps run unpredicated, the tail uses predicated zeroing
+ * loads (vctp8q), never reading past a row.
  * DSP: four weight rows per pass share each input word and its two SXTB16 (em_nn_dot4_s8_dsp:
  * two SMLAD per four int8 pairs, 16 inputs per loop pass); a row tail of 1..3 int8 runs scalar,
  * so nothing past a row is read. Scalar: six, then four, weight rows per pass share each input byte
@@ -20,6 +22,7 @@
 #include "em_nn_functions.h"
 #include "em_nn_support.h"
 #include "em_nn_tier.h"
+#include "em_nn_variants.h"
 
 #if EM_NN_TIER_MVE
 #include <arm_mve.h>
@@ -51,7 +54,8 @@ static void em_nn_fc_row_mve(const em_fc_params *params, const em_per_channel_qu
                              const int32_t *bias, int8_t *out)
 {
     int32_t o = 0;
-    for (; o + 4 <= n_out; o += 4) {
+    /* a build without the four-row pass (em_nn_variants.h) runs every row below */
+    for (; EM_NN_VARIANT_FC_MVE_ROWS4 && o + 4 <= n_out; o += 4) {
         const int8_t *w0 = weights + (int32_t)o * n_in;
         const int8_t *w1 = w0 + n_in;
         const int8_t *w2 = w1 + n_in;

@@ -44,7 +44,7 @@ def kws() -> Path:
 def test_the_generated_header_names_the_programs_variants(kws):
     program = Program.load(kws / "gen" / "program.embr")
     used = kv.linked_variants(program.graph, program.target.tier)
-    assert used == {"DWF_MVE_PIXEL", "DWF_MVE_BLOCK4", "DWF_MVE_ROWS", "CONV_MVE_PACK", "AVG_MVE_FULL"}
+    assert used == {"DWF_MVE_PIXEL", "DWF_MVE_BLOCK4", "DWF_MVE_ROWS", "CONV_MVE_PACK"}
     header = (kws / "gen" / "em_nn_variants_selected.h").read_text()
     for name in kv.SELECTABLE_VARIANTS:
         assert f"#define EM_NN_VARIANT_{name} {int(name in used)}\n" in header

@@ -62,17 +62,10 @@
 #ifndef EM_NN_VARIANT_CONV_MVE_TAPS
 #define EM_NN_VARIANT_CONV_MVE_TAPS 1
 #endif
-
-/* em_avg_pool_s8.c (MVE): groups of 16 channels, the last partial group (C % 16 != 0), and
- * windows of more than 256 cells (int16 sums flushed to int32). */
-#ifndef EM_NN_VARIANT_AVG_MVE_FULL
-#define EM_NN_VARIANT_AVG_MVE_FULL 1
-#endif
-#ifndef EM_NN_VARIANT_AVG_MVE_TAIL
-#define EM_NN_VARIANT_AVG_MVE_TAIL 1
-#endif
-#ifndef EM_NN_VARIANT_AVG_MVE_LARGE
-#define EM_NN_VARIANT_AVG_MVE_LARGE 1
+/* em_fully_connected_s8.c (MVE): four weight rows per input load. Left out, every row runs the
+ * one-row loop (no shape needs the four-row pass). */
+#ifndef EM_NN_VARIANT_FC_MVE_ROWS4
+#define EM_NN_VARIANT_FC_MVE_ROWS4 1
 #endif
 
 #endif
