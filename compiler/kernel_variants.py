@@ -106,8 +106,8 @@ def _dw_generic(op: Op, tier: str, why: str) -> str:
 def depthwise_conv2d(graph: Graph, op: Op, tier: str) -> str:
     """em_depthwise_conv2d_s8() first tries em_nn_depthwise_m1_s8() (em_depthwise_conv2d_m1_s8.c):
     M 1, KH·KW <= 49, C <= 512; on MVE also no weight −128 and C >= 16 or its 3x3 4-pixel blocks
-    (C % 4 == 0, 3x3, stride_w 1, dilation_w 1, every shift <= −2), whose padded rows are staged
-    when KH·(pad_left + W + right)·C bytes fit the scratch. Else the generic path."""
+    (C % 4 == 0, 3x3, stride_w 1, dilation_w 1, every shift <= −2); its padded rows are staged
+    when they fit the scratch (_dw_rows_staged). Else the generic path."""
     a = op.attrs
     _, h, w, c = graph.tensors[op.inputs[0]].shape
     kh, kw, _ = graph.tensors[op.inputs[1]].shape
@@ -130,13 +130,29 @@ def depthwise_conv2d(graph: Graph, op: Op, tier: str) -> str:
     block4 = blocks and not bool(np.any(np.asarray(a["shift"]) > -2))
     if c < DW_FAST_MVE_MIN_CHANNELS and not block4:
         return _dw_generic(op, tier, f"C {c} < {DW_FAST_MVE_MIN_CHANNELS}, a shift > -2")
+    staged = _dw_rows_staged(graph, op)
     if not block4:
-        return "M=1 fast path; MVE 16 channels per step, tap tables"
-    right = ow + kw - 1 - a["padding"][2] - w  # columns past the input
-    rows = kh * (a["padding"][2] + w + max(right, 0)) * c
-    staged = rows <= _scratch_bytes(graph, op, DEPTHWISE_ROWS_STACK)
+        return "M=1 fast path; MVE 16 channels per step, " + ("padded rows staged" if staged else "tap tables")
     return ("M=1 fast path; MVE 3x3 4-pixel blocks" +
             (", padded rows staged" if staged else ", tap tables at the borders"))
+
+
+def dw_rows_bytes(graph: Graph, op: Op) -> int:
+    """em_nn_dwf_rows_bytes() before its EM_NN_DWF_ROWS_MAX cap: the KH padded rows of a
+    fast-path depthwise layer, pad_left + W + the columns past the input that the last window
+    reaches, times C."""
+    a = op.attrs
+    _, _, w, c = graph.tensors[op.inputs[0]].shape
+    kh, kw, _ = graph.tensors[op.inputs[1]].shape
+    ow = graph.tensors[op.outputs[0]].shape[2]
+    left = a["padding"][2]
+    right = (ow - 1) * a["stride"][1] + (kw - 1) * a["dilation"][1] + 1 - left - w
+    return kh * (left + w + max(right, 0)) * c
+
+
+def _dw_rows_staged(graph: Graph, op: Op) -> bool:
+    """The padded rows fit the op's scratch (planned from em_nn_dwf_rows_bytes)."""
+    return 0 < dw_rows_bytes(graph, op) <= _scratch_bytes(graph, op, DEPTHWISE_ROWS_STACK)
 
 
 def _broadcast(graph: Graph, name: str, out: tuple[int, ...]) -> str:
@@ -282,11 +298,8 @@ def _depthwise_variants(graph: Graph, op: Op) -> set[str]:
     fast = {"DWF_MVE_PIXEL_LEFT" if left else "DWF_MVE_PIXEL"}
     if block4:
         fast.add("DWF_MVE_BLOCK4")
-        right = ow + kw - 1 - a["padding"][2] - w
-        if kh * (a["padding"][2] + w + max(right, 0)) * c <= _scratch_bytes(graph, op, DEPTHWISE_ROWS_STACK):
-            fast.add("DWF_MVE_ROWS")
-    if "DWF_MVE_ROWS" not in fast:
-        fast.add("DWF_MVE_TAPS")  # the walk over the input with tap tables
+    # the padded rows staged in the scratch, else the walk over the input with tap tables
+    fast.add("DWF_MVE_ROWS" if _dw_rows_staged(graph, op) else "DWF_MVE_TAPS")
     return fast if weights is not None else fast | generic
 
 

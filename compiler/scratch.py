@@ -50,9 +50,14 @@ class ConvParams(ctypes.Structure):  # em_conv_params (em_nn_types.h), field for
 
 
 @cache
+def sources_digest() -> str:
+    """A hash of SOURCES: names the cached library, and lets a build re-lower when they change."""
+    return hashlib.sha256(b"".join(p.read_bytes() for p in SOURCES)).hexdigest()[:16]
+
+
 def library(tier: str) -> ctypes.CDLL:
     """em_nn_buffer_sizes.c built for the host as `tier`'s sizing library (cached on disk)."""
-    digest = hashlib.sha256(b"".join(p.read_bytes() for p in SOURCES)).hexdigest()[:16]
+    digest = sources_digest()
     out = REPO / "build" / "sizing" / f"em_nn_buffer_sizes-{tier}-{digest}.so"
     if not out.exists():
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -26,9 +26,9 @@
  * Helium, 3x3 at stride 1 with C a multiple of 4 and every shift <= −2: 4 inner pixels of a row
  * at a time (em_nn_dwf_block_mve()): int32 lanes of 4 channels, each weight load shared by the
  * 4 pixels, addresses from the window corner instead of a tap table. When the caller's scratch
- * holds the 3 padded rows (em_nn_dwf_rows_bytes(), planned in the arena), each output row's
+ * holds the KH padded rows (em_nn_dwf_rows_bytes(), planned in the arena), each output row's
  * input rows are first copied there between zero-point columns (em_nn_dwf_rows_mve()), so that
- * the border pixels are inner ones too.
+ * the border pixels are inner ones too and one tap table serves the layer (any stride).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -406,10 +406,11 @@ static __attribute__((noinline)) void em_nn_dwf_fill(int8_t *dst, int8_t v, int3
     }
 }
 
-/** 3x3 at stride 1 (@p block4): each output row's KH input rows copied into @p rows with
- *  input_zero_point columns either side (and for rows outside the input), so that every pixel
- *  is inner: 4-pixel blocks, then the tap-table pixel for the last output_w % 4. @p pw: bytes
- *  of one padded row (pad_left + input_w + what the last window needs on the right, times C). */
+/** Each output row's KH input rows copied into @p rows with input_zero_point columns either
+ *  side (and for rows outside the input), so that every pixel is inner: one tap table for the
+ *  layer, a pixel's taps at + ox·stride_w·C. With @p block4 (3x3 at stride 1, else NULL) 4-pixel
+ *  blocks, then the tap-table pixel for the last output_w % 4. @p pw: bytes of one padded row
+ *  (pad_left + input_w + what the last window needs on the right, times C). */
 static void em_nn_dwf_rows_mve(const em_nn_dwf *k, const em_conv_params *p, const em_conv_dims *d,
                                const int8_t *input, int8_t *out, int8_t *rows, int32_t pw,
                                void (*block4)(const em_nn_dwf *, const int8_t *, int32_t, int32_t, int32_t,
@@ -422,7 +423,7 @@ static void em_nn_dwf_rows_mve(const em_nn_dwf *k, const em_conv_params *p, cons
     uintptr_t tap[EM_NN_DWF_MAX_TAPS];
     for (int32_t ky = 0, t = 0; ky < kh; ky++) {
         for (int32_t kx = 0; kx < kw; kx++, t++) {
-            tap[t] = (uintptr_t)(rows + ky * pw + kx * cs);
+            tap[t] = (uintptr_t)(rows + ky * pw + kx * p->dilation_w * cs);
         }
     }
     int8_t *const inner = rows + p->pad_left * cs;
@@ -438,11 +439,11 @@ static void em_nn_dwf_rows_mve(const em_nn_dwf *k, const em_conv_params *p, cons
                 }
             }
             int32_t ox = 0;
-            for (; ox + 4 <= d->output_w; ox += 4, out += 4 * cs) {
+            for (; block4 != NULL && ox + 4 <= d->output_w; ox += 4, out += 4 * cs) {
                 block4(k, rows + ox * cs, cs, pw, cs, kh, kw, out);
             }
             for (; ox < d->output_w; ox++, out += cs) {
-                pixel(k, tap, (uintptr_t)(ox * cs), out);
+                pixel(k, tap, (uintptr_t)(ox * p->stride_w * cs), out);
             }
         }
     }
@@ -526,8 +527,7 @@ bool em_nn_depthwise_m1_s8(const em_nn_context *ctx, const em_conv_params *param
 #endif
 #if EM_NN_TIER_MVE
     const int32_t rows_bytes = em_nn_dwf_rows_bytes(&p, &d);
-    if (EM_NN_VARIANT_DWF_MVE_ROWS && block4 != NULL && rows_bytes > 0 && ctx != NULL && ctx->buf != NULL
-        && ctx->size >= rows_bytes) {
+    if (EM_NN_VARIANT_DWF_MVE_ROWS && rows_bytes > 0 && ctx != NULL && ctx->buf != NULL && ctx->size >= rows_bytes) {
         em_nn_dwf_rows_mve(&k, &p, &d, input, output, (int8_t *)ctx->buf, rows_bytes / kh, block4, pixel);
         return true;
     }

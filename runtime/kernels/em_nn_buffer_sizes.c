@@ -5,6 +5,7 @@
  *        (-DEM_NN_SIZING_TIER=0/1/2, see em_nn_tier.h; compiler/scratch.py) and plans the scratch
  *        these functions ask for, so that the plan and the kernels read the same numbers.
  */
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "em_nn_functions.h"
@@ -40,12 +41,19 @@ int32_t em_conv2d_s8_get_buffer_size(const em_conv_params *params, const em_conv
 int32_t em_nn_dwf_rows_bytes(const em_conv_params *p, const em_conv_dims *d)
 {
 #if EM_NN_TIER_MVE
-    if (p == NULL || d == NULL || p->depth_multiplier != 1 || d->kernel_h != 3 || d->kernel_w != 3
-        || p->stride_w != 1 || p->dilation_w != 1 || d->input_c % 4 != 0 || d->input_c > 512) {
+    if (p == NULL || d == NULL || p->depth_multiplier != 1 || d->kernel_h * d->kernel_w > 49 || d->input_c > 512
+        || p->stride_w < 1 || p->dilation_w < 1 || d->output_w < 1 || p->pad_left < 0) {
         return 0;
     }
-    const int32_t right = d->output_w + d->kernel_w - 1 - p->pad_left - d->input_w; /* columns past the input */
-    const int32_t bytes = d->kernel_h * (p->pad_left + d->input_w + (right > 0 ? right : 0)) * d->input_c;
+    const int32_t c = d->input_c;
+    const bool blocks = c % 4 == 0 && d->kernel_h == 3 && d->kernel_w == 3 && p->stride_w == 1 && p->dilation_w == 1;
+    if (c < 16 && !blocks) { /* the general path's layers (em_nn_depthwise_m1_s8) */
+        return 0;
+    }
+    /* columns past the input that the last window reaches */
+    const int32_t right = (d->output_w - 1) * p->stride_w + (d->kernel_w - 1) * p->dilation_w + 1 - p->pad_left
+                          - d->input_w;
+    const int32_t bytes = d->kernel_h * (p->pad_left + d->input_w + (right > 0 ? right : 0)) * c;
     return bytes <= EM_NN_DWF_ROWS_MAX ? bytes : 0;
 #else
     (void)p;

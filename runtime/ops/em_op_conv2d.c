@@ -18,47 +18,10 @@
 #include "em_op_conv_options.h"
 #include "em_op_support.h"
 
-/** Kernel dims from the verified shapes. */
-static em_conv_dims em_conv2d_dims(const em_conv_args *a)
-{
-    const em_tensor *x = &a->in[EM_CONV_INPUT], *w = &a->in[EM_CONV_WEIGHTS];
-    const em_conv_dims d = {em_op_dim(x, 0), em_op_dim(x, 1), em_op_dim(x, 2), em_op_dim(x, 3),
-                            em_op_dim(w, 1), em_op_dim(w, 2), em_op_dim(&a->output, 1),
-                            em_op_dim(&a->output, 2), em_op_dim(w, 0)};
-    return d;
-}
-
+/* check(): em_conv_check (em_op_conv_options.c), shared with the DEPTHWISE_CONV_2D adapter. */
 static em_status em_conv2d_check(const em_op_context *ctx)
 {
-    em_conv_args a;
-    const em_status s = em_conv_decode(ctx, &a);
-    if (s != EM_OK) {
-        return s;
-    }
-    if (!em_op_is(&a.in[EM_CONV_INPUT], EM_DTYPE_INT8, 4) || !em_op_is(&a.in[EM_CONV_WEIGHTS], EM_DTYPE_INT8, 4)
-        || !em_op_is(&a.in[EM_CONV_BIAS], EM_DTYPE_INT32, 1) || !em_op_is(&a.output, EM_DTYPE_INT8, 4)) {
-        return EM_ERR_BAD_OPERATOR;
-    }
-    const em_conv_dims d = em_conv2d_dims(&a);
-    const em_conv_params *p = &a.params;
-    /* The kernel's contract first (em_conv_s8_validate), then what only the operands tell:
-     * channels per group in the weights, bias and output shapes, int32 sizes. */
-    if (!em_op_per_channel_quant_ok(ctx, &a.multiplier, &a.shift, d.output_c)) {
-        return EM_ERR_BAD_OPERATOR;
-    }
-    const em_per_channel_quant quant = {em_op_vector_i32(ctx, &a.multiplier), em_op_vector_i32(ctx, &a.shift)};
-    if (em_conv_s8_validate(p, &quant, &d, false) != EM_OK || p->depth_multiplier != 1
-        || em_op_dim(&a.in[EM_CONV_WEIGHTS], 3) != d.input_c / p->groups
-        || em_op_dim(&a.in[EM_CONV_BIAS], 0) != d.output_c || em_op_dim(&a.output, 0) != d.batches
-        || em_op_dim(&a.output, 3) != d.output_c) {
-        return EM_ERR_BAD_OPERATOR;
-    }
-    /* The kernels index with int32: every tensor below 2 GiB. */
-    if (a.in[EM_CONV_INPUT].size > INT32_MAX || a.in[EM_CONV_WEIGHTS].size > INT32_MAX
-        || a.output.size > INT32_MAX) {
-        return EM_ERR_BAD_OPERATOR;
-    }
-    return EM_OK;
+    return em_conv_check(ctx, false);
 }
 
 static em_status em_conv2d_eval(const em_op_context *ctx)
@@ -68,7 +31,7 @@ static em_status em_conv2d_eval(const em_op_context *ctx)
     if (s != EM_OK) {
         return s;
     }
-    const em_conv_dims dims = em_conv2d_dims(&a);
+    const em_conv_dims dims = em_conv_dims_of(&a, false);
     const em_per_channel_quant quant = {em_op_vector_i32(ctx, &a.multiplier),
                                         em_op_vector_i32(ctx, &a.shift)};
     const em_nn_context nn = {a.scratch.data, (int32_t)a.scratch.size}; /* arena: 16-byte aligned */

@@ -1,7 +1,7 @@
 /**
  * @file em_op_conv_options.c
- * @brief em_conv_decode(): the operand and Conv2DOptions reader CONV_2D and DEPTHWISE_CONV_2D
- *        share (em_op_conv_options.h).
+ * @brief em_conv_decode(), em_conv_dims_of() and em_conv_check(): the operand and Conv2DOptions
+ *        reader and the load-time check CONV_2D and DEPTHWISE_CONV_2D share (em_op_conv_options.h).
  */
 #include "em_op_conv_options.h"
 
@@ -19,4 +19,45 @@ em_status em_conv_decode(const em_op_context *ctx, em_conv_args *a)
     if (s == EM_OK) s = em_op_option_vector(ctx, EM_CONV_2D_OPTIONS_OUTPUT_MULTIPLIER, &a->multiplier);
     if (s == EM_OK) s = em_op_option_vector(ctx, EM_CONV_2D_OPTIONS_OUTPUT_SHIFT, &a->shift);
     return s;
+}
+
+em_conv_dims em_conv_dims_of(const em_conv_args *a, bool depthwise)
+{
+    const em_tensor *x = &a->in[EM_CONV_INPUT], *w = &a->in[EM_CONV_WEIGHTS];
+    const int32_t first = depthwise ? 0 : 1; /* KH's dimension in the weights */
+    const em_conv_dims d = {em_op_dim(x, 0), em_op_dim(x, 1), em_op_dim(x, 2), em_op_dim(x, 3),
+                            em_op_dim(w, first), em_op_dim(w, first + 1), em_op_dim(&a->output, 1),
+                            em_op_dim(&a->output, 2), em_op_dim(w, depthwise ? 2 : 0)};
+    return d;
+}
+
+em_status em_conv_check(const em_op_context *ctx, bool depthwise)
+{
+    em_conv_args a;
+    const em_status s = em_conv_decode(ctx, &a);
+    if (s != EM_OK) {
+        return s;
+    }
+    const em_tensor *weights = &a.in[EM_CONV_WEIGHTS];
+    if (!em_op_is(&a.in[EM_CONV_INPUT], EM_DTYPE_INT8, 4) || !em_op_is(weights, EM_DTYPE_INT8, depthwise ? 3 : 4)
+        || !em_op_is(&a.in[EM_CONV_BIAS], EM_DTYPE_INT32, 1) || !em_op_is(&a.output, EM_DTYPE_INT8, 4)) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    const em_conv_dims d = em_conv_dims_of(&a, depthwise);
+    const em_conv_params *p = &a.params;
+    if (!em_op_per_channel_quant_ok(ctx, &a.multiplier, &a.shift, d.output_c)) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    const em_per_channel_quant quant = {em_op_vector_i32(ctx, &a.multiplier), em_op_vector_i32(ctx, &a.shift)};
+    if (em_conv_s8_validate(p, &quant, &d, depthwise) != EM_OK /* first: groups >= 1 below */
+        || (depthwise ? p->groups != 1
+                      : p->depth_multiplier != 1 || em_op_dim(weights, 3) != d.input_c / p->groups)
+        || em_op_dim(&a.in[EM_CONV_BIAS], 0) != d.output_c || em_op_dim(&a.output, 0) != d.batches
+        || em_op_dim(&a.output, 3) != d.output_c) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    if (a.in[EM_CONV_INPUT].size > INT32_MAX || weights->size > INT32_MAX || a.output.size > INT32_MAX) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    return EM_OK;
 }

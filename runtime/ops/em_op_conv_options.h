@@ -1,11 +1,14 @@
 /**
  * @file em_op_conv_options.h
- * @brief Operands and Conv2DOptions as CONV_2D and DEPTHWISE_CONV_2D read them (both then check
- *        the kernels' contract with em_conv_s8_validate).
+ * @brief Operands, Conv2DOptions, kernel dims and load-time check as CONV_2D and
+ *        DEPTHWISE_CONV_2D share them (em_op_conv_options.c).
  */
 #ifndef EM_OP_CONV_OPTIONS_H
 #define EM_OP_CONV_OPTIONS_H
 
+#include <stdbool.h>
+
+#include "em_nn_functions.h"
 #include "em_nn_types.h"
 #include "em_op_support.h"
 
@@ -25,5 +28,21 @@ typedef struct {
  * status. One function in em_op_conv_options.c for both adapters: linked once when either is.
  */
 em_status em_conv_decode(const em_op_context *ctx, em_conv_args *a);
+
+/**
+ * Kernel dims from verified shapes: weights [C_OUT, KH, KW, C_IN / groups] (CONV_2D) or, when
+ * @p depthwise, [KH, KW, C·M] (DEPTHWISE_CONV_2D).
+ */
+em_conv_dims em_conv_dims_of(const em_conv_args *a, bool depthwise);
+
+/**
+ * check() of both adapters: everything em_conv2d_s8() / em_depthwise_conv2d_s8() rely on, so that
+ * a malformed operator is EM_ERR_BAD_OPERATOR at load and eval() calls the kernel without further
+ * checks. Operand dtypes and ranks; the kernels' contract (em_conv_s8_validate); then what only
+ * the operands tell: CONV_2D's depth_multiplier 1 and weights' C_IN / groups, DEPTHWISE_CONV_2D's
+ * groups 1, bias and output shapes, every tensor below 2 GiB (the kernels index with int32).
+ * One function for both: linked once when either adapter is.
+ */
+em_status em_conv_check(const em_op_context *ctx, bool depthwise);
 
 #endif /* EM_OP_CONV_OPTIONS_H */

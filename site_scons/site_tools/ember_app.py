@@ -30,6 +30,7 @@ from pathlib import Path
 
 from SCons.Script import Action, AlwaysBuild, Glob
 
+from ember_build.app_build import lowering_c_digest
 from ember_build.qemu import run_firmware
 from ember_build.report import check_run
 
@@ -211,7 +212,8 @@ def build_app(env, app: str, run: bool = False, train: bool = False, model: str 
     checkpoints = ([str(REPO / "apps" / app / f"checkpoint-{p}.pt") for p in settings.programs] if settings.programs
                    else [str(checkpoint)])
     model_inputs = (_python_sources("compiler", f"apps/{app}") + checkpoints + [str(REPO / "apps" / app / "app.yaml"),
-                    str(board.directory / "board.yaml"), str(REPO / "site_scons/ember_build/app_build.py")])
+                    str(board.directory / "board.yaml"), str(REPO / "site_scons/ember_build/app_build.py"),
+                    app_env.Value(lowering_c_digest())])
     names = (GENERATED if not settings.programs else  # one program file per program (compile_programs)
              [n for n in GENERATED if n != "program.embr"] + [f"program-{p}.embr" for p in settings.programs])
     generated = app_env.Command([str(gen / name) for name in names], model_inputs,

@@ -13,6 +13,7 @@ from torch import nn
 
 import compiler
 from compiler import kernel_variants as kv
+from compiler import scratch
 from compiler.cli import main
 from compiler.errors import ProfileFormatError
 from compiler.inspection import describe, load_profile, model_explorer_graph, text
@@ -272,6 +273,33 @@ def test_conv2d_variants(case, tier, expected):
     assert conv(tier, **case) == expected
 
 
+def test_staged_rows_rule_is_the_kernels_own_sizing():
+    """kernel_variants.dw_rows_bytes is em_nn_dwf_rows_bytes() (compiled for the host, what the
+    planner reserves) on seeded random fast-path layers: any kernel, stride, dilation, padding."""
+    rng = np.random.default_rng(11)
+    cap = int(re.search(r"#define EM_NN_DWF_ROWS_MAX (\d+)",
+                        (REPO / "runtime/kernels/include/em_nn_functions.h").read_text()).group(1))
+    staged = 0
+    for _ in range(300):
+        c = int(rng.choice([16, 20, 48, 64, 136]))
+        kh, kw = (int(v) for v in rng.integers(1, 6, 2))
+        (sh, sw), (dh, dw) = rng.integers(1, 3, 2), rng.integers(1, 3, 2)
+        h, w = (int(v) for v in rng.integers(max(kh, kw) * 2, 14, 2))
+        pads = tuple(int(v) for v in rng.integers(0, 3, 4))
+        oh = (h + pads[0] + pads[1] - dh * (kh - 1) - 1) // sh + 1
+        ow = (w + pads[2] + pads[3] - dw * (kw - 1) - 1) // sw + 1
+        g = _graph((1, h, w, c), (kh, kw, c), (1, oh, ow, c))
+        op = Op("depthwise_conv2d", ["x", "w"], ["y"], {"stride": (int(sh), int(sw)), "dilation": (int(dh), int(dw)),
+                                                         "padding": pads, "depth_multiplier": 1, "input_zero_point": 0,
+                                                         "output_offset": 0, "activation_min": -128,
+                                                         "activation_max": 127})
+        rows = kv.dw_rows_bytes(g, op)
+        assert scratch.scratch_bytes(g, op, "mve") == (rows if rows <= cap else 0), (kh, kw, sh, sw, dh, dw, pads, h, w, c)
+        assert scratch.scratch_bytes(g, op, "dsp") == 0 == scratch.scratch_bytes(g, op, "scalar")
+        staged += rows <= cap
+    assert 30 < staged < 300  # both sides of the cap seen
+
+
 def test_without_planned_scratch_the_rules_take_the_adapters_stack_fallback():
     """No second output: conv2d gets CONV2D_STACK_SCRATCH bytes (0 once scratch is planned in the
     arena: then it reads taps in place), depthwise stages rows in DEPTHWISE_ROWS_STACK bytes."""
@@ -304,12 +332,15 @@ def depthwise(tier: str, c: int, k: int = 3, m: int = 1, hw: int = 8, stride: in
     (dict(c=8, stride=2), "dsp", "M=1 fast path; tap tables, DSP pixel by pixel"),
     # MVE: C >= 16 or 3x3 blocks (C % 4 == 0, 3x3, stride_w 1, dilation_w 1, shifts <= -2), no weight -128
     (dict(c=8, stride=2), "mve", "generic path (C 8 < 16, not 3x3 stride 1 with C % 4 == 0); MVE 4-channel lanes"),
-    (dict(c=16, stride=2), "mve", "M=1 fast path; MVE 16 channels per step, tap tables"),
+    (dict(c=16, stride=2), "mve", "M=1 fast path; MVE 16 channels per step, padded rows staged"),
     (dict(c=64, weight=-128), "mve", "generic path (a weight is -128); MVE 4-channel lanes"),
     (dict(c=8, shift=-1), "mve", "generic path (C 8 < 16, a shift > -2); MVE 4-channel lanes"),
-    (dict(c=64, stride=2), "mve", "M=1 fast path; MVE 16 channels per step, tap tables"),
-    (dict(c=64, shift=-1), "mve", "M=1 fast path; MVE 16 channels per step, tap tables"),
-    # block4: padded rows staged when KH·(pad_left + W + right)·C fits the scratch (3072 B unless given)
+    (dict(c=64, stride=2), "mve", "M=1 fast path; MVE 16 channels per step, padded rows staged"),
+    (dict(c=64, shift=-1), "mve", "M=1 fast path; MVE 16 channels per step, padded rows staged"),
+    # padded rows staged when KH·(pad_left + W + right)·C fits the scratch (3072 B unless given)
+    (dict(c=64, stride=2, scratch=100), "mve", "M=1 fast path; MVE 16 channels per step, tap tables"),
+    (dict(c=64, stride=2, hw=40), "mve", "M=1 fast path; MVE 16 channels per step, tap tables"),
+    # block4, and its rows staged likewise
     (dict(c=16), "mve", "M=1 fast path; MVE 3x3 4-pixel blocks, padded rows staged"),
     (dict(c=16, hw=70), "mve", "M=1 fast path; MVE 3x3 4-pixel blocks, tap tables at the borders"),
     (dict(c=16, scratch=100), "mve", "M=1 fast path; MVE 3x3 4-pixel blocks, tap tables at the borders"),
@@ -336,13 +367,16 @@ def test_conv2d_linked_variants(case, expected):
     (dict(c=8, m=2), ["DW_MVE_STRIDED"]),
     (dict(c=8, stride=2), ["DW_MVE_FULL_KW3"]),  # the general path, KW = 3 unrolled
     (dict(c=10, stride=2), ["DW_MVE_FULL_KW3", "DW_MVE_TAIL"]),
-    (dict(c=16, stride=2), ["DWF_MVE_PIXEL", "DWF_MVE_TAPS"]),  # C % 4 != 0: the last block
+    (dict(c=16, stride=2), ["DWF_MVE_PIXEL", "DWF_MVE_ROWS"]),
+    (dict(c=16, stride=2, scratch=100), ["DWF_MVE_PIXEL", "DWF_MVE_TAPS"]),
     (dict(c=2, stride=2), ["DW_MVE_TAIL"]),
     (dict(c=8, k=8, hw=16), ["DW_MVE_FULL"]),  # 64 taps: general, any KW
     (dict(c=64, weight=-128), ["DW_MVE_FULL_KW3"]),
-    (dict(c=64, stride=2), ["DWF_MVE_PIXEL", "DWF_MVE_TAPS"]),
-    (dict(c=64, k=5, stride=2), ["DWF_MVE_PIXEL", "DWF_MVE_TAPS"]),
-    (dict(c=64, shift=-1), ["DWF_MVE_PIXEL_LEFT", "DWF_MVE_TAPS"]),
+    (dict(c=64, stride=2), ["DWF_MVE_PIXEL", "DWF_MVE_ROWS"]),
+    (dict(c=64, k=5, stride=2), ["DWF_MVE_PIXEL", "DWF_MVE_ROWS"]),  # 5 rows of 9 pixels: 2880 B
+    (dict(c=64, k=5, stride=2, hw=9), ["DWF_MVE_PIXEL", "DWF_MVE_TAPS"]),  # 5 rows of 11 pixels: 3520 B
+    (dict(c=64, shift=-1), ["DWF_MVE_PIXEL_LEFT", "DWF_MVE_ROWS"]),
+    (dict(c=64, shift=-1, scratch=100), ["DWF_MVE_PIXEL_LEFT", "DWF_MVE_TAPS"]),
     (dict(c=16), ["DWF_MVE_BLOCK4", "DWF_MVE_PIXEL", "DWF_MVE_ROWS"]),  # no tap tables
     (dict(c=16, hw=70), ["DWF_MVE_BLOCK4", "DWF_MVE_PIXEL", "DWF_MVE_TAPS"]),
 ])

@@ -267,6 +267,9 @@ def test_depthwise_scratch_is_helium_s_padded_rows_where_they_fit():
 
     # 3 rows of (1 + 24 + 1) pixels x 32 channels; the other tiers read taps in place
     assert {t: scratch.scratch_bytes(*layer(24, 32), t) for t in scratch.TIERS} == {"mve": 2496, "dsp": 0, "scalar": 0}
-    assert scratch.scratch_bytes(*layer(40, 32), "mve") == 0  # 4032 B of rows: past EM_NN_DWF_ROWS_MAX
-    assert scratch.scratch_bytes(*layer(24, 30), "mve") == 0  # C % 4 != 0: no 4-pixel blocks
-    assert scratch.scratch_bytes(*layer(24, 32, stride=2), "mve") == 0
+    assert scratch.scratch_bytes(*layer(48, 32), "mve") == 0  # 4800 B of rows: past EM_NN_DWF_ROWS_MAX
+    assert scratch.scratch_bytes(*layer(24, 30), "mve") == 2340  # 16-lane pixels, any C from 16
+    assert scratch.scratch_bytes(*layer(24, 12), "mve") == 936  # C 12: the 4-pixel blocks only
+    assert scratch.scratch_bytes(*layer(24, 10), "mve") == 0  # C 10, C % 4 != 0: the general path
+    assert scratch.scratch_bytes(*layer(24, 12, stride=2), "mve") == 0  # C 12, no blocks at stride 2
+    assert scratch.scratch_bytes(*layer(24, 32, stride=2), "mve") == 2400  # 3 rows of 24 + 1 (right) pixels

@@ -162,17 +162,17 @@ bool em_nn_depthwise_m1_s8(const em_nn_context *ctx, const em_conv_params *param
 
 /**
  * Scratch bytes of em_nn_depthwise_m1_s8()'s Helium row path: KH padded input rows (input_zero_point
- * columns either side) of a 3x3, stride-1, undilated-in-w layer with C % 4 == 0, C <= 512, depth
- * multiplier 1, at most EM_NN_DWF_ROWS_MAX bytes; 0 for any other layer or tier. The path also
- * needs every shift <= −2 (else the scratch goes unused). Compiles on the host.
+ * columns either side, as far as the last window reaches) of a layer the fast path takes (depth
+ * multiplier 1, KH·KW <= 49, C <= 512, and C >= 16 or 3x3 stride-1 blocks with C % 4 == 0), at
+ * most EM_NN_DWF_ROWS_MAX bytes; 0 for any other layer or tier. Compiles on the host.
  */
 int32_t em_nn_dwf_rows_bytes(const em_conv_params *params, const em_conv_dims *dims);
 
 /** The most scratch em_nn_dwf_rows_bytes() asks for: wider layers take the tap tables. */
-#define EM_NN_DWF_ROWS_MAX 3072
+#define EM_NN_DWF_ROWS_MAX 4096
 
-/** Scratch bytes em_depthwise_conv2d_s8() can use: em_nn_dwf_rows_bytes() (Helium rows of 3x3
- *  stride-1 layers), else 0. Compiles on the host. */
+/** Scratch bytes em_depthwise_conv2d_s8() can use: em_nn_dwf_rows_bytes() (the Helium fast
+ *  path's padded rows), else 0. Compiles on the host. */
 int32_t em_depthwise_conv2d_s8_get_buffer_size(const em_conv_params *params, const em_conv_dims *dims);
 
 /**
