@@ -277,7 +277,7 @@ static inline void em_nn_dot4_cols_mve(em_nn_conv_col *c, const int8_t *w, int32
                      "cmp     %[x], #0\n\t"
                      "bne     2b\n"
                      "3:"
-                     : [c] "+r"(c), [x] "=&r"(x), [p0] "=&r"(p0), [p1] "=&r"(p1), [p2] "=&r"(p2),
+                     : [c] "+r"(c), [x] "=&l"(x) /* CBZ: a low register */, [p0] "=&r"(p0), [p1] "=&r"(p1), [p2] "=&r"(p2),
                        [p3] "=&r"(p3), [a0] "=&Te"(a0), [a1] "=&Te"(a1), [a2] "=&Te"(a2),
                        [a3] "=&Te"(a3)
                      : [w] "r"(w), [k] "r"(k)
@@ -782,7 +782,7 @@ static inline void em_nn_dot2x2_s8_dsp(const uint32_t *x, const int8_t *w, int32
                                        int32_t sums[4])
 {
     int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
-#if defined(__GNUC__)
+#if defined(__GNUC__) && !defined(__NO_INLINE__) /* -O0 (__NO_INLINE__): too few registers, C */
     /* Four steps per SUBS + BNE while 16 inputs are left, then one per SUBS + BNE. */
 #define EM_NN_DOT2X2_DSP_STEP \
     "ldrd   %[t], %[u], [%[x]], #8\n\t" \
@@ -868,7 +868,7 @@ static inline void em_nn_dot2x2x_s8_dsp(const uint32_t *x, const int8_t *w, int3
                                         int32_t sums[4])
 {
     int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
-#if defined(__GNUC__)
+#if defined(__GNUC__) && !defined(__NO_INLINE__) /* as em_nn_dot2x2_s8_dsp */
 #define EM_NN_DOT2X2X_DSP_STEP \
     "ldrd   %[x0a], %[x0b], [%[x]], #8\n\t" \
     "ldrd   %[x1a], %[x1b], [%[x]], #8\n\t" \

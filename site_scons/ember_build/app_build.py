@@ -118,18 +118,6 @@ def _bytes(value: object, path: Path, region: str) -> int:
     raise AppError(f"{path}: memory: cap: {region}: {value!r} is not a size; give bytes (65536) or \"64 KiB\"")
 
 
-def lowering_c_digest() -> str:
-    """A hash of the C the compiler builds for the host and calls while it lowers (the kernels'
-    scratch sizes, compiler/scratch.py SOURCES): when it changes, programs must be lowered again.
-    A value, not the files: as sources, SCons would scan em_nn_variants.h into the generated
-    em_nn_variants_selected.h, a lowering output (a cycle)."""
-    if str(REPO) not in sys.path:  # SCons restores sys.path after reading SConscripts
-        sys.path.insert(0, str(REPO))
-    from compiler.scratch import sources_digest
-
-    return sources_digest()
-
-
 def model_module(app: App) -> ModuleType:
     """The app's model hooks, importable from SCons too: app.yaml's `model`, a module or
     "module:object" (an object with the hooks as attributes, one per model of an app with

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from SCons.Script import Action, AlwaysBuild, Glob
 
-from ember_build.app_build import lowering_c_digest
+from ember_build.lowering import LOWERING_LOCK, lowering_c_digest
 from ember_build.qemu import run_firmware
 from ember_build.report import check_run
 
@@ -49,7 +49,8 @@ def _python_sources(*folders: str) -> list[str]:
 def _compile_model(target, source, env) -> int:
     from ember_build.app_build import compile_app  # imports torch: only when a model is compiled
 
-    compile_app(env["EMBER_APP"], env["BOARD"], Path(str(target[0])).parent, env["EMBER_APP_VARIANT"])
+    with LOWERING_LOCK:
+        compile_app(env["EMBER_APP"], env["BOARD"], Path(str(target[0])).parent, env["EMBER_APP_VARIANT"])
     return 0
 
 

@@ -161,11 +161,11 @@ static inline void em_nn_dot4_s8_dsp(const int8_t *x, const int8_t *w, int32_t s
     int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
     const int8_t *w0 = w, *w2 = w + 2 * stride; /* rows 1 and 3 at [w0 + stride], [w2 + stride] */
     int32_t steps = n >> 2;
-#if defined(__GNUC__)
+#if defined(__GNUC__) && !defined(__NO_INLINE__) /* at -O0 (__NO_INLINE__) too few registers: C */
     /* GCC 12 keeps a loop end and the stride on the stack here (27 instructions per step);
      * by hand it is 23 per step: 5 loads, 10 SXTB16, 8 SMLAD, 13 registers; four steps per
      * SUBS + BNE while 16 inputs are left (the loop's share 0.5 instead of 2 per 16 MACs), then
-     * one step per SUBS + BNE. */
+     * one step per test of x against its end. */
 #define EM_NN_DOT4_DSP_STEP                              \
     "ldr    %[t0], [%[x]], #4\n\t"                       \
     "sxtb16 %[x02], %[t0]\n\t"                           \
@@ -204,15 +204,17 @@ static inline void em_nn_dot4_s8_dsp(const int8_t *x, const int8_t *w, int32_t s
                 : [s] "r"(stride)
                 : "cc", "memory");
     }
-    if (steps > 0) {
+    if (steps > 0) { /* ends at x == end, kept in memory: -O1 has no thirteenth register here */
         int32_t x02, x13, t0, t1;
+        const int8_t *const end = x + 4 * steps;
         __asm__("1:\n\t" EM_NN_DOT4_DSP_STEP
-                "subs   %[n], %[n], #1\n\t"
+                "ldr    %[t0], %[end]\n\t"
+                "cmp    %[x], %[t0]\n\t"
                 "bne    1b"
                 : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x),
-                  [w0] "+r"(w0), [w2] "+r"(w2), [n] "+r"(steps), [x02] "=&r"(x02),
-                  [x13] "=&r"(x13), [t0] "=&r"(t0), [t1] "=&r"(t1)
-                : [s] "r"(stride)
+                  [w0] "+r"(w0), [w2] "+r"(w2), [x02] "=&r"(x02), [x13] "=&r"(x13), [t0] "=&r"(t0),
+                  [t1] "=&r"(t1)
+                : [s] "r"(stride), [end] "m"(end)
                 : "cc", "memory");
     }
 #undef EM_NN_DOT4_DSP_STEP
