@@ -27,7 +27,7 @@
  * MVE accumulation: four channels per step in int32 lanes (widening VLDRB.S32 loads), the last
  * 1..3 channels predicated. One path for every window and channel count: the pools of the
  * MLPerf models are their last layers, where a 16-lane form's flash did not pay (measured on
- * corstone300: DS-CNN's 25x5x64 global pool 5,811 -> 9,855 instructions at -O2, +0.4 % of the
+ * corstone300: DS-CNN's 25x5x64 global pool 5,811 -> 9,855 instructions at -O2, +0.3 % of the
  * network, for 136 bytes less at -Os and the three AVG_MVE_* variants gone).
  */
 #include <stdbool.h>
