@@ -95,8 +95,13 @@ def test_kernels_json_is_shaped_as_the_issue_says(program):
 
 def test_kernels_md_compares_with_cmsis_nn_and_lists_layers(program):
     text = bench.kernels_md([_record(program)])
-    # 2,000 instructions against CMSIS-NN's 1,777,901 for DS-CNN on the M55
-    assert "| DS-CNN | corstone300 | mve | 2,000 | 1,777,901 | 0.00 | 7,232 | 3.62 | 640 | 9,000 | yes |" in text
+    # 2,000 instructions against CMSIS-NN's 1,777,901 for DS-CNN on the M55, and the issues' targets:
+    # 0.7 x 1,777,901 rounded down to thousands; arena and code bytes on corstone300
+    assert ("| DS-CNN | corstone300 | mve | 2,000 | 1,777,901 | 0.00 | ≤ 1,244,000 ✓ | 7,232 | 3.62 | "
+            "640 (≤ 12,000 ✓) | 9,000 (≤ 12,288 ✓) | yes |") in text
+    over = dict(_record(program), board="mps2_an385", tier="scalar", instructions=9_500_000, code_bytes=20_000)
+    assert ("| DS-CNN | mps2_an385 | scalar | 9,500,000 | 10,537,554 | 0.90 | ≤ 9,483,000 ✗ | 7,232 | 0.00 | "
+            "640 | 20,000 | yes |") in bench.kernels_md([over])  # size targets: corstone300 only
     assert "| stem | conv2d | 9x10x3 -> 5x5x8 k3x3/2 | 5,400 | 100 | 54.00 | 5.0% |" in text
     assert "| (runtime between operators) | | | | 500 | | |" in text  # 2000 - (100 + ... + 500)
     # the three costliest layers: softmax (500), fc (400), pool (300) of 2,000
@@ -127,3 +132,11 @@ def test_select_names_unknown_models():
     assert bench.select("ds_cnn, resnet8", list(bench.MODELS), "model") == ["ds_cnn", "resnet8"]
     with pytest.raises(bench.BenchError, match="unknown model vgg16; known: ds_cnn"):
         bench.select("vgg16", list(bench.MODELS), "model")
+
+
+def test_instruction_targets_are_issue_7s_table():
+    issue_7 = {"ds_cnn": (1_244_000, 6_270_000, 9_483_000), "resnet8": (3_361_000, 23_879_000, 37_574_000),
+               "mobilenet_v1_025": (4_494_000, 19_767_000, 28_866_000), "autoencoder": (102_000, 463_000, 856_000)}
+    for model, targets in issue_7.items():
+        assert tuple(bench.instruction_target(model, t) for t in ("mve", "dsp", "scalar")) == targets
+    assert bench.instruction_target("micro_yolo", "mve") is None
