@@ -79,7 +79,7 @@ def _conv2d(graph: Graph, op: Op, index: int) -> int | None:
     return window_margin(x_shape, out_shape, (weights[1], weights[2]), stride, tuple(op.attrs["padding"]))
 
 
-# em_nn_depthwise_m1_s8's limits (em_depthwise_conv2d_m1_s8.c: EM_NN_DWF_MAX_TAPS / _CHANNELS).
+# em_nn_depthwise_m1_s8's limits (em_nn_functions.h: EM_NN_DWF_MAX_TAPS / _CHANNELS).
 DWF_MAX_TAPS, DWF_MAX_CHANNELS = 49, 512
 
 

@@ -138,9 +138,9 @@ def depthwise_conv2d(graph: Graph, op: Op, tier: str) -> str:
 
 
 def dw_rows_bytes(graph: Graph, op: Op) -> int:
-    """em_nn_dwf_rows_bytes() before its EM_NN_DWF_ROWS_MAX cap: the KH padded rows of a
-    fast-path depthwise layer, pad_left + W + the columns past the input that the last window
-    reaches, times C."""
+    """em_nn_dwf_rows_bytes() before its EM_NN_DWF_ROWS_MAX cap, for a layer the Helium fast path
+    takes (its callers check that first; the C also answers 0 for the others): the KH padded rows,
+    pad_left + W + the columns past the input that the last window reaches, times C."""
     a = op.attrs
     _, _, w, c = graph.tensors[op.inputs[0]].shape
     kh, kw, _ = graph.tensors[op.inputs[1]].shape
@@ -247,7 +247,7 @@ SELECTABLE_VARIANTS = (
 # linked only where its ops do at least this share of the program's MACs. em_fully_connected_s8's
 # four-row pass saves about 0.15 instructions per MAC and costs about 450 bytes at -Os: below
 # 1 % of the MACs it saves under 0.4 % of an inference (the MLPerf models' classifiers are
-# 0.01..0.03 %), in every tier's firmware the same 450 bytes.
+# 0.01..0.03 %). Helium only: the DSP and scalar tiers' four-row loops are the convolutions' too.
 FAST_VARIANT_MIN_MAC_SHARE = 0.01
 
 

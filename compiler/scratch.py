@@ -55,6 +55,7 @@ def sources_digest() -> str:
     return hashlib.sha256(b"".join(p.read_bytes() for p in SOURCES)).hexdigest()[:16]
 
 
+@cache
 def library(tier: str) -> ctypes.CDLL:
     """em_nn_buffer_sizes.c built for the host as `tier`'s sizing library (cached on disk)."""
     digest = sources_digest()

@@ -25,10 +25,13 @@
  *
  * Helium, 3x3 at stride 1 with C a multiple of 4 and every shift <= −2: 4 inner pixels of a row
  * at a time (em_nn_dwf_block_mve()): int32 lanes of 4 channels, each weight load shared by the
- * 4 pixels, addresses from the window corner instead of a tap table. When the caller's scratch
- * holds the KH padded rows (em_nn_dwf_rows_bytes(), planned in the arena), each output row's
- * input rows are first copied there between zero-point columns (em_nn_dwf_rows_mve()), so that
- * the border pixels are inner ones too and one tap table serves the layer (any stride).
+ * 4 pixels, addresses from the window corner instead of a tap table.
+ *
+ * Helium, any kernel, stride and dilation: when the caller's scratch holds the KH padded rows
+ * (em_nn_dwf_rows_bytes(), planned in the arena), each output row's input rows are first copied
+ * there between zero-point columns (em_nn_dwf_rows_mve()), so that every pixel is an inner one:
+ * one tap table serves the layer, and the 4-pixel blocks reach the borders. Layers whose rows do
+ * not fit walk the input itself with tap tables (a table per border pixel).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -51,9 +54,7 @@
 #define EM_NN_DWF_INLINE static inline
 #endif
 
-/** Taps (KH·KW) and channels this path takes; larger layers take the general path. */
-#define EM_NN_DWF_MAX_TAPS 49
-#define EM_NN_DWF_MAX_CHANNELS 512
+/* EM_NN_DWF_MAX_TAPS, EM_NN_DWF_MAX_CHANNELS: em_nn_functions.h (the sizing shares them) */
 
 /** One out-of-line instance of a pixel function @p impl(k, tap, add, out, @p flag, @p taps):
  *  a variant flag and a tap count fixed at compile time (9: the 3x3 loop unrolled). */
@@ -413,8 +414,7 @@ static __attribute__((noinline)) void em_nn_dwf_fill(int8_t *dst, int8_t v, int3
  *  (pad_left + input_w + what the last window needs on the right, times C). */
 static void em_nn_dwf_rows_mve(const em_nn_dwf *k, const em_conv_params *p, const em_conv_dims *d,
                                const int8_t *input, int8_t *out, int8_t *rows, int32_t pw,
-                               void (*block4)(const em_nn_dwf *, const int8_t *, int32_t, int32_t, int32_t,
-                                              int32_t, int32_t, int8_t *),
+                               em_nn_dwf_block_fn block4,
                                void (*pixel)(const em_nn_dwf *, const uintptr_t *, uintptr_t, int8_t *))
 {
     const int32_t cs = k->c, kh = d->kernel_h, kw = d->kernel_w, row_bytes = d->input_w * cs;

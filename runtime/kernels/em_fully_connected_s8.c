@@ -48,7 +48,8 @@ static inline int32_t em_nn_dot_s8_mve(const int8_t *x, const int8_t *w, int32_t
     return acc;
 }
 
-/** One input row against weight rows o..O-1: four rows per pass share each input load. */
+/** One input row against weight rows 0..O-1: four rows per pass share each input load (where
+ *  FC_MVE_ROWS4 is linked), then one row at a time. */
 static void em_nn_fc_row_mve(const em_fc_params *params, const em_per_channel_quant *quant,
                              int32_t n_in, int32_t n_out, const int8_t *x, const int8_t *weights,
                              const int32_t *bias, int8_t *out)

@@ -41,8 +41,15 @@ int32_t em_conv2d_s8_get_buffer_size(const em_conv_params *params, const em_conv
 int32_t em_nn_dwf_rows_bytes(const em_conv_params *p, const em_conv_dims *d)
 {
 #if EM_NN_TIER_MVE
-    if (p == NULL || d == NULL || p->depth_multiplier != 1 || d->kernel_h * d->kernel_w > 49 || d->input_c > 512
-        || p->stride_w < 1 || p->dilation_w < 1 || d->output_w < 1 || p->pad_left < 0) {
+    /* Every factor is bounded before it is multiplied, so that a malformed program's stride or
+     * padding cannot wrap a huge row into a small size (the kernel would then stage rows outside
+     * the scratch): a row or a step of more than EM_NN_DWF_ROWS_MAX bytes never fits anyway. */
+    const int32_t max = EM_NN_DWF_ROWS_MAX;
+    if (p == NULL || d == NULL || p->depth_multiplier != 1 || d->kernel_h < 1 || d->kernel_h > EM_NN_DWF_MAX_TAPS
+        || d->kernel_w < 1 || d->kernel_w > EM_NN_DWF_MAX_TAPS || d->kernel_h * d->kernel_w > EM_NN_DWF_MAX_TAPS
+        || d->input_c < 1 || d->input_c > EM_NN_DWF_MAX_CHANNELS
+        || p->stride_w < 1 || p->stride_w > max || p->dilation_w < 1 || p->dilation_w > max || d->output_w < 1
+        || d->output_w > max || d->input_w < 1 || d->input_w > max || p->pad_left < 0 || p->pad_left > max) {
         return 0;
     }
     const int32_t c = d->input_c;
@@ -50,11 +57,15 @@ int32_t em_nn_dwf_rows_bytes(const em_conv_params *p, const em_conv_dims *d)
     if (c < 16 && !blocks) { /* the general path's layers (em_nn_depthwise_m1_s8) */
         return 0;
     }
-    /* columns past the input that the last window reaches */
+    /* columns past the input that the last window reaches (below 2^25: the bounds above) */
     const int32_t right = (d->output_w - 1) * p->stride_w + (d->kernel_w - 1) * p->dilation_w + 1 - p->pad_left
                           - d->input_w;
-    const int32_t bytes = d->kernel_h * (p->pad_left + d->input_w + (right > 0 ? right : 0)) * c;
-    return bytes <= EM_NN_DWF_ROWS_MAX ? bytes : 0;
+    const int32_t row = p->pad_left + d->input_w + (right > 0 ? right : 0);
+    if (row > max) {
+        return 0;
+    }
+    const int32_t bytes = d->kernel_h * row * c; /* <= 49 · 4096 · 512: no wrap */
+    return bytes <= max ? bytes : 0;
 #else
     (void)p;
     (void)d;

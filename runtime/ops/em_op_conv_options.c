@@ -5,6 +5,8 @@
  */
 #include "em_op_conv_options.h"
 
+#include "em_nn_functions.h" /* em_conv_s8_validate */
+
 em_status em_conv_decode(const em_op_context *ctx, em_conv_args *a)
 {
     /* Slots STRIDE_H (0) .. ACTIVATION_MAX (13) are em_conv_params' int32 fields in order: one
@@ -51,7 +53,7 @@ em_status em_conv_check(const em_op_context *ctx, bool depthwise)
     const em_per_channel_quant quant = {em_op_vector_i32(ctx, &a.multiplier), em_op_vector_i32(ctx, &a.shift)};
     if (em_conv_s8_validate(p, &quant, &d, depthwise) != EM_OK /* first: groups >= 1 below */
         || (depthwise ? p->groups != 1
-                      : p->depth_multiplier != 1 || em_op_dim(weights, 3) != d.input_c / p->groups)
+                      : (p->depth_multiplier != 1 || em_op_dim(weights, 3) != d.input_c / p->groups))
         || em_op_dim(&a.in[EM_CONV_BIAS], 0) != d.output_c || em_op_dim(&a.output, 0) != d.batches
         || em_op_dim(&a.output, 3) != d.output_c) {
         return EM_ERR_BAD_OPERATOR;

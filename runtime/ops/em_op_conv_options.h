@@ -8,7 +8,6 @@
 
 #include <stdbool.h>
 
-#include "em_nn_functions.h"
 #include "em_nn_types.h"
 #include "em_op_support.h"
 

@@ -460,8 +460,8 @@ def test_reshape_tier_table_and_float_variants():
 C_CONSTANTS = [
     ("runtime/ops/em_op_conv2d.c", "EM_CONV2D_STACK_SCRATCH", kv.CONV2D_STACK_SCRATCH),
     ("runtime/kernels/em_depthwise_conv2d_m1_s8.c", "EM_NN_DWF_ROWS_BYTES", kv.DEPTHWISE_ROWS_STACK),
-    ("runtime/kernels/em_depthwise_conv2d_m1_s8.c", "EM_NN_DWF_MAX_TAPS", kv.DW_FAST_MAX_TAPS),
-    ("runtime/kernels/em_depthwise_conv2d_m1_s8.c", "EM_NN_DWF_MAX_CHANNELS", kv.DW_FAST_MAX_CHANNELS),
+    ("runtime/kernels/include/em_nn_functions.h", "EM_NN_DWF_MAX_TAPS", kv.DW_FAST_MAX_TAPS),
+    ("runtime/kernels/include/em_nn_functions.h", "EM_NN_DWF_MAX_CHANNELS", kv.DW_FAST_MAX_CHANNELS),
     ("runtime/kernels/em_conv2d_s8.c", "EM_NN_CONV_BLOCK", kv.CONV_MVE_BLOCK),
     ("runtime/kernels/em_add_s8.c", "EM_NN_ADD_TABLE_MIN", kv.ADD_TABLE_MIN),
 ]

@@ -273,3 +273,15 @@ def test_depthwise_scratch_is_helium_s_padded_rows_where_they_fit():
     assert scratch.scratch_bytes(*layer(24, 10), "mve") == 0  # C 10, C % 4 != 0: the general path
     assert scratch.scratch_bytes(*layer(24, 12, stride=2), "mve") == 0  # C 12, no blocks at stride 2
     assert scratch.scratch_bytes(*layer(24, 32, stride=2), "mve") == 2400  # 3 rows of 24 + 1 (right) pixels
+
+
+def test_depthwise_rows_of_a_huge_padding_are_not_wrapped_into_a_small_size():
+    """A malformed program's padding of 2^27 - 2 columns at stride 2^27: its one padded row of
+    (2^27 + 1)·32 bytes wraps to 32 in int32; the sizing must say 0 (no staging), not 32."""
+    pad, stride = (1 << 27) - 2, 1 << 27
+    tensors = {"x": Tensor("x", "int8", (1, 1, 3, 32)), "w": Tensor("w", "int8", (1, 1, 32), data=np.ones((1, 1, 32))),
+               "y": Tensor("y", "int8", (1, 1, 2, 32))}
+    op = Op("depthwise_conv2d", ["x", "w"], ["y"], {
+        "stride": (1, stride), "dilation": (1, 1), "padding": (0, 0, pad, 0), "depth_multiplier": 1,
+        "input_zero_point": 0, "output_offset": 0, "activation_min": -128, "activation_max": 127})
+    assert scratch.scratch_bytes(Graph(tensors, [op], ["x"], ["y"]), op, "mve") == 0

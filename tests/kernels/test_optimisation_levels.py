@@ -14,7 +14,7 @@ from ember_build.board import load_board
 
 REPO = Path(__file__).resolve().parents[2]
 KERNELS = sorted((REPO / "runtime" / "kernels").glob("*.c"))
-LEVELS = ["-O0", "-O1", "-Os", "-O3"]  # -O2: every other build
+LEVELS = ["-O0", "-Og", "-O1", "-Os", "-O3"]  # -O2: every other build
 
 
 @pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None, reason="needs arm-none-eabi-gcc")

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from build_host import build_em_run, build_em_run_firmware
+from compiler import kernel_variants as kv
 from compiler import reference
 from compiler.fixedpoint import quantize_multiplier
 from compiler.ir import Graph, Op, Quant, Tensor
@@ -81,7 +82,7 @@ def _chains():
             dw_layer(rng, 32, w_min=-128, in_zp=-128, out_zp=-128),
             dw_layer(rng, 32, k=(1, 1), padding=(0, 0, 0, 0), stride=(1, 2), in_zp=-128),
         ]),
-        # Few channels (C < 32 takes Helium's general path; an odd count), depth multipliers > 1,
+        # Few channels (C < 16 takes Helium's general path; an odd count), depth multipliers > 1,
         # 3x3 on a 1-pixel-wide map, then C = 18 (4-channel words and a tail of 2).
         "small": ((1, 5, 1, 3), [
             dw_layer(rng, 3, in_zp=127, out_zp=3),
@@ -97,9 +98,9 @@ def _chains():
             dw_layer(rng, 36, dilation=(2, 1), padding=(2, 2, 1, 1), in_zp=127, out_zp=-128),
             dw_layer(rng, 36, padding=(0, 0, 0, 0), in_zp=5, out_zp=-3),
         ]),
-        # Rows too long for the copies (3 x 32 x 36 bytes): blocks of inner pixels only, the
-        # border and the last inner pixel through tap tables; right padding of 2.
-        "blocks_wide": ((1, 4, 30, 36), [
+        # Rows too long for the copies (3 x 42 x 36 bytes > EM_NN_DWF_ROWS_MAX): blocks of inner
+        # pixels only, the border and the last inner pixel through tap tables; right padding of 2.
+        "blocks_wide": ((1, 4, 40, 36), [
             dw_layer(rng, 36, in_zp=-1, out_zp=5),
             dw_layer(rng, 36, padding=(1, 1, 0, 2), in_zp=-128, act=(-90, 100)),
         ]),
@@ -108,6 +109,11 @@ def _chains():
         "blocks_narrow": ((1, 6, 5, 8), [
             dw_layer(rng, 8, in_zp=127, out_zp=-128),
             dw_layer(rng, 8, m=1, k=(3, 3), padding=(0, 0, 1, 1), in_zp=-128),
+        ]),
+        # Helium's walk over the input with tap tables (rows of 3 x 93 x 16 bytes, too long to
+        # stage): stride 2 and dilation 2, a padded column past the input on the right.
+        "taps_wide": ((1, 5, 90, 16), [
+            dw_layer(rng, 16, stride=(2, 2), dilation=(2, 2), padding=(2, 2, 2, 2), in_zp=-128, out_zp=3),
         ]),
         "blocks_narrow_shift": ((1, 3, 6, 12), [
             dw_layer(rng, 12, big_shift=True, in_zp=0),
@@ -127,6 +133,19 @@ def device(request, tmp_path_factory):
     if not HAVE_QEMU:
         pytest.skip("needs qemu-system-arm and arm-none-eabi-gcc")
     return board, build_em_run_firmware(board, tmp_path_factory.mktemp(board))
+
+
+# Helium's fast-path walks the chains above must keep taking (kernel_variants mirrors the C):
+# a limit moved in the kernels must not silently leave a walk untested.
+HELIUM_WALKS = {"blocks": "DWF_MVE_ROWS", "fast": "DWF_MVE_ROWS", "blocks_wide": "DWF_MVE_TAPS",
+                "taps_wide": "DWF_MVE_TAPS"}
+
+
+@pytest.mark.parametrize("name, walk", list(HELIUM_WALKS.items()))
+def test_each_helium_walk_is_exercised(name, walk):
+    shape, layers = CHAINS[name]
+    taken = kv.linked_variants(chain(shape, [layers[0]]), "mve")
+    assert walk in taken and ({"DWF_MVE_ROWS", "DWF_MVE_TAPS"} - {walk}).isdisjoint(taken), taken
 
 
 @pytest.mark.parametrize("name", list(CHAINS))

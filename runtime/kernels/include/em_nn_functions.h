@@ -160,11 +160,17 @@ bool em_nn_depthwise_m1_s8(const em_nn_context *ctx, const em_conv_params *param
                            const em_per_channel_quant *quant, const em_conv_dims *dims, const int8_t *input,
                            const int8_t *weights, const int32_t *bias, int8_t *output);
 
+/** Taps (KH·KW) and channels em_nn_depthwise_m1_s8() takes; larger layers take the general path. */
+#define EM_NN_DWF_MAX_TAPS 49
+#define EM_NN_DWF_MAX_CHANNELS 512
+
 /**
  * Scratch bytes of em_nn_depthwise_m1_s8()'s Helium row path: KH padded input rows (input_zero_point
  * columns either side, as far as the last window reaches) of a layer the fast path takes (depth
- * multiplier 1, KH·KW <= 49, C <= 512, and C >= 16 or 3x3 stride-1 blocks with C % 4 == 0), at
- * most EM_NN_DWF_ROWS_MAX bytes; 0 for any other layer or tier. Compiles on the host.
+ * multiplier 1, KH·KW <= EM_NN_DWF_MAX_TAPS, C <= EM_NN_DWF_MAX_CHANNELS, and C >= 16 or 3x3
+ * stride-1 blocks with C % 4 == 0), at most EM_NN_DWF_ROWS_MAX bytes; 0 for any other layer or
+ * tier. It cannot see the weights and shifts: where the fast path then declines (a weight of
+ * −128; C < 16 with a shift > −2) the scratch goes unused. Compiles on the host.
  */
 int32_t em_nn_dwf_rows_bytes(const em_conv_params *params, const em_conv_dims *dims);
 

@@ -204,7 +204,8 @@ static inline void em_nn_dot4_s8_dsp(const int8_t *x, const int8_t *w, int32_t s
                 : [s] "r"(stride)
                 : "cc", "memory");
     }
-    if (steps > 0) { /* ends at x == end, kept in memory: -O1 has no thirteenth register here */
+    if (steps > 0) { /* ends at x == end, kept in memory: at -O1 GCC gave this loop only twelve
+                      * registers (the four-step loop above gets its thirteen) */
         int32_t x02, x13, t0, t1;
         const int8_t *const end = x + 4 * steps;
         __asm__("1:\n\t" EM_NN_DOT4_DSP_STEP

@@ -38,7 +38,8 @@
 #ifndef EM_NN_VARIANT_DW_MVE_STRIDED
 #define EM_NN_VARIANT_DW_MVE_STRIDED 1
 #endif
-/* em_depthwise_conv2d_m1_s8.c (MVE): the tap-table pixel (and its form for a shift > −2), the 3x3 stride-1 4-pixel block and its staged padded rows. */
+/* em_depthwise_conv2d_m1_s8.c (MVE): the tap-table pixel (and its form for a shift > −2), the
+ * 3x3 stride-1 4-pixel block, and the walk over staged padded rows (any stride and kernel). */
 #ifndef EM_NN_VARIANT_DWF_MVE_PIXEL
 #define EM_NN_VARIANT_DWF_MVE_PIXEL 1
 #endif

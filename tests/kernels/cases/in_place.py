@@ -28,10 +28,11 @@ CONV = {
 }
 
 # name: (input NHWC, kernel, stride, dilation, padding, input zp); every case takes the pixel-order
-# fast path on Helium (C >= 32, or 3x3 stride-1 blocks with C % 4 == 0 and shifts <= -2)
+# fast path on Helium (C >= 32 as compiler/in_place.py asks, or 3x3 stride-1 blocks with C % 4 == 0
+# and shifts <= -2)
 DEPTHWISE = {
     "3x3_c64_dscnn_rows": ((1, 25, 5, 64), (3, 3), (1, 1), (1, 1), (1, 1, 1, 1), -128),
-    "3x3_c32_wide_tables": ((1, 5, 40, 32), (3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 127),
+    "3x3_c32_wide_tables": ((1, 5, 44, 32), (3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 127),  # rows > 4096 B: tap tables
     "3x3_c8_blocks": ((1, 12, 12, 8), (3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 0),
     "3x3_s2_c32": ((1, 9, 9, 32), (3, 3), (2, 2), (1, 1), (0, 1, 0, 1), 3),
     "3x3_dil2_c48": ((1, 9, 8, 48), (3, 3), (1, 1), (2, 2), (2, 2, 2, 2), -5),
