@@ -450,9 +450,13 @@ static void em_nn_dwf_rows_mve(const em_nn_dwf *k, const em_conv_params *p, cons
 }
 #endif
 
-bool em_nn_depthwise_m1_s8(const em_nn_context *ctx, const em_conv_params *params,
-                           const em_per_channel_quant *quant, const em_conv_dims *dims, const int8_t *input,
-                           const int8_t *weights, const int32_t *bias, int8_t *output)
+/* noinline: its calls through the chosen pixel / block pointers stay in a function of this name,
+ * which the static stack bound resolves them by (stack_bound.py KERNEL_POINTERS); an LTO build
+ * would otherwise inline it into its adapter. */
+__attribute__((noinline)) bool em_nn_depthwise_m1_s8(const em_nn_context *ctx, const em_conv_params *params,
+                                                     const em_per_channel_quant *quant, const em_conv_dims *dims,
+                                                     const int8_t *input, const int8_t *weights, const int32_t *bias,
+                                                     int8_t *output)
 {
     (void)ctx; /* Helium's row path only */
     const em_conv_params p = *params;

@@ -50,8 +50,9 @@ static const em_nn_float_unary_fn em_nn_float_unary_table[EM_FLOAT_UNARY_COUNT] 
     em_nn_float_fn_leaky_relu,
 };
 
-em_status em_float_unary_f32(int32_t function, const em_float_unary_params *params, const float *input,
-                             int32_t count, float *output)
+/* noinline: as em_float_binary_f32, for the static stack bound under LTO. */
+__attribute__((noinline)) em_status em_float_unary_f32(int32_t function, const em_float_unary_params *params,
+                                                       const float *input, int32_t count, float *output)
 {
     if (function < 0 || function >= EM_FLOAT_UNARY_COUNT || params == NULL || count < 0
         || (count > 0 && (input == NULL || output == NULL))) {

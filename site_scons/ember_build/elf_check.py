@@ -18,13 +18,20 @@ def flash_bytes(elf: Path) -> int:
                    if s["sh_flags"] & SH_FLAGS.SHF_ALLOC and s["sh_type"] != "SHT_NOBITS")
 
 
-def function_names(elf: Path) -> set[str]:
-    """Names of the functions defined in `elf`."""
+def function_addresses(elf: Path) -> dict[str, int]:
+    """Name → address of the functions defined in `elf` (Thumb bit cleared). Identical code
+    folding gives several names one address."""
     with open(elf, "rb") as f:
         table = ELFFile(f).get_section_by_name(".symtab")
         if not isinstance(table, SymbolTableSection):
-            return set()
-        return {s.name for s in table.iter_symbols() if s["st_info"]["type"] == "STT_FUNC" and s["st_shndx"] != "SHN_UNDEF"}
+            return {}
+        return {s.name: s["st_value"] & ~1 for s in table.iter_symbols()
+                if s["st_info"]["type"] == "STT_FUNC" and s["st_shndx"] != "SHN_UNDEF"}
+
+
+def function_names(elf: Path) -> set[str]:
+    """Names of the functions defined in `elf`."""
+    return set(function_addresses(elf))
 
 
 def heap_symbols(elf: Path) -> list[str]:

@@ -76,6 +76,30 @@ class SizeReport:
         }
 
 
+def _cu_name(cu) -> str:
+    top = cu.get_top_DIE()
+    return top.attributes["DW_AT_name"].value.decode(errors="replace") if "DW_AT_name" in top.attributes else ""
+
+
+# A link-time-optimised image (lto=1) puts all its code in one "<artificial>" unit; each function
+# or variable there points, by DW_AT_abstract_origin (or DW_AT_specification), at its declaration
+# in the unit of the source file that defines it.
+LTO_UNIT = "<artificial>"
+_ORIGINS = ("DW_AT_abstract_origin", "DW_AT_specification")
+
+
+def _origin_name(die, name: str) -> str:
+    """The source file of `die` in a unit named `name`: the unit itself, or in an LTO unit the
+    unit of the declaration it points at."""
+    for _ in range(4):  # an out-of-line copy of an inlined function points at an abstract one
+        origin = next((a for a in _ORIGINS if a in die.attributes), None)
+        if name != LTO_UNIT or origin is None:
+            return name
+        die = die.get_DIE_from_attribute(origin)
+        name = _cu_name(die.cu)
+    return name
+
+
 def _defining_files(elf: ELFFile) -> Callable[[int], str | None]:
     """Address → source file of the function or variable defined there (from DWARF)."""
     ranges: list[tuple[int, int, str]] = []
@@ -84,20 +108,19 @@ def _defining_files(elf: ELFFile) -> Callable[[int], str | None]:
         return lambda address: None
     dwarf = elf.get_dwarf_info()
     for cu in dwarf.iter_CUs():
-        top = cu.get_top_DIE()
-        name = top.attributes["DW_AT_name"].value.decode(errors="replace") if "DW_AT_name" in top.attributes else ""
+        name = _cu_name(cu)
         for die in cu.iter_DIEs():
             attrs = die.attributes
             if die.tag == "DW_TAG_subprogram" and "DW_AT_low_pc" in attrs and "DW_AT_high_pc" in attrs:
                 low = attrs["DW_AT_low_pc"].value
                 high = attrs["DW_AT_high_pc"]
                 end = high.value if high.form == "DW_FORM_addr" else low + high.value
-                ranges.append((low, end, name))
+                ranges.append((low, end, _origin_name(die, name)))
             elif die.tag == "DW_TAG_variable" and "DW_AT_location" in attrs:
                 location = attrs["DW_AT_location"].value
                 # DW_OP_addr (0x03) followed by a 4-byte address: a static or global variable
                 if isinstance(location, list) and len(location) == 5 and location[0] == 0x03:
-                    variables[int.from_bytes(bytes(location[1:]), "little")] = name
+                    variables[int.from_bytes(bytes(location[1:]), "little")] = _origin_name(die, name)
 
     def lookup(address: int) -> str | None:
         if address in variables:

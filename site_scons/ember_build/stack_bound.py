@@ -6,6 +6,12 @@ handler on top of it with the hardware's exception frame. Indirect calls are res
 adapters' check / eval functions, the only function pointers the runtime calls through (the
 registry); a cycle or a dynamically sized frame makes the bound unknown, named as such.
 Functions without a dump (newlib, libgcc) count as leaves of 0 bytes and are listed.
+An LTO image (lto=1) has one dump, written at link; there and in GCC's clones a function's
+symbol may carry a suffix (`em_x_eval.lto_priv.0`, `.constprop.0`), so names are compared
+without it. Identical code folding keeps one copy of functions with the same code (LTO folds
+the copies of a header's static inline functions, for instance): the others have no node, only
+a symbol at the kept copy's address, so given the image's addresses a call to one goes to the
+copy kept.
 """
 from __future__ import annotations
 
@@ -19,8 +25,9 @@ INDIRECT = "__indirect_call"
 ROOT = "Reset_Handler"
 HANDLERS = ("SysTick_Handler", "HardFault_Handler", "MemManage_Handler", "BusFault_Handler",
             "UsageFault_Handler", "SecureFault_Handler", "NMI_Handler", "Default_Handler")
-# Exception entry frame with the floating-point context (Armv7-M / Armv8-M extended frame).
-EXCEPTION_FRAME_BYTES = 26 * 4
+# Exception entry frame with the floating-point context (Armv7-M / Armv8-M extended frame: 26
+# words), plus the word the hardware skips to align it to 8 bytes (CCR.STKALIGN).
+EXCEPTION_FRAME_BYTES = 26 * 4 + 4
 INDIRECT_TARGETS = re.compile(r"(_check|_eval)$")
 # Kernels that call through function pointers of their own, (caller, targets): their indirect
 # calls resolve to those functions, not to the adapters. The float kernels (em_float_*) call
@@ -30,6 +37,21 @@ KERNEL_POINTERS: tuple[tuple[re.Pattern, re.Pattern], ...] = (
     (re.compile(r"^em_float_"), re.compile(r"^em_nn_float_fn_")),
     (re.compile(r"^em_nn_(depthwise_m1_s8|dwf_rows_mve)$"), re.compile(r"^em_nn_dwf_(pixel|block)")),
 )
+
+
+# Functions written in assembly (`__attribute__((naked))`): GCC reports their frame as 0 bytes and
+# none of their calls, so each one's pushes and `bl` targets are stated here, {name: (bytes,
+# callees)}; tests/apps/test_size_report.py checks this table against the sources' assembly.
+# The fault handler moves SP back to the stack's top before it calls on: no depth of its own.
+ASSEMBLY: dict[str, tuple[int, tuple[str, ...]]] = {
+    "em_nn_dot2x3_rows_mve": (9 * 4, ()),                                   # push {r4-r11, lr}
+    "em_cortex_m_time_empty": (4 * 4, ("em_bsp_counter_read",)),            # push {r4, r5, r6, lr}
+    "em_cortex_m_time_call": (6 * 4, ("em_bsp_counter_read",)),             # push {r4-r8, lr}; blx: calibration leaves
+    "em_cortex_m_systick_handler": (0, ()),
+    "em_cortex_m_fault_handler": (0, ()),
+    "calib_bare_return": (0, ()),                                            # bsp/cortex_m/calibrate
+    "calib_loop": (0, ()),
+}
 
 
 @dataclass
@@ -80,7 +102,7 @@ def _deepest(graph: CallGraph, start: str, indirect: set[str],
         own = graph.frame.get(title, 0)
         best, best_path = 0, []
         name = graph.name.get(title, title)
-        through = next((targets for caller, targets in kernel_indirect if caller.search(name)), indirect)
+        through = next((targets for caller, targets in kernel_indirect if caller.search(_base_name(name))), indirect)
         for callee in graph.calls.get(title, ()):
             for target in (through if callee == INDIRECT else {callee}):
                 depth, path = visit(target, stack + (title,))
@@ -93,16 +115,58 @@ def _deepest(graph: CallGraph, start: str, indirect: set[str],
     return depth, path, "", no_dump
 
 
-def static_bound(ci_files: list[Path], linked: set[str] | None = None) -> StackBound:
-    """`linked`: the functions in the image (ELF symbols); indirect calls resolve only to those."""
+def _symbol(title: str) -> str:
+    """The symbol a node's title names ("unit.o:f.lto_priv.1" → "f.lto_priv.1")."""
+    return title.rsplit(":", 1)[-1]
+
+
+def _fold_aliases(graph: CallGraph, addresses: dict[str, int]) -> None:
+    """Calls to a function folded into an identical one (no node; its symbol shares the kept
+    copy's address) go to the kept copy."""
+    kept = {}
+    for title in graph.frame:
+        address = addresses.get(_symbol(title))
+        if address is not None:
+            kept.setdefault(address, title)
+    for source, targets in graph.calls.items():
+        graph.calls[source] = {t if t in graph.frame else kept.get(addresses.get(_symbol(t), -1), t)
+                               for t in targets}
+
+
+def _base_name(name: str) -> str:
+    """A function's name without GCC's clone or LTO suffix ("f.lto_priv.0", "f.isra" → "f")."""
+    return name.split(".", 1)[0]
+
+
+def _add_assembly(graph: CallGraph) -> None:
+    """The frames and calls of the ASSEMBLY functions, which their nodes leave out."""
+    titles = {_base_name(name): title for title, name in graph.name.items() if title in graph.frame}
+    for name, (frame, callees) in ASSEMBLY.items():
+        title = titles.get(name)
+        if title is None:
+            continue
+        graph.frame[title] = max(graph.frame[title], frame)
+        graph.calls.setdefault(title, set()).update(
+            callee if callee == INDIRECT else titles.get(callee, callee) for callee in callees)
+
+
+def static_bound(ci_files: list[Path], linked: set[str] | None = None,
+                 addresses: dict[str, int] | None = None) -> StackBound:
+    """`linked`: the functions in the image (ELF symbols); indirect calls resolve only to those.
+    `addresses`: their addresses (elf_check.function_addresses), to follow folded functions."""
     graph = parse(ci_files)
+    if addresses:
+        _fold_aliases(graph, addresses)
+    _add_assembly(graph)
     by_name = {name: title for title, name in graph.name.items() if title in graph.frame}
     if ROOT not in by_name:
         return StackBound(None, [], f"no call graph for {ROOT}")
+    in_image = None if linked is None else {_base_name(n) for n in linked}
     indirect = {title for title, name in graph.name.items()
-                if INDIRECT_TARGETS.search(name) and title in graph.frame and (linked is None or name in linked)}
+                if INDIRECT_TARGETS.search(_base_name(name)) and title in graph.frame
+                and (in_image is None or _base_name(name) in in_image)}
     kernel_indirect = tuple((caller, frozenset(title for title, name in graph.name.items()
-                                               if targets.search(name) and title in graph.frame))
+                                               if targets.search(_base_name(name)) and title in graph.frame))
                             for caller, targets in KERNEL_POINTERS)
     try:
         depth, path, _, no_dump = _deepest(graph, by_name[ROOT], indirect, kernel_indirect)

@@ -1,8 +1,8 @@
 """Compile and link flags for a board, from its board.yaml, and a one-shot firmware build.
 
 SCons and the tests build with the same flags: `firmware_cflags` / `firmware_ldflags` are the
-single place that turns a Board into a command line. The optimisation level is the build's
-choice (default -O2), not the board's.
+single place that turns a Board into a command line. The optimisation level and link-time
+optimisation are the build's choices (default -O2, no LTO), not the board's.
 """
 
 from __future__ import annotations
@@ -22,10 +22,22 @@ class BuildError(RuntimeError):
     """The compiler or linker failed; the message carries the command and its output."""
 
 
-def firmware_cflags(board: Board, optimization: str = DEFAULT_OPTIMIZATION) -> list[str]:
+def firmware_cflags(board: Board, optimization: str = DEFAULT_OPTIMIZATION, lto: bool = False) -> list[str]:
     """Compiler flags: the board's target flags, the build's options and board.yaml's defines."""
     defines = [f"-D{key}={value}" for key, value in board.defines.items()]
-    return [*board.cflags, optimization, *COMMON_CFLAGS, *defines]
+    return [*board.cflags, optimization, *COMMON_CFLAGS, *defines, *(["-flto"] if lto else [])]
+
+
+def lto_link_flags(cflags: Sequence[str]) -> list[str]:
+    """Link flags of an LTO build: GCC compiles the whole image at link time, so the link gets
+    the compile flags again; one partition gives the smallest code and one call-graph dump."""
+    return [*cflags, "-flto-partition=one"]
+
+
+def flavour_suffix(optimization: str, lto: bool) -> str:
+    """Build folder suffix of a non-default build: "" (-O2), "-Os", "-lto", "-Os-lto" …"""
+    name = "".join(c for c in optimization if c.isalnum())  # "-Os" -> "Os"
+    return ("" if optimization == DEFAULT_OPTIMIZATION else f"-{name}") + ("-lto" if lto else "")
 
 
 def firmware_ldflags(board: Board) -> list[str]:

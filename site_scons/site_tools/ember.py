@@ -11,7 +11,7 @@ from pathlib import Path
 from SCons.Script import Action, Builder
 
 from ember_build.elf_check import heap_symbols
-from ember_build.toolchain import BSP_INCLUDE_DIR, firmware_cflags, firmware_ldflags
+from ember_build.toolchain import BSP_INCLUDE_DIR, firmware_cflags, firmware_ldflags, lto_link_flags
 
 REPO = Path(__file__).resolve().parents[2]
 # Float kernels must round exactly like the reference: no fused multiply-add contraction.
@@ -46,10 +46,12 @@ def generate(env, **kwargs) -> None:
     if cross:
         prefix = board.cc[: -len("gcc")]
         env.Replace(AR=f"{prefix}ar", RANLIB=f"{prefix}ranlib", OBJCOPY=f"{prefix}objcopy")
+    lto = bool(env.get("LTO", False))
+    cflags = firmware_cflags(board, optimization, lto) + NUMERICS_CFLAGS + ["-Werror"]
     env.Append(
-        CCFLAGS=firmware_cflags(board, optimization) + NUMERICS_CFLAGS + ["-Werror"],
+        CCFLAGS=cflags,
         # the target flags select newlib's multilib (CPU, Thumb, hard-float ABI) at link time
-        LINKFLAGS=list(board.cflags) + firmware_ldflags(board),
+        LINKFLAGS=list(board.cflags) + firmware_ldflags(board) + (lto_link_flags(cflags) if lto else []),
         LIBS=["m"],  # nearbyintf for quantize; newlib and glibc both provide libm
         CPPPATH=[str(BSP_INCLUDE_DIR), str(board.directory), str(REPO / "runtime/include"),
                  str(REPO / "runtime/kernels/include")],
@@ -61,6 +63,8 @@ def generate(env, **kwargs) -> None:
     env["EMBER_CROSS"] = cross
     if cross:  # call-graph dumps (.ci beside each object) for the static stack bound
         env.Append(CCFLAGS=["-fcallgraph-info=su"])
+        if lto:  # code is generated at link: one dump beside the image, <image>-ltrans0.ltrans.ci
+            env.Append(LINKFLAGS=["-fcallgraph-info=su", "-dumpdir", "${TARGET.base}-"])
     if not env.get("VERBOSE"):
         env.Replace(CCCOMSTR="CC $TARGET", LINKCOMSTR="LINK $TARGET", ARCOMSTR="AR $TARGET",
                     RANLIBCOMSTR="RANLIB $TARGET")

@@ -3,6 +3,7 @@ named, the chart written."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -133,6 +134,72 @@ def test_a_kernels_own_function_pointers_resolve_to_its_functions_not_the_adapte
     bound = static_bound(_ci(tmp_path, graph))
     assert bound.bytes == 8 + 100 + 40 + 64 + 48 + EXCEPTION_FRAME_BYTES
     assert bound.path[-3:] == ["em_nn_depthwise_m1_s8", "em_nn_dwf_block4_3x3_unit", "(exception)"]
+
+
+def test_folded_functions_and_lto_names_resolve_to_the_copy_kept(tmp_path):
+    """Identical code folding leaves one node for identical functions: a call to a folded one
+    (a symbol at the kept copy's address) counts the kept copy's frame; LTO's renamed adapters
+    (em_x_eval.lto_priv.0) still take the indirect calls."""
+    from ember_build.stack_bound import EXCEPTION_FRAME_BYTES, static_bound
+
+    def lto_node(title: str, label: str, size: int) -> str:  # GCC's form: the unit in the title only
+        return f'node: {{ title: "{title}" label: "{label}\\nunit.c:1:1\\n{size} bytes (static)" }}'
+
+    graph = "\n".join([_node("Reset_Handler", 8), _node("em_app_main", 100),
+                       lto_node("u.o:em_x_eval.lto_priv.0", "em_x_eval", 40), lto_node("u.o:dot.lto_priv.0", "dot", 24),
+                       _edge("Reset_Handler", "em_app_main"), _edge("em_app_main", "__indirect_call"),
+                       _edge("u.o:em_x_eval.lto_priv.0", "u.o:dot.lto_priv.3")])
+    addresses = {"Reset_Handler": 0x100, "em_app_main": 0x200, "em_x_eval.lto_priv.0": 0x300,
+                 "dot.lto_priv.0": 0x400, "dot.lto_priv.3": 0x400}
+    bound = static_bound(_ci(tmp_path, graph), set(addresses), addresses)
+    assert bound.bytes == 8 + 100 + 40 + 24 + EXCEPTION_FRAME_BYTES
+    assert bound.no_dump == []
+    unfolded = static_bound(_ci(tmp_path, graph), set(addresses))  # without the addresses: a leaf of 0
+    assert unfolded.bytes == 8 + 100 + 40 + EXCEPTION_FRAME_BYTES and unfolded.no_dump == ["u.o:dot.lto_priv.3"]
+
+
+def test_assembly_functions_add_their_pushes_and_calls(tmp_path):
+    """GCC reports a naked function as 0 bytes with no calls; ASSEMBLY states them."""
+    from ember_build.stack_bound import ASSEMBLY, EXCEPTION_FRAME_BYTES, static_bound
+
+    graph = "\n".join([_node("Reset_Handler", 8), _node("em_nn_conv_block_mve", 200), _node("em_nn_dot2x3_rows_mve", 0),
+                       _node("em_cortex_m_time_empty", 0), _node("em_bsp_counter_read", 300),
+                       _edge("Reset_Handler", "em_nn_conv_block_mve"), _edge("Reset_Handler", "em_cortex_m_time_empty"),
+                       _edge("em_nn_conv_block_mve", "em_nn_dot2x3_rows_mve")])
+    bound = static_bound(_ci(tmp_path, graph))
+    assert ASSEMBLY["em_cortex_m_time_empty"] == (16, ("em_bsp_counter_read",))
+    assert bound.bytes == 8 + 16 + 300 + EXCEPTION_FRAME_BYTES
+    assert bound.path[:3] == ["Reset_Handler", "em_cortex_m_time_empty", "em_bsp_counter_read"]
+
+
+_PUSH = re.compile(r'"\s*push\s+\{([^}]*)\}')
+_BL = re.compile(r'"\s*bl\s+(\w+)')
+
+
+def _pushed_words(registers: str) -> int:
+    """Words a `push {r4-r11, lr}` list stores."""
+    words = 0
+    for item in (r.strip() for r in registers.split(",")):
+        low, _, high = item.partition("-")
+        words += int(high[1:]) - int(low[1:]) + 1 if high else 1
+    return words
+
+
+def test_the_assembly_table_matches_every_naked_function_of_the_firmware():
+    """Each naked function of runtime/ and bsp/ is in stack_bound.ASSEMBLY with the bytes its
+    pushes store and the functions it calls with `bl`, so an edit of the assembly that adds a
+    push or a call fails here until the table says so."""
+    from ember_build.stack_bound import ASSEMBLY
+
+    found = {}
+    for source in sorted([*REPO.glob("runtime/**/*.c"), *REPO.glob("bsp/**/*.c")]):
+        text = source.read_text()
+        for match in re.finditer(r"__attribute__\(\((?:[\w, ]*\b)?naked\b[^)]*\)\)[^{;]*?\b(\w+)\s*\(", text):
+            body = text[match.end():text.index("\n}\n", match.end())]
+            pushes = sum(_pushed_words(p) for p in _PUSH.findall(body))
+            found[match.group(1)] = (4 * pushes, tuple(sorted(set(_BL.findall(body)))))
+    assert "em_nn_dot2x3_rows_mve" in found and found["em_nn_dot2x3_rows_mve"][0] == 36
+    assert {name: (frame, tuple(sorted(calls))) for name, (frame, calls) in ASSEMBLY.items()} == found
 
 
 def test_stack_bound_is_unknown_for_recursion_and_dynamic_frames(tmp_path):
