@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from elftools.dwarf.compileunit import CompileUnit
+from elftools.dwarf.die import DIE
 from elftools.elf.constants import SH_FLAGS
 from elftools.elf.elffile import ELFFile
 from elftools.elf.sections import SymbolTableSection
@@ -76,7 +78,7 @@ class SizeReport:
         }
 
 
-def _cu_name(cu) -> str:
+def _cu_name(cu: CompileUnit) -> str:
     top = cu.get_top_DIE()
     return top.attributes["DW_AT_name"].value.decode(errors="replace") if "DW_AT_name" in top.attributes else ""
 
@@ -88,7 +90,7 @@ LTO_UNIT = "<artificial>"
 _ORIGINS = ("DW_AT_abstract_origin", "DW_AT_specification")
 
 
-def _origin_name(die, name: str) -> str:
+def _origin_name(die: DIE, name: str) -> str:
     """The source file of `die` in a unit named `name`: the unit itself, or in an LTO unit the
     unit of the declaration it points at."""
     for _ in range(4):  # an out-of-line copy of an inlined function points at an abstract one

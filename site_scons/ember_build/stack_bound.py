@@ -23,8 +23,10 @@ _NODE = re.compile(r'node: \{ title: "([^"]+)" label: "([^"\\]+)(?:\\n[^"\\]*)?(
 _EDGE = re.compile(r'edge: \{ sourcename: "([^"]+)" targetname: "([^"]+)"')
 INDIRECT = "__indirect_call"
 ROOT = "Reset_Handler"
-HANDLERS = ("SysTick_Handler", "HardFault_Handler", "MemManage_Handler", "BusFault_Handler",
-            "UsageFault_Handler", "SecureFault_Handler", "NMI_Handler", "Default_Handler")
+# Exception handlers that return to the code they interrupted (bsp/cortex_m/startup.c's vector
+# table), so their depth adds to the deepest path's. The fault handler is not one: it moves SP
+# back to the top of the stack and never returns.
+HANDLERS = ("em_cortex_m_systick_handler",)
 # Exception entry frame with the floating-point context (Armv7-M / Armv8-M extended frame: 26
 # words), plus the word the hardware skips to align it to 8 bytes (CCR.STKALIGN).
 EXCEPTION_FRAME_BYTES = 26 * 4 + 4
@@ -40,18 +42,22 @@ KERNEL_POINTERS: tuple[tuple[re.Pattern, re.Pattern], ...] = (
 
 
 # Functions written in assembly (`__attribute__((naked))`): GCC reports their frame as 0 bytes and
-# none of their calls, so each one's pushes and `bl` targets are stated here, {name: (bytes,
-# callees)}; tests/apps/test_size_report.py checks this table against the sources' assembly.
-# The fault handler moves SP back to the stack's top before it calls on: no depth of its own.
+# none of their calls, so each one's pushes and `bl` / `b` targets are stated here, {name:
+# (bytes, callees)} (a name with several definitions: the most of them);
+# tests/apps/test_size_report.py checks this table against the sources' assembly.
 ASSEMBLY: dict[str, tuple[int, tuple[str, ...]]] = {
     "em_nn_dot2x3_rows_mve": (9 * 4, ()),                                   # push {r4-r11, lr}
     "em_cortex_m_time_empty": (4 * 4, ("em_bsp_counter_read",)),            # push {r4, r5, r6, lr}
-    "em_cortex_m_time_call": (6 * 4, ("em_bsp_counter_read",)),             # push {r4-r8, lr}; blx: calibration leaves
-    "em_cortex_m_systick_handler": (0, ()),
-    "em_cortex_m_fault_handler": (0, ()),
+    # push {r4-r8, lr}; its `blx` calls a calibration leaf (bsp/cortex_m/calibrate), never firmware code
+    "em_cortex_m_time_call": (6 * 4, ("em_bsp_counter_read",)),
+    "em_cortex_m_systick_handler": (0, ("em_cortex_m_fault_handler",)),    # counter_dwt.c: any SysTick is a fault
+    "em_cortex_m_fault_handler": (0, ()),                                    # see FRESH_STACK
     "calib_bare_return": (0, ()),                                            # bsp/cortex_m/calibrate
     "calib_loop": (0, ()),
 }
+# Assembly that moves SP back to the top of the stack before it branches on (the fault handler
+# to em_fault_report, never to return): what it calls adds nothing to the depth it was reached at.
+FRESH_STACK = frozenset({"em_cortex_m_fault_handler"})
 
 
 @dataclass
@@ -85,7 +91,7 @@ class StackBound:
     no_dump: list[str] = field(default_factory=list)
 
 
-def _deepest(graph: CallGraph, start: str, indirect: set[str],
+def _deepest(graph: CallGraph, start: str, indirect: frozenset[str],
              kernel_indirect: tuple[tuple[re.Pattern, frozenset[str]], ...] = ()) -> tuple[int, list[str], str, set[str]]:
     memo: dict[str, tuple[int, list[str]]] = {}
     no_dump: set[str] = set()
@@ -120,14 +126,19 @@ def _symbol(title: str) -> str:
     return title.rsplit(":", 1)[-1]
 
 
-def _fold_aliases(graph: CallGraph, addresses: dict[str, int]) -> None:
+def _kept_copies(graph: CallGraph, addresses: dict[str, int]) -> dict[int, str]:
+    """Address → the node of the function there (of several, the largest frame)."""
+    kept: dict[int, str] = {}
+    for title, frame in graph.frame.items():
+        address = addresses.get(_symbol(title))
+        if address is not None and (address not in kept or frame > graph.frame[kept[address]]):
+            kept[address] = title
+    return kept
+
+
+def _fold_aliases(graph: CallGraph, addresses: dict[str, int], kept: dict[int, str]) -> None:
     """Calls to a function folded into an identical one (no node; its symbol shares the kept
     copy's address) go to the kept copy."""
-    kept = {}
-    for title in graph.frame:
-        address = addresses.get(_symbol(title))
-        if address is not None:
-            kept.setdefault(address, title)
     for source, targets in graph.calls.items():
         graph.calls[source] = {t if t in graph.frame else kept.get(addresses.get(_symbol(t), -1), t)
                                for t in targets}
@@ -139,15 +150,17 @@ def _base_name(name: str) -> str:
 
 
 def _add_assembly(graph: CallGraph) -> None:
-    """The frames and calls of the ASSEMBLY functions, which their nodes leave out."""
-    titles = {_base_name(name): title for title, name in graph.name.items() if title in graph.frame}
+    """The frames and calls of the ASSEMBLY functions, which their nodes leave out; a callee
+    without a node keeps its name (it may be folded: _fold_aliases follows it)."""
+    titles: dict[str, list[str]] = {}
+    for title, name in graph.name.items():
+        if title in graph.frame:
+            titles.setdefault(_base_name(name), []).append(title)
     for name, (frame, callees) in ASSEMBLY.items():
-        title = titles.get(name)
-        if title is None:
-            continue
-        graph.frame[title] = max(graph.frame[title], frame)
-        graph.calls.setdefault(title, set()).update(
-            callee if callee == INDIRECT else titles.get(callee, callee) for callee in callees)
+        for title in titles.get(name, ()):
+            graph.frame[title] = max(graph.frame[title], frame)
+            graph.calls.setdefault(title, set()).update(
+                target for callee in callees for target in titles.get(callee, [callee]))
 
 
 def static_bound(ci_files: list[Path], linked: set[str] | None = None,
@@ -155,19 +168,25 @@ def static_bound(ci_files: list[Path], linked: set[str] | None = None,
     """`linked`: the functions in the image (ELF symbols); indirect calls resolve only to those.
     `addresses`: their addresses (elf_check.function_addresses), to follow folded functions."""
     graph = parse(ci_files)
-    if addresses:
-        _fold_aliases(graph, addresses)
     _add_assembly(graph)
+    addresses = addresses or {}
+    kept = _kept_copies(graph, addresses)
+    _fold_aliases(graph, addresses, kept)
     by_name = {name: title for title, name in graph.name.items() if title in graph.frame}
     if ROOT not in by_name:
         return StackBound(None, [], f"no call graph for {ROOT}")
     in_image = None if linked is None else {_base_name(n) for n in linked}
-    indirect = {title for title, name in graph.name.items()
-                if INDIRECT_TARGETS.search(_base_name(name)) and title in graph.frame
-                and (in_image is None or _base_name(name) in in_image)}
-    kernel_indirect = tuple((caller, frozenset(title for title, name in graph.name.items()
-                                               if targets.search(_base_name(name)) and title in graph.frame))
-                            for caller, targets in KERNEL_POINTERS)
+
+    def named(pattern: re.Pattern, image_only: bool) -> frozenset[str]:
+        """Nodes whose function matches `pattern`, and the copies kept for folded ones."""
+        nodes = {title for title, name in graph.name.items()
+                 if pattern.search(_base_name(name)) and title in graph.frame
+                 and not (image_only and in_image is not None and _base_name(name) not in in_image)}
+        return frozenset(nodes | {kept[a] for symbol, a in addresses.items()
+                                  if pattern.search(_base_name(symbol)) and a in kept})
+
+    indirect = named(INDIRECT_TARGETS, image_only=True)
+    kernel_indirect = tuple((caller, named(targets, image_only=False)) for caller, targets in KERNEL_POINTERS)
     try:
         depth, path, _, no_dump = _deepest(graph, by_name[ROOT], indirect, kernel_indirect)
         handlers = [_deepest(graph, by_name[h], indirect, kernel_indirect) for h in HANDLERS if h in by_name]

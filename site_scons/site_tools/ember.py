@@ -43,10 +43,12 @@ def generate(env, **kwargs) -> None:
     optimization = env.get("OPTIMIZATION", "-O2")
     env.Replace(CC=board.cc, AS=board.cc, LINK=board.cc)
     cross = board.cc.endswith("-gcc") and board.cc != "gcc"
+    lto = bool(env.get("LTO", False))
     if cross:
         prefix = board.cc[: -len("gcc")]
-        env.Replace(AR=f"{prefix}ar", RANLIB=f"{prefix}ranlib", OBJCOPY=f"{prefix}objcopy")
-    lto = bool(env.get("LTO", False))
+        # LTO objects' symbols reach an archive's index only through GCC's plugin: gcc-ar loads it
+        archiver = f"{prefix}gcc-" if lto else prefix
+        env.Replace(AR=f"{archiver}ar", RANLIB=f"{archiver}ranlib", OBJCOPY=f"{prefix}objcopy")
     cflags = firmware_cflags(board, optimization, lto) + NUMERICS_CFLAGS + ["-Werror"]
     env.Append(
         CCFLAGS=cflags,

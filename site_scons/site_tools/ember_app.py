@@ -76,15 +76,14 @@ def _run_and_check(target, source, env) -> int:
 def _size_report(target, source, env) -> int:
     from ember_build.size_report import write_size_report  # matplotlib: only when reporting
 
-    from ember_build.elf_check import function_addresses
+    from ember_build.elf_check import function_addresses, function_names
     from ember_build.stack_bound import static_bound
 
     elf = Path(str(target[0]))
     build = Path(env["BUILD"])
     dumps = [p for folder in (elf.parent / "obj", build / "bsp", build / "runtime") for p in folder.rglob("*.ci")]
-    dumps += sorted(elf.parent.glob(f"{elf.stem}-*.ci"))  # lto=1: the link's own dump (site_tools/ember.py)
-    functions = function_addresses(elf)
-    bound = static_bound(dumps, set(functions), functions)
+    dumps += sorted(elf.parent.glob(f"{elf.stem}-ltrans*.ci"))  # lto=1: the link's own dump (site_tools/ember.py)
+    bound = static_bound(dumps, function_names(elf), function_addresses(elf))
     data = write_size_report(elf, elf.parent, f"{env['EMBER_APP']} on {env['BOARD'].name}",
                              {"stack_bound_bytes": bound.bytes, "stack_bound_path": bound.path,
                               "stack_bound_unknown_reason": bound.reason, "stack_bound_no_call_graph": bound.no_dump})

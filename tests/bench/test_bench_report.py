@@ -114,6 +114,17 @@ def test_kernels_md_compares_with_cmsis_nn_and_lists_layers(program):
             "pool avg_pool2d 5x5x8 -> 1x1x8: 300 (15%) |") in text
 
 
+def test_an_lto_bench_reads_its_layers_against_the_profiled_firmwares_total(program):
+    """With lto=1 the profiled firmware is optimised apart from the plain one: its layers add up to
+    its own total, which the table shows beside the plain total."""
+    text = bench.kernels_md([dict(_record(program), lto=True, profiled_instructions=2_010)], "-Os")
+    assert "link-time optimisation" in text
+    assert "| (runtime between operators) | | | | 510 | | |" in text  # 2010 - (100 + ... + 500)
+    assert "| (profiled firmware's total) | | | | 2,010 | | |" in text
+    assert "| **total** | | | **7,232** | **2,000** |" in text
+    assert "profiled firmware's total" not in bench.kernels_md([_record(program)])
+
+
 def test_write_reports_orders_models_then_boards(tmp_path, program):
     files = []
     for i, (model, board) in enumerate([("resnet8", "mps2_an385"), ("ds_cnn", "mps2_an386"), ("ds_cnn", "corstone300")]):
