@@ -58,7 +58,8 @@ typedef struct {
 #if EM_NN_TIER_MVE
 
 /** Exact round_half_even((u − 256·count) / count) + zp of four sums, clamped (see the file
- *  comment; @p m = floor((2^32 − 1) / count)). */
+ *  comment; @p m = floor((2^32 − 1) / count)). @p count is px->count, passed from the caller's
+ *  register: read through @p px it would be reloaded for every four channels. */
 static inline int32x4_t em_nn_avg_divide_mve(int32x4_t sum, uint32_t count, uint32_t m, const em_nn_avg_pixel *px)
 {
     const uint32x4_t u = vreinterpretq_u32_s32(sum);
