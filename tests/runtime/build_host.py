@@ -94,6 +94,18 @@ def build_fuzzer(out_dir: Path) -> Path:
     return out
 
 
+def build_link_fuzzer(out_dir: Path) -> Path:
+    """The libFuzzer serial-link target (clang, ASan + UBSan): em_link.c over the runtime with
+    profiling built in, taking any CRC (FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)."""
+    out = Path(out_dir) / "fuzz_link"
+    link = REPO / "apps" / "common" / "firmware"
+    flags = ["-std=c11", "-g", "-O1", "-ffp-contract=off", "-fno-sanitize-recover=all",
+             "-fsanitize=fuzzer,address,undefined", "-DEM_PROFILE=1", "-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION"]
+    _compile(["clang", *flags, *INCLUDES, f"-I{link}", *map(str, runtime_sources(out_dir)), str(link / "em_link.c"),
+              str(REPO / "tests" / "fuzz" / "fuzz_link.c"), "-lm", "-o", str(out)])
+    return out
+
+
 def em_run_sources(out_dir: Path) -> list[Path]:
     return runtime_sources(out_dir) + sorted((REPO / "tools" / "em_run").glob("*.c")) + bsp_common_sources()
 
