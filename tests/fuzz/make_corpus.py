@@ -1,4 +1,6 @@
-"""Writes the fuzzer's seed corpus (valid programs from tests/runtime/programs.py) to a folder.
+"""Writes the fuzzer's seed corpus to a folder: valid programs from tests/runtime/programs.py and,
+for every op, a few of its conformance cases (tests/kernels/cases/), so that each op's check()
+is fuzzed from programs it accepts.
 
     python tests/fuzz/make_corpus.py build/fuzz/corpus
 """
@@ -8,9 +10,32 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(REPO), str(REPO / "tests" / "runtime")]
+sys.path[:0] = [str(REPO), str(REPO / "tests" / "runtime"), str(REPO / "tests" / "kernels")]
 
 import programs  # noqa: E402
+
+SEED_MAX_BYTES = 4096  # the fuzzer's -max_len
+CASES_PER_OP = 3       # the first, middle and last of an op's cases: different shapes and options
+
+
+def conformance_programs() -> dict[str, bytes]:
+    """Per op, CASES_PER_OP of its conformance cases (spread over its list) as host programs."""
+    import conformance
+    from compiler.target import Target
+    from compiler.writer import write_program
+
+    by_op: dict[str, list] = {}
+    for case in conformance.all_cases():
+        by_op.setdefault(case.op, []).append(case)
+    seeds = {}
+    for op, cases in by_op.items():
+        picks = {cases[i * (len(cases) - 1) // max(CASES_PER_OP - 1, 1)].name: None for i in range(CASES_PER_OP)}
+        for case in cases:
+            if case.name in picks:
+                data = write_program(case.graph, Target("host"))
+                if len(data) <= SEED_MAX_BYTES:
+                    seeds[f"{op}-{''.join(c if c.isalnum() else '_' for c in case.name)}"] = data
+    return seeds
 
 
 def data_movement_program() -> bytes:
@@ -50,6 +75,7 @@ def write_corpus(out: Path) -> list[Path]:
     seeds["fc_pinned"] = pinned
     payloads = {name: programs.build(spec) for name, spec in seeds.items()}
     payloads["data_movement"] = data_movement_program()
+    payloads.update(conformance_programs())
     paths = []
     for name, data in payloads.items():
         path = out / f"{name}.embr"
