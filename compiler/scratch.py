@@ -8,14 +8,17 @@ the kernel (em_op_operands_scratch in runtime/ops/em_op_support.h). Ops in SIZER
 no particular tier (tier None: conformance programs run on every device) gets the largest size
 of the three tiers.
 
-The library is cached under build/sizing/, named by a hash of its sources, and rebuilt when they
-change. Building needs a host C compiler (`cc`, or $CC).
+The library is cached under build/sizing/, named by a hash of its sources (the headers it
+includes, without comments: a comment or a header the sizing does not include changes nothing),
+and rebuilt when they change; the builds lower programs again then too
+(site_scons/ember_build/lowering.py). Building needs a host C compiler (`cc`, or $CC).
 """
 from __future__ import annotations
 
 import ctypes
 import hashlib
 import os
+import re
 import subprocess
 import tempfile
 from collections.abc import Callable
@@ -27,8 +30,7 @@ from compiler.ir import Graph, Op, Tensor
 
 REPO = Path(__file__).resolve().parents[1]
 KERNELS = REPO / "runtime" / "kernels"
-SOURCES = [KERNELS / "em_nn_buffer_sizes.c", *sorted((KERNELS / "include").glob("em_nn_*.h")),
-           REPO / "runtime" / "include" / "em_status.h"]
+SIZING_SOURCE = KERNELS / "em_nn_buffer_sizes.c"
 TIERS = {"scalar": 0, "dsp": 1, "mve": 2}  # EM_NN_TIER numbers (the schema's Tier enum)
 SUFFIX = ".scratch"
 
@@ -50,9 +52,34 @@ class ConvParams(ctypes.Structure):  # em_conv_params (em_nn_types.h), field for
 
 
 @cache
-def sources_digest() -> str:
-    """A hash of SOURCES: names the cached library, and lets a build re-lower when they change."""
-    return hashlib.sha256(b"".join(p.read_bytes() for p in SOURCES)).hexdigest()[:16]
+def _compile_flags(tier: str, runtime: Path) -> list[str]:
+    return [f"-DEM_NN_SIZING_TIER={TIERS[tier]}", f"-I{runtime / 'kernels' / 'include'}", f"-I{runtime / 'include'}"]
+
+
+_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
+_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
+
+
+def _sizing_files(runtime: Path) -> list[Path]:
+    """em_nn_buffer_sizes.c and the project headers it includes, directly or not."""
+    search = [runtime / "kernels" / "include", runtime / "include"]
+    found, todo = [], [runtime / "kernels" / SIZING_SOURCE.name]
+    while todo:
+        path = todo.pop()
+        if path in found:
+            continue
+        found.append(path)
+        for name in _INCLUDE.findall(path.read_text()):
+            todo += [d / name for d in [path.parent, *search] if (d / name).is_file()][:1]
+    return sorted(found)
+
+
+def sources_digest(runtime: Path = REPO / "runtime") -> str:
+    """A hash of the sizing's C (em_nn_buffer_sizes.c and the headers it includes) without its
+    comments and blank space: names the cached library, and lets a build re-lower when the sizing
+    changes, not when a comment or an unrelated header does."""
+    text = "".join(f"{p.name}\n" + " ".join(_COMMENT.sub(" ", p.read_text()).split()) for p in _sizing_files(runtime))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 @cache
@@ -64,8 +91,8 @@ def library(tier: str) -> ctypes.CDLL:
         out.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=out.parent, suffix=".so")
         os.close(fd)
-        command = [os.environ.get("CC", "cc"), "-std=c11", "-O1", "-fPIC", "-shared", f"-DEM_NN_SIZING_TIER={TIERS[tier]}",
-                   f"-I{KERNELS / 'include'}", f"-I{REPO / 'runtime' / 'include'}", str(SOURCES[0]), "-o", tmp]
+        command = [os.environ.get("CC", "cc"), "-std=c11", "-O1", "-fPIC", "-shared",
+                   *_compile_flags(tier, REPO / "runtime"), str(SIZING_SOURCE), "-o", tmp]
         try:
             subprocess.run(command, check=True, capture_output=True, text=True)
             os.replace(tmp, out)

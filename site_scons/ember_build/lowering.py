@@ -16,7 +16,8 @@ LOWERING_LOCK = threading.Lock()
 
 def lowering_c_digest() -> str:
     """A hash of the C the compiler builds for the host and calls while it lowers (the kernels'
-    scratch sizes, compiler/scratch.py SOURCES): when it changes, programs must be lowered again.
+    scratch sizes, compiler/scratch.py sources_digest: em_nn_buffer_sizes.c and the headers it
+    includes, comments left out): when it changes, programs must be lowered again.
     A value, not the files: as sources, SCons would scan em_nn_variants.h into the generated
     em_nn_variants_selected.h, a lowering output (a cycle)."""
     if str(REPO) not in sys.path:  # SCons restores sys.path after reading SConscripts
