@@ -1,5 +1,7 @@
-"""`scons size-matrix=1 [apps=a,b] [boards=x,y]`: every app (and model variant) built for every
-board, one table of flash and RAM (build/size_matrix.md, .json) and a chart (size_matrix.png).
+"""`scons size-matrix=1 [apps=a,b] [boards=x,y] [opt=-Os] [lto=1]`: every app (and model variant)
+built for every board, one table of flash and RAM (build/size_matrix.md, .json) and a chart
+(size_matrix.png); another optimisation level or LTO builds and writes beside them
+(build/size_matrix-Os-lto.md …).
 
 Each cell is one ordinary build (`scons app=<app> [model=<variant>] board=<board>`, run as a
 child process one after the other, so each keeps its own SCons state) whose size.json
@@ -18,6 +20,7 @@ import yaml
 
 from compiler.program import write_atomically
 from ember_build.board import load_board
+from ember_build.toolchain import DEFAULT_OPTIMIZATION, flavour_suffix
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "build"
@@ -67,29 +70,31 @@ def boards(selection: str = "") -> list[str]:
     return chosen
 
 
-def _size_json(cell: Cell) -> Path:
-    build = load_board(cell.board).build_name
+def _size_json(cell: Cell, suffix: str = "") -> Path:
+    build = load_board(cell.board).build_name + suffix
     folder = cell.app + (f"-{cell.variant}" if cell.variant else "")
     candidates = [OUT / build / folder / "size.json", OUT / build / cell.app / "size.json"]
     return next((p for p in candidates if p.exists()), candidates[0])
 
 
-def build_cell(cell: Cell, scons: list[str]) -> dict:
-    """Builds one cell; its size figures, or its error."""
+def build_cell(cell: Cell, scons: list[str], suffix: str = "") -> dict:
+    """Builds one cell (`scons` carries the flavour's options, `suffix` its folder); its size
+    figures, or its error."""
     run = subprocess.run(scons + cell.args, cwd=REPO, capture_output=True, text=True)
     if run.returncode != 0:
         lines = [l for l in (run.stdout + run.stderr).splitlines() if "error" in l.lower()]
         return {"error": (lines[-1] if lines else f"scons exited {run.returncode}")[:300]}
-    size = json.loads(_size_json(cell).read_text())
+    size = json.loads(_size_json(cell, suffix).read_text())
     return {k: size[k] for k in ("flash_total", "code_flash", "runtime_core_flash", "constants_flash",
                                  "arena_ram", "stack_ram", "ram_total")}
 
 
-def markdown(cells: dict[Cell, dict], board_names: list[str]) -> str:
+def markdown(cells: dict[Cell, dict], board_names: list[str], options: list[str] = ()) -> str:
+    """The table; `options`: the builds' flavour (opt=…, lto=…), named in the text."""
     labels = list(dict.fromkeys(c.label for c in cells))
     lines = ["# Flash and RAM of every app on every board", "",
              "Each cell: flash total (code / model constants) · RAM total (arenas + stack), bytes. "
-             "Made by `./scons size-matrix=1`.", "",
+             f"Made by `./scons size-matrix=1{''.join(' ' + o for o in options)}`.", "",
              "| app | " + " | ".join(board_names) + " |", "|---|" + "---:|" * len(board_names)]
     for label in labels:
         row = []
@@ -131,8 +136,10 @@ def chart(cells: dict[Cell, dict], board_names: list[str], path: Path) -> None:
     tmp.replace(path)
 
 
-def main(apps_selection: str = "", boards_selection: str = "", scons: list[str] | None = None) -> int:
-    scons = scons or [str(Path(sys.executable).with_name("scons"))]
+def main(apps_selection: str = "", boards_selection: str = "", scons: list[str] | None = None,
+         optimization: str = DEFAULT_OPTIMIZATION, lto: bool = False) -> int:
+    suffix = flavour_suffix(optimization, lto)
+    scons = (scons or [str(Path(sys.executable).with_name("scons"))]) + [f"opt={optimization}", f"lto={int(lto)}"]
     try:
         pairs, board_names = apps_and_variants(apps_selection), boards(boards_selection)
     except SizeMatrixError as error:
@@ -143,10 +150,11 @@ def main(apps_selection: str = "", boards_selection: str = "", scons: list[str] 
         for board in board_names:
             cell = Cell(app, variant, board)
             print(f"size matrix: {cell.label} on {board}", flush=True)
-            cells[cell] = build_cell(cell, scons)
+            cells[cell] = build_cell(cell, scons, suffix)
     data = [{"app": c.app, "model": c.variant, "board": c.board, **f} for c, f in cells.items()]
-    write_atomically(OUT / "size_matrix.json", json.dumps(data, indent=2) + "\n")
-    write_atomically(OUT / "size_matrix.md", markdown(cells, board_names))
-    chart(cells, board_names, OUT / "size_matrix.png")
-    print((OUT / "size_matrix.md").read_text())
+    name = f"size_matrix{suffix}"
+    write_atomically(OUT / f"{name}.json", json.dumps(data, indent=2) + "\n")
+    write_atomically(OUT / f"{name}.md", markdown(cells, board_names, scons[-2:]))
+    chart(cells, board_names, OUT / f"{name}.png")
+    print((OUT / f"{name}.md").read_text())
     return 1 if any("error" in f for f in cells.values()) else 0

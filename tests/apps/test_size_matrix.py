@@ -25,6 +25,15 @@ def test_anomaly_on_two_boards_agrees_with_their_size_reports():
     assert "| app | corstone300 | mps2_an385 |" in table and (REPO / "build/size_matrix.png").stat().st_size > 1000
 
 
+def test_another_flavour_builds_and_writes_beside_the_default():
+    """opt=-Os lto=1 reaches every cell's build and reads its size.json from build/<board>-Os-lto/."""
+    assert size_matrix.main("anomaly", "corstone300", optimization="-Os", lto=True) == 0
+    cell = json.loads((REPO / "build/size_matrix-Os-lto.json").read_text())[0]
+    size = json.loads((REPO / "build/corstone300-Os-lto/anomaly/size.json").read_text())
+    assert cell["code_flash"] == size["code_flash"]
+    assert "`./scons size-matrix=1 opt=-Os lto=1`" in (REPO / "build/size_matrix-Os-lto.md").read_text()
+
+
 def test_a_failing_build_is_a_cell_with_its_error():
     fake_scons = [sys.executable, "-c", "import sys; print('error: UnknownBoardError: no such thing'); sys.exit(2)"]
     assert size_matrix.main("anomaly", "corstone300", scons=fake_scons) == 1
