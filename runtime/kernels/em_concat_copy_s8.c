@@ -15,8 +15,9 @@ em_status em_concat_copy_s8(const int8_t *input, int32_t outer, int32_t inner, i
         return EM_ERR_BAD_ARGUMENT;
     }
     for (int32_t row = 0; row < outer; row++) {
-        /* __builtin_memcpy: firmware is -ffreestanding, where memcpy would not be inlined */
-        __builtin_memcpy(output + (int64_t)row * output_inner + offset, input + (int64_t)row * inner, (size_t)inner);
+        /* memmove: a malformed program may place the output over the input (the planner never
+         * does); memcpy would then be undefined. __builtin_: -ffreestanding firmware. */
+        __builtin_memmove(output + (int64_t)row * output_inner + offset, input + (int64_t)row * inner, (size_t)inner);
     }
     return EM_OK;
 }

@@ -26,7 +26,8 @@
 /** Largest run the scalar tiers copy byte by byte rather than through memcpy. */
 #define EM_NN_COPY_INLINE_BYTES 16
 
-/** Copies @p n >= 0 bytes from @p in to @p out (no overlap). */
+/** Copies @p n >= 0 bytes from @p in to @p out. Ranges that overlap (only a malformed program
+ *  places an output over its input) are defined behaviour, their bytes unspecified. */
 static inline void em_nn_copy_bytes(uint8_t *out, const uint8_t *in, int32_t n)
 {
 #if EM_NN_TIER_MVE
@@ -36,8 +37,8 @@ static inline void em_nn_copy_bytes(uint8_t *out, const uint8_t *in, int32_t n)
     }
 #else
     if (n > EM_NN_COPY_INLINE_BYTES) {
-        /* __builtin_memcpy: firmware is -ffreestanding, where memcpy would not be inlined */
-        __builtin_memcpy(out, in, (size_t)n);
+        /* memmove, not memcpy: defined on overlap (see above); __builtin_: -ffreestanding firmware */
+        __builtin_memmove(out, in, (size_t)n);
         return;
     }
     if ((((uintptr_t)out | (uintptr_t)in | (uint32_t)n) & 3u) == 0u) {
