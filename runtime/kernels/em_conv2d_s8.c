@@ -987,8 +987,13 @@ static void em_nn_conv2d_cols(const em_nn_context *ctx, const em_conv_params *p,
                               int8_t *output)
 {
     const int32_t col_bytes = em_nn_conv_col_bytes(p, d);
+    const uintptr_t in_begin = (uintptr_t)input;
+    const uintptr_t in_end = in_begin + (uintptr_t)d->batches * d->input_h * d->input_w * d->input_c;
     int8_t *scratch = NULL;
-    if (ctx != NULL && ctx->buf != NULL && ctx->size >= col_bytes) {
+    /* Patches are memcpy'd from the input: a scratch over it (only a malformed program places
+     * one there) is left unused, as if absent (the same bytes, read tap by tap). */
+    if (ctx != NULL && ctx->buf != NULL && ctx->size >= col_bytes
+        && ((uintptr_t)ctx->buf >= in_end || (uintptr_t)ctx->buf + (uintptr_t)ctx->size <= in_begin)) {
         scratch = (int8_t *)ctx->buf;
     }
     const int32_t cg = d->input_c / p->groups;

@@ -1,8 +1,9 @@
-"""The data-movement kernels copy with memmove semantics: a malformed program that places an
-operator's output over its input (the planner never does: compiler/in_place.py) runs without
-undefined behaviour, its bytes unspecified. memcpy there was found by the loader fuzzer
-(AddressSanitizer: memcpy-param-overlap in em_concat_copy_s8); this runs em_run built with
-AddressSanitizer and UndefinedBehaviorSanitizer on each such program."""
+"""Malformed placements the planner never makes (compiler/in_place.py) run without undefined
+behaviour: the data-movement kernels copy with memmove semantics when an output lies over its
+input (bytes unspecified), and a convolution leaves a scratch over its input unused (the same
+bytes, read tap by tap). memcpy there was found by the loader fuzzer (AddressSanitizer:
+memcpy-param-overlap in em_concat_copy_s8); this runs em_run built with AddressSanitizer and
+UndefinedBehaviorSanitizer on each such program."""
 from __future__ import annotations
 
 import shutil
@@ -18,6 +19,8 @@ sys.path.insert(0, str(REPO / "tests" / "kernels"))
 
 import conformance  # noqa: E402
 from build_host import build_em_run  # noqa: E402
+from compiler import scratch  # noqa: E402
+from compiler.planner import Region, plan_memory  # noqa: E402
 from compiler.target import Target  # noqa: E402
 from compiler.writer import write_program  # noqa: E402
 
@@ -59,3 +62,16 @@ def test_an_output_over_its_input_copies_without_undefined_behaviour(em_run, tmp
         y.offset = x.offset
     moved = _run(em_run, tmp_path, case)
     assert moved.returncode == 0 and "Sanitizer" not in moved.stderr, moved.stderr[-3000:]
+
+
+def test_a_convolution_leaves_a_scratch_over_its_input_unused(em_run, tmp_path):
+    case = next(c for c in conformance.all_cases() if c.op == "conv2d" and c.name.startswith("3x3"))
+    graph = case.graph
+    scratch.attach(graph, "scalar")  # the host's tier: patches packed with memcpy
+    plan_memory(graph, Region("sram", 1 << 20))
+    op = graph.ops[0]
+    assert len(op.outputs) == 2, "this case's kernel asks for scratch"
+    graph.tensors[op.outputs[1]].offset = graph.tensors[op.inputs[0]].offset
+    result = _run(em_run, tmp_path, case)
+    assert result.returncode == 0 and "Sanitizer" not in result.stderr, result.stderr[-3000:]
+    assert (tmp_path / "out.bin").read_bytes() == case.expected()
