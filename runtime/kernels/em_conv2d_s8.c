@@ -961,6 +961,19 @@ EM_NN_NOINLINE static void em_nn_conv_pair_dsp(const uint32_t *x, const int8_t *
 }
 #endif
 
+/** Whether @p ctx's scratch lies clear of the input. Patches are memcpy'd from the input, so a
+ *  scratch over it (only a malformed program places one there) is left unused, as if absent:
+ *  the same bytes, read tap by tap. Out of line and inside the scratch test it costs least
+ *  (measured: MobileNet on the M3 +13k instructions, 0.05 %; inlined, or deciding the caller's
+ *  ctx, 15k..63k). */
+EM_NN_NOINLINE static bool em_nn_scratch_apart(const em_nn_context *ctx, const em_conv_dims *d, const int8_t *input)
+{
+    const uintptr_t begin = (uintptr_t)input;
+    const uintptr_t end = begin + (uintptr_t)d->batches * d->input_h * d->input_w * d->input_c;
+    return ctx == NULL || ctx->buf == NULL || (uintptr_t)ctx->buf >= end
+           || (uintptr_t)ctx->buf + (uintptr_t)ctx->size <= begin;
+}
+
 /** The column of pixel @p px for group @p g: in place, packed into @p col_buf (NULL: none). */
 static inline const int8_t *em_nn_conv_column(const em_conv_params *p, const em_conv_dims *d,
                                               const int8_t *x_image, int32_t g, int32_t px,
@@ -987,13 +1000,8 @@ static void em_nn_conv2d_cols(const em_nn_context *ctx, const em_conv_params *p,
                               int8_t *output)
 {
     const int32_t col_bytes = em_nn_conv_col_bytes(p, d);
-    const uintptr_t in_begin = (uintptr_t)input;
-    const uintptr_t in_end = in_begin + (uintptr_t)d->batches * d->input_h * d->input_w * d->input_c;
     int8_t *scratch = NULL;
-    /* Patches are memcpy'd from the input: a scratch over it (only a malformed program places
-     * one there) is left unused, as if absent (the same bytes, read tap by tap). */
-    if (ctx != NULL && ctx->buf != NULL && ctx->size >= col_bytes
-        && ((uintptr_t)ctx->buf >= in_end || (uintptr_t)ctx->buf + (uintptr_t)ctx->size <= in_begin)) {
+    if (ctx != NULL && ctx->buf != NULL && ctx->size >= col_bytes && em_nn_scratch_apart(ctx, d, input)) {
         scratch = (int8_t *)ctx->buf;
     }
     const int32_t cg = d->input_c / p->groups;
@@ -1051,6 +1059,7 @@ static void em_nn_conv2d_cols(const em_nn_context *ctx, const em_conv_params *p,
 #endif
 
 /* em_conv2d_s8_get_buffer_size() and em_nn_conv_col_bytes(): em_nn_buffer_sizes.c */
+
 
 em_status em_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params,
                        const em_per_channel_quant *quant, const em_conv_dims *dims,

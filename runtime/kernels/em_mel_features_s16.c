@@ -414,8 +414,10 @@ static void em_nn_mel_frame(const int16_t *x, const em_mel_features_params *p, c
         }
         int64_t a = (drop > 62 ? 0 : acc >> drop) + eps; /* acc < 2^63 */
         a = a < 1 ? 1 : a;
+        /* · 2^k, not << k: E − drop may be negative (a malformed program's), and shifting a
+         * negative value is undefined; the same instructions either way. */
         const int64_t value = em_nn_log2_q24((uint64_t)a, t->log2_table)
-                              - ((int64_t)(exponent - drop) << EM_NN_MEL_LOG2_BITS) + band[2];
+                              - (int64_t)(exponent - drop) * ((int64_t)1 << EM_NN_MEL_LOG2_BITS) + band[2];
         em_nn_store_i64(lm + 2 * m, value);
         narrow = narrow && value == (int32_t)value;
     }

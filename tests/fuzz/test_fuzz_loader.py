@@ -12,6 +12,8 @@ from build_host import build_fuzzer  # noqa: E402
 from make_corpus import write_corpus  # noqa: E402
 
 ARTIFACTS = REPO / "build" / "fuzz"  # crashing inputs are kept here for replay
+# Inputs the fuzzer once crashed on (README.md), run with the seeds: each must load or be refused cleanly.
+REGRESSIONS = Path(__file__).parent / "regressions"
 
 
 def test_fuzz_loader(tmp_path, fuzz_seconds):
@@ -20,8 +22,10 @@ def test_fuzz_loader(tmp_path, fuzz_seconds):
     fuzzer = build_fuzzer(tmp_path)
     corpus = tmp_path / "corpus"
     seeds = write_corpus(corpus)
-    # The seeds themselves must load and run cleanly.
-    result = subprocess.run([str(fuzzer), *map(str, seeds)], capture_output=True, text=True,
+    # The seeds themselves must load and run cleanly, and the fuzzer's old finds must not crash.
+    regressions = sorted(REGRESSIONS.glob("*.embr"))
+    assert regressions
+    result = subprocess.run([str(fuzzer), *map(str, seeds + regressions)], capture_output=True, text=True,
                             timeout=120)
     assert result.returncode == 0, result.stderr[-4000:]
     result = subprocess.run(
