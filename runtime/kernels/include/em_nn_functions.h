@@ -95,7 +95,8 @@ em_status em_conv_s8_validate(const em_conv_params *params, const em_per_channel
  * @param ctx      scratch for packed patches (im2col): the kernel packs as many columns as
  *                 ctx->size holds (em_conv2d_s8_get_buffer_size() for its fastest path; one
  *                 column is enough for the column path); NULL, or less than one column, selects
- *                 taps read in place (same bytes, fewer MACs per instruction)
+ *                 taps read in place (same bytes, fewer MACs per instruction), as does a
+ *                 scratch over the input on the DSP and scalar tiers (they memcpy the patches)
  * @param params   strides, dilations, paddings, groups, zero points, clamps (ranges: em_conv_params)
  * @param quant    multiplier[output_c], shift[output_c] (-31..30)
  * @param dims     shapes; output_h / output_w must follow the output size formula
@@ -448,8 +449,10 @@ typedef struct {
  * [batches][samples] -> float32 [batches][frames][C or n_mels], MFCCs (C > 0) or log-mel values.
  * Integer arithmetic only (block-scaled int32 FFT, int64 sums); the same bytes on every tier.
  * The caller guarantees the table ranges above (the adapter checks them at load time).
- * @param ctx   scratch: em_mel_features_s16_get_buffer_size() bytes, 4-byte aligned
- * @return EM_OK, or EM_ERR_BAD_ARGUMENT for NULL pointers, bad shapes or too small a scratch.
+ * @param ctx   scratch: em_mel_features_s16_get_buffer_size() bytes, 4-byte aligned, sharing no
+ *              byte with the audio or the output
+ * @return EM_OK, or EM_ERR_BAD_ARGUMENT for NULL pointers, bad shapes, too small a scratch or one
+ *         that overlaps the audio or the output.
  */
 em_status em_mel_features_s16(const em_nn_context *ctx, const em_mel_features_params *params,
                               const em_mel_features_tables *tables, int32_t batches, const int16_t *audio,
