@@ -51,11 +51,6 @@ class ConvParams(ctypes.Structure):  # em_conv_params (em_nn_types.h), field for
                                                "activation_max")]
 
 
-@cache
-def _compile_flags(tier: str, runtime: Path) -> list[str]:
-    return [f"-DEM_NN_SIZING_TIER={TIERS[tier]}", f"-I{runtime / 'kernels' / 'include'}", f"-I{runtime / 'include'}"]
-
-
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
 _COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
 
@@ -77,7 +72,8 @@ def _sizing_files(runtime: Path) -> list[Path]:
 def sources_digest(runtime: Path = REPO / "runtime") -> str:
     """A hash of the sizing's C (em_nn_buffer_sizes.c and the headers it includes) without its
     comments and blank space: names the cached library, and lets a build re-lower when the sizing
-    changes, not when a comment or an unrelated header does."""
+    changes, not when a comment or an unrelated header does. Not cached: it reads files that may
+    change (a few milliseconds)."""
     text = "".join(f"{p.name}\n" + " ".join(_COMMENT.sub(" ", p.read_text()).split()) for p in _sizing_files(runtime))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -91,8 +87,8 @@ def library(tier: str) -> ctypes.CDLL:
         out.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=out.parent, suffix=".so")
         os.close(fd)
-        command = [os.environ.get("CC", "cc"), "-std=c11", "-O1", "-fPIC", "-shared",
-                   *_compile_flags(tier, REPO / "runtime"), str(SIZING_SOURCE), "-o", tmp]
+        command = [os.environ.get("CC", "cc"), "-std=c11", "-O1", "-fPIC", "-shared", f"-DEM_NN_SIZING_TIER={TIERS[tier]}",
+                   f"-I{KERNELS / 'include'}", f"-I{REPO / 'runtime' / 'include'}", str(SIZING_SOURCE), "-o", tmp]
         try:
             subprocess.run(command, check=True, capture_output=True, text=True)
             os.replace(tmp, out)

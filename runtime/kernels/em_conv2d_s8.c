@@ -968,10 +968,8 @@ EM_NN_NOINLINE static void em_nn_conv_pair_dsp(const uint32_t *x, const int8_t *
  *  ctx, 15k..63k). */
 EM_NN_NOINLINE static bool em_nn_scratch_apart(const em_nn_context *ctx, const em_conv_dims *d, const int8_t *input)
 {
-    const uintptr_t begin = (uintptr_t)input;
-    const uintptr_t end = begin + (uintptr_t)d->batches * d->input_h * d->input_w * d->input_c;
-    return ctx == NULL || ctx->buf == NULL || (uintptr_t)ctx->buf >= end
-           || (uintptr_t)ctx->buf + (uintptr_t)ctx->size <= begin;
+    return em_nn_bytes_apart(ctx->buf, (uintptr_t)ctx->size, input,
+                             (uintptr_t)d->batches * d->input_h * d->input_w * d->input_c);
 }
 
 /** The column of pixel @p px for group @p g: in place, packed into @p col_buf (NULL: none). */
@@ -1059,7 +1057,6 @@ static void em_nn_conv2d_cols(const em_nn_context *ctx, const em_conv_params *p,
 #endif
 
 /* em_conv2d_s8_get_buffer_size() and em_nn_conv_col_bytes(): em_nn_buffer_sizes.c */
-
 
 em_status em_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params,
                        const em_per_channel_quant *quant, const em_conv_dims *dims,

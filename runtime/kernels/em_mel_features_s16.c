@@ -15,6 +15,7 @@
  * spectrum bin k (bin N/2 in the two extra words) — then lm[n_mels] int64, the log2 values.
  */
 #include "em_nn_functions.h"
+#include "em_nn_support.h" /* em_nn_bytes_apart */
 #include "em_nn_tier.h"
 
 #if EM_NN_TIER_MVE
@@ -463,10 +464,10 @@ em_status em_mel_features_s16(const em_nn_context *ctx, const em_mel_features_pa
     const int32_t outputs = p->coefficients > 0 ? p->coefficients : p->n_mels;
     /* The scratch's int32 / int64 sums stay in range only over its own bytes: a scratch over the
      * audio or the features (only a malformed program places one there) would feed them others. */
-    const uintptr_t z = (uintptr_t)ctx->buf, z_end = z + (uintptr_t)ctx->size;
-    const uintptr_t x = (uintptr_t)audio, x_end = x + (uintptr_t)batches * (uintptr_t)p->samples * sizeof *audio;
-    const uintptr_t y = (uintptr_t)output, y_end = y + (uintptr_t)batches * (uintptr_t)frames * (uintptr_t)outputs * sizeof *output;
-    if ((z < x_end && x < z_end) || (z < y_end && y < z_end)) {
+    const uintptr_t z_bytes = (uintptr_t)ctx->size;
+    if (!em_nn_bytes_apart(ctx->buf, z_bytes, audio, (uintptr_t)batches * (uintptr_t)p->samples * sizeof *audio)
+        || !em_nn_bytes_apart(ctx->buf, z_bytes, output,
+                              (uintptr_t)batches * (uintptr_t)frames * (uintptr_t)outputs * sizeof *output)) {
         return EM_ERR_BAD_ARGUMENT;
     }
     int32_t lo = p->fft_length, hi = 0; /* the bins the mel filters read */

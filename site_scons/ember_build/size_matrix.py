@@ -139,7 +139,8 @@ def chart(cells: dict[Cell, dict], board_names: list[str], path: Path) -> None:
 def main(apps_selection: str = "", boards_selection: str = "", scons: list[str] | None = None,
          optimization: str = DEFAULT_OPTIMIZATION, lto: bool = False) -> int:
     suffix = flavour_suffix(optimization, lto)
-    scons = (scons or [str(Path(sys.executable).with_name("scons"))]) + [f"opt={optimization}", f"lto={int(lto)}"]
+    options = [f"opt={optimization}", f"lto={int(lto)}"]
+    scons = (scons or [str(Path(sys.executable).with_name("scons"))]) + options
     try:
         pairs, board_names = apps_and_variants(apps_selection), boards(boards_selection)
     except SizeMatrixError as error:
@@ -154,7 +155,7 @@ def main(apps_selection: str = "", boards_selection: str = "", scons: list[str] 
     data = [{"app": c.app, "model": c.variant, "board": c.board, **f} for c, f in cells.items()]
     name = f"size_matrix{suffix}"
     write_atomically(OUT / f"{name}.json", json.dumps(data, indent=2) + "\n")
-    write_atomically(OUT / f"{name}.md", markdown(cells, board_names, scons[-2:]))
+    write_atomically(OUT / f"{name}.md", markdown(cells, board_names, options))
     chart(cells, board_names, OUT / f"{name}.png")
     print((OUT / f"{name}.md").read_text())
     return 1 if any("error" in f for f in cells.values()) else 0

@@ -7,7 +7,7 @@
  * - em_nn_copy_bytes: MVE copies 16 bytes a step with tail predication (the library memcpy
  *   costs tens of instructions a call, and data movement copies many short runs: a channel
  *   vector, a pixel); other tiers copy runs of up to 16 bytes inline (by words when aligned)
- *   and call memcpy beyond.
+ *   and call memmove beyond.
  * - em_nn_gather_bytes: bytes at a stride (a transpose's innermost axis); MVE gathers 8 a
  *   step with 16-bit offsets (stride <= 9362, so 7 · stride fits), else one by one.
  */
@@ -23,7 +23,7 @@
 #include <arm_mve.h>
 #endif
 
-/** Largest run the scalar tiers copy byte by byte rather than through memcpy. */
+/** Largest run the scalar tiers copy inline rather than through memmove. */
 #define EM_NN_COPY_INLINE_BYTES 16
 
 /** Copies @p n >= 0 bytes from @p in to @p out. Ranges that overlap (only a malformed program

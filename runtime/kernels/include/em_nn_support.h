@@ -23,6 +23,14 @@
 #define EM_NN_INT32_MIN ((int32_t)(-2147483647 - 1))
 #define EM_NN_INT32_MAX ((int32_t)2147483647)
 
+/** Whether bytes [@p a, @p a + @p a_bytes) and [@p b, @p b + @p b_bytes) share none: a kernel
+ *  that copies or accumulates between two buffers checks it where only a malformed program could
+ *  make them overlap. */
+static inline bool em_nn_bytes_apart(const void *a, uintptr_t a_bytes, const void *b, uintptr_t b_bytes)
+{
+    return (uintptr_t)a >= (uintptr_t)b + b_bytes || (uintptr_t)b >= (uintptr_t)a + a_bytes;
+}
+
 /** Bits the accumulator is shifted left, saturating, before the multiply: max(shift + 2, 0). */
 static inline int32_t em_nn_requantize_left_shift(int32_t shift)
 {
