@@ -16,6 +16,11 @@ class UnsupportedOpError(EmberCompileError):
         self.origin = origin
 
 
+class CalibrationError(EmberCompileError, ValueError):
+    """Calibration data that does not fit the model: empty, or batches whose per-sample shape is
+    not the example input's."""
+
+
 class TargetError(EmberCompileError):
     """An unknown CPU, or a tier the CPU cannot run."""
 

@@ -1,4 +1,9 @@
-"""Front end: torch.export → fold batch norm → PT2E prepare / calibrate / convert → re-export.
+"""Front end: torch.export → decompose → simplify the float graph → PT2E prepare / calibrate /
+convert → re-export.
+
+The exported graph is first said in ops Ember lowers (compiler/decompositions.py, which also
+functionalizes it), then the float graph passes of `FLOAT_GRAPH_PASSES` simplify it (identity
+ops, unused pooling indices, constants, batch norms), so PT2E quantizes what Ember will run.
 
 Works with torch 2.13 and torchao's PT2E flow as installed. `ExportedProgram.module()` adds a
 `_guards_fn` node that checks input shapes at run time; the quantization flow neither needs
@@ -6,20 +11,131 @@ nor survives it, so the module is taken without guards.
 """
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Sequence
 
 import torch
+from torch.utils import _pytree as pytree
 
-from compiler.passes.fold_batch_norm import fold_batch_norm
+from compiler.decompositions import decomposition_table
+from compiler.importer import imported_targets
+from compiler.passes import FLOAT_GRAPH_PASSES
+from compiler.errors import CalibrationError
 from compiler.quantizer import CortexMQuantizer
 
+from torchao.quantization.pt2e.observer import HistogramObserver
 from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
 
 def export_float(model: torch.nn.Module, example_inputs: tuple) -> torch.fx.GraphModule:
-    """Exports `model` in eval mode and folds its batch norms."""
+    """Exports `model` in eval mode, in the ops Ember lowers, simplified."""
     exported = torch.export.export(model.eval(), example_inputs)
-    return fold_batch_norm(exported.module(check_guards=False))
+    exported = exported.run_decompositions(decomposition_table(imported_targets()))
+    graph_module = exported.module(check_guards=False)
+    for simplify in FLOAT_GRAPH_PASSES:
+        graph_module = simplify(graph_module)
+    return graph_module
+
+
+class ExampleBatched(torch.nn.Module):
+    """A module traced at the example inputs' shapes (torch.export and the decompositions fix
+    every shape, the batch too) that takes inputs whose batch, dim 0, is any multiple of the
+    example's: it runs them at once where the traced graph takes them (its shapes then carry no
+    batch, and every output's batch scales with the input's) and otherwise chunk by chunk,
+    concatenating the outputs along dim 0. (At once is also how PyTorch computes a batch: its
+    float sums may round differently from one sample's.)
+
+    Inputs whose per-sample shape differs from the example's are refused with CalibrationError
+    (not reshaped). `module` is the traced GraphModule, `graph` its graph."""
+
+    def __init__(self, module: torch.fx.GraphModule, example_inputs: tuple, output_batches: list[int]) -> None:
+        super().__init__()
+        self.module = module
+        self.example_shapes = [tuple(x.shape) for x in example_inputs]
+        self.output_batches = output_batches  # dim 0 of each output for the example inputs
+
+    @property
+    def graph(self) -> torch.fx.Graph:
+        return self.module.graph
+
+    @staticmethod
+    def output_batches_of(traced: torch.fx.GraphModule) -> list[int]:
+        """Dim 0 of each output of an exported graph, for its example inputs (-1 for a scalar)."""
+        (output,) = [node for node in traced.graph.nodes if node.op == "output"]
+        values = [arg.meta.get("val") for arg in pytree.tree_leaves(output.args)]
+        return [int(v.shape[0]) if isinstance(v, torch.Tensor) and v.dim() else -1 for v in values]
+
+    def chunks(self, inputs: Sequence) -> int:
+        """How many example-sized chunks `inputs` hold."""
+        if len(inputs) != len(self.example_shapes):
+            raise CalibrationError(f"the model takes {len(self.example_shapes)} input(s) (as the example inputs), "
+                                   f"got {len(inputs)}: give each batch as a tuple of that many tensors")
+        counts = set()
+        for k, (x, example) in enumerate(zip(inputs, self.example_shapes)):
+            shape = tuple(getattr(x, "shape", ()))
+            batch = example[0] if example else 1
+            if not isinstance(x, torch.Tensor) or shape[1:] != example[1:] or not shape or shape[0] % batch:
+                raise CalibrationError(
+                    f"input {k} has shape {list(shape)} but the model was exported for {list(example)}: give "
+                    f"batches of [n·{batch}, {', '.join(map(str, example[1:]))}] float tensors (same per-sample "
+                    "shape as the example input, in the model's own layout)")
+            counts.add(shape[0] // batch)
+        if len(counts) != 1:
+            raise CalibrationError(f"the inputs of one batch hold different numbers of samples ({sorted(counts)})")
+        return counts.pop()
+
+    def forward(self, *inputs):
+        n = self.chunks(inputs)
+        if n == 1:
+            return self.module(*inputs)
+        try:
+            whole = self.module(*inputs)
+        except RuntimeError:  # a shape the trace fixed to the example's batch
+            whole = None
+        if whole is not None and all(out.shape[:1] == (n * example,) for out, example in
+                                     zip(pytree.tree_leaves(whole), self.output_batches)):
+            return whole
+        outputs = [self.module(*(x.chunk(n)[k] for x in inputs)) for k in range(n)]
+        leaves, spec = zip(*(pytree.tree_flatten(out) for out in outputs))
+        return pytree.tree_unflatten([torch.cat(parts) for parts in zip(*leaves)], spec[0])
+
+
+@contextlib.contextmanager
+def _observed_per_batch(prepared: torch.fx.GraphModule):
+    """Histogram observers see each calibration batch whole, as if the model had run it at once
+    (ExampleBatched runs it chunk by chunk): they keep what each chunk shows them and observe it
+    all when `batch_done()` is called. A histogram grown chunk by chunk is binned differently."""
+    observers = [m for m in prepared.modules() if isinstance(m, HistogramObserver)]
+    seen: dict[int, list[torch.Tensor]] = {id(m): [] for m in observers}
+
+    def keep(observer):
+        def forward(x: torch.Tensor) -> torch.Tensor:
+            seen[id(observer)].append(x.detach())
+            return x
+        return forward
+
+    def batch_done() -> None:
+        for observer in observers:
+            values = seen[id(observer)]
+            if values:
+                type(observer).forward(observer, torch.cat([v.reshape(-1) for v in values]))
+                values.clear()
+
+    for observer in observers:
+        observer.forward = keep(observer)
+    try:
+        yield batch_done
+    finally:
+        for observer in observers:
+            del observer.forward
+
+
+def calibration_batches(batch: object) -> tuple:
+    """One calibration item as the model's positional inputs: a tensor or NumPy array, or a
+    tuple / list of them."""
+    items = batch if isinstance(batch, (tuple, list)) else (batch,)
+    return tuple(torch.from_numpy(item) if hasattr(item, "__array__") and not isinstance(item, torch.Tensor)
+                 else item for item in items)
 
 
 def quantize(
@@ -27,19 +143,25 @@ def quantize(
     example_inputs: tuple,
     calibration_data: Iterable[Sequence[torch.Tensor] | torch.Tensor],
     quantizer: CortexMQuantizer | None = None,
-) -> torch.fx.GraphModule:
-    """Returns PyTorch's converted (PT2E) quantized model: the numerics Ember must reproduce."""
-    prepared = prepare_pt2e(export_float(model, example_inputs), quantizer or CortexMQuantizer())
+) -> ExampleBatched:
+    """Returns PyTorch's converted (PT2E) quantized model: the numerics Ember must reproduce.
+
+    Each item of `calibration_data` is one batch (a tensor, or a tuple of one per input; NumPy
+    arrays are taken too) whose dim 0 is a multiple of the example's batch."""
+    traced = export_float(model, example_inputs)
+    batches = ExampleBatched.output_batches_of(traced)
+    prepared = ExampleBatched(prepare_pt2e(traced, quantizer or CortexMQuantizer()), example_inputs, batches)
     calibrated = 0
-    with torch.no_grad():
+    with torch.no_grad(), _observed_per_batch(prepared.module) as batch_done:
         for batch in calibration_data:
-            prepared(*(batch if isinstance(batch, (tuple, list)) else (batch,)))
+            prepared(*calibration_batches(batch))
+            batch_done()
             calibrated += 1
     if calibrated == 0:
-        raise ValueError("calibration_data is empty: give at least one batch of representative inputs")
-    return convert_pt2e(prepared, fold_quantize=True)
+        raise CalibrationError("calibration_data is empty: give at least one batch of representative inputs")
+    return ExampleBatched(convert_pt2e(prepared.module, fold_quantize=True), example_inputs, batches)
 
 
-def reexport(quantized: torch.fx.GraphModule, example_inputs: tuple) -> torch.export.ExportedProgram:
+def reexport(quantized: ExampleBatched | torch.fx.GraphModule, example_inputs: tuple) -> torch.export.ExportedProgram:
     """Re-exports the converted model so lowering sees plain ATen + quantized_decomposed ops."""
-    return torch.export.export(quantized, example_inputs)
+    return torch.export.export(getattr(quantized, "module", quantized), example_inputs)

@@ -14,9 +14,12 @@ import torch
 from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind
 from torch.fx import Node
+from torchao.quantization.pt2e import quantize_pt2e  # noqa: F401  (registers the quantized_decomposed ops)
 
+from compiler.decompositions import ceil_overhang
 from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op, Quant, Tensor
+from compiler.pointwise import Collapsed, collapse
 
 aten = torch.ops.aten
 qd = torch.ops.quantized_decomposed
@@ -101,41 +104,77 @@ def _conv2d(node: Node, args: list) -> tuple[str, dict]:
                            "groups": int(groups)}
 
 
+def _pool_padding(node: Node, kernel, stride, padding, ceil_mode: bool) -> tuple[int, int, int, int]:
+    """(top, bottom, left, right): PyTorch's symmetric padding, plus at the bottom and right the
+    cells ceil_mode's last windows run over (they count no cell: Ember's pools count and take only
+    real cells and padding)."""
+    (h, w), (kh, kw), (sh, sw), (ph, pw) = node.args[0].meta["val"].shape[-2:], kernel, stride, padding
+    eh, ew = (ceil_overhang(h, kh, sh, ph), ceil_overhang(w, kw, sw, pw)) if ceil_mode else (0, 0)
+    if ph + eh >= kh or pw + ew >= kw:
+        raise UnsupportedOpError(f"{node.target} with ceil_mode, kernel {[kh, kw]}, stride {[sh, sw]}, padding "
+                                 f"{[ph, pw]}", origin_of(node), "Pad the input explicitly (F.pad) instead.")
+    return (ph, ph + eh, pw, pw + ew)
+
+
 def _max_pool2d(node: Node, args: list) -> tuple[str, dict]:
     kernel, stride, padding, dilation, ceil_mode = _args(node, (None, [], 0, 1, False))
-    if ceil_mode or _pair(dilation) != (1, 1):
-        raise UnsupportedOpError("max_pool2d with ceil_mode or dilation", origin_of(node))
-    (ph, pw) = _pair(padding)
-    return "aten.max_pool2d", {"kernel": _pair(kernel), "stride": _pair(stride or kernel), "padding": (ph, ph, pw, pw)}
+    if _pair(dilation) != (1, 1):
+        raise UnsupportedOpError(f"max_pool2d with dilation {list(_pair(dilation))}", origin_of(node),
+                                 "Ember's max pool takes dilation=1.")
+    kernel, stride = _pair(kernel), _pair(stride or kernel)
+    return "aten.max_pool2d", {"kernel": kernel, "stride": stride,
+                               "padding": _pool_padding(node, kernel, stride, _pair(padding), ceil_mode)}
 
 
 def _avg_pool2d(node: Node, args: list) -> tuple[str, dict]:
+    """avg_pool2d; with ceil_mode, the cells its last windows run past the padding are not
+    counted, which Ember's count_include_pad=False says exactly where the padding is 0."""
     kernel, stride, padding, ceil_mode, count_include_pad, divisor = _args(node, (None, [], 0, False, True, None))
-    if ceil_mode or divisor is not None:
-        raise UnsupportedOpError("avg_pool2d with ceil_mode or divisor_override", origin_of(node))
-    (ph, pw) = _pair(padding)
-    return "aten.avg_pool2d", {"kernel": _pair(kernel), "stride": _pair(stride or kernel),
-                               "padding": (ph, ph, pw, pw), "count_include_pad": bool(count_include_pad)}
+    kernel, stride, padding = _pair(kernel), _pair(stride or kernel), _pair(padding)
+    pads = _pool_padding(node, kernel, stride, padding, ceil_mode)
+    overhang = pads != (padding[0], padding[0], padding[1], padding[1])
+    if overhang and count_include_pad and any(padding):
+        raise UnsupportedOpError("avg_pool2d with ceil_mode, padding and count_include_pad=True", origin_of(node),
+                                 "Give count_include_pad=False, or pad the input explicitly (F.pad) instead.")
+    if divisor is not None:  # compiler/decompositions.py rewrites these; one reaching here is a bug
+        raise UnsupportedOpError("avg_pool2d with divisor_override", origin_of(node))
+    return "aten.avg_pool2d", {"kernel": kernel, "stride": stride, "padding": pads,
+                               "count_include_pad": bool(count_include_pad) and not overhang}
 
 
-def _global_average(node: Node, args: list) -> tuple[str, dict]:
-    """adaptive_avg_pool2d to 1×1, and mean over H and W, are one average pool over the whole map."""
+def _adaptive_average(node: Node, args: list) -> tuple[str, dict]:
+    """adaptive_avg_pool2d to an output size that divides the input's: one average pool whose
+    window and stride are the ratio (a global average for 1×1)."""
     n, c, h, w = node.args[0].meta["val"].shape
-    if node.target == aten.adaptive_avg_pool2d.default:
-        if _pair(node.args[1]) != (1, 1):
-            raise UnsupportedOpError(f"adaptive_avg_pool2d to {node.args[1]}", origin_of(node),
-                                     "Only a global average (output 1×1) lowers in this release.")
-    elif sorted(d % 4 for d in node.args[1]) != [2, 3] or not (len(node.args) > 2 and node.args[2]):
-        raise UnsupportedOpError(f"mean over dims {node.args[1]}", origin_of(node),
-                                 "Only the mean over H and W with keepdim=True lowers in this release.")
-    return "aten.avg_pool2d", {"kernel": (int(h), int(w)), "stride": (1, 1), "padding": (0, 0, 0, 0),
-                               "count_include_pad": True}
+    oh, ow = _pair(node.args[1])
+    oh, ow = oh or h, ow or w  # None keeps the input's size
+    if h % oh or w % ow:
+        raise UnsupportedOpError(f"adaptive_avg_pool2d of {h}x{w} to {oh}x{ow}", origin_of(node),
+                                 "Only output sizes that divide the input size lower (e.g. 1x1, or 8x8 to 2x2).")
+    return "aten.avg_pool2d", {"kernel": (int(h // oh), int(w // ow)), "stride": (int(h // oh), int(w // ow)),
+                               "padding": (0, 0, 0, 0), "count_include_pad": True}
+
+
+def _reduce(node: Node, args: list) -> tuple[str, dict]:
+    """mean / sum over dims (None or [] for all), keepdim or not."""
+    rank = _rank(node)
+    dims = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim")
+    dims = sorted({int(d) % max(rank, 1) for d in dims} if dims else range(rank))
+    function = "mean" if node.target == aten.mean.dim else "sum"
+    if node.meta["val"].dtype != node.args[0].meta["val"].dtype:
+        raise UnsupportedOpError(f"{function} to {node.meta['val'].dtype}", origin_of(node),
+                                 "Reduce in the input's dtype (no dtype= argument).")
+    return "aten.reduce", {"function": function, "dims": dims}
+
+
+def _alpha(node: Node) -> dict:
+    """add / sub's `alpha` (b's factor), where it is not 1."""
+    alpha = float(node.kwargs.get("alpha", 1))
+    return {} if alpha == 1 else {"alpha": alpha}
 
 
 def _add(node: Node, args: list) -> tuple[str, dict]:
-    if node.kwargs.get("alpha", 1) != 1:
-        raise UnsupportedOpError("add with alpha", origin_of(node), "Scale the operand first: a + alpha * b.")
-    return ("aten.add", {}) if len(args) == 2 else _binary(node, args)
+    return ("aten.add", _alpha(node)) if len(args) == 2 else _binary(node, args)
 
 
 def _mul(node: Node, args: list) -> tuple[str, dict]:
@@ -143,9 +182,7 @@ def _mul(node: Node, args: list) -> tuple[str, dict]:
 
 
 def _sub(node: Node, args: list) -> tuple[str, dict]:
-    if node.kwargs.get("alpha", 1) != 1:
-        raise UnsupportedOpError("sub with alpha", origin_of(node), "Scale the operand first: a - alpha * b.")
-    return ("aten.sub", {}) if len(args) == 2 else _binary(node, args)
+    return ("aten.sub", _alpha(node)) if len(args) == 2 else _binary(node, args)
 
 
 def _min_max(node: Node, args: list) -> tuple[str, dict]:
@@ -333,8 +370,9 @@ IMPORTERS: dict[object, Callable[[Node, list], tuple[str, dict]]] = {
     aten.conv2d.default: _conv2d,
     aten.max_pool2d.default: _max_pool2d,
     aten.avg_pool2d.default: _avg_pool2d,
-    aten.adaptive_avg_pool2d.default: _global_average,
-    aten.mean.dim: _global_average,
+    aten.adaptive_avg_pool2d.default: _adaptive_average,
+    aten.mean.dim: _reduce,
+    aten.sum.dim_IntList: _reduce,
     aten.add.Tensor: _add,
     aten.mul.Tensor: _mul,
     aten.sub.Tensor: _sub,
@@ -403,8 +441,17 @@ def import_program(program: ExportedProgram, float_reason: Callable[[Node], str 
     graph = Graph(tensors={}, ops=[], inputs=[], outputs=[])
     constants = _constant_values(program)
     user_inputs = [s.arg.name for s in program.graph_signature.input_specs if s.kind == InputKind.USER_INPUT]
+    functions, inside = _pointwise_functions(program, constants, float_reason)
     for node in program.graph.nodes:
-        if node.op == "placeholder":
+        if node in inside:
+            continue
+        if node in functions:
+            function = functions[node]
+            graph.add_tensor(_value_tensor(node.name, node))
+            graph.ops.append(Op("aten.pointwise", [function.source.name], [node.name],
+                                {"function": function.function(constants), "name": function.describe()},
+                                origin_of(node)))
+        elif node.op == "placeholder":
             if node.name in user_inputs:
                 graph.add_tensor(_value_tensor(node.name, node))
                 graph.inputs.append(node.name)
@@ -437,6 +484,30 @@ def import_program(program: ExportedProgram, float_reason: Callable[[Node], str 
     return graph
 
 
+def _pointwise_functions(program: ExportedProgram, constants: dict[str, torch.Tensor],
+                         float_reason: Callable[[Node], str | None] | None) -> tuple[dict[Node, Collapsed], set[Node]]:
+    """The pointwise functions of one dequantized tensor that a quantize reads (compiler/pointwise.py),
+    by their last node, and the nodes inside them that nothing else reads (not imported)."""
+    def is_constant(node: Node) -> bool:
+        return node.op == "placeholder" and node.name in constants
+
+    def eligible(node: Node) -> bool:
+        return float_reason is None or float_reason(node) is None
+
+    functions = {}
+    for node in program.graph.nodes:
+        if node.op == "call_function" and node.target == qd.quantize_per_tensor.default and isinstance(node.args[0], Node):
+            found = collapse(node.args[0], is_constant, eligible)
+            if found is not None:
+                functions[found.output] = found
+    members = {member for function in functions.values() for member in function.members[:-1]}
+    inside = set()
+    for member in reversed(list(program.graph.nodes)):  # users before their inputs
+        if member in members and all(user in inside or user in functions for user in member.users):
+            inside.add(member)
+    return functions, inside
+
+
 def _attach_per_channel_params(graph: Graph) -> None:
     """Moves per-channel dequantize's scale / zero-point tensors into its attrs."""
     for op in graph.ops:
@@ -448,3 +519,8 @@ def _attach_per_channel_params(graph: Graph) -> None:
                 op.attrs["axis"],
             )
             op.inputs = [value]
+
+
+def imported_targets() -> list[object]:
+    """Every ATen op the importer takes as it is (kept whole by compiler/decompositions.py)."""
+    return [*IMPORTERS, *FLOAT_IMPORTERS]

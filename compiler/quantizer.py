@@ -11,6 +11,9 @@ from dataclasses import dataclass
 
 import torch
 from torch.fx import GraphModule, Node
+
+from compiler.passes.graph_module import attr_value
+from compiler.pointwise import regions
 from torchao.quantization.pt2e.observer import (
     HistogramObserver,
     MinMaxObserver,
@@ -38,12 +41,12 @@ MIN_MAX_OPS = (aten.minimum.default, aten.maximum.default)
 # Matrix products: two activations, or an activation times a constant [K, N] (whose output
 # channels are its columns: axis 1).
 MATMUL_OPS = (aten.matmul.default, aten.bmm.default)
-# Elementwise activations with their own output scale; lowered to 256-entry tables. ReLU and
-# hardtanh join them when they cannot fold into a producer (a producer with several users).
-ACTIVATION_OPS = (
-    aten.sigmoid.default, aten.tanh.default, aten.hardswish.default, aten.hardsigmoid.default,
-    aten.leaky_relu.default, aten.gelu.default, aten.silu.default, aten.relu.default, aten.hardtanh.default,
-)
+# Elementwise functions of one activation (activations, arithmetic with numbers or per-channel
+# constants, and chains of them: compiler/pointwise.py) are quantized at their input and outputs
+# only, and lowered to 256-entry tables. ReLU and hardtanh join them when they cannot fold into a
+# producer.
+# Ops with one activation input and their own output scale.
+OWN_SCALE_OPS = (aten.sum.dim_IntList,)
 # Softmax's output is a probability: int8 with the fixed scale 1/256 and zero point -128, as the
 # TFLite / CMSIS-NN int8 softmax produces it.
 SOFTMAX_OPS = (aten.softmax.int, aten._softmax.default)
@@ -125,6 +128,18 @@ def _fused_activation(node: Node) -> Node | None:
     return user if user.target in FUSABLE_ACTIVATIONS else None
 
 
+# Ops whose output clamp a ReLU / hardtanh that is their only user folds into.
+FUSING_OPS = (*WEIGHTED_OPS, *BINARY_OPS, *MATMUL_OPS)
+
+
+def _folds_into_producer(node: Node, root_of: dict[Node, Node]) -> bool:
+    """`node` is a ReLU / hardtanh that its producer's annotation takes as its fused activation
+    (a producer inside a pointwise region is no such producer: the activation joins the region)."""
+    producer = node.args[0] if node.args else None
+    return (node.target in FUSABLE_ACTIVATIONS and isinstance(producer, Node) and producer.target in FUSING_OPS
+            and producer not in root_of and _fused_activation(producer) is node)
+
+
 def _is_op(target: object, op: object) -> bool:
     """`target` (an OpOverload) is `op`: the same overload or packet, or its name with or without
     the "aten." prefix ("add", "aten.add")."""
@@ -172,15 +187,21 @@ class CortexMQuantizer(Quantizer):
         annotators = {**{op: self._annotate_weighted for op in WEIGHTED_OPS},
                       **{op: self._annotate_binary for op in BINARY_OPS},
                       **{op: self._annotate_shared for op in SHARED_SCALE_OPS},
-                      **{op: self._annotate_activation for op in ACTIVATION_OPS},
                       **{op: self._annotate_softmax for op in SOFTMAX_OPS},
+                      **{op: self._annotate_own_scale for op in OWN_SCALE_OPS},
                       **{op: self._annotate_shared_inputs for op in MIN_MAX_OPS},
                       **{op: self._annotate_matmul for op in MATMUL_OPS},
                       aten.cat.default: self._annotate_concatenation}
-        for node in model.graph.nodes:
+        nodes = list(model.graph.nodes)
+        root_of = regions(nodes, lambda n: attr_value(model, n.target) if n.op == "get_attr" else None,
+                          lambda n, found: self.float_reason(n) is None and not _folds_into_producer(n, found))
+        for node in nodes:
             annotate = annotators.get(node.target) if node.op == "call_function" else None
-            if annotate is not None and self.float_reason(node) is None and "quantization_annotation" not in node.meta:
+            if (annotate is not None and node not in root_of and self.float_reason(node) is None
+                    and "quantization_annotation" not in node.meta):
                 annotate(node)
+        for root in dict.fromkeys(root_of.values()):
+            self._annotate_region(root, [n for n in nodes if root_of.get(n) is root])
         return model
 
     def validate(self, model: GraphModule) -> None:
@@ -236,13 +257,25 @@ class CortexMQuantizer(Quantizer):
 
     def _annotate_binary(self, node: Node) -> None:
         inputs = [a for a in node.args[:2] if isinstance(a, Node)]
-        if len(inputs) != 2 or node.kwargs.get("alpha", 1) != 1:
-            return  # adding a constant or a scaled tensor: left in float, lowering names it
+        if len(inputs) != 2:
+            return  # against a number: a pointwise function of one tensor (a table), or float
         self._annotate_with_activation(node, {a: ACTIVATION_QSPEC for a in inputs})
 
-    def _annotate_activation(self, node: Node) -> None:
+    def _annotate_own_scale(self, node: Node) -> None:
         node.meta["quantization_annotation"] = QuantizationAnnotation(
             input_qspec_map={node.args[0]: ACTIVATION_QSPEC}, output_qspec=ACTIVATION_QSPEC, _annotated=True)
+
+    def _annotate_region(self, root: Node, members: list[Node]) -> None:
+        """A pointwise function of `root`: its input quantized (unless the producer's output
+        already is), each member read outside the region quantized, nothing inside."""
+        annotation = root.meta.get("quantization_annotation")
+        quantized_root = annotation is not None and annotation.output_qspec is not None
+        inside = set(members)
+        for node in members:
+            read_outside = any(user not in inside for user in node.users) and node.meta["val"].is_floating_point()
+            node.meta["quantization_annotation"] = QuantizationAnnotation(
+                input_qspec_map={} if quantized_root or root not in node.all_input_nodes else {root: ACTIVATION_QSPEC},
+                output_qspec=ACTIVATION_QSPEC if read_outside else None, _annotated=True)
 
     def _annotate_concatenation(self, node: Node) -> None:
         """All inputs and the output share the first input's quantization: a pure copy."""

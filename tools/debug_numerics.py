@@ -130,7 +130,7 @@ def stage_values(model: torch.nn.Module, program: Program, inputs: list[np.ndarr
     reference = program.run_reference(*inputs, keep_all=True)
     torch_inputs = tuple(_to_torch_layout(x) for x in _model_inputs(graph, inputs, reference))
     floats = {k: v.numpy() for k, v in capture(export_float(model, torch_inputs), torch_inputs).items()}
-    quantized = program.quantized_model
+    quantized = getattr(program.quantized_model, "module", program.quantized_model)  # the GraphModule
     pt2e_nodes = {n.name: n for n in quantized.graph.nodes}
     pt2e = capture(quantized, torch_inputs)
     stages: dict[str, dict[str, np.ndarray]] = {"float": {}, "pt2e": {}, "reference": {}}

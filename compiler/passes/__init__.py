@@ -1,10 +1,15 @@
 """Compiler passes, one per file, named <verb>_<noun>.
 
-`fold_batch_norm` runs on the exported float FX graph before quantization; the others run on
-Ember IR in the order of `IR_PASSES`, each as `pass(graph, options)` with the compilation's
-frozen `LoweringOptions`.
+`FLOAT_GRAPH_PASSES` run on the exported float FX graph (a GraphModule) before quantization,
+in order; the others run on Ember IR in the order of `IR_PASSES`, each as `pass(graph, options)`
+with the compilation's frozen `LoweringOptions`.
 """
 from __future__ import annotations
+
+from compiler.passes.drop_unused_pool_indices import drop_unused_pool_indices
+from compiler.passes.fold_batch_norm import fold_batch_norm
+from compiler.passes.fold_constants import fold_constants
+from compiler.passes.remove_identity_ops import remove_identity_ops
 
 from compiler.passes.convert_to_nhwc import convert_to_nhwc
 from compiler.passes.fold_activations import fold_activations
@@ -23,6 +28,7 @@ from compiler.passes.lower_quantized_reshape import lower_quantized_reshape
 from compiler.passes.lower_quantized_softmax import lower_quantized_softmax
 from compiler.passes.lower_quantized_sub import lower_quantized_sub
 from compiler.passes.lower_quantized_transpose_conv2d import lower_quantized_transpose_conv2d
+from compiler.passes.lower_reductions import lower_reductions
 from compiler.passes.remove_dead_tensors import remove_dead_tensors
 from compiler.passes.fold_quantize_pairs import fold_quantize_pairs
 from compiler.passes.lower_quantized_pad import lower_quantized_pad
@@ -32,6 +38,10 @@ from compiler.passes.lower_quantized_upsample import lower_quantized_upsample
 from compiler.passes.fold_data_movement import fold_data_movement
 from compiler.passes.fold_pad import fold_pad
 from compiler.passes.add_front_end import add_front_end
+
+# Identities go first (a dropout between a conv and its batch norm), constants are folded before
+# batch norms (whose statistics may be computed), and batch norms fold into the weights they follow.
+FLOAT_GRAPH_PASSES = (remove_identity_ops, drop_unused_pool_indices, fold_constants, fold_batch_norm)
 
 # Order matters: layout first (shapes the lowerings read), activations folded before the
 # quantized patterns are matched, reshapes lowered before the linear that folds them, and the
@@ -48,6 +58,7 @@ IR_PASSES = (
     lower_float_ops,
     lower_quantized_conv2d,
     lower_quantized_pool2d,
+    lower_reductions,
     lower_quantized_add,
     lower_quantized_mul,
     lower_quantized_concatenation,

@@ -9,24 +9,12 @@ from __future__ import annotations
 import torch
 from torch.fx import GraphModule, Node
 
+from compiler.passes.graph_module import attr_value, set_attr
+
 aten = torch.ops.aten
 
 BATCH_NORMS = (aten.batch_norm.default, aten._native_batch_norm_legit_no_training.default)
 WEIGHTED = (aten.linear.default, aten.conv2d.default)
-
-
-def _get(gm: GraphModule, target: str) -> torch.Tensor:
-    owner, _, name = target.rpartition(".")
-    return getattr(gm.get_submodule(owner) if owner else gm, name)
-
-
-def _set(gm: GraphModule, target: str, value: torch.Tensor) -> None:
-    owner, _, name = target.rpartition(".")
-    module = gm.get_submodule(owner) if owner else gm
-    if isinstance(getattr(module, name, None), torch.nn.Parameter):
-        setattr(module, name, torch.nn.Parameter(value, requires_grad=False))
-    else:
-        module.register_buffer(name, value)
 
 
 def fold_batch_norm(gm: GraphModule) -> GraphModule:
@@ -40,28 +28,28 @@ def fold_batch_norm(gm: GraphModule) -> GraphModule:
         # Batch norm scales dim 1; that is the linear's output-feature dim only for [N, C] outputs.
         if producer.target == aten.linear.default and producer.meta["val"].dim() != 2:
             continue
-        gamma, beta, mean, var = (_get(gm, n.target) if n is not None else None for n in bn.args[1:5])
+        gamma, beta, mean, var = (attr_value(gm, n.target) if n is not None else None for n in bn.args[1:5])
         eps = bn.args[7] if bn.target == aten.batch_norm.default else bn.args[6]
         weight_node = producer.args[1]
         bias_node = producer.args[2] if len(producer.args) > 2 else None
-        weight = _get(gm, weight_node.target)
-        bias = _get(gm, bias_node.target) if bias_node is not None else torch.zeros_like(mean)
+        weight = attr_value(gm, weight_node.target)
+        bias = attr_value(gm, bias_node.target) if bias_node is not None else torch.zeros_like(mean)
         gamma = gamma if gamma is not None else torch.ones_like(mean)
         beta = beta if beta is not None else torch.zeros_like(mean)
         factor = gamma / torch.sqrt(var + eps)
         shape = (-1,) + (1,) * (weight.dim() - 1)
-        _set(gm, weight_node.target, (weight * factor.reshape(shape)).detach())
+        set_attr(gm, weight_node.target, (weight * factor.reshape(shape)).detach())
         folded_bias = ((bias - mean) * factor + beta).detach()
         if bias_node is None:
             bias_target = f"{weight_node.target}_folded_bias"
-            _set(gm, bias_target, folded_bias)
+            set_attr(gm, bias_target, folded_bias)
             with gm.graph.inserting_before(producer):
                 bias_node = gm.graph.get_attr(bias_target)
             args = list(producer.args) + [None] * (3 - len(producer.args))
             args[2] = bias_node
             producer.args = tuple(args)
         else:
-            _set(gm, bias_node.target, folded_bias)
+            set_attr(gm, bias_node.target, folded_bias)
         # _native_batch_norm_legit_no_training returns a tuple; its users take item 0.
         if bn.target == aten.batch_norm.default:
             bn.replace_all_uses_with(producer)

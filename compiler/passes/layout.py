@@ -94,3 +94,18 @@ def reshaped(graph: Graph, source: str, target: str, origin: str) -> list[Op]:
     else:
         ops.append(Op("reshape", [source], [target], {}, origin))
     return ops
+
+
+def reduction_view(shape: tuple[int, ...], axes: list[int], reduced_last: bool) -> tuple[list[int] | None, int, int, int]:
+    """How a reduction over Ember axes `axes` of a tensor stored as `shape` reads it: (a transpose
+    perm to apply first, or None; outer, reduced, inner) with the bytes then [outer, reduced,
+    inner]. The reduced axes are brought together (kept axes first, in storage order) when they
+    are not adjacent, or when `reduced_last` asks for inner == 1."""
+    axes = sorted(axes)
+    kept = [a for a in range(len(shape)) if a not in axes]
+    reduced = int(np.prod([shape[a] for a in axes], dtype=np.int64))
+    outer = int(np.prod([shape[a] for a in range(len(shape)) if a < axes[0]], dtype=np.int64))
+    inner = int(np.prod([shape[a] for a in range(len(shape)) if a > axes[-1]], dtype=np.int64))
+    if axes == list(range(axes[0], axes[-1] + 1)) and not (reduced_last and inner > 1):
+        return None, outer, reduced, inner
+    return kept + axes, int(np.prod([shape[a] for a in kept], dtype=np.int64)), reduced, 1

@@ -18,8 +18,9 @@ from collections.abc import Callable
 import numpy as np
 
 from compiler.errors import UnsupportedOpError
-from compiler.ir import Graph, Op
+from compiler.ir import Graph, Op, Tensor
 from compiler.options import LoweringOptions
+from compiler.passes.lower_reductions import float_reduction
 from compiler.passes.quantized_pattern import add_constant
 
 # aten.elementwise ops by name → float_unary function
@@ -85,10 +86,19 @@ def _nhwc_operand(graph: Graph, op: Op, name: str, out_rank: int) -> str:
     return add_constant(graph, f"{name}_nhwc", "float32", np.ascontiguousarray(nchw.transpose(0, 2, 3, 1)))
 
 
-def _binary(graph: Graph, op: Op) -> Op:
+def _binary(graph: Graph, op: Op) -> Op | list[Op]:
     function = {"aten.add": "add", "aten.mul": "mul", "aten.sub": "sub", "aten.minimum": "minimum",
                 "aten.maximum": "maximum"}.get(op.kind) or op.attrs["function"]
     inputs = list(op.inputs)
+    if "alpha" in op.attrs:  # a ± alpha·b: b scaled first
+        b = graph.tensors[inputs[1]]
+        scaled = graph.add_tensor(Tensor(graph.unique_name(f"{b.name}_alpha"), "float32", b.shape))
+        alpha = Op("aten.binary", [b.name], [scaled.name], {"function": "mul", "scalar": op.attrs["alpha"],
+                                                       "scalar_index": 1, "float_reason": op.attrs["float_reason"]},
+                   op.origin)
+        rest = Op(op.kind, [inputs[0], scaled.name], op.outputs,
+                  {k: v for k, v in op.attrs.items() if k != "alpha"}, op.origin)
+        return [_binary(graph, alpha), _binary(graph, rest)]
     if "scalar" in op.attrs:
         scalar = add_constant(graph, f"{op.outputs[0]}_scalar", "float32", np.array([op.attrs["scalar"]], np.float32))
         inputs.insert(op.attrs["scalar_index"], scalar)
@@ -142,8 +152,8 @@ def _pool(graph: Graph, op: Op) -> Op:
     return _keep(op, "float_max_pool2d", op.inputs, attrs)
 
 
-# Imported kind → its float32 lowering.
-FLOAT_LOWERINGS: dict[str, Callable[[Graph, Op], Op]] = {
+# Imported kind → its float32 lowering: one op, or the ops from the input to the output in order.
+FLOAT_LOWERINGS: dict[str, Callable[[Graph, Op], Op | list[Op]]] = {
     "aten.linear": _linear,
     "aten.conv2d": _conv2d,
     "aten.add": _binary,
@@ -159,6 +169,7 @@ FLOAT_LOWERINGS: dict[str, Callable[[Graph, Op], Op]] = {
     "aten.layer_norm": _layer_norm,
     "aten.max_pool2d": _pool,
     "aten.avg_pool2d": _pool,
+    "aten.reduce": float_reduction,
 }
 
 
@@ -173,5 +184,7 @@ def lower_float_ops(graph: Graph, options: LoweringOptions) -> Graph:
             if graph.tensors[name].dtype != "float32":
                 raise UnsupportedOpError(f"float {op.kind.removeprefix('aten.')} on a {graph.tensors[name].dtype} "
                                          "tensor", op.origin)
-        graph.ops[graph.ops.index(op)] = lowering(graph, op)
+        lowered = lowering(graph, op)
+        index = graph.ops.index(op)
+        graph.ops[index:index + 1] = lowered if isinstance(lowered, list) else [lowered]
     return graph

@@ -16,10 +16,13 @@ from compiler.reference import ADD_LEFT_SHIFT
 
 def lower_add_like(graph: Graph, add: Op, what: str, b_sign: int) -> None:
     """Replaces the quantized `add` (b_sign 1) or `sub` (b_sign −1: b's multiplier negated, so
-    the kernel adds −b) pattern around `add` by one int8 `add`."""
+    the kernel adds −b) pattern around `add` by one int8 `add`; an `alpha` (a + alpha·b) scales
+    b's scale, its sign b's."""
     matched = match(graph, add, ("int8", "int8"), what)
     (a, a_quant), (b, b_quant) = matched.sources
-    scale_a, scale_b = float(a_quant.scale[0]), float(b_quant.scale[0])
+    alpha = add.attrs.get("alpha", 1.0)
+    b_sign = b_sign if alpha >= 0 else -b_sign
+    scale_a, scale_b = float(a_quant.scale[0]), float(b_quant.scale[0]) * abs(alpha)
     out = matched.out_quant
     twice_max = 2.0 * max(scale_a, scale_b)
     a_multiplier, a_shift = quantize_multiplier(scale_a / twice_max)

@@ -1,0 +1,32 @@
+"""Reading and writing the tensors a float FX GraphModule holds (its get_attr targets), for the
+passes that rewrite it before quantization."""
+from __future__ import annotations
+
+import torch
+from torch.fx import GraphModule, Node
+
+
+def attr_value(gm: GraphModule, target: str) -> torch.Tensor:
+    owner, _, name = target.rpartition(".")
+    return getattr(gm.get_submodule(owner) if owner else gm, name)
+
+
+def set_attr(gm: GraphModule, target: str, value: torch.Tensor) -> None:
+    owner, _, name = target.rpartition(".")
+    module = gm.get_submodule(owner) if owner else gm
+    if isinstance(getattr(module, name, None), torch.nn.Parameter):
+        setattr(module, name, torch.nn.Parameter(value, requires_grad=False))
+    else:
+        module.register_buffer(name, value)
+
+
+def add_constant(gm: GraphModule, stem: str, value: torch.Tensor, before: Node) -> Node:
+    """A new buffer of `gm` holding `value`, read by a get_attr node inserted before `before`."""
+    target, n = stem, 1
+    while hasattr(gm, target):
+        target, n = f"{stem}_{n}", n + 1
+    gm.register_buffer(target, value.detach().clone())
+    with gm.graph.inserting_before(before):
+        node = gm.graph.get_attr(target)
+    node.meta["val"] = getattr(gm, target)
+    return node
