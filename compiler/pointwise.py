@@ -52,9 +52,6 @@ def varying_dims(values: torch.Tensor, rank: int) -> list[int] | None:
     return [dim for dim in range(rank) if not torch.equal(aligned, aligned.narrow(dim, 0, 1).expand_as(aligned))]
 
 
-# Ops with an int8 form that reads a constant tensor operand itself: one of them alone on a
-# constant tensor stays that op rather than becoming a table per position.
-BINARY_WITH_CONSTANT = (aten.add.Tensor, aten.sub.Tensor, aten.mul.Tensor)
 
 
 def _value(node: Node) -> object:
@@ -72,12 +69,41 @@ def regions(nodes: list[Node], constant: Callable[[Node], torch.Tensor | None],
     the value of a constant node, else None. A node joins the region of its inputs' common root
     when `eligible(node, regions so far)` and its constant operands vary along one dim at most
     (the same one for the whole region: one table per position along it); masks (`x > 0`) may
-    be inside a region, only float values leave it. A region that is only an add, sub or mul of
-    a constant tensor stays that op (BINARY_WITH_CONSTANT)."""
+    be inside a region, only float values leave it.
+
+    A table per position costs 256 bytes a row, so a region whose constants vary keeps them
+    only where the function is a joint one of the tensor (a member reads two of its values:
+    PReLU's where(x > 0, x, a·x), x·sigmoid(a·x)); in a chain of single-input steps the steps
+    with varying constants stay ops of their own (an int8 add, mul, minimum … with a constant)."""
+    excluded: set[Node] = set()
+    while True:
+        root_of, varying = _grow(nodes, constant, eligible, excluded)
+        dropped = set()
+        for root, dims in varying.items():
+            members = [n for n, r in root_of.items() if r is root]
+            if dims and not any(len(_region_inputs(n, constant)) > 1 for n in members):
+                dropped.update(n for n in members if _varying_operands(n, constant))
+        if not dropped:
+            return root_of
+        excluded |= dropped
+
+
+def _region_inputs(node: Node, constant: Callable[[Node], torch.Tensor | None]) -> set[Node]:
+    return {arg for arg in node.all_input_nodes if constant(arg) is None}
+
+
+def _varying_operands(node: Node, constant: Callable[[Node], torch.Tensor | None]) -> bool:
+    rank = _value(node).dim()
+    return any(varying_dims(value, rank) != [] for value in map(constant, node.all_input_nodes) if value is not None)
+
+
+def _grow(nodes: list[Node], constant: Callable[[Node], torch.Tensor | None],
+          eligible: Callable[[Node, dict[Node, Node]], bool], excluded: set[Node]) -> tuple[dict, dict]:
+    """(root of each region member, dims each region's constants vary along)."""
     root_of: dict[Node, Node] = {}
-    varying: dict[Node, set[int]] = {}  # root -> dims its region's constants vary along
+    varying: dict[Node, set[int]] = {}
     for node in nodes:
-        if not is_pointwise(node) or not _is_tensor(node) or not eligible(node, root_of):
+        if node in excluded or not is_pointwise(node) or not _is_tensor(node) or not eligible(node, root_of):
             continue
         roots, dims = set(), set()
         rank = _value(node).dim()
@@ -94,11 +120,7 @@ def regions(nodes: list[Node], constant: Callable[[Node], torch.Tensor | None],
         if len(dims | varying.get(root, set())) <= 1:
             root_of[node] = root
             varying[root] = dims | varying.get(root, set())
-    for root, dims in varying.items():
-        members = [n for n, r in root_of.items() if r is root]
-        if dims and len(members) == 1 and members[0].target in BINARY_WITH_CONSTANT:
-            del root_of[members[0]]
-    return root_of
+    return root_of, varying
 
 
 @dataclass

@@ -29,6 +29,7 @@ from compiler.passes.lower_quantized_softmax import lower_quantized_softmax
 from compiler.passes.lower_quantized_sub import lower_quantized_sub
 from compiler.passes.lower_quantized_transpose_conv2d import lower_quantized_transpose_conv2d
 from compiler.passes.lower_reductions import lower_reductions
+from compiler.passes.deduplicate_constants import deduplicate_constants
 from compiler.passes.remove_dead_tensors import remove_dead_tensors
 from compiler.passes.fold_quantize_pairs import fold_quantize_pairs
 from compiler.passes.lower_quantized_pad import lower_quantized_pad
@@ -78,5 +79,6 @@ IR_PASSES = (
     lower_quantized_matmul,
     lower_boundaries,
     remove_dead_tensors,
+    deduplicate_constants,
     add_front_end,
 )

@@ -7,6 +7,9 @@
 - A transpose that keeps every dimension of size > 1 in order moves no byte: it becomes a
   reshape (an alias, see compiler/planner.py).
 - An identity transpose vanishes (its consumers read its input).
+- A reshape of a reshape (the first read by nothing else) is one reshape, and a reshape to its
+  input's own shape vanishes; so a conv1d's NHWC → NCHW transpose, squeeze, unsqueeze and
+  NCHW → NHWC transpose before the next conv1d fold to nothing.
 """
 from __future__ import annotations
 
@@ -31,9 +34,24 @@ def _fold_slices(graph: Graph) -> None:
             graph.ops.remove(producer)
 
 
+def _fold_reshapes(graph: Graph) -> None:
+    for op in [op for op in graph.ops if op.kind == "reshape"]:
+        producer = graph.producer(op.inputs[0])
+        if producer is not None and producer.kind == "reshape" and _only_reader(graph, op.inputs[0]) is op:
+            op.inputs = list(producer.inputs)
+            graph.ops.remove(producer)
+    for op in [op for op in graph.ops if op.kind == "reshape"]:
+        (source,), (target,) = op.inputs, op.outputs
+        same = graph.tensors[source].shape == graph.tensors[target].shape
+        if same and target not in graph.outputs and graph.tensors[source].dtype == graph.tensors[target].dtype:
+            graph.replace_uses(target, source)
+            graph.ops.remove(op)
+
+
 def fold_data_movement(graph: Graph, options: LoweringOptions) -> Graph:
     graph = remove_dead_tensors(graph, options)  # the lowered ops' dequantizes still read their outputs
     _fold_slices(graph)
+    _fold_reshapes(graph)
     for op in [op for op in graph.ops if op.kind == "transpose"]:
         producer = graph.producer(op.inputs[0])
         if producer is not None and producer.kind == "transpose" and _only_reader(graph, op.inputs[0]) is op:
@@ -47,4 +65,5 @@ def fold_data_movement(graph: Graph, options: LoweringOptions) -> Graph:
             graph.ops.remove(op)
         elif [k for k in perm if shape[k] > 1] == sorted(k for k in perm if shape[k] > 1):
             op.kind, op.attrs = "reshape", {}
+    _fold_reshapes(graph)
     return graph

@@ -20,6 +20,7 @@ import numpy as np
 from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op, Tensor
 from compiler.options import LoweringOptions
+from compiler.passes.layout import ember_perm, reshaped
 from compiler.passes.lower_reductions import float_reduction
 from compiler.passes.quantized_pattern import add_constant
 
@@ -152,6 +153,16 @@ def _pool(graph: Graph, op: Op) -> Op:
     return _keep(op, "float_max_pool2d", op.inputs, attrs)
 
 
+def _reshape(graph: Graph, op: Op) -> list[Op]:
+    """A reshape between float ops (the data-movement kernels take any dtype)."""
+    return [Op(o.kind, o.inputs, o.outputs, o.attrs | {"float_reason": op.attrs["float_reason"]}, o.origin)
+            for o in reshaped(graph, op.inputs[0], op.outputs[0], op.origin)]
+
+
+def _permute(graph: Graph, op: Op) -> Op:
+    return _keep(op, "transpose", op.inputs, {"perm": ember_perm(op.attrs["perm"])})
+
+
 # Imported kind → its float32 lowering: one op, or the ops from the input to the output in order.
 FLOAT_LOWERINGS: dict[str, Callable[[Graph, Op], Op | list[Op]]] = {
     "aten.linear": _linear,
@@ -170,6 +181,8 @@ FLOAT_LOWERINGS: dict[str, Callable[[Graph, Op], Op | list[Op]]] = {
     "aten.max_pool2d": _pool,
     "aten.avg_pool2d": _pool,
     "aten.reduce": float_reduction,
+    "aten.reshape": _reshape,
+    "aten.permute": _permute,
 }
 
 

@@ -3,7 +3,8 @@ from the float FX graph before quantization (their users read the input itself).
 
 Eval-mode dropout (a clone once functionalized), clone, alias, detach, contiguous, a dtype
 conversion to the dtype the value already has, and a view / reshape / expand to the shape it
-already has; tensor-metadata assertions (no users) are dropped too.
+already has; tensor-metadata assertions (no users) are dropped too. Views become reshapes: a
+view may have needed the memory layout a removed clone / contiguous made.
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ SAME_VALUE_OPS = (
     aten.squeeze.dim, aten.squeeze.dims, aten.squeeze.default, aten.flatten.using_ints,
 )
 DROPPED_OPS = (aten._assert_tensor_metadata.default,)
+VIEWS = (aten.view.default, aten._unsafe_view.default)
 
 
 def _is_identity(node: Node) -> bool:
@@ -47,6 +49,8 @@ def remove_identity_ops(gm: GraphModule) -> GraphModule:
         elif _is_identity(node):
             node.replace_all_uses_with(node.args[0])
             gm.graph.erase_node(node)
+        elif node.op == "call_function" and node.target in VIEWS:
+            node.target = aten.reshape.default
     gm.graph.lint()
     gm.recompile()
     return gm

@@ -36,7 +36,8 @@ def _program(target: str) -> compiler.Program:
 
 def test_tables_make_the_reference_equal_to_pytorch():
     program = _program("cortex-m55")
-    assert [op.kind for op in program.graph.ops].count("lut") == 6
+    # sigmoid, tanh, gelu∘hardswish and leaky_relu(s) + relu(s) (pointwise functions of one tensor: one table each)
+    assert [op.kind for op in program.graph.ops].count("lut") == 4
     x = torch.randn(128, 12, generator=torch.Generator().manual_seed(5)) * 2
     lsb = lsb_differences(program, x)
     assert np.abs(lsb).max() <= 1 and (lsb == 0).mean() >= 0.99  # the add may differ by 1 LSB
