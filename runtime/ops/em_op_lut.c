@@ -82,11 +82,12 @@ static em_status em_lut_check(const em_op_context *ctx)
         return s;
     }
     /* em_lut_channels_s8's ranges, so that eval() cannot fail: channels 1..EM_LUT_MAX_CHANNELS
-     * (its table's bytes fit int32), outer · channels and outer · channels · inner fit int32
-     * (each factor <= 2^31: no int64 overflow; zero dims next to huge ones make the last 0) */
+     * (its table's bytes fit int32), inner, outer · channels and their product fit int32 (each
+     * factor <= 2^31: no int64 overflow). The loader bounds only the element count, and a zero
+     * dimension in front leaves the dimensions after it unbounded. */
     if (table->rank != 2 || em_op_dim(table, 1) != (int32_t)EM_LUT_ENTRIES || em_op_dim(table, 0) != v.channels
-        || v.channels < 1 || v.channels > EM_LUT_MAX_CHANNELS || v.outer * v.channels > INT32_MAX
-        || v.outer * v.channels * v.inner > INT32_MAX) {
+        || v.channels < 1 || v.channels > EM_LUT_MAX_CHANNELS || v.inner > INT32_MAX
+        || v.outer * v.channels > INT32_MAX || v.outer * v.channels * v.inner > INT32_MAX) {
         return EM_ERR_BAD_OPERATOR;
     }
     return EM_OK;
