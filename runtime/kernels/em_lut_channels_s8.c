@@ -21,6 +21,7 @@
 #endif
 
 #define EM_LUT_ROW 256 /* entries of one channel's table */
+#define EM_NN_LUT_MVE_RUN_MIN 16 /* MVE: runs of one channel this long take em_lut_s8's gather */
 
 #if EM_NN_TIER_MVE
 /** [rows, channels] through [channels, 256]: eight channels a step. */
@@ -64,11 +65,11 @@ em_status em_lut_channels_s8(const int8_t *input, int32_t outer, int32_t channel
         em_nn_lut_channels_last_mve(input, outer, channels, table, output);
         return EM_OK;
     }
-    if (inner >= 16) {
+    if (inner >= EM_NN_LUT_MVE_RUN_MIN) {
         for (int32_t o = 0; o < outer; o++) {
             const int8_t *row = table;
             for (int32_t c = 0; c < channels; c++, row += EM_LUT_ROW) {
-                (void)em_lut_s8(input, inner, row, output); /* EM_OK: inner >= 16, no NULL */
+                (void)em_lut_s8(input, inner, row, output); /* EM_OK: inner > 0, no NULL */
                 input += inner;
                 output += inner;
             }
