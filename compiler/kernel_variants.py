@@ -187,7 +187,7 @@ def lut(graph: Graph, op: Op, tier: str) -> str:
     axis = op.attrs.get("axis", -1) % len(x.shape)
     inner = int(np.prod(x.shape[axis + 1:], dtype=np.int64))
     if tier == "mve" and inner == 1:
-        return "per-channel tables, the channel last; MVE 8 channels per gather"
+        return "per-channel tables, the channel last; MVE 8 lanes per gather, each from its channel's row"
     if tier == "mve" and inner >= LUT_MVE_RUN_MIN:
         return f"per-channel tables, runs of {inner}; MVE 16-lane byte gather per run"
     return f"per-channel tables, runs of {inner}; scalar"

@@ -455,7 +455,7 @@ def _lut(x_shape: tuple, table_shape: tuple, attrs: dict) -> tuple[Graph, Op]:
     ((1, 4, 4, 16), (256,), {}, "mve", "MVE 16-lane byte gather"),
     ((1, 4, 4, 16), (256,), {"axis": 1}, "dsp", "scalar"),
     # em_lut_channels_s8.c: inner == 1, inner >= EM_NN_LUT_MVE_RUN_MIN, else scalar
-    ((1, 4, 4, 16), (16, 256), {}, "mve", "per-channel tables, the channel last; MVE 8 channels per gather"),
+    ((1, 4, 4, 16), (16, 256), {}, "mve", "per-channel tables, the channel last; MVE 8 lanes per gather, each from its channel's row"),
     ((1, 4, 4, 16), (16, 256), {"axis": 3}, "scalar", "per-channel tables, runs of 1; scalar"),
     ((1, 4, 4, 16), (4, 256), {"axis": 1}, "mve", "per-channel tables, runs of 64; MVE 16-lane byte gather per run"),
     ((1, 4, 4, 16), (4, 256), {"axis": -3}, "dsp", "per-channel tables, runs of 64; scalar"),
