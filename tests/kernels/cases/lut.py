@@ -29,7 +29,11 @@ CHANNELS = [
     ((2, 1, 7), 1),              # C = 1, inner 7
     ((9, 1), None),              # C = 1, the last axis: one lane a step
     ((1, 50), 0),                # C = 1 in front: one run of 50
-    ((1, 2, 300), -1),           # C = 300: rows past the 256th
+    ((1, 2, 300), -1),           # C = 300: rows past the 256th, in blocks of 256 and 44
+    ((2, 256), None),            # C = 256: the most one 16-bit gather base reaches
+    ((1, 3, 257), None),         # C = 257: a block of one channel
+    ((3, 5, 16), 1),             # runs of exactly 16: no tail
+    ((2, 3, 31), 1),             # runs of 31: tail 15
     ((3, 40, 17), 1),            # 40 channels of runs of 17
     ((7,), 0),                   # 1-D: the whole input is one channel axis
 ]
