@@ -33,8 +33,6 @@ from compiler.writer import write_program  # noqa: E402
 from ember_build.board import load_board  # noqa: E402
 from ember_build.qemu import emulator_command  # noqa: E402
 
-TIER_TARGETS = {"corstone300": "cortex-m55", "mps2_an386": "cortex-m4", "mps2_an505": "cortex-m33",
-                "mps2_an385": "cortex-m3"}
 # name: (input shape, channels axis or None for one [256] table)
 CASES = {
     "one table 1x16 (about the invoke's fixed cost)": ((1, 16), None),
@@ -84,11 +82,11 @@ def measure(board: str, target: Target, elf: Path, name: str, workdir: Path) -> 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--board", default="corstone300", choices=sorted(TIER_TARGETS))
+    parser.add_argument("--board", default="corstone300", help="a QEMU board (bsp/<board>/board.yaml)")
     parser.add_argument("--tier", default="", help="the firmware's tier when built with `scons tier=...`")
     parser.add_argument("--elf", type=Path, default=None, help="default: the board's (and tier's) em_run.elf")
     args = parser.parse_args()
-    target = Target(TIER_TARGETS[args.board], args.tier)
+    target = Target(load_board(args.board).cpu, args.tier)
     elf = args.elf or REPO / "build" / (args.board + (f"-{args.tier}" if args.tier else "")) / "em_run.elf"
     print(f"| case ({args.board}, {target.tier}) | path | instructions | per element |\n|---|---|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:

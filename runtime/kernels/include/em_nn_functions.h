@@ -282,9 +282,9 @@ em_status em_lut_s8(const int8_t *input, int32_t count, const int8_t *table, int
 /**
  * int8 → int8 through one table per channel (reference.lut_s8 with a [C, 256] table): the input
  * viewed as [outer, channels, inner], output[o, c, i] = table[c · 256 + input[o, c, i] + 128].
- * MVE: inner >= 16 runs em_lut_s8()'s 16-lane byte gather over each [inner] run of one channel;
- * inner == 1 (the channel last) gathers 8 channels a step; other shapes, and the other tiers,
- * take a scalar loop. The same bytes on every tier.
+ * MVE: each [inner] run of one channel sixteen elements a gather when inner >= 16, the whole
+ * input eight elements (channels) a gather when inner == 1 (the channel last); other shapes, and
+ * the other tiers, take a scalar loop. The same bytes on every tier.
  * @param input     [outer, channels, inner] int8, -128..127, row-major
  * @param outer     >= 0: the product of the input's dimensions before the channel axis
  * @param channels  1..EM_LUT_MAX_CHANNELS: the input's size along the channel axis
