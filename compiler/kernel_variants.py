@@ -35,6 +35,8 @@ DW_FAST_MAX_CHANNELS = 512
 DW_FAST_MVE_MIN_CHANNELS = 16
 # em_add_s8.c: EM_NN_ADD_TABLE_MIN.
 ADD_TABLE_MIN = 1024
+# em_lut_channels_s8.c: the shortest run of one channel that MVE maps with em_lut_s8's gather.
+LUT_MVE_RUN_MIN = 16
 
 
 def _round_up(n: int, m: int) -> int:
@@ -174,6 +176,23 @@ def add(graph: Graph, op: Op, tier: str) -> str:
     return f"{shape}; scalar per element"
 
 
+def lut(graph: Graph, op: Op, tier: str) -> str:
+    """em_op_lut.c: a [256] table runs em_lut_s8 (MVE 16-lane byte gather, else scalar); a
+    [C, 256] one em_lut_channels_s8 over [outer, C, inner] around `axis` (absent: the last):
+    on MVE 8 channels a gather when inner == 1, em_lut_s8 per run when inner >= LUT_MVE_RUN_MIN,
+    else (and on the other tiers) scalar."""
+    x, table = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
+    if len(table.shape) == 1:
+        return "MVE 16-lane byte gather" if tier == "mve" else "scalar"
+    axis = op.attrs.get("axis", -1) % len(x.shape)
+    inner = int(np.prod(x.shape[axis + 1:], dtype=np.int64))
+    if tier == "mve" and inner == 1:
+        return "per-channel tables, the channel last; MVE 8 lanes per gather, each from its channel's row"
+    if tier == "mve" and inner >= LUT_MVE_RUN_MIN:
+        return f"per-channel tables, runs of {inner}; MVE 16-lane byte gather per run"
+    return f"per-channel tables, runs of {inner}; scalar"
+
+
 def reshape(graph: Graph, op: Op, tier: str) -> str:
     """em_reshape.c: nothing to do when the planner gave the output the input's bytes."""
     src, dst = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
@@ -194,6 +213,7 @@ VARIANT_RULES: dict[str, Callable[[Graph, Op, str], str]] = {
     "fully_connected": fully_connected,
     "depthwise_conv2d": depthwise_conv2d,
     "add": add,
+    "lut": lut,
     "reshape": reshape,
 }
 
@@ -208,7 +228,6 @@ TIER_PATHS: dict[str, dict[str, str]] = {
     "transpose_conv2d": {"mve": "MVE gather form (VMLADAVA.S16)", "dsp": "DSP gather form (SMLAD)",
                          "scalar": "scalar gather form"},
     "requantize": {"mve": "MVE 4 lanes", "*": "scalar"},
-    "lut": {"mve": "MVE 16-lane byte gather", "*": "scalar"},
     "softmax": {"*": "scalar (every tier)"},
     # em_quantize_f32_s8.c / em_dequantize_s8_f32.c: MVE with float Helium, else by the FPU
     "quantize": {"mve": "MVE float 4 lanes", "*": "scalar (integer bits without an FPU)"},

@@ -259,9 +259,29 @@ def requantize_s8(x: np.ndarray, *, input_offset: int, output_offset: int, outpu
     return np.clip(out, INT8_MIN, INT8_MAX).astype(np.int8)
 
 
-def lut_s8(x: np.ndarray, table: np.ndarray) -> np.ndarray:
-    """out = table[x + 128]: any int8 → int8 elementwise function, tabulated ahead of time."""
-    return np.asarray(table, np.int8)[np.asarray(x, np.int16) + 128]
+LUT_ENTRIES = 256  # one entry per int8 code
+
+
+def lut_s8(x: np.ndarray, table: np.ndarray, axis: int = -1) -> np.ndarray:
+    """out = table[x + 128]: any int8 → int8 elementwise function, tabulated ahead of time.
+
+    `table` is int8 [256], one table for every element (`axis` ignored), or [C, 256], one per
+    channel: element e maps through row e's index along `axis` (-rank..rank-1, negative from
+    the end as in NumPy; the default is the last axis), and C is x's size along it.
+    """
+    x, table = np.asarray(x), np.asarray(table, np.int8)
+    codes = np.asarray(x, np.int16) + 128
+    if table.shape == (LUT_ENTRIES,):
+        return table[codes]
+    if table.ndim != 2 or table.shape[1] != LUT_ENTRIES:
+        raise ValueError(f"lut: a table is [256] or [C, 256], not {list(table.shape)}")
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"lut: axis {axis} is outside a rank-{x.ndim} input")
+    axis %= x.ndim
+    if table.shape[0] != x.shape[axis]:
+        raise ValueError(f"lut: {table.shape[0]} tables for the {x.shape[axis]} channels of axis {axis}")
+    channel = np.arange(table.shape[0]).reshape([-1 if d == axis else 1 for d in range(x.ndim)])
+    return table[channel, codes]
 
 
 ADD_LEFT_SHIFT = 20  # headroom bits of the elementwise add (TFLite / CMSIS-NN)

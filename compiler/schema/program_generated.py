@@ -1258,8 +1258,11 @@ def AddOptionsEnd(builder):
 
 
 # LUT: out[i] = table[in[i] + 128] (compiler/reference.py: lut_s8). Inputs: the int8 tensor
-# and the table, an int8 [256] constant computed ahead of time from the float function (sigmoid,
-# tanh, hardswish, GELU …) between the input's and the output's quantization.
+# and the table, an int8 constant computed ahead of time from the float function (sigmoid,
+# tanh, hardswish, GELU …) between the input's and the output's quantization: either [256],
+# one table for every element, or [C, 256], per channel: row c maps the elements whose index
+# along the input's `axis` is c (C = the input's size there; PReLU with per-channel slopes, a
+# per-channel scale then an activation …).
 class LutOptions(object):
     __slots__ = ['_tab']
 
@@ -1282,8 +1285,20 @@ class LutOptions(object):
     def Init(self, buf, pos):
         self._tab = flatbuffers.table.Table(buf, pos)
 
+    # The channel axis of a [C, 256] table: -rank..rank-1, negative counted from the end (NumPy's
+    # convention), so the default -1 is the last axis. A [256] table ignores it.
+    # LutOptions
+    def Axis(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return -1
+
 def LutOptionsStart(builder):
-    builder.StartObject(0)
+    builder.StartObject(1)
+
+def LutOptionsAddAxis(builder, axis):
+    builder.PrependInt32Slot(0, axis, -1)
 
 def LutOptionsEnd(builder):
     return builder.EndObject()

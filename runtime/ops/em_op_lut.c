@@ -1,18 +1,26 @@
 /**
  * @file em_op_lut.c
- * @brief LUT adapter: input int8 [any shape], table int8 [256] (a constant) -> output int8
- *        [same element count], LutOptions (empty).
+ * @brief LUT adapter: input int8 [any shape], table int8 (a constant) -> output int8 [same element
+ *        count]. The table is [256], one for every element (em_lut_s8), or [C, 256], one per
+ *        channel of the input's LutOptions.axis (-rank..rank-1, negative from the end; default
+ *        -1, the last), C its size there (em_lut_channels_s8 over [outer, C, inner]).
  */
 #include "em_nn_functions.h"
 #include "em_op_support.h"
 
 enum { EM_LUT_INPUT, EM_LUT_TABLE, EM_LUT_N_INPUTS };
 #define EM_LUT_ENTRIES 256u
+#define EM_LUT_LAST_AXIS (-1) /* LutOptions.axis's default */
 
 typedef struct {
     em_tensor in[EM_LUT_N_INPUTS]; /**< input, table */
     em_tensor output;
 } em_lut_args;
+
+/** A [C, 256] table's view of the input: [outer, channels, inner] around the channel axis. */
+typedef struct {
+    int64_t outer, channels, inner; /**< outer and inner saturated at INT32_MAX + 1 (em_lut_span) */
+} em_lut_channels;
 
 static em_status em_lut_decode(const em_op_context *ctx, em_lut_args *a)
 {
@@ -21,19 +29,65 @@ static em_status em_lut_decode(const em_op_context *ctx, em_lut_args *a)
     return s;
 }
 
+/** Product of @p t's dimensions in [from, to), saturated at INT32_MAX + 1: the loader bounds a
+ *  tensor's element count, not the product of the dimensions around a zero one. */
+static int64_t em_lut_span(const em_tensor *t, int32_t from, int32_t to)
+{
+    int64_t n = 1;
+    for (int32_t i = from; i < to; i++) {
+        n *= em_op_dim(t, i); /* <= 2^31 · (2^31 − 1): no overflow */
+        if (n > INT32_MAX) {
+            n = (int64_t)INT32_MAX + 1;
+        }
+    }
+    return n;
+}
+
+/** The channel view of the input for a per-channel table (after em_lut_decode); all zero (no
+ *  channel) when the axis is outside the input's rank, which check() refuses. */
+static em_status em_lut_channels_of(const em_op_context *ctx, const em_tensor *input, em_lut_channels *out)
+{
+    int32_t axis;
+    const em_status s = em_op_option_i32(ctx, EM_LUT_OPTIONS_AXIS, EM_LUT_LAST_AXIS, &axis);
+    *out = (em_lut_channels){0, 0, 0};
+    if (s == EM_OK && axis >= -input->rank && axis < input->rank) {
+        axis = axis < 0 ? axis + input->rank : axis;
+        out->outer = em_lut_span(input, 0, axis);
+        out->channels = em_op_dim(input, axis);
+        out->inner = em_lut_span(input, axis + 1, input->rank);
+    }
+    return s;
+}
+
 static em_status em_lut_check(const em_op_context *ctx)
 {
     em_lut_args a;
-    const em_status s = em_lut_decode(ctx, &a);
+    em_status s = em_lut_decode(ctx, &a);
     if (s != EM_OK) {
         return s;
     }
     const em_tensor *input = &a.in[EM_LUT_INPUT];
     const em_tensor *table = &a.in[EM_LUT_TABLE];
-    if (input->dtype != EM_DTYPE_INT8 || a.output.dtype != EM_DTYPE_INT8 || !em_op_is(table, EM_DTYPE_INT8, 1)
-        || em_tensor_elements(table) != EM_LUT_ENTRIES
+    if (input->dtype != EM_DTYPE_INT8 || a.output.dtype != EM_DTYPE_INT8 || table->dtype != EM_DTYPE_INT8
         || em_tensor_elements(input) != em_tensor_elements(&a.output)
         || em_tensor_elements(input) > (uint32_t)INT32_MAX) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    if (table->rank == 1) {
+        return em_tensor_elements(table) == EM_LUT_ENTRIES ? EM_OK : EM_ERR_BAD_OPERATOR;
+    }
+    em_lut_channels v;
+    s = em_lut_channels_of(ctx, input, &v);
+    if (s != EM_OK) {
+        return s;
+    }
+    /* em_lut_channels_s8's ranges, so that eval() cannot fail: channels 1..EM_LUT_MAX_CHANNELS
+     * (its table's bytes fit int32), inner, outer · channels and their product fit int32 (each
+     * factor <= 2^31: no int64 overflow). The loader bounds only the element count, and a zero
+     * dimension in front leaves the dimensions after it unbounded. */
+    if (table->rank != 2 || em_op_dim(table, 1) != (int32_t)EM_LUT_ENTRIES || em_op_dim(table, 0) != v.channels
+        || v.channels < 1 || v.channels > EM_LUT_MAX_CHANNELS || v.inner > INT32_MAX
+        || v.outer * v.channels > INT32_MAX || v.outer * v.channels * v.inner > INT32_MAX) {
         return EM_ERR_BAD_OPERATOR;
     }
     return EM_OK;
@@ -42,12 +96,22 @@ static em_status em_lut_check(const em_op_context *ctx)
 static em_status em_lut_eval(const em_op_context *ctx)
 {
     em_lut_args a;
-    const em_status s = em_lut_decode(ctx, &a);
+    em_status s = em_lut_decode(ctx, &a);
     if (s != EM_OK) {
         return s;
     }
-    return em_lut_s8((const int8_t *)a.in[EM_LUT_INPUT].data, (int32_t)em_tensor_elements(&a.output),
-                     (const int8_t *)a.in[EM_LUT_TABLE].data, (int8_t *)a.output.data);
+    const int8_t *table = (const int8_t *)a.in[EM_LUT_TABLE].data;
+    if (a.in[EM_LUT_TABLE].rank == 1) {
+        return em_lut_s8((const int8_t *)a.in[EM_LUT_INPUT].data, (int32_t)em_tensor_elements(&a.output), table,
+                         (int8_t *)a.output.data);
+    }
+    em_lut_channels v;
+    s = em_lut_channels_of(ctx, &a.in[EM_LUT_INPUT], &v);
+    if (s != EM_OK) {
+        return s;
+    }
+    return em_lut_channels_s8((const int8_t *)a.in[EM_LUT_INPUT].data, (int32_t)v.outer, (int32_t)v.channels,
+                              (int32_t)v.inner, table, (int8_t *)a.output.data);
 }
 
 const em_op_registration em_op_lut = {EM_OP_LUT, "lut", em_lut_check, em_lut_eval};

@@ -444,6 +444,28 @@ def test_add_variants(shapes, tier, expected):
     assert kv.kernel_variant(*_binary(*shapes), tier) == expected
 
 
+def _lut(x_shape: tuple, table_shape: tuple, attrs: dict) -> tuple[Graph, Op]:
+    g = Graph({"x": Tensor("x", "int8", x_shape, offset=0), "y": Tensor("y", "int8", x_shape, offset=0),
+               "t": Tensor("t", "int8", table_shape, data=np.zeros(table_shape, np.int8))}, [], ["x"], ["y"])
+    return g, Op("lut", ["x", "t"], ["y"], attrs)
+
+
+@pytest.mark.parametrize("x_shape, table_shape, attrs, tier, expected", [
+    # em_op_lut.c: a [256] table, em_lut_s8 (whatever the axis)
+    ((1, 4, 4, 16), (256,), {}, "mve", "MVE 16-lane byte gather"),
+    ((1, 4, 4, 16), (256,), {"axis": 1}, "dsp", "scalar"),
+    # em_lut_channels_s8.c: inner == 1, inner >= EM_NN_LUT_MVE_RUN_MIN, else scalar
+    ((1, 4, 4, 16), (16, 256), {}, "mve", "per-channel tables, the channel last; MVE 8 lanes per gather, each from its channel's row"),
+    ((1, 4, 4, 16), (16, 256), {"axis": 3}, "scalar", "per-channel tables, runs of 1; scalar"),
+    ((1, 4, 4, 16), (4, 256), {"axis": 1}, "mve", "per-channel tables, runs of 64; MVE 16-lane byte gather per run"),
+    ((1, 4, 4, 16), (4, 256), {"axis": -3}, "dsp", "per-channel tables, runs of 64; scalar"),
+    ((2, 5, 15), (5, 256), {"axis": 1}, "mve", "per-channel tables, runs of 15; scalar"),
+    ((2, 5, 16), (5, 256), {"axis": -2}, "mve", "per-channel tables, runs of 16; MVE 16-lane byte gather per run"),
+])
+def test_lut_variants(x_shape, table_shape, attrs, tier, expected):
+    assert kv.kernel_variant(*_lut(x_shape, table_shape, attrs), tier) == expected
+
+
 def test_reshape_tier_table_and_float_variants():
     g = Graph({"x": Tensor("x", "int8", (1, 4), offset=32), "y": Tensor("y", "int8", (4,), offset=32)}, [], ["x"], ["y"])
     op = Op("reshape", ["x"], ["y"], {})
@@ -464,6 +486,7 @@ C_CONSTANTS = [
     ("runtime/kernels/include/em_nn_functions.h", "EM_NN_DWF_MAX_CHANNELS", kv.DW_FAST_MAX_CHANNELS),
     ("runtime/kernels/em_conv2d_s8.c", "EM_NN_CONV_BLOCK", kv.CONV_MVE_BLOCK),
     ("runtime/kernels/em_add_s8.c", "EM_NN_ADD_TABLE_MIN", kv.ADD_TABLE_MIN),
+    ("runtime/kernels/em_lut_channels_s8.c", "EM_NN_LUT_MVE_RUN_MIN", kv.LUT_MVE_RUN_MIN),
 ]
 
 
@@ -482,3 +505,6 @@ def test_c_conditions_the_rules_copy_are_still_there():
     assert "p.depth_multiplier != 1 || kh * kw > EM_NN_DWF_MAX_TAPS || cs > EM_NN_DWF_MAX_CHANNELS" in m1
     assert "cs % 4 == 0 && kh == 3 && kw == 3 && p.stride_w == 1 && p.dilation_w == 1" in m1
     assert "quant->shift[c] > -2" in m1 and "cs < 16" in m1
+    lut = (REPO / "runtime/kernels/em_lut_channels_s8.c").read_text()
+    assert "if (inner == 1) {" in lut and "if (inner >= EM_NN_LUT_MVE_RUN_MIN) {" in lut
+    assert "if (a.in[EM_LUT_TABLE].rank == 1) {" in (REPO / "runtime/ops/em_op_lut.c").read_text()

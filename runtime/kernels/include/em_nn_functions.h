@@ -276,6 +276,28 @@ bool em_add_s8_params_valid(const em_add_params *params);
  */
 em_status em_lut_s8(const int8_t *input, int32_t count, const int8_t *table, int8_t *output);
 
+/** Most channels em_lut_channels_s8() takes: its table's bytes, channels · 256, fit an int32. */
+#define EM_LUT_MAX_CHANNELS (INT32_MAX / 256)
+
+/**
+ * int8 → int8 through one table per channel (reference.lut_s8 with a [C, 256] table): the input
+ * viewed as [outer, channels, inner], output[o, c, i] = table[c · 256 + input[o, c, i] + 128].
+ * MVE: each [inner] run of one channel sixteen elements a gather when inner >= 16, the whole
+ * input eight elements (channels) a gather when inner == 1 (the channel last); other shapes, and
+ * the other tiers, take a scalar loop. The same bytes on every tier.
+ * @param input     [outer, channels, inner] int8, -128..127, row-major
+ * @param outer     >= 0: the product of the input's dimensions before the channel axis
+ * @param channels  1..EM_LUT_MAX_CHANNELS: the input's size along the channel axis
+ * @param inner     >= 0: the product of the dimensions after it;
+ *                  outer · channels · inner <= INT32_MAX
+ * @param table     [channels, 256] int8, row c the table of channel c (entry k for input k - 128)
+ * @param output    [outer, channels, inner] int8; may overlap @p input when it starts at or below
+ *                  it (in place); must not overlap @p table
+ * @return EM_OK, or EM_ERR_BAD_ARGUMENT for sizes out of range or a NULL pointer with elements.
+ */
+em_status em_lut_channels_s8(const int8_t *input, int32_t outer, int32_t channels, int32_t inner,
+                             const int8_t *table, int8_t *output);
+
 /** Quantization of an elementwise multiply (the schema's MulOptions, reference.mul_s8). */
 typedef struct {
     int32_t a_offset;          /**< minus input a's zero point, -127..128 */

@@ -113,6 +113,15 @@ def elementwise() -> list[Case]:
     table = rng.integers(-128, 128, size=256).astype(np.int8)
     found.append(tightest(single_op("lut", [int8_tensor("x", shape), int8_tensor("table", (256,), data=table)],
                                     int8_tensor("y", shape), {}, [x], name="lut_1x3x5x33", params={"shape": shape})))
+    # per-channel tables: the channel last (Helium's 8-channel steps), runs of 33 (its 16-lane
+    # gather per run) and of 5 (scalar)
+    for shape, axis in (((1, 3, 5, 33), 3), ((1, 3, 5, 33), 2), ((2, 7, 5), 1)):
+        x = edge_int8(rng, shape)
+        tables = rng.integers(-128, 128, size=(shape[axis], 256)).astype(np.int8)
+        found.append(tightest(single_op("lut", [int8_tensor("x", shape), int8_tensor("table", tables.shape, data=tables)],
+                                        int8_tensor("y", shape), {"axis": axis}, [x],
+                                        name=f"lut_channels_{'x'.join(map(str, shape))}_axis{axis}",
+                                        params={"shape": shape, "axis": axis})))
     return found
 
 
