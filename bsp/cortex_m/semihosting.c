@@ -85,6 +85,7 @@ int em_bsp_file_read(const char *path, void *buf, size_t capacity, size_t *len)
     if (size < 0) {
         status = -1;
     } else if ((size_t)size > capacity) {
+        *len = (size_t)size;
         status = -2;
     } else {
         const uintptr_t read_block[3] = {(uintptr_t)handle, (uintptr_t)buf, (uintptr_t)size};

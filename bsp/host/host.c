@@ -109,6 +109,7 @@ int em_bsp_file_read(const char *path, void *buf, size_t capacity, size_t *len)
     if (size < 0 || fseek(file, 0, SEEK_SET) != 0) {
         status = -1;
     } else if ((unsigned long)size > capacity) {
+        *len = (size_t)size;
         status = -2;
     } else if (fread(buf, 1, (size_t)size, file) != (size_t)size) {
         status = -1;

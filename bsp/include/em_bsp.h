@@ -68,7 +68,8 @@ void em_bsp_exit(int status) __attribute__((noreturn));
 
 /**
  * Reads the whole file at @p path on the host (semihosting under QEMU, stdio on the host build)
- * into @p buf of @p capacity bytes; *@p len receives its size.
+ * into @p buf of @p capacity bytes; *@p len receives its size (also when it is too large, so
+ * that a message can say how large).
  * @return 0 on success, -1 if it cannot be opened or read, -2 if it is larger than @p capacity.
  */
 int em_bsp_file_read(const char *path, void *buf, size_t capacity, size_t *len);

@@ -6,7 +6,8 @@ planner -> writer, no torch), its program inputs and, from compiler.reference, t
 output must equal. tests/kernels/cases/<op>.py generates an op's cases (see the README there);
 `all_cases()` collects every file. `run_batch()` writes each case's program, inputs and expected
 output to files, lists them in a manifest and runs `em_run --batch` once: natively for the host,
-in QEMU (files through semihosting) for a board. The runner prints one verdict per case.
+in QEMU (files through semihosting) for a board. The runner prints one verdict per case, then
+exits 0 only if every case matched (else EXIT_CASES_FAILED): tests read each case's verdict.
 """
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ CASES_DIR = Path(__file__).parent / CASES_PACKAGE
 ARENA_BYTES = 256 * 1024  # em_run's pool is 512 KiB: every case must plan into this
 SCONS = Path(sys.executable).with_name("scons")
 RUN_TIMEOUT_S = 300.0
+EXIT_CASES_FAILED = 65  # em_run --batch's exit status once a case did not match (tools/em_run/em_run.c)
 
 
 # ---- cases ------------------------------------------------------------------------------------
@@ -347,9 +349,14 @@ class Verdict:
 @dataclass
 class BatchRun:
     verdicts: list[Verdict]
-    exit_code: int | None
+    exit_code: int | None  # 0 if every case matched, EXIT_CASES_FAILED if not; None: timed out
     console: str
     seconds: float
+
+    @property
+    def failed(self) -> list[int]:
+        """The cases whose verdict is not a match (an error, a mismatch or no verdict at all)."""
+        return [i for i, verdict in enumerate(self.verdicts) if not verdict.matched]
 
 
 VERDICT = re.compile(r"^case (\d+): (\S+) ?(.*)$")

@@ -2,12 +2,15 @@
  * @file em_run.c
  * @brief em_run: loads any program file, runs it once on its inputs, writes its outputs.
  *
- *     em_run PROGRAM [--input FILE]... [--output FILE]...
+ *     em_run PROGRAM [--input FILE]... [--output FILE]... [--zero-inputs]
  *     em_run --batch MANIFEST
  *
  * Uses only ember.h and em_bsp.h, so the same source runs on the host and on every board
  * (files through semihosting under QEMU). Inputs: the k-th --input holds the raw bytes of
- * program input k (exactly its size); inputs without a file are zeros. Outputs: the k-th --output
+ * program input k, exactly its size. A program input without a file (EM_RUN_EXIT_USAGE), a file
+ * that cannot be read or one of another size (EM_RUN_EXIT_IO) is an error naming the input, the
+ * file and the bytes expected and found; --zero-inputs opts in to running the inputs that have
+ * no file on zeros instead (loader tests, timing runs). Outputs: the k-th --output
  * receives the raw bytes of program output k (one run can check many independent ops).
  * Prints the counter around invoke
  * ("instructions: N" under QEMU, "cycles: N" on silicon, "ns: N" on the host) and the arena
@@ -16,7 +19,8 @@
  *
  * Batch mode runs many programs in one launch (one QEMU boot for a whole test suite). MANIFEST is
  * a text file, one case per line: `PROGRAM EXPECTED [INPUT]...` (file names separated by spaces;
- * EXPECTED holds the bytes output 0 must equal; a last word `f32` compares output 0 as float32:
+ * EXPECTED holds the bytes output 0 must equal; one INPUT per program input, as for --input, no
+ * zeros; a last word `f32` compares output 0 as float32:
  * bits equal, except that any NaN equals any NaN (NaN signs and payloads differ between FPUs),
  * and `f32 ulp=N [abs_log2=E]` also accepts finite values within N units in the last place or
  * 2^E absolute). Each case loads, runs and compares, then prints one verdict line:
@@ -25,8 +29,13 @@
  *     case <n>: EM_OK mismatch at byte <k> of <size>: got <g>, want <w>   (bytes as 0..255)
  *     case <n>: <em_status name | EM_RUN_EXIT_IO | EM_RUN_EXIT_USAGE>  (load / invoke / file failure)
  *
- * and the run exits 0 once every case has its verdict (a failing case does not stop the rest);
- * EM_RUN_EXIT_IO / EM_RUN_EXIT_USAGE when the manifest itself cannot be read or parsed.
+ * then `cases: <n>`. A failing case does not stop the rest: once every case has its verdict, the
+ * run exits 0 if every case matched, else EM_RUN_EXIT_CASES_FAILED (after a line counting the
+ * failures); EM_RUN_EXIT_IO / EM_RUN_EXIT_USAGE when the manifest itself cannot be read or parsed.
+ *
+ * A program whose arenas do not fit the pool is refused with EM_ERR_ARENA_TOO_SMALL and a line
+ * naming the arena, the bytes it needs, those left and what all arenas need, which is the
+ * EM_RUN_ARENA_CAPACITY to rebuild with.
  *
  * No heap: the program and the arenas are static. Board builds may place them in big memories
  * with -DEM_RUN_PROGRAM_SECTION=".em_arena.ddr" -DEM_RUN_ARENA_SECTION=".em_arena.sram" and
@@ -49,10 +58,12 @@
 #define EM_RUN_MANIFEST_CAPACITY (32u * 1024u)
 #endif
 #define EM_RUN_EXIT_USAGE 64
+#define EM_RUN_EXIT_CASES_FAILED 65 /* --batch: a case did not match (its verdict line says how) */
 #define EM_RUN_EXIT_IO 74
 #define EM_RUN_MAX_ARGS 50 /* the program, 8 --input and 16 --output pairs, spare */
 
 #define EM_RUN_STR(x) #x
+#define EM_RUN_DECIMAL(x) EM_RUN_STR(x) /* a macro's value as a string */
 #define EM_RUN_SECTION(name) __attribute__((section(EM_RUN_STR(name))))
 #ifdef EM_RUN_PROGRAM_SECTION
 #define EM_RUN_PROGRAM_PLACEMENT EM_RUN_SECTION(EM_RUN_PROGRAM_SECTION)
@@ -80,6 +91,7 @@ typedef struct {
     uint32_t n_inputs;
     const char *outputs[EM_RUN_MAX_OUTPUT_FILES]; /* in program output order */
     uint32_t n_outputs;
+    bool zero_inputs; /* --zero-inputs: program inputs without a file are zeros */
     const char *manifest; /* non-NULL: batch mode, nothing else is given */
 } em_run_args;
 
@@ -129,6 +141,8 @@ static bool em_run_parse(int argc, const char **argv, em_run_args *args)
             args->inputs[args->n_inputs++] = argv[++i];
         } else if (strcmp(argv[i], "--output") == 0 && i + 1 < argc && args->n_outputs < EM_RUN_MAX_OUTPUT_FILES) {
             args->outputs[args->n_outputs++] = argv[++i];
+        } else if (strcmp(argv[i], "--zero-inputs") == 0) {
+            args->zero_inputs = true;
         } else if (argv[i][0] != '-' && args->program == NULL) {
             args->program = argv[i];
         } else {
@@ -138,27 +152,86 @@ static bool em_run_parse(int argc, const char **argv, em_run_args *args)
     return args->program != NULL;
 }
 
-/** Carves the program's arenas out of the static pool. */
+/** Carves the program's arenas out of the static pool, each 16-aligned. If they do not fit, says
+ * which arena does not, what it needs and what is left, and the capacity all of them need. */
 static bool em_run_arenas(const em_program *program, uint8_t **arenas, uint32_t *sizes)
 {
-    uint32_t used = 0;
+    uint64_t used = 0, needed = 0, failed_at = 0; /* 64-bit: four arena sizes may sum past 4 GiB */
+    uint32_t failed = EM_MAX_ARENAS;
     for (uint32_t i = 0; i < EM_MAX_ARENAS; i++) {
         const uint32_t size = em_program_arena_size(program, i);
-        const uint32_t padded = (size + 15u) & ~15u;
-        if (size > EM_RUN_ARENA_CAPACITY || padded > EM_RUN_ARENA_CAPACITY - used) {
-            return false;
+        if (size > 0u) {
+            needed = used + size;
         }
-        arenas[i] = arena_pool + used;
+        if (failed == EM_MAX_ARENAS && needed > EM_RUN_ARENA_CAPACITY) {
+            failed = i;
+            failed_at = used;
+        }
+        arenas[i] = failed == EM_MAX_ARENAS && size > 0u ? arena_pool + used : arena_pool;
         sizes[i] = size;
-        used += padded;
+        used += ((uint64_t)size + 15u) & ~(uint64_t)15u;
     }
-    return true;
+    if (failed == EM_MAX_ARENAS) {
+        return true;
+    }
+    em_print("em_run: EM_ERR_ARENA_TOO_SMALL: arena ");
+    em_print_u64(failed);
+    em_print(" needs ");
+    em_print_u64(em_program_arena_size(program, failed));
+    em_print(" bytes, ");
+    em_print_u64(failed_at < EM_RUN_ARENA_CAPACITY ? EM_RUN_ARENA_CAPACITY - failed_at : 0u);
+    em_print(" are left of em_run's ");
+    em_print_u64(EM_RUN_ARENA_CAPACITY);
+    em_print("-byte arena pool: rebuild em_run with -DEM_RUN_ARENA_CAPACITY=");
+    em_print_u64(needed);
+    em_print(" or more (what all the program's arenas need)\n");
+    return false;
+}
+
+/** Fills program input @p k (@p input, its view) from @p path, the k-th --input or the case's
+ * k-th INPUT (NULL: none given, @p n_given in all). A missing path, a file that cannot be read
+ * or one of another size is an error naming the input, the file and the bytes expected and
+ * found; @p zero_inputs lets an input without a path stay zeros instead.
+ * @return 0, EM_RUN_EXIT_USAGE (no path) or EM_RUN_EXIT_IO (the file). */
+static int em_run_fill_input(uint32_t k, const em_tensor *input, const char *path, uint32_t n_given,
+                             uint32_t n_inputs, bool zero_inputs, bool batch)
+{
+    size_t got = 0;
+    const int read = path == NULL ? 0 : em_bsp_file_read(path, input->data, input->size, &got);
+    if (path == NULL ? zero_inputs : read == 0 && got == input->size) {
+        return 0; /* (an input left without a file is zeros: the arenas were cleared) */
+    }
+    em_print("em_run: input ");
+    em_print_u64(k);
+    em_print(" (");
+    em_print_u64(input->size);
+    if (path == NULL) {
+        em_print(" bytes) has no file: the program takes ");
+        em_print_u64(n_inputs);
+        em_print(n_inputs == 1u ? " input, " : " inputs, ");
+        em_print_u64(n_given);
+        em_print(batch ? " listed: list one INPUT file per program input after EXPECTED\n"
+                       : " given: give one --input FILE per program input, in order (or --zero-inputs)\n");
+        return EM_RUN_EXIT_USAGE;
+    }
+    em_print(" bytes): ");
+    em_print(path);
+    if (read == -1) {
+        em_print(" cannot be read: give an existing file of ");
+    } else {
+        em_print(" holds ");
+        em_print_u64(got);
+        em_print(" bytes: give a file of exactly ");
+    }
+    em_print_u64(input->size);
+    em_print(" bytes\n");
+    return EM_RUN_EXIT_IO;
 }
 
 /** Loads @p program_path, fills its inputs from @p inputs and invokes it once. Failures are
  * printed ("em_run: ..."). @return 0, an em_status value, or EM_RUN_EXIT_IO / _USAGE. */
 static int em_run_invoke(em_run_state *state, const char *program_path, const char *const *inputs,
-                         uint32_t n_inputs, bool print_arenas)
+                         uint32_t n_inputs, bool zero_inputs, bool batch)
 {
     em_program *program = &state->program;
     state->file_size = 0;
@@ -176,13 +249,18 @@ static int em_run_invoke(em_run_state *state, const char *program_path, const ch
             em_print_u64(program->error_opcode);
             em_print(")\n");
         }
+        if (status == EM_ERR_ARENA_TOO_SMALL) { /* the loader's only arena check */
+            return em_run_fail("EM_ERR_ARENA_TOO_SMALL: the program plans more arenas than the runtime's "
+                               "EM_MAX_ARENAS (" EM_RUN_DECIMAL(EM_MAX_ARENAS) "): compile it for at most "
+                               EM_RUN_DECIMAL(EM_MAX_ARENAS) " memory regions", NULL, (int)status);
+        }
         return em_run_status(status);
     }
     if (!em_run_arenas(program, state->arenas, state->sizes)) {
-        return em_run_status(EM_ERR_ARENA_TOO_SMALL);
+        return (int)EM_ERR_ARENA_TOO_SMALL; /* em_run_arenas said why */
     }
     for (uint32_t i = 0; i < program->n_arenas; i++) {
-        if (print_arenas) {
+        if (!batch) {
             em_print("arena ");
             em_print_u64(i);
             print_line_u64(": bytes ", state->sizes[i]);
@@ -194,18 +272,24 @@ static int em_run_invoke(em_run_state *state, const char *program_path, const ch
         return em_run_status(status);
     }
     if (n_inputs > program->n_inputs) {
-        return em_run_fail("more --input files than the program has inputs", NULL, EM_RUN_EXIT_USAGE);
+        em_print("em_run: ");
+        em_print_u64(n_inputs);
+        em_print(batch ? " INPUT files for a program of " : " --input files for a program of ");
+        em_print_u64(program->n_inputs);
+        em_print(program->n_inputs == 1u ? " input" : " inputs");
+        em_print(": give one per program input, in order\n");
+        return EM_RUN_EXIT_USAGE;
     }
     em_tensor input;
-    for (uint32_t k = 0; k < n_inputs; k++) {
+    for (uint32_t k = 0; k < program->n_inputs; k++) {
         status = em_program_input(program, k, state->arenas, &input);
         if (status != EM_OK) {
             return em_run_status(status);
         }
-        size_t got = 0;
-        if (em_bsp_file_read(inputs[k], input.data, input.size, &got) != 0 || got != input.size) {
-            return em_run_fail("an input file must be exactly the size of its input: ", inputs[k],
-                               EM_RUN_EXIT_IO);
+        const int code = em_run_fill_input(k, &input, k < n_inputs ? inputs[k] : NULL, n_inputs,
+                                           program->n_inputs, zero_inputs, batch);
+        if (code != 0) {
+            return code;
         }
     }
     const uint64_t start = em_bsp_counter_read();
@@ -230,7 +314,7 @@ static void em_run_print_unit(void)
 static int em_run(const em_run_args *args)
 {
     static em_run_state state;
-    const int code = em_run_invoke(&state, args->program, args->inputs, args->n_inputs, true);
+    const int code = em_run_invoke(&state, args->program, args->inputs, args->n_inputs, args->zero_inputs, false);
     if (code != 0) {
         return code;
     }
@@ -322,8 +406,8 @@ static int32_t em_run_parse_int(const char *c)
 
 /** One manifest case: words[0] program, words[1] expected output, words[2..] inputs, optional
  * last words `f32`, `ulp=N` and `abs_log2=E` (-126..127). The expected bytes are read into program_bytes
- * behind the program (it runs in place). */
-static void em_run_case(uint32_t number, const char *const *words, uint32_t n_words)
+ * behind the program (it runs in place). @return whether output 0 matched. */
+static bool em_run_case(uint32_t number, const char *const *words, uint32_t n_words)
 {
     static em_run_state state;
     int code = EM_RUN_EXIT_USAGE;
@@ -344,9 +428,10 @@ static void em_run_case(uint32_t number, const char *const *words, uint32_t n_wo
         n_words--;
     }
     if (n_words < 2u) {
-        em_run_fail("a case needs PROGRAM EXPECTED [INPUT]...", NULL, code);
+        em_run_fail("a case needs PROGRAM EXPECTED [INPUT]... (at most "
+                    EM_RUN_DECIMAL(EM_RUN_MAX_INPUT_FILES) " INPUTs) [f32 [ulp=N] [abs_log2=E]]", NULL, code);
     } else {
-        code = em_run_invoke(&state, words[0], words + 2, n_words - 2u, false);
+        code = em_run_invoke(&state, words[0], words + 2, n_words - 2u, false, true);
     }
     em_tensor output;
     size_t want_size = 0;
@@ -365,7 +450,7 @@ static void em_run_case(uint32_t number, const char *const *words, uint32_t n_wo
     em_print(em_run_code_name(code));
     if (code != 0) {
         em_print("\n");
-        return;
+        return false;
     }
     const uint8_t *got = output.data;
     const uint8_t *want = program_bytes + ((state.file_size + 15u) & ~(size_t)15u);
@@ -374,7 +459,7 @@ static void em_run_case(uint32_t number, const char *const *words, uint32_t n_wo
         em_print(" match ");
         em_run_print_unit();
         print_line_u64("=", state.count);
-        return;
+        return true;
     }
     em_print(" mismatch at byte ");
     em_print_u64(k);
@@ -388,9 +473,11 @@ static void em_run_case(uint32_t number, const char *const *words, uint32_t n_wo
     } else {
         print_line_u64(": expected size ", want_size);
     }
+    return false;
 }
 
-/** Runs every case of the manifest (see the file comment); 0 once each has its verdict. */
+/** Runs every case of the manifest (see the file comment). @return 0 if every case matched,
+ * EM_RUN_EXIT_CASES_FAILED once every case has its verdict, EM_RUN_EXIT_IO for the manifest. */
 static int em_run_batch(const char *manifest)
 {
     size_t size = 0;
@@ -399,7 +486,7 @@ static int em_run_batch(const char *manifest)
                            EM_RUN_EXIT_IO);
     }
     manifest_text[size] = '\0';
-    uint32_t cases = 0;
+    uint32_t cases = 0, failed = 0, first_failed = 0;
     char *cursor = manifest_text;
     while (*cursor != '\0') {
         const char *words[2u + EM_RUN_MAX_INPUT_FILES];
@@ -427,10 +514,23 @@ static int em_run_batch(const char *manifest)
         if (n_words == 0u) {
             continue; /* blank line */
         }
-        em_run_case(cases++, words, too_many ? 0u : n_words);
+        if (!em_run_case(cases, words, too_many ? 0u : n_words) && failed++ == 0u) {
+            first_failed = cases;
+        }
+        cases++;
     }
     print_line_u64("cases: ", cases);
-    return 0;
+    if (failed == 0u) {
+        return 0;
+    }
+    em_print("em_run: ");
+    em_print_u64(failed);
+    em_print(" of ");
+    em_print_u64(cases);
+    em_print(" cases failed (the first: case ");
+    em_print_u64(first_failed);
+    em_print("); each one's verdict line above says how\n");
+    return EM_RUN_EXIT_CASES_FAILED;
 }
 
 int em_app_main(void)
@@ -440,7 +540,7 @@ int em_app_main(void)
     const int argc = em_bsp_args(storage, sizeof storage, argv, EM_RUN_MAX_ARGS);
     em_run_args args;
     if (argc < 0 || !em_run_parse(argc, argv, &args)) {
-        return em_run_fail("usage: em_run PROGRAM [--input FILE]... [--output FILE]... | em_run --batch MANIFEST",
+        return em_run_fail("usage: em_run PROGRAM [--input FILE]... [--output FILE]... [--zero-inputs] | em_run --batch MANIFEST",
                            NULL, EM_RUN_EXIT_USAGE);
     }
     return args.manifest != NULL ? em_run_batch(args.manifest) : em_run(&args);
