@@ -186,19 +186,6 @@ def _mm(a, b):
     return aten.matmul.default(a, b)
 
 
-def _expand(x, size, implicit=False):
-    """expand as copies: size-1 dims repeated by concatenation (a pure copy of the int8 codes)."""
-    size = [int(s) for s in size]
-    lead = len(size) - x.dim()
-    shape = [1] * lead + list(x.shape)
-    if lead:
-        x = aten.reshape.default(x, shape)
-    for dim, (have, want) in enumerate(zip(shape, size)):
-        if want != -1 and have == 1 and want != 1:
-            x = aten.cat.default([x] * want, dim)
-    return x
-
-
 def _split(x, split_size, dim=0):
     """split / chunk into slices."""
     size = x.shape[dim]
@@ -236,6 +223,22 @@ def _softmax(x, dim, half_to_float=False):
 
 def _softmax_int(x, dim, dtype=None):
     return _softmax(x, dim)
+
+
+def _safe_softmax(x, dim, dtype=None):
+    """scaled_dot_product_attention's softmax, which gives 0 rather than NaN for a row of -inf
+    only: a quantized tensor holds no -inf, so it is softmax."""
+    return aten._softmax.default(x, dim, False)
+
+
+def _vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):
+    """linalg.vector_norm of orders 1 and 2 as sum(|x|) and sqrt(sum(x²))."""
+    dims = list(range(x.dim())) if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+    if ord == 2:
+        return aten.sqrt.default(aten.sum.dim_IntList(aten.mul.Tensor(x, x), dims, keepdim))
+    if ord == 1:
+        return aten.sum.dim_IntList(aten.abs.default(x), dims, keepdim)
+    return NotImplemented
 
 
 def _log_softmax(x, dim, half_to_float=False):
@@ -318,6 +321,47 @@ def ceil_overhang(size: int, kernel: int, stride: int, pad: int) -> int:
     return max((out - 1) * stride + kernel - (size + 2 * pad), 0)
 
 
+def _layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
+    """layer_norm over several trailing dims, or of a tensor of rank > 3, as one over the last
+    dim of a 2-D view [rows, features] (Ember's layer norm runs over the last axis)."""
+    normalized = [int(d) for d in normalized_shape]
+    if x.dim() <= 3 and len(normalized) == 1:
+        return NotImplemented
+    features = math.prod(normalized)
+    flat = aten.reshape.default(x, [-1, features])
+    weight = None if weight is None else aten.reshape.default(weight, [features])
+    bias = None if bias is None else aten.reshape.default(bias, [features])
+    y = aten.layer_norm.default(flat, [features], weight, bias, eps, cudnn_enable)
+    return aten.reshape.default(y, list(x.shape))
+
+
+def _flip(x, dims):
+    """flip as the input's slices of one along each dim, concatenated in reverse (a pure copy)."""
+    for dim in sorted({int(d) % x.dim() for d in dims}):
+        size = x.shape[dim]
+        if size > 1:
+            x = aten.cat.default([aten.slice.Tensor(x, dim, i, i + 1) for i in reversed(range(size))], dim)
+    return x
+
+
+def interpolation_matrix(size: int, out: int, align_corners: bool, scale: float | None) -> list[list[float]]:
+    """[size, out]: column o holds the linear interpolation weights of output o over the inputs,
+    as PyTorch's upsample_bilinear2d / linear compute the source coordinate."""
+    matrix = [[0.0] * out for _ in range(size)]
+    for o in range(out):
+        if align_corners:
+            source = o * (size - 1) / (out - 1) if out > 1 else 0.0
+        else:
+            ratio = 1.0 / scale if scale else size / out
+            source = max((o + 0.5) * ratio - 0.5, 0.0)
+        low = min(int(math.floor(source)), size - 1)
+        high = min(low + 1, size - 1)
+        weight = source - low
+        matrix[low][o] += 1.0 - weight
+        matrix[high][o] += weight
+    return matrix
+
+
 def _mean_all(x, dtype=None):
     return aten.mean.dim(x, list(range(x.dim())), False)
 
@@ -376,12 +420,13 @@ EMBER_DECOMPOSITIONS: dict[object, Decomposition] = {
     aten.linear.default: _linear,
     aten.matmul.default: _matmul,
     aten.mm.default: _mm,
-    aten.expand.default: _expand,
     aten.split.Tensor: _split,
     aten.split_with_sizes.default: _split_with_sizes,
     aten.unbind.int: _unbind,
     aten.softmax.int: _softmax_int,
     aten._softmax.default: _softmax,
+    aten._safe_softmax.default: _safe_softmax,
+    aten.linalg_vector_norm.default: _vector_norm,
     aten.log_softmax.int: _log_softmax_int,
     aten._log_softmax.default: _log_softmax,
     aten.pad.default: _pad,
@@ -390,6 +435,8 @@ EMBER_DECOMPOSITIONS: dict[object, Decomposition] = {
     aten.replication_pad1d.default: _replication_pad,
     aten.replication_pad2d.default: _replication_pad,
     aten.avg_pool2d.default: _avg_pool2d,
+    aten.layer_norm.default: _layer_norm,
+    aten.flip.default: _flip,
     aten.mean.default: _mean_all,
     aten.sum.default: _sum_all,
     aten.adaptive_avg_pool1d.default: _adaptive_avg_pool1d,

@@ -405,8 +405,6 @@ IMPORTERS: dict[object, Callable[[Node, list], tuple[str, dict]]] = {
     aten.constant_pad_nd.default: _pad,
     aten.upsample_nearest2d.vec: _upsample_nearest,
     aten.upsample_nearest2d.default: _upsample_nearest,
-    aten.upsample_bilinear2d.vec: _unsupported_resize,
-    aten.upsample_bilinear2d.default: _unsupported_resize,
     aten.upsample_bicubic2d.vec: _unsupported_resize,
     aten.squeeze.dim: _reshape,
     aten.squeeze.dims: _reshape,

@@ -117,6 +117,8 @@ def _grow(nodes: list[Node], constant: Callable[[Node], torch.Tensor | None],
         if len(roots) != 1:
             continue
         (root,) = roots
+        if not (_is_tensor(root) and _value(root).is_floating_point()):
+            continue  # a mask or an index: not a quantized tensor's function
         if len(dims | varying.get(root, set())) <= 1:
             root_of[node] = root
             varying[root] = dims | varying.get(root, set())

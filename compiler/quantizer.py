@@ -282,7 +282,7 @@ class CortexMQuantizer(Quantizer):
         first, *rest = node.args[0]
         shared = SharedQuantizationSpec((first, node))
         node.meta["quantization_annotation"] = QuantizationAnnotation(
-            input_qspec_map={first: ACTIVATION_QSPEC, **{other: shared for other in rest}},
+            input_qspec_map={first: ACTIVATION_QSPEC, **{other: shared for other in rest if other is not first}},
             output_qspec=shared, _annotated=True)
 
     def _annotate_softmax(self, node: Node) -> None:

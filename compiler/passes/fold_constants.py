@@ -37,13 +37,15 @@ def _foldable(node: Node, values: dict[Node, object]) -> bool:
 
 
 def _evaluate(node: Node, values: dict[Node, object]) -> object:
+    shaped = {}
+    if node.target in LIKE_CREATORS and isinstance(node.args[0], Node) and node.args[0] not in values:
+        like = node.args[0].meta["val"]  # only its shape and dtype count
+        shaped[node.args[0]] = torch.zeros(like.shape, dtype=like.dtype)
+
     def value(arg: object) -> object:
-        return values[arg] if isinstance(arg, Node) else arg
+        return (shaped.get(arg) if arg in shaped else values[arg]) if isinstance(arg, Node) else arg
 
     args, kwargs = map_aggregate(node.args, value), map_aggregate(node.kwargs, value)
-    if node.target in LIKE_CREATORS and isinstance(node.args[0], Node) and node.args[0] not in values:
-        like = node.args[0].meta["val"]
-        args = (torch.zeros(like.shape, dtype=like.dtype), *args[1:])
     with torch.no_grad():
         return node.target(*args, **kwargs)
 
@@ -54,7 +56,10 @@ def fold_constants(gm: GraphModule) -> GraphModule:
         if node.op == "get_attr":
             values[node] = attr_value(gm, node.target)
         elif node.op == "call_function" and _deterministic(node) and _foldable(node, values):
-            values[node] = _evaluate(node, values)
+            try:
+                values[node] = _evaluate(node, values)
+            except (RuntimeError, NotImplementedError):  # an op eager mode cannot run so: left in the graph
+                pass
     outputs = {n for n in gm.graph.nodes if n.op == "output"}
     for node, value in values.items():
         if node.op != "call_function" or not isinstance(value, torch.Tensor):

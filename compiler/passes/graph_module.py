@@ -30,3 +30,15 @@ def add_constant(gm: GraphModule, stem: str, value: torch.Tensor, before: Node) 
         node = gm.graph.get_attr(target)
     node.meta["val"] = getattr(gm, target)
     return node
+
+
+def call(gm: GraphModule, target: object, args: tuple, like: Node, shape: tuple[int, ...], origin: Node) -> Node:
+    """A call_function node of `target` at the graph's insertion point standing for (part of)
+    `origin` (whose place in the model it keeps), its value a float32 fake tensor of `shape` in
+    the fake mode of `like`'s value (the meta PT2E's prepare and the passes read)."""
+    node = gm.graph.call_function(target, args)
+    node.meta["val"] = like.meta["val"].fake_mode.from_tensor(torch.empty(shape))
+    for key in ("stack_trace", "nn_module_stack"):
+        if key in origin.meta:
+            node.meta[key] = origin.meta[key]
+    return node
