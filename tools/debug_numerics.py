@@ -54,22 +54,14 @@ def capture(module: torch.fx.GraphModule, inputs: tuple) -> dict[str, torch.Tens
     return values
 
 
-def _pt2e_name(ember_name: str) -> str:
-    """Ember's tensor `quantize_per_tensor_3` is PT2E's node `quantize_per_tensor_default_3`
-    (re-export drops the overload from the name)."""
-    for op in ("quantize_per_tensor", "dequantize_per_tensor"):
-        if ember_name.startswith(op):
-            return op + "_default" + ember_name[len(op):]
-    return ember_name
-
-
 def _to_ember_layout(value: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
-    """`value` reshaped to an Ember tensor's shape: as is, or NCHW → NHWC for 4-D."""
+    """A PyTorch value in an Ember tensor's layout: a 4-D map NCHW → NHWC (PyTorch's 4-D
+    activations are all NCHW, Ember's all NHWC), other ranks as they are."""
     if value.size != int(np.prod(shape)):
         return None
-    if value.ndim == 4 and tuple(value.shape) != tuple(shape) and value.transpose(0, 2, 3, 1).shape == tuple(shape):
-        return value.transpose(0, 2, 3, 1)
-    return value.reshape(shape)
+    if value.ndim == 4 and len(shape) == 4:
+        value = value.transpose(0, 2, 3, 1)
+    return value.reshape(shape) if value.shape == tuple(shape) or value.ndim != 4 else None
 
 
 def dequantize(graph: Graph, name: str, value: np.ndarray) -> np.ndarray:
@@ -138,7 +130,7 @@ def stage_values(model: torch.nn.Module, program: Program, inputs: list[np.ndarr
         if tensor.is_constant or name not in reference:  # constants; kernel scratch (".scratch")
             continue
         stages["reference"][name] = reference[name]
-        node = pt2e_nodes.get(_pt2e_name(name))
+        node = pt2e_nodes.get(name)
         if node is None:
             continue
         if name in pt2e or node.name in pt2e:
@@ -151,6 +143,51 @@ def stage_values(model: torch.nn.Module, program: Program, inputs: list[np.ndarr
             if value is not None:
                 stages["float"][name] = value
     return stages
+
+
+def pt2e_codes(program: Program, inputs: list[np.ndarray]) -> dict[str, np.ndarray]:
+    """PyTorch's quantized model's int8 codes by Ember tensor name, in Ember's layout, for the
+    program's `inputs` (Ember's layout)."""
+    graph = program.graph
+    inputs = [np.asarray(x).reshape(graph.tensors[name].shape) for x, name in zip(inputs, graph.inputs)]
+    torch_inputs = tuple(_to_torch_layout(x) for x in inputs)
+    quantized = getattr(program.quantized_model, "module", program.quantized_model)
+    pt2e = capture(quantized, torch_inputs)
+    codes = {}
+    for name, tensor in graph.tensors.items():
+        value = pt2e.get(name)
+        if tensor.dtype == "int8" and not tensor.is_constant and value is not None and value.dtype == torch.int8:
+            laid_out = _to_ember_layout(value.numpy(), tensor.shape)
+            if laid_out is not None:
+                codes[name] = laid_out
+    return codes
+
+
+def op_by_op_lsb(program: Program, inputs: list[np.ndarray]) -> list[tuple[int, str, int]]:
+    """Each op's own distance from PyTorch's quantized model: the op runs on PyTorch's int8 codes
+    of its inputs where PyTorch has them (its own reference values elsewhere), and its int8
+    output is compared with PyTorch's. (op index, kind, most LSBs apart) for every op whose
+    output PyTorch has; an end-to-end comparison adds up every earlier op's rounding instead."""
+    from compiler.ops import OP_TABLE
+
+    codes = pt2e_codes(program, inputs)
+    graph = program.graph
+    values = {name: t.data for name, t in graph.tensors.items() if t.is_constant}
+    for name, x in zip(graph.inputs, inputs):
+        values[name] = np.asarray(x).reshape(graph.tensors[name].shape).astype(np.dtype(
+            {"int8": np.int8, "float32": np.float32, "int16": np.int16}[graph.tensors[name].dtype]))
+    rows = []
+    for k, op in enumerate(graph.ops):
+        results = OP_TABLE[op.kind].reference(op, [codes.get(t, values.get(t)) for t in op.inputs])
+        worst = None
+        for name, result in zip(op.outputs, results):
+            values[name] = result.reshape(graph.tensors[name].shape)
+            if name in codes:
+                lsb = int(np.abs(values[name].astype(np.int32) - codes[name].astype(np.int32)).max(initial=0))
+                worst = lsb if worst is None else max(worst, lsb)
+        if worst is not None:
+            rows.append((k, op.kind, worst))
+    return rows
 
 
 def device_values(link: Link, program: Program, built: Program, inputs: list[np.ndarray]) -> dict[str, np.ndarray]:
