@@ -3,9 +3,10 @@
  * @brief NumPy broadcasting of the elementwise binary ops (ADD, MUL, MINIMUM, MAXIMUM), shared by
  *        their adapters: the kernels' em_broadcast_dims from the tensors.
  *
- * The output's shape must be NumPy's broadcast of the operands' shapes: ranks <= the output's
- * (<= EM_MAX_RANK, which the loader enforces), aligned from the last axis; along each axis an
- * operand's size is the output's or 1, and one of the two is the output's. Any such pair is
+ * The output's shape must be NumPy's broadcast of the operands' shapes (leading axes of size 1
+ * beyond both operands' ranks allowed): ranks <= the output's (<= EM_MAX_RANK, which the loader
+ * enforces), aligned from the last axis; along each axis an operand's size is the output's or 1,
+ * and one of the two is the output's. Any such pair is
  * taken: the same shape, a scalar (one element, any rank, rank 0 included), a channel row
  * ([C] or [1, 1, 1, C] against [N, H, W, C]), either or both operands broadcast along any axes
  * ([N, H, W, 1] with [1, 1, 1, C], [1, 8, 1] with [1, 1, 8], [2, 1, 5] with [1, 3, 1]). Anything

@@ -272,7 +272,6 @@ BAD_ADDS = {
     "output_not_broadcast_shape": ((2, 3), (2, 3), (3, 2), {}),
     "output_bigger_than_broadcast": ((2, 3), (1, 3), (4, 3), {}),
     "output_rank_too_small": ((1, 2, 3), (3,), (2, 3), {}),
-    "output_rank_too_large": ((2, 3), (2, 3), (1, 2, 3), {}),
     "both_broadcast_output_too_small": ((2, 3, 4, 1), (1, 1, 1, 4), (2, 3, 4, 1), {}),
     "middle_axis_incompatible": ((2, 3, 4), (1, 2, 1), (2, 3, 4), {}),
     "empty_output": ((2, 0, 4), (1, 1, 4), None, {}),
