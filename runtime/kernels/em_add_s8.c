@@ -204,9 +204,9 @@ bool em_add_s8_params_valid(const em_add_params *p)
 static __attribute__((noinline)) void em_nn_add_group(const em_add_params *p, const em_nn_broadcast *w,
                                                       const int8_t *a, const int8_t *b, int8_t *out)
 {
-    const int32_t inner = w->inner, a_step = w->a_step, b_step = w->b_step;
-    const bool b_one = w->b_one;
-    for (int32_t r = w->span; r > 0; r--, a += a_step, b += b_step, out += inner) {
+    const int32_t inner = w->size[0], a_step = w->a_stride[1], b_step = w->b_stride[1];
+    const bool b_one = w->b_stride[0] == 0;
+    for (int32_t r = w->size[1]; r > 0; r--, a += a_step, b += b_step, out += inner) {
         em_nn_add_row(p, a, b, b_one, out, inner);
     }
 }
@@ -227,7 +227,7 @@ static EM_NN_ADD_BROADCAST_INLINE void em_nn_add_broadcast(const em_add_params *
                                                           const int8_t *a, const int8_t *b, int8_t *output)
 {
     em_add_params p = *params;
-    if (w->a_one) {
+    if (w->a_stride[0] == 0) {
         const int8_t *const t = a;
         a = b;
         b = t;
@@ -237,14 +237,18 @@ static EM_NN_ADD_BROADCAST_INLINE void em_nn_add_broadcast(const em_add_params *
         p.b_offset = params->a_offset;
         p.b_multiplier = params->a_multiplier;
         p.b_shift = params->a_shift;
-        em_nn_broadcast_swap(w);
+        for (int32_t j = 0; j < w->axes; j++) { /* the walk of b + a */
+            const int32_t stride = w->a_stride[j];
+            w->a_stride[j] = w->b_stride[j];
+            w->b_stride[j] = stride;
+        }
     }
     em_nn_broadcast_at at;
     em_nn_broadcast_start(w, &at);
     int8_t *out = output;
     do {
         em_nn_add_group(&p, w, a + at.a, b + at.b, out);
-        out += w->span * w->inner;
+        out += w->size[1] * w->size[0];
     } while (em_nn_broadcast_next(w, &at));
 }
 
@@ -256,11 +260,11 @@ em_status em_add_s8(const em_add_params *params, const em_broadcast_dims *dims, 
         || !em_add_s8_params_valid(params)) {
         return EM_ERR_BAD_ARGUMENT;
     }
-    if (w.a_one || w.b_one || w.span > 1) {
+    if (w.a_stride[0] == 0 || w.b_stride[0] == 0 || w.size[1] > 1) {
         em_nn_add_broadcast(params, &w, a, b, output);
         return EM_OK;
     }
-    const int32_t n = w.inner; /* same shapes: one run */
+    const int32_t n = w.size[0]; /* same shapes: one run */
 #if !EM_NN_TIER_MVE
     if (n >= EM_NN_ADD_TABLE_MIN) {
         em_nn_add_tabled(params, a, b, output, n);

@@ -85,9 +85,9 @@ static __attribute__((noinline)) void em_nn_mul_row(const em_mul_params *p, cons
 static __attribute__((noinline)) void em_nn_mul_group(const em_mul_params *p, const em_nn_broadcast *w,
                                                       const int8_t *a, const int8_t *b, int8_t *out)
 {
-    const int32_t inner = w->inner, a_step = w->a_step, b_step = w->b_step;
-    const bool a_one = w->a_one, b_one = w->b_one;
-    for (int32_t r = w->span; r > 0; r--, a += a_step, b += b_step, out += inner) {
+    const int32_t inner = w->size[0], a_step = w->a_stride[1], b_step = w->b_stride[1];
+    const bool a_one = w->a_stride[0] == 0, b_one = w->b_stride[0] == 0;
+    for (int32_t r = w->size[1]; r > 0; r--, a += a_step, b += b_step, out += inner) {
         em_nn_mul_row(p, a, a_one, b, b_one, out, inner);
     }
 }
@@ -106,7 +106,7 @@ em_status em_mul_s8(const em_mul_params *params, const em_broadcast_dims *dims, 
     int8_t *out = output;
     do {
         em_nn_mul_group(&p, &w, a + at.a, b + at.b, out);
-        out += w.span * w.inner;
+        out += w.size[1] * w.size[0];
     } while (em_nn_broadcast_next(&w, &at));
     return EM_OK;
 }

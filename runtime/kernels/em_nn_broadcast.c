@@ -14,59 +14,42 @@ bool em_nn_broadcast_plan(const em_broadcast_dims *d, em_nn_broadcast *w)
     if (d == NULL || d->rank < 0 || d->rank > EM_BROADCAST_MAX_RANK) {
         return false;
     }
-    /* kinds: bit 0 a varies along the axis, bit 1 b does */
-    int32_t sizes[EM_BROADCAST_MAX_RANK], kinds[EM_BROADCAST_MAX_RANK];
-    int32_t count = 0;
-    int64_t n = 1;
-    for (int32_t k = 0; k < d->rank; k++) {
+    /* From the innermost axis out. kind: bit 0 a varies along the axis, bit 1 b does; sa, sb:
+     * the operands' elements inside the axis (their row-major strides there), <= n. */
+    int32_t axes = 0, kind = 0, n = 1, sa = 1, sb = 1;
+    for (int32_t k = d->rank - 1; k >= 0; k--) {
         const int32_t s = d->shape[k], x = d->a_shape[k], y = d->b_shape[k];
-        if (s < 1 || (x != s && x != 1) || (y != s && y != 1) || (x != s && y != s)) {
-            return false;
-        }
-        n *= s;
-        if (n > EM_NN_INT32_MAX) {
+        if (s < 1 || (x != s && x != 1) || (y != s && y != 1) || (x != s && y != s)
+            || __builtin_mul_overflow(n, s, &n)) {
             return false;
         }
         if (s == 1) {
             continue;
         }
-        const int32_t kind = (x == s ? 1 : 0) | (y == s ? 2 : 0);
-        if (count > 0 && kinds[count - 1] == kind) {
-            sizes[count - 1] *= s; /* <= n */
-        } else {
-            kinds[count] = kind;
-            sizes[count] = s;
-            count++;
+        const int32_t now = (x == s ? 1 : 0) | (y == s ? 2 : 0);
+        if (now != kind) { /* a new axis (at most one per dim: axes <= rank) */
+            kind = now;
+            w->size[axes] = 1;
+            w->a_stride[axes] = (now & 1) ? sa : 0;
+            w->b_stride[axes] = (now & 2) ? sb : 0;
+            axes++;
         }
+        w->size[axes - 1] *= s;
+        sa *= (now & 1) ? s : 1;
+        sb *= (now & 2) ? s : 1;
     }
-    if (count == 0) { /* one element: a run of 1 of both */
-        kinds[0] = 3;
-        sizes[0] = 1;
-        count = 1;
+    if (axes == 0) { /* one element: a run of 1 of both */
+        w->size[0] = 1;
+        w->a_stride[0] = 1;
+        w->b_stride[0] = 1;
+        axes = 1;
     }
-    const int32_t inner_kind = kinds[count - 1];
-    w->inner = sizes[count - 1];
-    w->a_one = (inner_kind & 1) == 0;
-    w->b_one = (inner_kind & 2) == 0;
-    /* row-major strides from the inside out; each ends at most at its operand's element count */
-    int32_t sa = w->a_one ? 1 : w->inner, sb = w->b_one ? 1 : w->inner;
-    w->span = 1;
-    w->a_step = 0;
-    w->b_step = 0;
-    w->outer = count >= 2 ? count - 2 : 0;
-    for (int32_t j = count - 2; j >= 0; j--) {
-        const int32_t as = (kinds[j] & 1) ? sa : 0, bs = (kinds[j] & 2) ? sb : 0;
-        if (j == count - 2) {
-            w->span = sizes[j];
-            w->a_step = as;
-            w->b_step = bs;
-        } else {
-            w->shape[j] = sizes[j];
-            w->a_stride[j] = as;
-            w->b_stride[j] = bs;
-        }
-        sa = (kinds[j] & 1) ? sa * sizes[j] : sa;
-        sb = (kinds[j] & 2) ? sb * sizes[j] : sb;
+    if (axes == 1) { /* one run */
+        w->size[1] = 1;
+        w->a_stride[1] = 0;
+        w->b_stride[1] = 0;
+        axes = 2;
     }
+    w->axes = axes;
     return true;
 }

@@ -63,8 +63,8 @@ static inline __attribute__((always_inline)) void em_nn_min_max_span(const em_nn
                                                                     bool a_one, const int8_t *b, bool b_one,
                                                                     int8_t *out, bool is_max)
 {
-    const int32_t inner = w->inner, a_step = w->a_step, b_step = w->b_step;
-    for (int32_t r = w->span; r > 0; r--, a += a_step, b += b_step, out += inner) {
+    const int32_t inner = w->size[0], a_step = w->a_stride[1], b_step = w->b_stride[1];
+    for (int32_t r = w->size[1]; r > 0; r--, a += a_step, b += b_step, out += inner) {
         em_nn_min_max_row(a, a_one, b, b_one, out, inner, is_max);
     }
 }
@@ -73,9 +73,9 @@ static inline __attribute__((always_inline)) void em_nn_min_max_span(const em_nn
 static __attribute__((noinline)) void em_nn_min_max_group(const em_nn_broadcast *w, const int8_t *a,
                                                          const int8_t *b, int8_t *out, bool is_max)
 {
-    if (w->a_one) {
+    if (w->a_stride[0] == 0) {
         em_nn_min_max_span(w, a, true, b, false, out, is_max);
-    } else if (w->b_one) {
+    } else if (w->b_stride[0] == 0) {
         em_nn_min_max_span(w, a, false, b, true, out, is_max);
     } else {
         em_nn_min_max_span(w, a, false, b, false, out, is_max);
@@ -95,7 +95,7 @@ static inline __attribute__((always_inline)) em_status em_nn_min_max_s8(const em
     int8_t *out = output;
     do {
         em_nn_min_max_group(&w, a + at.a, b + at.b, out, is_max);
-        out += w.span * w.inner;
+        out += w.size[1] * w.size[0];
     } while (em_nn_broadcast_next(&w, &at));
     return EM_OK;
 }
