@@ -370,3 +370,34 @@ def test_add_general_broadcast_walks_every_axis(lib):
     b = rng.integers(-128, 128, size=b_shape, dtype=np.int8)
     check_add(lib, a, b, add_params(rng))
     check_add(lib, b, a, add_params(rng))
+
+
+class BroadcastWalk(ctypes.Structure):
+    """em_nn_broadcast (em_nn_broadcast.h)."""
+    _fields_ = [("axes", ctypes.c_int32)] + [(n, ctypes.c_int32 * MAX_RANK) for n in ("size", "a_stride", "b_stride")]
+
+
+def test_kernel_variants_mirror_the_broadcast_plan(lib):
+    """compiler/kernel_variants.py broadcast_runs (what `inspect` reports) is em_nn_broadcast_plan's
+    collapse, on seeded random broadcasts of ranks 0..8; and the plan's strides address each
+    operand exactly as NumPy's broadcast does."""
+    from compiler.kernel_variants import broadcast_runs
+
+    lib.em_nn_broadcast_plan.restype = ctypes.c_bool
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        out = tuple(int(d) for d in rng.integers(1, 4, size=int(rng.integers(0, MAX_RANK + 1))))
+        varies = rng.integers(0, 3, size=len(out))
+        a = tuple(d if v != 1 else 1 for d, v in zip(out, varies))
+        b = tuple(d if v != 0 else 1 for d, v in zip(out, varies))
+        walk = BroadcastWalk()
+        assert lib.em_nn_broadcast_plan(ctypes.byref(broadcast_dims(out, a, b)), ctypes.byref(walk))
+        size = list(walk.size[:walk.axes])
+        runs, inner, one, outer = broadcast_runs(a, b, out)
+        assert (runs, inner, one, outer) == (int(np.prod(size)) // size[0], size[0],
+                                              walk.a_stride[0] == 0 or walk.b_stride[0] == 0, walk.axes - 2)
+        for name, shape, strides in (("a", a, walk.a_stride), ("b", b, walk.b_stride)):
+            index = np.indices(size[::-1]).reshape(len(size), -1)[::-1]  # innermost axis first, row-major order
+            offsets = sum(index[j] * strides[j] for j in range(walk.axes))
+            want = np.broadcast_to(np.arange(int(np.prod(shape))).reshape(shape), out).reshape(-1)
+            np.testing.assert_array_equal(offsets, want, err_msg=f"{name}: {a} with {b}")
