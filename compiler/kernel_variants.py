@@ -157,21 +157,46 @@ def _dw_rows_staged(graph: Graph, op: Op) -> bool:
     return 0 < dw_rows_bytes(graph, op) <= _scratch_bytes(graph, op, DEPTHWISE_ROWS_STACK)
 
 
-def _broadcast(graph: Graph, name: str, out: tuple[int, ...]) -> str:
-    """runtime/ops/em_op_broadcast.h em_op_broadcast_of: none, scalar or row."""
-    n = int(np.prod(graph.tensors[name].shape))
-    return "none" if n == int(np.prod(out)) else ("scalar" if n == 1 else "row")
+def broadcast_runs(a: tuple[int, ...], b: tuple[int, ...], out: tuple[int, ...]) -> tuple[int, int, bool, int]:
+    """runtime/kernels/em_nn_broadcast.c em_nn_broadcast_plan: the output's size-1 axes dropped,
+    adjacent axes along which the same operands vary merged; returns (runs, inner, an operand
+    repeated along each run, outer axes walked beyond the innermost two)."""
+    rank = len(out)
+    a, b = (1,) * (rank - len(a)) + tuple(a), (1,) * (rank - len(b)) + tuple(b)
+    kinds: list[list[int]] = []  # [kind, size]; kind bit 0: a varies, bit 1: b varies
+    for s, x, y in zip(out, a, b):
+        if s == 1:
+            continue
+        kind = int(x == s) | (int(y == s) << 1)
+        if kinds and kinds[-1][0] == kind:
+            kinds[-1][1] *= s
+        else:
+            kinds.append([kind, s])
+    kind, inner = kinds[-1] if kinds else (3, 1)
+    return int(np.prod(out)) // inner, inner, kind != 3, max(len(kinds) - 2, 0)
+
+
+def _broadcast(graph: Graph, op: Op) -> str:
+    """The form of em_add_s8's walk: same shapes, a scalar operand (one run, one operand
+    repeated), a row (runs of the same operand values, e.g. a channel vector) or general."""
+    a, b = (graph.tensors[name].shape for name in op.inputs[:2])
+    runs, inner, one, outer = broadcast_runs(a, b, graph.tensors[op.outputs[0]].shape)
+    if runs == 1:
+        return "scalar operand broadcast" if one else "same shapes"
+    if not one and outer == 0:
+        return "row operand broadcast"
+    return f"general broadcast: {runs} runs of {inner}" + (", one operand repeated along each" if one else "")
 
 
 def add(graph: Graph, op: Op, tier: str) -> str:
     """em_add_s8.c: MVE 4 lanes; scalar and DSP tabulate each input's rescaling when neither
-    operand is broadcast and the output has >= EM_NN_ADD_TABLE_MIN elements."""
+    operand is broadcast (one run of two arrays) and the output has >= EM_NN_ADD_TABLE_MIN
+    elements."""
     out = graph.tensors[op.outputs[0]].shape
-    forms = [f for f in (_broadcast(graph, name, out) for name in op.inputs[:2]) if f != "none"]
-    shape = f"{forms[0]} operand broadcast" if forms else "same shapes"
+    shape = _broadcast(graph, op)
     if tier == "mve":
         return f"{shape}; MVE 4 lanes"
-    if not forms and int(np.prod(out)) >= ADD_TABLE_MIN:
+    if shape == "same shapes" and int(np.prod(out)) >= ADD_TABLE_MIN:
         return f"{shape}; rescaling tables (256 codes per input), scalar"
     return f"{shape}; scalar per element"
 

@@ -1,18 +1,21 @@
 #!/usr/bin/env python3
-"""Instruction counts of single transpose_conv2d / batch_matmul / minimum programs on a QEMU
-board (exact: -icount, see /work/shared/MEASURING.md).
+"""Instruction counts of single transpose_conv2d / batch_matmul / elementwise (add, mul, minimum,
+maximum: each broadcast form) programs on a QEMU board (exact: -icount, see
+/work/shared/MEASURING.md).
 
     ./scons em_run board=corstone300 && .venv/bin/python tools/bench_arith.py \
-        [--board corstone300] [--target cortex-m55] [--elf build/corstone300/em_run.elf]
+        [--board corstone300] [--target cortex-m55] [--elf build/corstone300/em_run.elf] [--only add]
 
 Each layer is one op over a program input (compiler.ir graph -> planner -> writer, stamped for
 --target's tier, which must be the firmware's); the output is checked against
 compiler.reference byte for byte and the "instructions:" line of em_run is reported. Each layer
-runs twice: the counts must match.
+runs twice: the counts must match. A program the runner refuses (a broadcast an older runtime
+had no kernel for) is reported as such, so the same table can be made before and after a change.
 """
 from __future__ import annotations
 
 import argparse
+import re
 import subprocess
 import sys
 import tempfile
@@ -61,11 +64,47 @@ def _bmm(rng, batches, m, k, n) -> tuple[Graph, int]:
     return Graph(tensors, [Op("batch_matmul", ["x", "b"], ["y"], attrs)], ["x"], ["y"]), batches * m * k * n
 
 
-def _minimum(rng, shape) -> tuple[Graph, int]:
-    c = rng.integers(-128, 128, (1, 1, 1, shape[-1]), dtype=np.int8)
+def _elementwise_attrs(kind: str) -> dict:
+    if kind == "add":
+        (ma, sa), (mb, sb) = quantize_multiplier(0.4), quantize_multiplier(0.3)
+        mo, so = quantize_multiplier(2.0 ** -reference.ADD_LEFT_SHIFT * 1.7)
+        return dict(a_offset=3, a_multiplier=ma, a_shift=sa, b_offset=-5, b_multiplier=mb, b_shift=sb,
+                    output_offset=-2, output_multiplier=mo, output_shift=so, activation_min=-128, activation_max=127)
+    if kind == "mul":
+        m, s = quantize_multiplier(2.0 ** -7)
+        return dict(a_offset=3, b_offset=-5, output_offset=1, output_multiplier=m, output_shift=s,
+                    activation_min=-128, activation_max=127)
+    return {}
+
+
+def _elementwise(rng, kind: str, shape, c_shape) -> tuple[Graph, int]:
+    """x (program input, `shape`) op a constant of `c_shape`, NumPy broadcasting."""
+    c = rng.integers(-128, 128, c_shape, dtype=np.int8)
+    out = np.broadcast_shapes(tuple(shape), tuple(c_shape))
     tensors = {"x": Tensor("x", "int8", shape, QUANT), "c": Tensor("c", "int8", c.shape, QUANT, c),
-               "y": Tensor("y", "int8", shape, QUANT)}
-    return Graph(tensors, [Op("minimum", ["x", "c"], ["y"], {})], ["x"], ["y"]), int(np.prod(shape))
+               "y": Tensor("y", "int8", out, QUANT)}
+    return Graph(tensors, [Op(kind, ["x", "c"], ["y"], _elementwise_attrs(kind))], ["x"], ["y"]), int(np.prod(out))
+
+
+def _minimum(rng, shape) -> tuple[Graph, int]:
+    return _elementwise(rng, "minimum", shape, (1, 1, 1, shape[-1]))
+
+
+# (kind, x shape, constant shape): the fast paths (same shape, scalar, channel row) and general
+# broadcasts (both operands broadcast, a middle axis, a per-row column)
+ELEMENTWISE = [
+    ("add", (1, 16, 16, 32), (1, 16, 16, 32)), ("add", (1, 16, 16, 32), (1,)), ("add", (1, 16, 16, 32), (32,)),
+    ("add", (1, 16, 16, 1), (1, 1, 1, 32)), ("add", (1, 16, 16, 32), (1, 16, 1, 32)),
+    ("add", (1, 16, 16, 32), (1, 16, 16, 1)),
+    ("mul", (1, 16, 16, 32), (1, 16, 16, 32)), ("mul", (1, 16, 16, 32), (1,)), ("mul", (1, 16, 16, 32), (1, 1, 1, 32)),
+    ("mul", (1, 16, 16, 1), (1, 1, 1, 32)), ("mul", (2, 1, 32, 16), (1, 16, 1, 16)),
+    ("maximum", (1, 16, 16, 32), (1, 16, 16, 32)), ("maximum", (1, 16, 16, 32), (1,)),
+    ("maximum", (1, 16, 16, 1), (1, 1, 1, 32)), ("maximum", (1, 16, 16, 32), (1, 16, 1, 32)),
+]
+
+
+def _name(kind: str, shape, c_shape) -> str:
+    return f"{kind} {'x'.join(map(str, shape))} by {'x'.join(map(str, c_shape))}"
 
 
 LAYERS = {
@@ -76,6 +115,11 @@ LAYERS = {
     "bmm 1x(49x64 @ 64x49)": lambda rng: _bmm(rng, 1, 49, 64, 49),
     "minimum 1x16x16x32 by a channel vector": lambda rng: _minimum(rng, (1, 16, 16, 32)),
 }
+LAYERS.update({_name(*e): (lambda rng, e=e: _elementwise(rng, *e)) for e in ELEMENTWISE})
+
+
+class Refused(Exception):
+    """The runner refused the program (em_run's exit code and console)."""
 
 
 def run_once(board: str, target: Target, elf: Path, graph: Graph, x: np.ndarray, work: Path) -> tuple[int, np.ndarray]:
@@ -87,7 +131,7 @@ def run_once(board: str, target: Target, elf: Path, graph: Graph, x: np.ndarray,
     cmd = emulator_command(load_board(board), elf, "p.embr --input in.bin --output out.bin")
     result = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=600)
     if result.returncode != 0:
-        raise SystemExit(f"em_run failed ({result.returncode}):\n{result.stdout}{result.stderr}")
+        raise Refused(f"em_run failed ({result.returncode}):\n{result.stdout}{result.stderr}")
     count = next(int(line.split()[1]) for line in result.stdout.splitlines() if line.startswith("instructions:"))
     return count, np.frombuffer((work / "out.bin").read_bytes(), np.int8)
 
@@ -97,11 +141,14 @@ def main() -> int:
     ap.add_argument("--board", default="corstone300")
     ap.add_argument("--target", default="cortex-m55")
     ap.add_argument("--elf", type=Path, default=None)
+    ap.add_argument("--only", default="", help="run the layers whose name matches this regular expression")
     args = ap.parse_args()
     elf = args.elf or REPO / "build" / args.board / "em_run.elf"
     print(f"| layer ({args.board}, {args.target}) | instructions | MACs or elements | per instruction |")
     print("|---|---:|---:|---:|")
     for name, build in LAYERS.items():
+        if not re.search(args.only, name):
+            continue
         rng = np.random.default_rng(sum(map(ord, name)))
         graph, work_items = build(rng)
         plan_memory(graph, Region("sram", 1 << 20))
@@ -110,10 +157,18 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as tmp:
             counts = []
             for _ in range(2):
-                count, got = run_once(args.board, Target(args.target), elf, graph, x, Path(tmp))
+                try:
+                    count, got = run_once(args.board, Target(args.target), elf, graph, x, Path(tmp))
+                except Refused as refused:
+                    if "EM_ERR_BAD_OPERATOR" not in str(refused):
+                        raise SystemExit(str(refused)) from None
+                    break
                 if not np.array_equal(got.reshape(want.shape), want):
                     raise SystemExit(f"{name}: output differs from compiler.reference")
                 counts.append(count)
+        if not counts:
+            print(f"| {name} | refused at load (EM_ERR_BAD_OPERATOR) | {work_items:,} | - |", flush=True)
+            continue
         if counts[0] != counts[1]:
             raise SystemExit(f"{name}: counts differ between runs: {counts}")
         print(f"| {name} | {counts[0]:,} | {work_items:,} | {work_items / counts[0]:.2f} |", flush=True)

@@ -1,6 +1,6 @@
 /**
  * @file em_add_s8.c
- * @brief int8 elementwise add with per-tensor rescaling and broadcasting (scalar or row operand).
+ * @brief int8 elementwise add with per-tensor rescaling and NumPy broadcasting (em_broadcast_dims).
  *        Scalar (also the DSP tier's: its cost is the 32-bit requantization, not SIMD-able) and
  *        Helium (MVE) paths behind em_nn_tier.h.
  *
@@ -13,9 +13,10 @@
  * requantization is em_nn_requantize() (scalar) or the 4-lane form of em_nn_requantize_mve()
  * with per-tensor shifts in scalar registers (same instructions), so both paths match the
  * reference byte for byte.
- * A broadcast scalar operand is rescaled once per call; a row operand is rescaled per element.
- * A broadcast operand is made the second one (the operands and their rescalings swap), so each
- * path is compiled for same-shape operands and for a scalar b only.
+ * Broadcasting: em_nn_broadcast.h's runs. Along a run an operand is an array (rescaled per
+ * element) or one repeated value (rescaled once per run: a scalar operand once per call). An
+ * operand repeated along the runs is made the second one (the operands and their rescalings
+ * swap), so the row loop is compiled for two arrays and for a repeated b only.
  * MVE: 4 elements per step (widening loads VLDRB.S32, narrowing store VSTRB.32); the last
  * partial step is predicated and touches no byte past the operands or the output.
  * Scalar and DSP, same-shape operands of >= EM_NN_ADD_TABLE_MIN elements: each input's
@@ -25,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "em_nn_broadcast.h"
 #include "em_nn_functions.h"
 #include "em_nn_support.h"
 #include "em_nn_tier.h"
@@ -197,9 +199,16 @@ bool em_add_s8_params_valid(const em_add_params *p)
     return offsets && multipliers && shifts && clamps;
 }
 
-static bool em_nn_add_broadcast_valid(int32_t mode)
+/** One group of runs (em_nn_broadcast.h: the outer indices fixed), a never repeated. Out of
+ *  line: its loop keeps its pointers in registers, the walk's odometer on the stack. */
+static __attribute__((noinline)) void em_nn_add_group(const em_add_params *p, const em_nn_broadcast *w,
+                                                      const int8_t *a, const int8_t *b, int8_t *out)
 {
-    return mode == EM_ADD_BROADCAST_NONE || mode == EM_ADD_BROADCAST_SCALAR || mode == EM_ADD_BROADCAST_ROW;
+    const int32_t inner = w->size[0], a_step = w->a_stride[1], b_step = w->b_stride[1];
+    const bool b_one = w->b_stride[0] == 0;
+    for (int32_t r = w->size[1]; r > 0; r--, a += a_step, b += b_step, out += inner) {
+        em_nn_add_row(p, a, b, b_one, out, inner);
+    }
 }
 
 /* Scalar and DSP: out of line, so that the parameters' swapped copy is no part of the stack
@@ -210,15 +219,15 @@ static bool em_nn_add_broadcast_valid(int32_t mode)
 #define EM_NN_ADD_BROADCAST_INLINE __attribute__((noinline))
 #endif
 
-/** An add with one broadcast operand (scalar or row), as b: a broadcast a trades places with b,
- *  and its offset, multiplier and shift with b's (sa + sb is the same int32 sum either way, so
- *  the same bytes), so the paths are compiled for one broadcast side only. */
-static EM_NN_ADD_BROADCAST_INLINE void em_nn_add_broadcast(const em_add_params *params, const em_add_dims *dims,
+/** An add with a broadcast operand, walked group by group (em_nn_broadcast.h). When a repeats
+ *  one value along each run, a trades places with b, and its offset, multiplier, shift and
+ *  strides with b's (sa + sb is the same int32 sum either way, so the same bytes), so the row
+ *  loop is compiled for b repeated (a scalar b) or for two arrays only. */
+static EM_NN_ADD_BROADCAST_INLINE void em_nn_add_broadcast(const em_add_params *params, em_nn_broadcast *w,
                                                           const int8_t *a, const int8_t *b, int8_t *output)
 {
     em_add_params p = *params;
-    int32_t broadcast = dims->b_broadcast;
-    if (dims->a_broadcast != EM_ADD_BROADCAST_NONE) {
+    if (w->a_stride[0] == 0) {
         const int8_t *const t = a;
         a = b;
         b = t;
@@ -228,33 +237,34 @@ static EM_NN_ADD_BROADCAST_INLINE void em_nn_add_broadcast(const em_add_params *
         p.b_offset = params->a_offset;
         p.b_multiplier = params->a_multiplier;
         p.b_shift = params->a_shift;
-        broadcast = dims->a_broadcast;
+        for (int32_t j = 0; j < w->axes; j++) { /* the walk of b + a */
+            const int32_t stride = w->a_stride[j];
+            w->a_stride[j] = w->b_stride[j];
+            w->b_stride[j] = stride;
+        }
     }
-    const int32_t inner = dims->inner, outer = dims->outer;
-    if (broadcast == EM_ADD_BROADCAST_SCALAR) {
-        em_nn_add_row(&p, a, b, true, output, outer * inner);
-        return;
-    }
-    for (int32_t o = 0; o < outer; o++) { /* b: one row of inner values, repeated */
-        em_nn_add_row(&p, a + o * inner, b, false, output + o * inner, inner);
-    }
+    em_nn_broadcast_at at;
+    em_nn_broadcast_start(w, &at);
+    int8_t *out = output;
+    do {
+        em_nn_add_group(&p, w, a + at.a, b + at.b, out);
+        out += w->size[1] * w->size[0];
+    } while (em_nn_broadcast_next(w, &at));
 }
 
-em_status em_add_s8(const em_add_params *params, const em_add_dims *dims, const int8_t *a,
+em_status em_add_s8(const em_add_params *params, const em_broadcast_dims *dims, const int8_t *a,
                     const int8_t *b, int8_t *output)
 {
-    if (params == NULL || dims == NULL || a == NULL || b == NULL || output == NULL
-        || dims->outer < 1 || dims->inner < 1 || (int64_t)dims->outer * dims->inner > EM_NN_INT32_MAX
-        || !em_nn_add_broadcast_valid(dims->a_broadcast) || !em_nn_add_broadcast_valid(dims->b_broadcast)
-        || (dims->a_broadcast != EM_ADD_BROADCAST_NONE && dims->b_broadcast != EM_ADD_BROADCAST_NONE)
+    em_nn_broadcast w;
+    if (params == NULL || a == NULL || b == NULL || output == NULL || !em_nn_broadcast_plan(dims, &w)
         || !em_add_s8_params_valid(params)) {
         return EM_ERR_BAD_ARGUMENT;
     }
-    if (dims->a_broadcast != EM_ADD_BROADCAST_NONE || dims->b_broadcast != EM_ADD_BROADCAST_NONE) {
-        em_nn_add_broadcast(params, dims, a, b, output);
+    if (w.a_stride[0] == 0 || w.b_stride[0] == 0 || w.size[1] > 1) {
+        em_nn_add_broadcast(params, &w, a, b, output);
         return EM_OK;
     }
-    const int32_t n = dims->outer * dims->inner;
+    const int32_t n = w.size[0]; /* same shapes: one run */
 #if !EM_NN_TIER_MVE
     if (n >= EM_NN_ADD_TABLE_MIN) {
         em_nn_add_tabled(params, a, b, output, n);

@@ -1,12 +1,12 @@
 /**
  * @file em_mul_s8.c
- * @brief int8 elementwise multiply with broadcasting, exactly compiler/reference.py:mul_s8.
+ * @brief int8 elementwise multiply with NumPy broadcasting, exactly compiler/reference.py:mul_s8.
  *        Scalar (also the DSP tier's) and Helium (MVE) paths behind em_nn_tier.h.
  *
  * out = clamp(requantize((a + a_offset)·(b + b_offset), mult, shift) + output_offset), one
  * rounding (em_nn_requantize). |a + a_offset|, |b + b_offset| <= 256, so the product fits int32.
- * The broadcast forms (em_add_dims) are walked row by row: a row is @p inner elements of each
- * operand, or its one element (SCALAR), or the same @p inner elements every row (ROW).
+ * Broadcasting (em_broadcast_dims) is walked run by run (em_nn_broadcast.h): along a run each
+ * operand is an array or one repeated value (a scalar operand: one run of all the elements).
  * MVE: 4 elements per step (VLDRB.S32 widening loads, VSTRB.32 narrowing store), the last
  * partial step predicated; the requantization is em_nn_requantize_mve()'s with per-tensor
  * shifts in general-purpose registers (VQSHL / VRSHL by register): the same bits.
@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "em_nn_broadcast.h"
 #include "em_nn_functions.h"
 #include "em_nn_support.h"
 #include "em_nn_tier.h"
@@ -45,12 +46,11 @@ em_nn_mul_row_mve(const em_mul_params *p, const int8_t *a, bool a_one, const int
     }
 }
 
+/** One run (em_nn_broadcast.h: never both operands repeated). */
 static void em_nn_mul_row(const em_mul_params *p, const int8_t *a, bool a_one, const int8_t *b, bool b_one,
                           int8_t *out, int32_t n)
 {
-    if (a_one && b_one) {
-        em_nn_mul_row_mve(p, a, true, b, true, out, n);
-    } else if (a_one) {
+    if (a_one) {
         em_nn_mul_row_mve(p, a, true, b, false, out, n);
     } else if (b_one) {
         em_nn_mul_row_mve(p, a, false, b, true, out, n);
@@ -61,7 +61,9 @@ static void em_nn_mul_row(const em_mul_params *p, const int8_t *a, bool a_one, c
 
 #else /* scalar and DSP (whose cost is the 32-bit requantization: SMMUL inside em_nn_requantize) */
 
-static void em_nn_mul_row(const em_mul_params *p, const int8_t *a, bool a_one, const int8_t *b, bool b_one,
+/* Out of line: inlined into em_nn_mul_group's loop, the M3 build runs short of registers and
+ * reloads the strides from the stack at every element. */
+static __attribute__((noinline)) void em_nn_mul_row(const em_mul_params *p, const int8_t *a, bool a_one, const int8_t *b, bool b_one,
                           int8_t *out, int32_t n)
 {
     const int32_t ao = p->a_offset, bo = p->b_offset, oo = p->output_offset;
@@ -78,27 +80,33 @@ static void em_nn_mul_row(const em_mul_params *p, const int8_t *a, bool a_one, c
 
 #endif
 
-em_status em_mul_s8(const em_mul_params *params, const em_add_dims *dims, const int8_t *a, const int8_t *b,
+/** One group of runs (em_nn_broadcast.h: the outer indices fixed). Out of line: its loop keeps
+ *  its pointers in registers, the walk's odometer on the stack. */
+static __attribute__((noinline)) void em_nn_mul_group(const em_mul_params *p, const em_nn_broadcast *w,
+                                                      const int8_t *a, const int8_t *b, int8_t *out)
+{
+    const int32_t inner = w->size[0], a_step = w->a_stride[1], b_step = w->b_stride[1];
+    const bool a_one = w->a_stride[0] == 0, b_one = w->b_stride[0] == 0;
+    for (int32_t r = w->size[1]; r > 0; r--, a += a_step, b += b_step, out += inner) {
+        em_nn_mul_row(p, a, a_one, b, b_one, out, inner);
+    }
+}
+
+em_status em_mul_s8(const em_mul_params *params, const em_broadcast_dims *dims, const int8_t *a, const int8_t *b,
                     int8_t *output)
 {
-    if (params == NULL || dims == NULL || a == NULL || b == NULL || output == NULL || dims->outer < 1
-        || dims->inner < 1 || (int64_t)dims->outer * dims->inner > INT32_MAX || params->output_multiplier < 0
-        || params->output_shift < -31 || params->output_shift > 30) {
+    em_nn_broadcast w;
+    if (params == NULL || a == NULL || b == NULL || output == NULL || !em_nn_broadcast_plan(dims, &w)
+        || params->output_multiplier < 0 || params->output_shift < -31 || params->output_shift > 30) {
         return EM_ERR_BAD_ARGUMENT;
     }
     const em_mul_params p = *params; /* locals: the int8 stores may alias *params */
-    const int32_t inner = dims->inner, outer = dims->outer;
-    const int32_t ka = dims->a_broadcast, kb = dims->b_broadcast;
-    if (ka != EM_ADD_BROADCAST_ROW && kb != EM_ADD_BROADCAST_ROW) { /* one flat row */
-        em_nn_mul_row(&p, a, ka == EM_ADD_BROADCAST_SCALAR, b, kb == EM_ADD_BROADCAST_SCALAR, output,
-                      outer * inner);
-        return EM_OK;
-    }
-    for (int32_t row = 0; row < outer; row++) {
-        const int8_t *ra = ka == EM_ADD_BROADCAST_NONE ? a + row * inner : a;
-        const int8_t *rb = kb == EM_ADD_BROADCAST_NONE ? b + row * inner : b;
-        em_nn_mul_row(&p, ra, ka == EM_ADD_BROADCAST_SCALAR, rb, kb == EM_ADD_BROADCAST_SCALAR,
-                      output + row * inner, inner);
-    }
+    em_nn_broadcast_at at;
+    em_nn_broadcast_start(&w, &at);
+    int8_t *out = output;
+    do {
+        em_nn_mul_group(&p, &w, a + at.a, b + at.b, out);
+        out += w.size[1] * w.size[0];
+    } while (em_nn_broadcast_next(&w, &at));
     return EM_OK;
 }

@@ -1,13 +1,13 @@
 /**
  * @file em_op_add.c
- * @brief ADD adapter: a, b int8 -> output int8 (NumPy broadcasting, restricted), AddOptions.
+ * @brief ADD adapter: a, b int8 -> output int8 (NumPy broadcasting), AddOptions.
  *
- * Broadcasting: as em_op_broadcast.h describes (shared with MUL). check() also verifies the
- * options' ranges with the kernel's em_add_s8_params_valid() (em_add_params: offsets −127..128,
+ * Broadcasting: any NumPy broadcast, as em_op_broadcast.h describes (shared with MUL, MINIMUM,
+ * MAXIMUM). check() also verifies the options' ranges with the kernel's em_add_s8_params_valid() (em_add_params: offsets −127..128,
  * output offset and clamps int8, input multipliers −INT32_MAX..INT32_MAX (negative: SUB), output
- * multiplier >= 0, shifts −31..30), so eval() only decodes, classifies the (verified) shapes again
- * and calls the kernel.
- * The output may be exactly a non-broadcast operand (in place) but must not overlap it otherwise.
+ * multiplier >= 0, shifts −31..30), so eval() only decodes, fills the kernel's dims from the
+ * (verified) shapes again and calls the kernel.
+ * The output may be exactly an operand of its own shape (in place), never a broadcast one.
  */
 #include "em_nn_functions.h"
 #include "em_op_broadcast.h"
@@ -46,7 +46,7 @@ static em_status em_add_check(const em_op_context *ctx)
         || a.output.dtype != EM_DTYPE_INT8) {
         return EM_ERR_BAD_OPERATOR;
     }
-    em_add_dims dims;
+    em_broadcast_dims dims;
     if (!em_op_broadcast_dims(&a.in[EM_ADD_A], &a.in[EM_ADD_B], &a.output, &dims)) {
         return EM_ERR_BAD_OPERATOR;
     }
@@ -61,7 +61,7 @@ static em_status em_add_eval(const em_op_context *ctx)
     if (s != EM_OK) {
         return s;
     }
-    em_add_dims dims;
+    em_broadcast_dims dims;
     /* true: check() verified the same shapes */
     (void)em_op_broadcast_dims(&a.in[EM_ADD_A], &a.in[EM_ADD_B], &a.output, &dims);
     return em_add_s8(&a.params, &dims, (const int8_t *)a.in[EM_ADD_A].data,

@@ -1,16 +1,26 @@
 /**
  * @file em_op_broadcast.h
- * @brief The broadcasting elementwise binary ops (ADD, MUL, MINIMUM, MAXIMUM) accept, shared by their adapters.
+ * @brief NumPy broadcasting of the elementwise binary ops (ADD, MUL, MINIMUM, MAXIMUM), shared by
+ *        their adapters: the kernels' em_broadcast_dims from the tensors.
  *
- * The output's shape must be NumPy's broadcast of the operands' shapes (ranks <= EM_MAX_RANK,
- * aligned from the last axis), and each operand must be one of
- * - the output's own shape (any rank; size-1 axes added or kept),
- * - a scalar (one element: [1], [1, 1, 1, 1], rank 0),
- * - a row: size 1 on every axis but the last, which equals the output's last axis
- *   (e.g. [1, 1, 1, C] or [C] against [N, H, W, C]),
- * and not both broadcast. Anything else (e.g. [N, H, W, 1] against [1, 1, 1, C]) has no kernel
- * layout: em_op_broadcast_dims() returns false and check() reports EM_ERR_BAD_OPERATOR.
- * Header-only (static inline) so that either op links without the other.
+ * The output's shape must be NumPy's broadcast of the operands' shapes (leading axes of size 1
+ * beyond both operands' ranks allowed): ranks <= the output's (<= EM_MAX_RANK, which the loader
+ * enforces), aligned from the last axis; along each axis an operand's size is the output's or 1,
+ * and one of the two is the output's. Any such pair is
+ * taken: the same shape, a scalar (one element, any rank, rank 0 included), a channel row
+ * ([C] or [1, 1, 1, C] against [N, H, W, C]), either or both operands broadcast along any axes
+ * ([N, H, W, 1] with [1, 1, 1, C], [1, 8, 1] with [1, 1, 8], [2, 1, 5] with [1, 3, 1]). Anything
+ * else (sizes that differ and neither 1, an output of another shape, an operand of higher rank)
+ * and an empty output: em_op_broadcast_dims() returns false and check() reports
+ * EM_ERR_BAD_OPERATOR.
+ *
+ * Bounds: the loader keeps every int8 tensor within INT32_MAX bytes, so the output has at most
+ * INT32_MAX elements and each operand, the output's shape with some axes 1, no more: every
+ * offset the kernels form (< an operand's element count) is exact in int32.
+ * In place: the output may be exactly an operand of the output's shape (and, per kernel, start
+ * below it: em_nn_functions.h); never a broadcast operand, which is read again and again
+ * (compiler/in_place.py plans it so).
+ * Header-only (static inline) so that each op links without the others.
  */
 #ifndef EM_OP_BROADCAST_H
 #define EM_OP_BROADCAST_H
@@ -28,55 +38,30 @@ static inline int32_t em_op_aligned_dim(const em_tensor *t, int32_t out_rank, in
     return own >= 0 ? em_op_dim(t, own) : 1;
 }
 
-/** How operand @p t maps onto @p out (whose broadcast with the other operand was verified),
- *  or -1 when the kernels have no such layout. */
-static inline int32_t em_op_broadcast_of(const em_tensor *t, const em_tensor *out, uint32_t out_elements)
-{
-    const uint32_t n = em_tensor_elements(t);
-    if (n == out_elements) {
-        return EM_ADD_BROADCAST_NONE;
-    }
-    if (n == 1u) {
-        return EM_ADD_BROADCAST_SCALAR;
-    }
-    /* A row: size 1 on every axis but the last, which equals the output's. Its dims (>= 0)
-     * multiply to n, so with its last dim equal to the output's last dim L (>= 1, verified by the
-     * caller), n == L holds exactly when every other dim is 1: no loop over the axes. */
-    if (t->rank < 1 || out->rank < 1) {
-        return -1;
-    }
-    const int32_t last = em_op_dim(out, out->rank - 1);
-    return em_op_dim(t, t->rank - 1) == last && n == (uint32_t)last ? EM_ADD_BROADCAST_ROW : -1;
-}
-
-/** The kernels' [outer, inner] dims of @p out = @p a ⊕ @p b, or false when the shapes are not
- *  a layout the kernels support. */
+/** The kernels' dims of @p out = @p a ⊕ @p b (each operand's shape aligned to the output's rank),
+ *  or false when @p out is not NumPy's broadcast of the operands or is empty. */
 static inline bool em_op_broadcast_dims(const em_tensor *a, const em_tensor *b, const em_tensor *out,
-                                        em_add_dims *dims)
+                                        em_broadcast_dims *dims)
 {
     const int32_t rank = out->rank;
-    if (a->rank > rank || b->rank > rank) {
+    if (rank > EM_BROADCAST_MAX_RANK || a->rank > rank || b->rank > rank) {
         return false;
     }
-    for (int32_t axis = 0; axis < rank; axis++) { /* out == NumPy's broadcast of a and b */
+    dims->rank = rank;
+    bool empty = false;
+    for (int32_t axis = 0; axis < rank; axis++) {
         const int32_t da = em_op_aligned_dim(a, rank, axis);
         const int32_t db = em_op_aligned_dim(b, rank, axis);
         const int32_t want = da == 1 ? db : da;
         if ((da != db && da != 1 && db != 1) || em_op_dim(out, axis) != want) {
             return false;
         }
+        dims->shape[axis] = want;
+        dims->a_shape[axis] = da;
+        dims->b_shape[axis] = db;
+        empty |= want == 0; /* dims >= 0 (the loader); 0 only where both are 0 or 0 meets 1 */
     }
-    const uint32_t n = em_tensor_elements(out);
-    const int32_t inner = rank >= 1 ? em_op_dim(out, rank - 1) : 1;
-    if (n == 0u || inner < 1) {
-        return false;
-    }
-    dims->inner = inner;
-    dims->outer = (int32_t)(n / (uint32_t)inner);
-    dims->a_broadcast = em_op_broadcast_of(a, out, n);
-    dims->b_broadcast = em_op_broadcast_of(b, out, n);
-    return dims->a_broadcast >= 0 && dims->b_broadcast >= 0
-           && (dims->a_broadcast == EM_ADD_BROADCAST_NONE || dims->b_broadcast == EM_ADD_BROADCAST_NONE);
+    return !empty;
 }
 
 #endif /* EM_OP_BROADCAST_H */

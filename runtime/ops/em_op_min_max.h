@@ -13,11 +13,11 @@
 #include "em_op_support.h"
 
 /** em_minimum_s8 or em_maximum_s8. */
-typedef em_status (*em_op_min_max_kernel)(const em_add_dims *dims, const int8_t *a, const int8_t *b, int8_t *out);
+typedef em_status (*em_op_min_max_kernel)(const em_broadcast_dims *dims, const int8_t *a, const int8_t *b, int8_t *out);
 
-/** Operands and the kernel's dims; EM_ERR_BAD_OPERATOR when the kernel has no such layout. */
+/** Operands and the kernel's dims; EM_ERR_BAD_OPERATOR for other dtypes or shapes that do not broadcast. */
 static inline em_status em_op_min_max_decode(const em_op_context *ctx, em_tensor *in, em_tensor *out,
-                                             em_add_dims *dims)
+                                             em_broadcast_dims *dims)
 {
     em_status s = em_op_operands(ctx, in, 2u, out, 1u);
     if (s == EM_OK) s = em_op_options(ctx, EM_OPTIONS_MIN_MAX);
@@ -31,14 +31,14 @@ static inline em_status em_op_min_max_decode(const em_op_context *ctx, em_tensor
 static inline em_status em_op_min_max_check(const em_op_context *ctx)
 {
     em_tensor in[2], out;
-    em_add_dims dims;
+    em_broadcast_dims dims;
     return em_op_min_max_decode(ctx, in, &out, &dims);
 }
 
 static inline em_status em_op_min_max_eval(const em_op_context *ctx, em_op_min_max_kernel kernel)
 {
     em_tensor in[2], out;
-    em_add_dims dims;
+    em_broadcast_dims dims;
     const em_status s = em_op_min_max_decode(ctx, in, &out, &dims);
     if (s != EM_OK) {
         return s;

@@ -42,7 +42,7 @@ static em_status em_mul_check(const em_op_context *ctx)
     if (s != EM_OK) {
         return s;
     }
-    em_add_dims dims;
+    em_broadcast_dims dims;
     const em_mul_params *p = &a.params;
     if (a.in[EM_MUL_A].dtype != EM_DTYPE_INT8 || a.in[EM_MUL_B].dtype != EM_DTYPE_INT8
         || a.output.dtype != EM_DTYPE_INT8
@@ -63,7 +63,7 @@ static em_status em_mul_eval(const em_op_context *ctx)
     if (s != EM_OK) {
         return s;
     }
-    em_add_dims dims;
+    em_broadcast_dims dims;
     /* true: check() verified the same shapes */
     (void)em_op_broadcast_dims(&a.in[EM_MUL_A], &a.in[EM_MUL_B], &a.output, &dims);
     return em_mul_s8(&a.params, &dims, (const int8_t *)a.in[EM_MUL_A].data, (const int8_t *)a.in[EM_MUL_B].data,

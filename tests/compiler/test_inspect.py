@@ -439,6 +439,13 @@ def _binary(a: tuple, b: tuple, out: tuple) -> tuple[Graph, Op]:
     (((1, 8, 8, 16), (1,), (1, 8, 8, 16)), "dsp", "scalar operand broadcast; scalar per element"),
     (((1, 8, 8, 16), (16,), (1, 8, 8, 16)), "scalar", "row operand broadcast; scalar per element"),
     (((1, 8, 8, 16),) * 3, "mve", "same shapes; MVE 4 lanes"),
+    # general broadcasts (em_nn_broadcast.c): both operands broadcast, a middle axis
+    (((1, 8, 8, 1), (1, 1, 1, 16), (1, 8, 8, 16)), "dsp",
+     "general broadcast: 64 runs of 16, one operand repeated along each; scalar per element"),
+    (((2, 3, 4), (1, 3, 1), (2, 3, 4)), "mve", "general broadcast: 6 runs of 4, one operand repeated along each; MVE 4 lanes"),
+    (((2, 3, 4), (2, 1, 4), (2, 3, 4)), "scalar", "general broadcast: 6 runs of 4; scalar per element"),
+    (((2, 3, 4), (1, 3, 4), (2, 3, 4)), "scalar", "row operand broadcast; scalar per element"),
+    (((1,), (1, 1, 1, 1), (1, 1, 1, 1)), "dsp", "same shapes; scalar per element"),
 ])
 def test_add_variants(shapes, tier, expected):
     assert kv.kernel_variant(*_binary(*shapes), tier) == expected

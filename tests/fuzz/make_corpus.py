@@ -60,6 +60,34 @@ def data_movement_program() -> bytes:
     return write_program(graph, Target("host"))
 
 
+def broadcast_program() -> bytes:
+    """add, mul, maximum and minimum chained over general broadcasts (both operands broadcast,
+    middle axes, rank 0 and rank 4 against rank 3), so their shape checks get fuzzed."""
+    import numpy as np
+
+    from compiler.fixedpoint import quantize_multiplier
+    from compiler.ir import Graph, Op, Quant, Tensor
+    from compiler.planner import Region, plan_memory
+    from compiler.target import Target
+    from compiler.writer import write_program
+
+    q = Quant.per_tensor(0.1, 0)
+    shapes = {"x": (2, 1, 5), "c": (1, 3, 1), "s": (2, 3, 5), "d": (3, 1), "m": (2, 3, 5), "e": (),
+              "h": (2, 3, 5), "f": (2, 1, 1, 5), "y": (2, 2, 3, 5)}
+    constants = {n: np.arange(int(np.prod(shapes[n])), dtype=np.int8).reshape(shapes[n]) for n in "cdef"}
+    tensors = {n: Tensor(n, "int8", shape, q, constants.get(n)) for n, shape in shapes.items()}
+    (ma, sa), (mo, so) = quantize_multiplier(0.5), quantize_multiplier(2.0 ** -20)
+    add = dict(a_offset=1, a_multiplier=ma, a_shift=sa, b_offset=-2, b_multiplier=-ma, b_shift=sa, output_offset=3,
+               output_multiplier=mo, output_shift=so, activation_min=-128, activation_max=127)
+    mul = dict(a_offset=0, b_offset=5, output_offset=-1, output_multiplier=ma, output_shift=-4, activation_min=-100,
+               activation_max=100)
+    ops = [Op("add", ["x", "c"], ["s"], add), Op("mul", ["s", "d"], ["m"], mul), Op("maximum", ["e", "m"], ["h"], {}),
+           Op("minimum", ["h", "f"], ["y"], {})]
+    graph = Graph(tensors, ops, ["x"], ["y"])
+    plan_memory(graph, Region("sram", 1 << 16))
+    return write_program(graph, Target("host"))
+
+
 def write_corpus(out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     seeds = {
@@ -75,6 +103,7 @@ def write_corpus(out: Path) -> list[Path]:
     seeds["fc_pinned"] = pinned
     payloads = {name: programs.build(spec) for name, spec in seeds.items()}
     payloads["data_movement"] = data_movement_program()
+    payloads["broadcast"] = broadcast_program()
     payloads.update(conformance_programs())
     paths = []
     for name, data in payloads.items():

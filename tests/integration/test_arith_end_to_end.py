@@ -1,5 +1,6 @@
 """PyTorch modules using sub, minimum, maximum, ConvTranspose2d, bmm / matmul (activation ×
-activation, and activation × constant as a fully connected layer) and per-tensor weights,
+activation, and activation × constant as a fully connected layer), per-tensor weights and general
+broadcasts between activations (both operands broadcast, middle axes, outer products),
 through CortexMQuantizer and lowering: the reference within 1 LSB of PyTorch's quantized model,
 and host, M55 (MVE), M4 (DSP) and M3 (scalar) equal to the reference byte for byte. (Grouped and
 dilated transposed convolutions and matmuls of any rank: tests/models/op_cases.py.)"""
@@ -57,6 +58,22 @@ class Products(nn.Module):
 PRODUCT_SHAPES = ((3, 5, 9), (3, 9, 4), (6, 9))
 
 
+class Broadcasts(nn.Module):
+    """Activations of different shapes met by add, sub, max, min and mul with NumPy broadcasting:
+    a [1, C, H, 1] + b [1, 1, 1, W] (NHWC [1, H, 1, C] + [1, 1, W, 1]: both operands broadcast),
+    min against b (a middle-axis broadcast in NHWC), and x.unsqueeze(1) · y.unsqueeze(2) (an
+    outer product per batch row, [B, 1, N] · [B, M, 1]) less x.unsqueeze(1)."""
+
+    def forward(self, a: torch.Tensor, b: torch.Tensor, x: torch.Tensor,
+                y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        joined = torch.minimum(torch.maximum(a + b, a - b), b)
+        return joined, torch.relu(x.unsqueeze(1) * y.unsqueeze(2) - x.unsqueeze(1))
+
+
+BROADCAST_SHAPES = ((1, 6, 5, 1), (1, 1, 1, 7), (3, 9), (3, 4))
+SHAPES = {"decoder": (IMAGE,), "products": PRODUCT_SHAPES, "classifier": (IMAGE,), "broadcasts": BROADCAST_SHAPES}
+
+
 class Classifier(nn.Module):
     """conv, depthwise conv and linear: quantized with per-tensor weights."""
 
@@ -83,13 +100,13 @@ def programs() -> dict[str, compiler.Program]:
         return compiler.lower(model.eval(), tuple(torch.zeros(s) for s in shapes), _calibration(shapes), **kwargs)
 
     return {"decoder": lower(Decoder(), (IMAGE,)), "products": lower(Products(), PRODUCT_SHAPES),
-            "classifier": lower(Classifier(), (IMAGE,), quantizer=CortexMQuantizer(per_tensor_weights=True))}
+            "classifier": lower(Classifier(), (IMAGE,), quantizer=CortexMQuantizer(per_tensor_weights=True)),
+            "broadcasts": lower(Broadcasts(), BROADCAST_SHAPES)}
 
 
 def _inputs(name: str, seed: int) -> list[torch.Tensor]:
     g = torch.Generator().manual_seed(seed)
-    shapes = PRODUCT_SHAPES if name == "products" else (IMAGE,)
-    return [torch.randn(shape, generator=g) * 1.5 for shape in shapes]
+    return [torch.randn(shape, generator=g) * 1.5 for shape in SHAPES[name]]
 
 
 def test_lowered_kinds(programs):
@@ -99,9 +116,14 @@ def test_lowered_kinds(programs):
     weights = [programs["classifier"].graph.tensors[op.inputs[1]] for op in programs["classifier"].graph.ops
                if op.kind in ("conv2d", "depthwise_conv2d", "fully_connected")]
     assert len(weights) == 3 and all(w.quant.scale.size == 1 for w in weights)  # per tensor
+    graph = programs["broadcasts"].graph
+    shapes = {(op.kind, *(graph.tensors[n].shape for n in op.inputs)) for op in graph.ops}
+    assert {("add", (1, 5, 1, 6), (1, 1, 7, 1)), ("minimum", (1, 5, 7, 6), (1, 1, 7, 1)),
+            ("mul", (3, 1, 9), (3, 4, 1)), ("add", (3, 4, 9), (3, 1, 9))} <= shapes  # general broadcasts
+    assert "float_binary" not in kinds["broadcasts"]
 
 
-@pytest.mark.parametrize("name", ["decoder", "products", "classifier"])
+@pytest.mark.parametrize("name", ["decoder", "products", "classifier", "broadcasts"])
 def test_reference_agrees_with_pytorch(programs, name):
     program = programs[name]
     diffs = []

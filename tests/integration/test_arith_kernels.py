@@ -132,7 +132,8 @@ def _refused(tmp_path, kind: str, inputs: list[tuple[str, np.ndarray]], out_shap
 
 def test_malformed_operators_are_refused_at_load(tmp_path):
     i8 = lambda *shape: ("int8", np.zeros(shape, np.int8))  # noqa: E731
-    _refused(tmp_path, "maximum", [i8(2, 3, 5, 1), i8(1, 1, 1, 17)], (2, 3, 5, 17), {})  # no kernel layout
+    _refused(tmp_path, "maximum", [i8(2, 3, 5, 2), i8(1, 1, 1, 17)], (2, 3, 5, 17), {})  # does not broadcast
+    _refused(tmp_path, "minimum", [i8(2, 3, 5, 1), i8(1, 1, 1, 17)], (2, 3, 5, 1), {})  # y is not the broadcast
     bmm = dict(a_offset=0, b_offset=0, output_offset=0, output_multiplier=1 << 30, output_shift=0,
                activation_min=-128, activation_max=127)
     _refused(tmp_path, "batch_matmul", [i8(2, 3, 4), i8(2, 5, 6)], (2, 3, 6), bmm)  # depths differ

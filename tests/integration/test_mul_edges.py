@@ -1,6 +1,7 @@
-"""int8 mul over every broadcast form the kernels take, edge values and offsets at both ends,
-on the host and Cortex-M55 runners against reference.mul_s8; an unsupported broadcast is refused
-at load."""
+"""int8 mul over the broadcast forms (same shape, channel row, scalar, and general NumPy
+broadcasts: both operands broadcast, a middle axis, mixed ranks), edge values and offsets at both
+ends, on the host and Cortex-M55 runners against reference.mul_s8; shapes that do not broadcast
+are refused at load."""
 from __future__ import annotations
 
 import numpy as np
@@ -28,7 +29,8 @@ def _program(target: str, a_shape, b_shape, a_zp: int, b_zp: int, real: float) -
 
 
 @pytest.mark.parametrize("board,target", DEVICES)
-@pytest.mark.parametrize("a_shape,b_shape", [(OUT, OUT), (OUT, (1, 1, 1, 17)), ((17,), OUT), (OUT, (1,)), ((1, 1, 1, 1), OUT)])
+@pytest.mark.parametrize("a_shape,b_shape", [(OUT, OUT), (OUT, (1, 1, 1, 17)), ((17,), OUT), (OUT, (1,)), ((1, 1, 1, 1), OUT),
+                                             ((2, 3, 5, 1), (1, 1, 1, 17)), ((3, 1, 17), (2, 1, 5, 1)), (OUT, (2, 1, 5, 17))])
 def test_mul_equals_reference(tmp_path, board, target, a_shape, b_shape):
     program = _program(target, a_shape, b_shape, a_zp=-128, b_zp=127, real=0.37)
     rng = np.random.default_rng(len(a_shape) * 10 + len(b_shape))
@@ -41,7 +43,9 @@ def test_mul_equals_reference(tmp_path, board, target, a_shape, b_shape):
     np.testing.assert_array_equal(got, want)
 
 
-def test_unsupported_broadcast_is_refused_at_load(tmp_path):
-    program = _program("host", (2, 3, 5, 1), (1, 1, 1, 17), a_zp=0, b_zp=0, real=0.5)
+@pytest.mark.parametrize("a_shape,b_shape", [((2, 3, 5, 2), (1, 1, 1, 17)), ((2, 3, 5, 17), (3, 3, 1, 1)),
+                                             ((2, 3, 5, 1), (1, 1, 1, 1))])  # the last: y is not the broadcast
+def test_shapes_that_do_not_broadcast_are_refused_at_load(tmp_path, a_shape, b_shape):
+    program = _program("host", a_shape, b_shape, a_zp=0, b_zp=0, real=0.5)
     code, console, _ = run("host", program, [], tmp_path)
     assert code != 0 and "EM_ERR_BAD_OPERATOR" in console

@@ -180,16 +180,34 @@ def random_pool_windows(op: str, count: int) -> list[tuple]:
     return found
 
 
-def random_broadcast_shapes(op: str, count: int) -> list[tuple]:
-    """Seeded random (a shape, b shape, b constant?) in each broadcast form the elementwise
-    adapters take: same shape, scalar, channel row; the broadcast operand first or second."""
+def random_broadcast_shapes(op: str, count: int, general: int = 0) -> list[tuple]:
+    """Seeded random (a shape, b shape, b constant?): `count` in the forms the elementwise kernels
+    had fast paths for before general broadcasting (same shape, scalar, channel row; the
+    broadcast operand first or second), then `general` of any NumPy broadcast: output rank
+    1..5, along each axis a, b or both varying (so both operands may be broadcast, along middle
+    axes too), odd sizes and some around the SIMD widths (4, 16), each operand's leading 1s
+    dropped at random (mixed ranks, rank 0 included)."""
     found = []
     for i in range(count):
         rng = rng_for(op, "random", i)
         full = tuple(int(d) for d in rng.integers(1, 10, size=int(rng.integers(1, 5))))
         other = [full, (1,) * int(rng.integers(1, 5)), (1,) * int(rng.integers(0, 4)) + full[-1:]][i % 3]
         found.append((other, full, bool(i % 2)) if i % 4 >= 2 else (full, other, bool(i % 2)))
-    return found
+    for i in range(general):
+        rng = rng_for(op, "general", i)
+        sizes = [int(rng.choice([2, 3, 5, 7, 9, 15, 16, 17])) if rng.random() < 0.7 else 1
+                 for _ in range(int(rng.integers(1, 6)))]
+        while int(np.prod(sizes)) > 3000:  # small enough for the M3
+            sizes[int(np.argmax(sizes))] //= 2
+        varies = rng.integers(0, 3, size=len(sizes))  # 0: a only, 1: b only, 2: both
+        a = [d if v != 1 else 1 for d, v in zip(sizes, varies)]
+        b = [d if v != 0 else 1 for d, v in zip(sizes, varies)]
+
+        def drop(shape: list[int]) -> tuple:
+            ones = next((k for k, d in enumerate(shape) if d != 1), len(shape))  # leading 1s
+            return tuple(shape[int(rng.integers(0, ones + 1)):])
+        found.append((drop(a), drop(b), bool(i % 3 == 2)))
+    return list(dict.fromkeys(found))  # a random one may repeat another (names must be unique)
 
 
 def elementwise_cases(op: str, shapes: list[tuple], params, twice_shape: tuple) -> list[Case]:

@@ -13,7 +13,7 @@ from compiler import reference
 from compiler.fixedpoint import quantize_multiplier
 
 EM_ERR_BAD_ARGUMENT = 12
-BROADCAST = {"none": 0, "scalar": 1, "row": 2}
+MAX_RANK = 8  # EM_BROADCAST_MAX_RANK
 
 
 class PoolDims(ctypes.Structure):
@@ -27,8 +27,9 @@ class PoolParams(ctypes.Structure):
                  "pad_right", "count_include_pad", "zero_point", "activation_min", "activation_max")]
 
 
-class AddDims(ctypes.Structure):
-    _fields_ = [(n, ctypes.c_int32) for n in ("outer", "inner", "a_broadcast", "b_broadcast")]
+class BroadcastDims(ctypes.Structure):
+    """em_broadcast_dims: the output's shape and each operand's, aligned to the output's rank."""
+    _fields_ = [("rank", ctypes.c_int32)] + [(n, ctypes.c_int32 * MAX_RANK) for n in ("shape", "a_shape", "b_shape")]
 
 
 ADD_FIELDS = ("a_offset", "a_multiplier", "a_shift", "b_offset", "b_multiplier", "b_shift",
@@ -232,13 +233,16 @@ def add_params(rng, *, scale_a=None, scale_b=None, scale_out=None, zps=None):
 
 def add_layout(a_shape, b_shape):
     out_shape = np.broadcast_shapes(a_shape, b_shape)
-    n = int(np.prod(out_shape))
-    inner = out_shape[-1] if out_shape else 1
+    rank = len(out_shape)
 
-    def mode(shape):
-        size = int(np.prod(shape))
-        return "none" if size == n else ("scalar" if size == 1 else "row")
-    return out_shape, AddDims(n // inner, inner, BROADCAST[mode(a_shape)], BROADCAST[mode(b_shape)])
+    def aligned(shape):
+        return (1,) * (rank - len(shape)) + tuple(shape)
+    return out_shape, broadcast_dims(out_shape, aligned(a_shape), aligned(b_shape))
+
+
+def broadcast_dims(shape, a_shape, b_shape) -> BroadcastDims:
+    pad = (0,) * (MAX_RANK - len(shape))
+    return BroadcastDims(len(shape), tuple(shape) + pad, tuple(a_shape) + pad, tuple(b_shape) + pad)
 
 
 def add_call(lib, a, b, params, dims=None):
@@ -271,6 +275,17 @@ ADD_SHAPES = [
     ((1, 1, 1, 19), (2, 4, 5, 19)),
     ((3, 6, 33), (33,)),
     ((1, 1, 1, 3), (1, 1, 1, 3)),
+    # general broadcasts: both operands broadcast, middle axes, per-row columns, mixed ranks
+    ((2, 4, 5, 1), (1, 1, 1, 19)),
+    ((1, 8, 1), (1, 1, 8)),
+    ((2, 1, 5), (1, 3, 1)),
+    ((2, 3, 4, 5), (3, 1, 5)),
+    ((2, 3, 4, 5), (2, 3, 4, 1)),
+    ((7, 1), (9,)),
+    ((1, 3, 1, 4, 1), (2, 1, 5, 1, 6)),
+    ((2, 1, 3, 1, 2, 1, 3, 1), (1, 2, 1, 3, 1, 2, 1, 3)),
+    ((), (4, 3)),
+    ((), ()),
 ]
 
 
@@ -331,6 +346,58 @@ def test_add_rejects_bad_arguments(lib):
                        ("activation_max", 128)]:
         status, _ = add_call(lib, a, a, dict(good, **{key: value}))
         assert status == EM_ERR_BAD_ARGUMENT, key
-    for dims in [AddDims(0, 3, 0, 0), AddDims(2, 3, 1, 2), AddDims(2, 3, 3, 0), AddDims(2, 3, 1, 1)]:
+    rank_9, rank_negative = broadcast_dims((2, 3), (2, 3), (2, 3)), broadcast_dims((2, 3), (2, 3), (2, 3))
+    rank_9.rank, rank_negative.rank = 9, -1
+    bad_dims = [
+        broadcast_dims((0, 3), (0, 3), (0, 3)),  # an empty output
+        broadcast_dims((-1, 3), (1, 3), (1, 3)),  # a negative dim
+        broadcast_dims((2, 3), (2, 3), (2, 2)),  # b's dim neither 1 nor the output's
+        broadcast_dims((2, 3), (1, 3), (1, 3)),  # axis 0: both operands 1 under an output of 2
+        broadcast_dims((65536, 32768), (65536, 32768), (1, 1)),  # 2^31 elements
+        rank_9, rank_negative,
+    ]
+    for dims in bad_dims:
         status, _ = add_call(lib, a, a, good, dims)
-        assert status == EM_ERR_BAD_ARGUMENT
+        assert status == EM_ERR_BAD_ARGUMENT, list(dims.shape)
+
+
+def test_add_general_broadcast_walks_every_axis(lib):
+    """A rank-8 broadcast in which consecutive axes alternate between a, b and both (nothing
+    merges): the walk's odometer carries over six outer axes."""
+    rng = np.random.default_rng(11)
+    a_shape, b_shape = (2, 1, 3, 3, 1, 2, 2, 3), (1, 2, 3, 1, 2, 2, 1, 3)
+    a = rng.integers(-128, 128, size=a_shape, dtype=np.int8)
+    b = rng.integers(-128, 128, size=b_shape, dtype=np.int8)
+    check_add(lib, a, b, add_params(rng))
+    check_add(lib, b, a, add_params(rng))
+
+
+class BroadcastWalk(ctypes.Structure):
+    """em_nn_broadcast (em_nn_broadcast.h)."""
+    _fields_ = [("axes", ctypes.c_int32)] + [(n, ctypes.c_int32 * MAX_RANK) for n in ("size", "a_stride", "b_stride")]
+
+
+def test_kernel_variants_mirror_the_broadcast_plan(lib):
+    """compiler/kernel_variants.py broadcast_runs (what `inspect` reports) is em_nn_broadcast_plan's
+    collapse, on seeded random broadcasts of ranks 0..8; and the plan's strides address each
+    operand exactly as NumPy's broadcast does."""
+    from compiler.kernel_variants import broadcast_runs
+
+    lib.em_nn_broadcast_plan.restype = ctypes.c_bool
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        out = tuple(int(d) for d in rng.integers(1, 4, size=int(rng.integers(0, MAX_RANK + 1))))
+        varies = rng.integers(0, 3, size=len(out))
+        a = tuple(d if v != 1 else 1 for d, v in zip(out, varies))
+        b = tuple(d if v != 0 else 1 for d, v in zip(out, varies))
+        walk = BroadcastWalk()
+        assert lib.em_nn_broadcast_plan(ctypes.byref(broadcast_dims(out, a, b)), ctypes.byref(walk))
+        size = list(walk.size[:walk.axes])
+        runs, inner, one, outer = broadcast_runs(a, b, out)
+        assert (runs, inner, one, outer) == (int(np.prod(size)) // size[0], size[0],
+                                              walk.a_stride[0] == 0 or walk.b_stride[0] == 0, walk.axes - 2)
+        for name, shape, strides in (("a", a, walk.a_stride), ("b", b, walk.b_stride)):
+            index = np.indices(size[::-1]).reshape(len(size), -1)[::-1]  # innermost axis first, row-major order
+            offsets = sum(index[j] * strides[j] for j in range(walk.axes))
+            want = np.broadcast_to(np.arange(int(np.prod(shape))).reshape(shape), out).reshape(-1)
+            np.testing.assert_array_equal(offsets, want, err_msg=f"{name}: {a} with {b}")

@@ -157,6 +157,12 @@ ADD_CASES = [  # input shape, constant shape
     ((2, 4, 5, 19), (1, 1, 1, 19)),
     ((3, 6, 33), (33,)),
     ((1, 1, 1, 1), (1, 1, 1, 1)),
+    # general broadcasts (refused at load before the kernels walked any broadcast)
+    ((2, 3, 4, 1), (1, 1, 1, 4)),  # both broadcast
+    ((2, 3, 4), (1, 3, 1)),  # a middle axis
+    ((2, 3, 4), (2, 1, 1)),  # a column: not the last axis
+    ((2, 3, 4), (1, 3, 4)),
+    ((2, 3, 4), (2, 1, 4)),
 ]
 
 
@@ -262,16 +268,13 @@ def test_pool_and_add_dtypes_checked(host, tmp_path):
 
 
 BAD_ADDS = {
-    "both_broadcast_nhw1_vs_c": ((2, 3, 4, 1), (1, 1, 1, 4), None, {}),
     "incompatible": ((2, 3), (3, 2), (2, 3), {}),
     "output_not_broadcast_shape": ((2, 3), (2, 3), (3, 2), {}),
     "output_bigger_than_broadcast": ((2, 3), (1, 3), (4, 3), {}),
     "output_rank_too_small": ((1, 2, 3), (3,), (2, 3), {}),
-    "middle_axis_broadcast": ((2, 3, 4), (1, 3, 1), None, {}),
-    "row_not_last_axis": ((2, 3, 4), (2, 1, 1), None, {}),
-    # last axis matches the output's but a middle one is kept: neither a row nor the full shape
-    "row_with_middle_axis": ((2, 3, 4), (1, 3, 4), None, {}),
-    "row_with_leading_axis": ((2, 3, 4), (2, 1, 4), None, {}),
+    "both_broadcast_output_too_small": ((2, 3, 4, 1), (1, 1, 1, 4), (2, 3, 4, 1), {}),
+    "middle_axis_incompatible": ((2, 3, 4), (1, 2, 1), (2, 3, 4), {}),
+    "empty_output": ((2, 0, 4), (1, 1, 4), None, {}),
     "a_offset_129": ((2, 3), (2, 3), None, dict(a_offset=129)),
     "b_offset_minus_128": ((2, 3), (2, 3), None, dict(b_offset=-128)),
     "output_offset_128": ((2, 3), (2, 3), None, dict(output_offset=128)),

@@ -249,17 +249,17 @@ int32_t em_avg_pool_s8_get_buffer_size(const em_pool_params *params, const em_po
  * int8 elementwise add with per-tensor rescaling (reference.add_s8), per output element:
  * sa = requantize((a + a_offset) << EM_ADD_LEFT_SHIFT, a_multiplier, a_shift), sb likewise,
  * out = clamp(requantize(sa + sb, output_multiplier, output_shift) + output_offset).
- * Broadcasting: at most one operand is EM_ADD_BROADCAST_SCALAR (one element) or
- * EM_ADD_BROADCAST_ROW ([inner], repeated over outer); the other is the output's shape.
+ * NumPy broadcasting, any form (em_broadcast_dims: both operands broadcast, along any axes).
  * @param params   offsets, multipliers, shifts, clamps (ranges: em_add_params)
- * @param dims     outer, inner, broadcast of each operand
- * @param a        [outer, inner], [1] or [inner] int8, -128..127
- * @param b        likewise
- * @param output   [outer, inner] int8; may overlap a non-broadcast operand when it starts at
- *                 or below it (elements are read before they are written, in increasing order)
+ * @param dims     the output's shape and each operand's (1 where it is broadcast), rank 0..8
+ * @param a        int8, -128..127, row-major of dims->a_shape
+ * @param b        likewise, of dims->b_shape
+ * @param output   int8, row-major of dims->shape; may overlap an operand of the output's shape
+ *                 when it starts at or below it (elements are read before they are written, in
+ *                 increasing order); must not overlap a broadcast operand
  * @return EM_OK, or EM_ERR_BAD_ARGUMENT for a NULL pointer or dims / params out of range.
  */
-em_status em_add_s8(const em_add_params *params, const em_add_dims *dims, const int8_t *a,
+em_status em_add_s8(const em_add_params *params, const em_broadcast_dims *dims, const int8_t *a,
                     const int8_t *b, int8_t *output);
 
 /** Whether @p params is within em_add_s8()'s ranges (em_add_params): the check em_add_s8() makes
@@ -312,14 +312,15 @@ typedef struct {
 /**
  * int8 elementwise multiply (reference.mul_s8), per output element:
  * out = clamp(requantize((a + a_offset)(b + b_offset), output_multiplier, output_shift) + output_offset).
- * Broadcasting as em_add_s8 (em_add_dims: at most one operand a scalar or a row).
- * @param a        [outer, inner], [1] or [inner] int8, -128..127
- * @param b        likewise
- * @param output   [outer, inner] int8; may overlap a non-broadcast operand when it starts at
- *                 or below it (elements are read before they are written, in increasing order)
+ * NumPy broadcasting as em_add_s8 (em_broadcast_dims: any form).
+ * @param a        int8, -128..127, row-major of dims->a_shape
+ * @param b        likewise, of dims->b_shape
+ * @param output   int8, row-major of dims->shape; may overlap an operand of the output's shape
+ *                 when it starts at or below it (elements are read before they are written, in
+ *                 increasing order); must not overlap a broadcast operand
  * @return EM_OK, or EM_ERR_BAD_ARGUMENT for a NULL pointer or dims / params out of range.
  */
-em_status em_mul_s8(const em_mul_params *params, const em_add_dims *dims, const int8_t *a, const int8_t *b,
+em_status em_mul_s8(const em_mul_params *params, const em_broadcast_dims *dims, const int8_t *a, const int8_t *b,
                     int8_t *output);
 
 /**
@@ -365,14 +366,15 @@ em_status em_softmax_s8(const em_softmax_params *params, int32_t rows, int32_t r
 /**
  * int8 elementwise minimum (reference.minimum_s8) / maximum (reference.maximum_s8) of two
  * operands that share one quantization with the output: min / max of the codes.
- * Broadcasting as em_add_s8 (em_add_dims: at most one operand a scalar or a row).
- * @param a        [outer, inner], [1] or [inner] int8, -128..127
- * @param b        likewise
- * @param output   [outer, inner] int8; may be exactly a non-broadcast operand (in place)
+ * NumPy broadcasting as em_add_s8 (em_broadcast_dims: any form).
+ * @param a        int8, -128..127, row-major of dims->a_shape
+ * @param b        likewise, of dims->b_shape
+ * @param output   int8, row-major of dims->shape; may be exactly an operand of the output's
+ *                 shape (in place); must not overlap a broadcast operand
  * @return EM_OK, or EM_ERR_BAD_ARGUMENT for a NULL pointer or dims out of range.
  */
-em_status em_minimum_s8(const em_add_dims *dims, const int8_t *a, const int8_t *b, int8_t *output);
-em_status em_maximum_s8(const em_add_dims *dims, const int8_t *a, const int8_t *b, int8_t *output);
+em_status em_minimum_s8(const em_broadcast_dims *dims, const int8_t *a, const int8_t *b, int8_t *output);
+em_status em_maximum_s8(const em_broadcast_dims *dims, const int8_t *a, const int8_t *b, int8_t *output);
 
 /** Parameters of a transposed 2-D convolution (the schema's TransposeConv2DOptions). */
 typedef struct {

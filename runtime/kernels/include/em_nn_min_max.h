@@ -4,7 +4,8 @@
  *        (header-only, always inlined with a constant @p is_max, so each kernel links alone).
  *
  * Operands share one quantization with the output, so min / max of the codes is the op
- * (reference.minimum_s8 / maximum_s8). Broadcasting as em_add_s8 (em_add_dims).
+ * (reference.minimum_s8 / maximum_s8). NumPy broadcasting (em_broadcast_dims), run by run
+ * (em_nn_broadcast.h): along a run each operand is an array or one repeated value.
  * Tiers: MVE 16 lanes per step (VMIN.S8 / VMAX.S8, predicated tail); DSP 4 lanes per word
  * (SSUB8 sets a GE flag per byte where x >= y, SEL picks per byte); a scalar tail / path.
  */
@@ -13,6 +14,7 @@
 
 #include <stdbool.h>
 
+#include "em_nn_broadcast.h"
 #include "em_nn_functions.h"
 #include "em_nn_support.h"
 
@@ -55,28 +57,46 @@ static inline __attribute__((always_inline)) void em_nn_min_max_row(const int8_t
     }
 }
 
-static inline __attribute__((always_inline)) em_status em_nn_min_max_s8(const em_add_dims *dims, const int8_t *a,
-                                                                       const int8_t *b, int8_t *output, bool is_max)
+/** @p span runs of @p w from a, b (em_nn_broadcast.h: one group, the outer indices fixed), the
+ *  runs' form (@p a_one, @p b_one) a constant at each call: the row loop is compiled for it. */
+static inline __attribute__((always_inline)) void em_nn_min_max_span(const em_nn_broadcast *w, const int8_t *a,
+                                                                    bool a_one, const int8_t *b, bool b_one,
+                                                                    int8_t *out, bool is_max)
 {
-    if (dims == NULL || a == NULL || b == NULL || output == NULL || dims->outer < 1 || dims->inner < 1
-        || (int64_t)dims->outer * dims->inner > EM_NN_INT32_MAX || dims->a_broadcast < EM_ADD_BROADCAST_NONE
-        || dims->a_broadcast > EM_ADD_BROADCAST_ROW || dims->b_broadcast < EM_ADD_BROADCAST_NONE
-        || dims->b_broadcast > EM_ADD_BROADCAST_ROW
-        || (dims->a_broadcast != EM_ADD_BROADCAST_NONE && dims->b_broadcast != EM_ADD_BROADCAST_NONE)) {
+    const int32_t inner = w->size[0], a_step = w->a_stride[1], b_step = w->b_stride[1];
+    for (int32_t r = w->size[1]; r > 0; r--, a += a_step, b += b_step, out += inner) {
+        em_nn_min_max_row(a, a_one, b, b_one, out, inner, is_max);
+    }
+}
+
+/** One group of runs, out of line: its loops get every register, the walk's odometer none. */
+static __attribute__((noinline)) void em_nn_min_max_group(const em_nn_broadcast *w, const int8_t *a,
+                                                         const int8_t *b, int8_t *out, bool is_max)
+{
+    if (w->a_stride[0] == 0) {
+        em_nn_min_max_span(w, a, true, b, false, out, is_max);
+    } else if (w->b_stride[0] == 0) {
+        em_nn_min_max_span(w, a, false, b, true, out, is_max);
+    } else {
+        em_nn_min_max_span(w, a, false, b, false, out, is_max);
+    }
+}
+
+static inline __attribute__((always_inline)) em_status em_nn_min_max_s8(const em_broadcast_dims *dims,
+                                                                       const int8_t *a, const int8_t *b,
+                                                                       int8_t *output, bool is_max)
+{
+    em_nn_broadcast w;
+    if (a == NULL || b == NULL || output == NULL || !em_nn_broadcast_plan(dims, &w)) {
         return EM_ERR_BAD_ARGUMENT;
     }
-    const bool a_scalar = dims->a_broadcast == EM_ADD_BROADCAST_SCALAR;
-    const bool b_scalar = dims->b_broadcast == EM_ADD_BROADCAST_SCALAR;
-    if (dims->a_broadcast != EM_ADD_BROADCAST_ROW && dims->b_broadcast != EM_ADD_BROADCAST_ROW) {
-        em_nn_min_max_row(a, a_scalar, b, b_scalar, output, dims->outer * dims->inner, is_max);
-        return EM_OK;
-    }
-    const int32_t inner = dims->inner;
-    const int32_t a_stride = dims->a_broadcast == EM_ADD_BROADCAST_ROW ? 0 : inner;
-    const int32_t b_stride = dims->b_broadcast == EM_ADD_BROADCAST_ROW ? 0 : inner;
-    for (int32_t o = 0; o < dims->outer; o++) {
-        em_nn_min_max_row(a + o * a_stride, false, b + o * b_stride, false, output + o * inner, inner, is_max);
-    }
+    em_nn_broadcast_at at;
+    em_nn_broadcast_start(&w, &at);
+    int8_t *out = output;
+    do {
+        em_nn_min_max_group(&w, a + at.a, b + at.b, out, is_max);
+        out += w.size[1] * w.size[0];
+    } while (em_nn_broadcast_next(&w, &at));
     return EM_OK;
 }
 

@@ -99,21 +99,22 @@ typedef struct {
 /** Headroom bits of the elementwise add (reference.ADD_LEFT_SHIFT). */
 #define EM_ADD_LEFT_SHIFT 20
 
-/** How an add operand maps onto the output [outer, inner] (em_add_dims). */
-enum {
-    EM_ADD_BROADCAST_NONE = 0,   /**< [outer, inner]: the output's own shape */
-    EM_ADD_BROADCAST_SCALAR = 1, /**< one element, e.g. [1] or [1, 1, 1, 1] */
-    EM_ADD_BROADCAST_ROW = 2     /**< [inner], repeated over outer, e.g. [1, 1, 1, C] against [N, H, W, C] */
-};
+/** Largest rank of an elementwise broadcast (em_broadcast_dims): the runtime's EM_MAX_RANK. */
+#define EM_BROADCAST_MAX_RANK 8
 
-/** Shapes of an elementwise add: the output is [outer, inner] (row-major, outer * inner elements);
- *  at most one operand is broadcast. */
+/** Shapes of an elementwise binary op with NumPy broadcasting (add, mul, minimum, maximum), every
+ *  one aligned from the last axis to the output's rank (missing leading axes are 1). Each
+ *  operand is a dense row-major array of its own dims; along axis k its dim is the output's
+ *  (it varies there) or 1 (it is broadcast: its one value repeats), and at least one of the two
+ *  is the output's. Any mix: both operands broadcast, on any axes ([N, H, W, 1] with
+ *  [1, 1, 1, C], [2, 1, 5] with [1, 3, 1]). The kernels merge adjacent axes that broadcast alike
+ *  and run their inner loops over the contiguous runs that remain (em_nn_broadcast.h). */
 typedef struct {
-    int32_t outer;        /**< >= 1 */
-    int32_t inner;        /**< >= 1; outer * inner <= INT32_MAX */
-    int32_t a_broadcast;  /**< EM_ADD_BROADCAST_* of input a */
-    int32_t b_broadcast;  /**< EM_ADD_BROADCAST_* of input b; not both broadcast */
-} em_add_dims;
+    int32_t rank;                           /**< 0..EM_BROADCAST_MAX_RANK (0: one element) */
+    int32_t shape[EM_BROADCAST_MAX_RANK];   /**< output dims, >= 1; their product <= INT32_MAX */
+    int32_t a_shape[EM_BROADCAST_MAX_RANK]; /**< input a's dims: 1 or shape[k] */
+    int32_t b_shape[EM_BROADCAST_MAX_RANK]; /**< input b's dims: 1 or shape[k]; a's or b's is shape[k] */
+} em_broadcast_dims;
 
 /** Quantization of an elementwise add (the schema's AddOptions, reference.add_s8's keywords):
  *  each input onto a common scale, then the sum onto the output scale. */

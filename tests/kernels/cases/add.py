@@ -1,7 +1,8 @@
-"""add (and sub: add with one input multiplier negated): every broadcast form the adapter takes
-(same shape, scalar, channel row; either operand broadcast), both operands program inputs or one
-constant, x + x, zero points at the ends, scales far apart, shifts > 0 with clamps, odd lengths
-around the SIMD words."""
+"""add (and sub: add with one input multiplier negated): the broadcast forms with fast paths (same
+shape, scalar, channel row; either operand broadcast) and general NumPy broadcasts (both operands
+broadcast, middle axes, per-row columns, ranks 0..5 mixed, the walk's odometer), both operands
+program inputs or one constant, x + x, zero points at the ends, scales far apart, shifts > 0 with
+clamps, odd lengths around the SIMD words."""
 from __future__ import annotations
 
 from compiler import reference
@@ -16,6 +17,12 @@ SHAPES = [((1, 8, 8, 32), (1, 8, 8, 32), False), ((2, 3, 5, 7), (2, 3, 5, 7), Tr
 ZPS = [(-128, 127, -128), (127, -128, 127), (0, 0, 0), None]
 SCALES = [None, (0.5, 0.001, 0.3), (0.02, 0.02, 0.04)]
 SHAPES += random_broadcast_shapes("add", 10)
+# general broadcasts (after the others, whose seeds follow their index)
+GENERAL = [((1, 4, 4, 1), (1, 1, 1, 13), False), ((1, 8, 1), (1, 1, 8), False), ((2, 1, 5), (1, 3, 1), True),
+           ((2, 3, 4, 5), (3, 1, 5), False), ((2, 3, 4, 17), (2, 3, 4, 1), True), ((2, 3, 1, 16), (1, 3, 5, 1), False),
+           ((5, 1, 1, 3, 1), (1, 4, 2, 1, 7), False), ((9,), (4, 1), True), ((), (3, 5), False),
+           ((1, 1, 33), (3, 7, 1), False), ((2, 1, 3, 1, 2), (1, 2, 1, 3, 1), False)]
+SHAPES += GENERAL + random_broadcast_shapes("add", 0, general=10)
 
 
 def params(rng, k: int) -> dict:
@@ -39,6 +46,8 @@ SUB_SHAPES = [((1, 4, 4, 16), (1, 4, 4, 16), False), ((1, 1, 1, 15), (1, 1, 1, 1
               ((1, 3, 1, 3), (1, 3, 1, 3), True), ((2, 3, 3, 17), (1,), False), ((1,), (1, 5, 7, 1), True),
               ((2, 3, 4, 13), (1, 1, 1, 13), False), ((1, 1, 1, 9), (3, 2, 2, 9), True), ((1, 1, 1, 1), (1,), False)]
 SUB_SHAPES += random_broadcast_shapes("sub", 6)
+SUB_SHAPES += [((3, 1, 15), (1, 5, 1), False), ((1, 6, 1, 4), (2, 1, 3, 1), True), ((4,), (3, 1), False),
+               ((2, 3, 1, 7), (3, 5, 1), False)] + random_broadcast_shapes("sub", 0, general=6)
 
 
 def sub_params(rng, k: int) -> dict:

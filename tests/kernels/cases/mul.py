@@ -1,6 +1,7 @@
-"""mul: every broadcast form the adapter takes (same shape, scalar, channel row such as an SE
-gate; either operand broadcast), products at ±2^14 (-128 · -128 with zero points at the ends),
-one operand constant, x · x, clamps, odd lengths."""
+"""mul: the broadcast forms with fast paths (same shape, scalar, channel row such as an SE gate;
+either operand broadcast) and general NumPy broadcasts (outer products such as x.unsqueeze(1) ·
+y.unsqueeze(2), both operands broadcast, middle axes, ranks 0..5 mixed), products at ±2^14
+(-128 · -128 with zero points at the ends), one operand constant, x · x, clamps, odd lengths."""
 from __future__ import annotations
 
 from compiler.fixedpoint import quantize_multiplier
@@ -13,6 +14,11 @@ SHAPES = [((1, 8, 8, 32), (1, 8, 8, 32), False), ((2, 3, 5, 7), (2, 3, 5, 7), Tr
           ((1,), (3, 5, 7), False), ((1, 1003), (1, 1003), False)]
 ZPS = [(-128, 127, -128), (127, -128, 127), (0, 0, 0), (127, 127, 5), None]
 SHAPES += random_broadcast_shapes("mul", 10)
+# general broadcasts (after the others, whose seeds follow their index)
+SHAPES += [((3, 1, 9), (3, 7, 1), False), ((1, 6, 1, 1), (1, 1, 5, 16), True), ((2, 1, 5), (1, 3, 1), False),
+           ((4, 4, 17), (4, 1, 17), True), ((1, 24), (5, 1), False), ((7, 3, 1, 2), (3, 4, 1), False),
+           ((1, 2, 1, 4, 1), (3, 1, 5, 1, 6), False), ((), (2, 3), True), ((2, 1, 3, 1, 2), (1, 2, 1, 3, 1), False)]
+SHAPES += random_broadcast_shapes("mul", 0, general=10)
 
 
 def params(rng, k: int) -> dict:
