@@ -162,6 +162,28 @@ def quantize(
     return ExampleBatched(convert_pt2e(prepared.module, fold_quantize=True), example_inputs, batches)
 
 
-def reexport(quantized: ExampleBatched | torch.fx.GraphModule, example_inputs: tuple) -> torch.export.ExportedProgram:
-    """Re-exports the converted model so lowering sees plain ATen + quantized_decomposed ops."""
-    return torch.export.export(getattr(quantized, "module", quantized), example_inputs)
+def importable(quantized: ExampleBatched | torch.fx.GraphModule, example_inputs: tuple) -> torch.fx.GraphModule:
+    """The converted model as the importer reads it: plain ATen + quantized_decomposed nodes,
+    each with its value for the example inputs in meta["val"] (the quantize / dequantize nodes
+    PT2E added have none of their own), named as torch.export names nodes (no "_default")."""
+    module = getattr(quantized, "module", quantized)
+    taken = {node.name for node in module.graph.nodes}
+    for node in module.graph.nodes:
+        short = node.name.replace("_default", "")
+        if short != node.name and short not in taken:
+            taken.add(short)
+            node.name = short
+    module.recompile()
+    values = {}
+
+    class Recorder(torch.fx.Interpreter):
+        def run_node(self, node):
+            values[node] = result = super().run_node(node)
+            return result
+
+    with torch.no_grad():
+        Recorder(module).run(*example_inputs)
+    for node, value in values.items():
+        if isinstance(value, torch.Tensor):
+            node.meta["val"] = value
+    return module

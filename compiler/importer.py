@@ -1,4 +1,5 @@
-"""Imports a re-exported quantized ExportedProgram into Ember IR, one table entry per ATen op.
+"""Imports PyTorch's converted quantized model (a GraphModule, compiler/frontend.py
+`importable`) into Ember IR, one table entry per ATen op.
 
 The result still mirrors PyTorch: float `linear`, `relu`, `clamp`, and explicit `quantize` /
 `dequantize` ops. Lowering passes turn it into integer Ember ops.
@@ -11,8 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from torch.export import ExportedProgram
-from torch.export.graph_signature import InputKind
+from torch.fx import GraphModule
 from torch.fx import Node
 from torchao.quantization.pt2e import quantize_pt2e  # noqa: F401  (registers the quantized_decomposed ops)
 
@@ -416,21 +416,15 @@ IMPORTERS: dict[object, Callable[[Node, list], tuple[str, dict]]] = {
 }
 
 
-def _constant_values(program: ExportedProgram) -> dict[str, torch.Tensor]:
-    """Placeholder name → value for every lifted parameter, buffer and constant."""
-    values = {}
-    for spec in program.graph_signature.input_specs:
-        if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
-            values[spec.arg.name] = program.state_dict.get(spec.target, None)
-            if values[spec.arg.name] is None:
-                values[spec.arg.name] = program.constants[spec.target]
-        elif spec.kind == InputKind.CONSTANT_TENSOR:
-            values[spec.arg.name] = program.constants[spec.target]
-    return values
+def _constant_values(module: GraphModule) -> dict[str, torch.Tensor]:
+    """get_attr node name → value for every parameter, buffer and constant the graph reads."""
+    from compiler.passes.graph_module import attr_value
+
+    return {node.name: attr_value(module, node.target) for node in module.graph.nodes if node.op == "get_attr"}
 
 
-def import_program(program: ExportedProgram, float_reason: Callable[[Node], str | None] | None = None) -> Graph:
-    """Builds Ember IR from `program`'s graph. Raises UnsupportedOpError for an op that has
+def import_program(program: GraphModule, float_reason: Callable[[Node], str | None] | None = None) -> Graph:
+    """Builds Ember IR from `program`'s graph (each node's value in meta["val"]). Raises UnsupportedOpError for an op that has
     neither an int8 nor a float32 kernel.
 
     Ops that stay in float carry attrs["float_reason"]: what `float_reason(node)` says (the
@@ -438,7 +432,6 @@ def import_program(program: ExportedProgram, float_reason: Callable[[Node], str 
     float-only ops (FLOAT_IMPORTERS)."""
     graph = Graph(tensors={}, ops=[], inputs=[], outputs=[])
     constants = _constant_values(program)
-    user_inputs = [s.arg.name for s in program.graph_signature.input_specs if s.kind == InputKind.USER_INPUT]
     functions, inside = _pointwise_functions(program, constants, float_reason)
     for node in program.graph.nodes:
         if node in inside:
@@ -450,10 +443,10 @@ def import_program(program: ExportedProgram, float_reason: Callable[[Node], str 
                                 {"function": function.function(constants), "name": function.describe()},
                                 origin_of(node)))
         elif node.op == "placeholder":
-            if node.name in user_inputs:
-                graph.add_tensor(_value_tensor(node.name, node))
-                graph.inputs.append(node.name)
-            elif node.users:
+            graph.add_tensor(_value_tensor(node.name, node))
+            graph.inputs.append(node.name)
+        elif node.op == "get_attr":
+            if node.users:
                 value = constants[node.name].detach().cpu()
                 if value.dtype not in TORCH_DTYPES:  # zero points are int64; used only as attrs
                     value = value.to(torch.int32) if not value.is_floating_point() else value.float()
@@ -482,12 +475,12 @@ def import_program(program: ExportedProgram, float_reason: Callable[[Node], str 
     return graph
 
 
-def _pointwise_functions(program: ExportedProgram, constants: dict[str, torch.Tensor],
+def _pointwise_functions(program: GraphModule, constants: dict[str, torch.Tensor],
                          float_reason: Callable[[Node], str | None] | None) -> tuple[dict[Node, Collapsed], set[Node]]:
     """The pointwise functions of one dequantized tensor that a quantize reads (compiler/pointwise.py),
     by their last node, and the nodes inside them that nothing else reads (not imported)."""
     def is_constant(node: Node) -> bool:
-        return node.op == "placeholder" and node.name in constants
+        return node.op == "get_attr"
 
     def eligible(node: Node) -> bool:
         return float_reason is None or float_reason(node) is None

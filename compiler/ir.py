@@ -58,7 +58,7 @@ class Tensor:
         return int(np.prod(self.shape, dtype=np.int64)) * DTYPE_BYTES[self.dtype]
 
 
-@dataclass
+@dataclass(eq=False)  # ops are compared by identity: graph.ops.index / remove find this very op
 class Op:
     kind: str
     inputs: list[str]

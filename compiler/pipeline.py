@@ -8,7 +8,7 @@ import torch
 
 from compiler.audio_features import FrontEnd
 from compiler.errors import UnsupportedOpError
-from compiler.frontend import ExampleBatched, quantize, reexport
+from compiler.frontend import importable, quantize
 from compiler.importer import import_program
 from compiler.ir import Graph
 from compiler.ops import OP_TABLE
@@ -64,11 +64,7 @@ def lower(
     target = target if isinstance(target, Target) else Target(target)
     quantizer = quantizer or CortexMQuantizer()
     quantized = quantize(model, example_inputs, calibration_data, quantizer)
-    exported = reexport(quantized, example_inputs)
-    imported = import_program(exported, quantizer.float_reason)
-    # The re-exported module computes what the converted one does, under the node names the
-    # program's tensors carry (so tools compare them tensor by tensor).
-    quantized = ExampleBatched(exported.module(check_guards=False), example_inputs, quantized.output_batches)
+    imported = import_program(importable(quantized, example_inputs), quantizer.float_reason)
     graph = lower_graph(imported, LoweringOptions(target, int8_io, front_end))
     report = float_fallback_report(graph)
     if report and report_fallbacks:

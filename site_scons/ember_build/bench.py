@@ -139,10 +139,10 @@ def exported(name: str):
     import torch
 
     _repo_on_path()
-    from compiler.frontend import quantize, reexport
+    from compiler.frontend import quantize, importable
 
     example = (torch.zeros(MODELS[name].input_shape),)
-    return reexport(quantize(build_model(name), example, calibration_data(name)), example)
+    return importable(quantize(build_model(name), example, calibration_data(name)), example)
 
 
 @cache

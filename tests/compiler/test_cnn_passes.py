@@ -7,7 +7,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from compiler.frontend import quantize, reexport
+from compiler.frontend import quantize, importable
 from compiler.importer import import_program
 from compiler.ir import Graph
 from compiler.options import LoweringOptions
@@ -39,7 +39,7 @@ class Block(nn.Module):
 def _exported() -> torch.export.ExportedProgram:
     example = (torch.randn(1, 3, 16, 16),)
     calibration = [torch.randn(2, 3, 16, 16, generator=torch.Generator().manual_seed(i)) for i in range(4)]
-    return reexport(quantize(Block().eval(), example, calibration), example)
+    return importable(quantize(Block().eval(), example, calibration), example)
 
 
 def _imported() -> Graph:

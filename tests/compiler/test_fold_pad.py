@@ -10,7 +10,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from compiler import reference
-from compiler.frontend import quantize, reexport
+from compiler.frontend import quantize, importable
 from compiler.importer import import_program
 from compiler.ir import Graph
 from compiler.options import LoweringOptions
@@ -48,7 +48,7 @@ class Pads(nn.Module):
 def _exported() -> torch.export.ExportedProgram:
     example = (torch.randn(SHAPE),)
     calibration = [torch.randn(2, *SHAPE[1:], generator=torch.Generator().manual_seed(i)) for i in range(4)]
-    return reexport(quantize(Pads().eval(), example, calibration), example)
+    return importable(quantize(Pads().eval(), example, calibration), example)
 
 
 def _lowered(fold: bool) -> Graph:

@@ -8,7 +8,7 @@ from torch import nn
 
 import compiler
 from compiler.errors import UnsupportedOpError
-from compiler.frontend import export_float, quantize, reexport
+from compiler.frontend import export_float, quantize, importable
 from compiler.importer import import_program
 from compiler.ir import Graph, Op, Quant, Tensor
 from compiler.options import LoweringOptions
@@ -23,7 +23,7 @@ INT8_IO = LoweringOptions(int8_io=True)
 
 def _imported(model: nn.Module, features: int) -> Graph:
     example = (torch.randn(1, features),)
-    return import_program(reexport(quantize(model, example, calibration(features)), example))
+    return import_program(importable(quantize(model, example, calibration(features)), example))
 
 
 def kinds(graph: Graph) -> list[str]:

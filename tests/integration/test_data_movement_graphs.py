@@ -179,12 +179,12 @@ class Unsupported(nn.Module):
         self.kind = kind
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if self.kind == "bilinear":
-            return F.interpolate(x, scale_factor=2, mode="bilinear")
+        if self.kind == "bicubic":
+            return F.interpolate(x, scale_factor=2, mode="bicubic")
         return F.interpolate(x, size=(9, 10), mode="nearest")
 
 
-@pytest.mark.parametrize("kind,named", [("bilinear", "upsample_bilinear2d"),
+@pytest.mark.parametrize("kind,named", [("bicubic", "upsample_bicubic2d"),
                                         ("fraction", "nearest upsampling of 6x7 to 9x10")])
 def test_unsupported_variants_name_the_op_and_the_line(kind, named):
     with pytest.raises(UnsupportedOpError) as error:
