@@ -8,6 +8,10 @@ from compiler.ir import Op
 from compiler.ops.spec import OpSpec
 from compiler.schema import program_generated as fb
 
+# Most inputs one CONCATENATION takes (EM_CONCAT_MAX_INPUTS, runtime/ops/em_op_concatenation.c: the
+# adapter's operands live on its stack); lowering joins more in groups.
+MAX_INPUTS = 8
+
 
 def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
     return [reference.concat_s8(inputs, axis=op.attrs["axis"])]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from compiler.passes.decompose_batch_norm import decompose_batch_norm
 from compiler.passes.decompose_bilinear_resize import decompose_bilinear_resize
 from compiler.passes.drop_unused_pool_indices import drop_unused_pool_indices
+from compiler.passes.eliminate_common_subexpressions import eliminate_common_subexpressions
 from compiler.passes.fold_batch_norm import fold_batch_norm
 from compiler.passes.fold_constants import fold_constants
 from compiler.passes.materialize_expands import materialize_expands
@@ -43,11 +44,12 @@ from compiler.passes.fold_data_movement import fold_data_movement
 from compiler.passes.fold_pad import fold_pad
 from compiler.passes.add_front_end import add_front_end
 
-# Identities go first (a dropout between a conv and its batch norm), constants are folded before
+# Identities go first (a dropout between a conv and its batch norm; a clone hides a repeat from
+# CSE), constants are folded before
 # expands (a constant's expand folds with it) and batch norms (whose statistics may be computed), batch norms fold into the weights they follow, and
 # the others become depthwise convolutions.
-FLOAT_GRAPH_PASSES = (remove_identity_ops, drop_unused_pool_indices, fold_constants, materialize_expands,
-                      fold_batch_norm, decompose_batch_norm, decompose_bilinear_resize)
+FLOAT_GRAPH_PASSES = (remove_identity_ops, eliminate_common_subexpressions, drop_unused_pool_indices, fold_constants,
+                      materialize_expands, fold_batch_norm, decompose_batch_norm, decompose_bilinear_resize)
 
 # Order matters: layout first (shapes the lowerings read), activations folded before the
 # quantized patterns are matched, reshapes lowered before the linear that folds them, and the

@@ -4,10 +4,13 @@ int8 codes; PyTorch's dim is mapped to Ember's NHWC axis for 4-D maps.
 CortexMQuantizer makes every input share the output's quantization where that is free, so the
 device only copies. An input quantized otherwise (a user's quantizer config, or a value whose
 quantization is fixed elsewhere) is requantized onto the output's first (layout.requantized).
+More inputs than one op takes (an unrolled RNN's time steps) are joined in groups of
+concatenation.MAX_INPUTS first, then the groups.
 """
 from __future__ import annotations
 
-from compiler.ir import Graph, Op
+from compiler.ir import Graph, Op, Tensor
+from compiler.ops.concatenation import MAX_INPUTS
 from compiler.options import LoweringOptions
 from compiler.passes.layout import ember_axis, requantized
 from compiler.passes.quantized_pattern import match, replace
@@ -18,5 +21,24 @@ def lower_quantized_concatenation(graph: Graph, options: LoweringOptions) -> Gra
         matched = match(graph, cat, ("int8",) * len(cat.inputs), "cat")
         inputs = [requantized(graph, t.name, quant, matched.out_quant, cat) for t, quant in matched.sources]
         axis = ember_axis(cat.attrs["dim"], cat.attrs["rank"])
-        replace(graph, matched, Op("concatenation", inputs, [matched.output], {"axis": axis}, cat.origin))
+        grouped: list[Op] = []
+        while len(inputs) > MAX_INPUTS:
+            inputs = [_joined(graph, inputs[k:k + MAX_INPUTS], axis, cat, grouped)
+                      for k in range(0, len(inputs), MAX_INPUTS)]
+        last = Op("concatenation", inputs, [matched.output], {"axis": axis}, cat.origin)
+        replace(graph, matched, last)
+        index = graph.ops.index(last)
+        graph.ops[index:index] = grouped
     return graph
+
+
+def _joined(graph: Graph, parts: list[str], axis: int, cat: Op, ops: list[Op]) -> str:
+    """One tensor of `parts` joined along `axis` (itself when there is one part)."""
+    if len(parts) == 1:
+        return parts[0]
+    first = graph.tensors[parts[0]]
+    shape = list(first.shape)
+    shape[axis] = sum(graph.tensors[p].shape[axis] for p in parts)
+    joined = graph.add_tensor(Tensor(graph.unique_name(f"{cat.outputs[0]}_part"), "int8", tuple(shape), first.quant))
+    ops.append(Op("concatenation", parts, [joined.name], {"axis": axis}, cat.origin))
+    return joined.name

@@ -79,3 +79,10 @@ def test_every_field_slot_the_runtime_reads_is_where_the_schema_puts_it():
                 assert c[name] == slot, f"{name} is slot {slot} in program.fbs, {c[name]} in C"
                 checked += 1
     assert checked >= 30  # the runtime reads nearly every field; a renamed prefix would skip them
+
+
+def test_the_concatenation_input_limit_is_the_adapters():
+    from compiler.ops.concatenation import MAX_INPUTS
+
+    source = (REPO / "runtime/ops/em_op_concatenation.c").read_text()
+    assert re.search(r"#define EM_CONCAT_MAX_INPUTS (\d+)u", source).group(1) == str(MAX_INPUTS)
