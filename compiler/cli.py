@@ -43,17 +43,40 @@ def _load_model_factory(spec: str):
     return getattr(module, function)
 
 
+def _input_shape(text: str) -> tuple[int, ...]:
+    try:
+        shape = tuple(int(d) for d in text.split(","))
+    except ValueError:
+        shape = ()
+    if not shape or any(d < 1 for d in shape):
+        raise SystemExit(f"error: --input-shape takes the example input's dims as positive integers separated by "
+                         f"commas, e.g. 1,640 or 1,3,96,96; got {text!r}")
+    return shape
+
+
 def _calibration(path: Path, shape: tuple[int, ...]):
+    """The .npy's samples as batches of the input's shape: an array [N, *sample] where `shape` is
+    [batch, *sample], or [N, *shape] (each sample with its batch)."""
     import torch
 
     if not path.exists():
         raise SystemExit(f"error: calibration file {path} does not exist")
-    samples = np.load(path).astype(np.float32)
-    per_sample = int(np.prod(shape))
-    if samples.size % per_sample:
-        raise SystemExit(f"error: {path} holds {samples.size} values, not a multiple of the input's {per_sample}")
-    samples = samples.reshape((-1,) + tuple(shape))
-    return [torch.from_numpy(s) for s in samples]
+    try:
+        samples = np.load(path, allow_pickle=False).astype(np.float32)
+    except (ValueError, OSError) as error:
+        raise SystemExit(f"error: {path} is not a NumPy .npy array of numbers ({error})") from None
+    sample = tuple(shape[1:])
+    if samples.ndim == len(shape) and tuple(samples.shape[1:]) == sample and samples.shape[0] >= 1:
+        batches = samples.reshape((-1, shape[0]) + sample) if samples.shape[0] % shape[0] == 0 else None
+    elif samples.ndim == len(shape) + 1 and tuple(samples.shape[1:]) == tuple(shape):
+        batches = samples
+    else:
+        batches = None
+    if batches is None:
+        raise SystemExit(f"error: {path} holds an array of shape {list(samples.shape)}: give one of shape "
+                         f"[samples, {', '.join(map(str, sample))}] for --input-shape {','.join(map(str, shape))} "
+                         "(the input's shape without its batch, in the model's own layout)")
+    return [torch.from_numpy(np.ascontiguousarray(b)) for b in batches]
 
 
 def _lower(args: argparse.Namespace) -> int:
@@ -65,7 +88,7 @@ def _lower(args: argparse.Namespace) -> int:
     from compiler import lower
     from compiler.quantizer import CortexMQuantizer
 
-    shape = tuple(int(d) for d in args.input_shape.split(","))
+    shape = _input_shape(args.input_shape)
     model = _load_model_factory(args.model)()
     quantizer = CortexMQuantizer(skip_modules=_names(args.skip_modules), skip_ops=_names(args.skip_ops))
     front_end = None
@@ -126,8 +149,16 @@ def _inspect(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from compiler.program import Program
 
+    if not args.program.is_file():
+        raise FileNotFoundError(f"program file {args.program} does not exist")
+    if not args.input.is_file():
+        raise FileNotFoundError(f"input file {args.input} does not exist")
     program = Program.load(args.program)
-    outputs = program.run_reference(np.load(args.input))
+    try:
+        x = np.load(args.input, allow_pickle=False)
+    except (ValueError, OSError) as error:
+        raise SystemExit(f"error: {args.input} is not a NumPy .npy array ({error})") from None
+    outputs = program.run_reference(x)
     if args.output:
         np.save(args.output, outputs[0])
     print(outputs[0])

@@ -21,6 +21,26 @@ class CalibrationError(EmberCompileError, ValueError):
     not the example input's."""
 
 
+class UnsupportedOpsError(UnsupportedOpError):
+    """Every op of a model that Ember cannot lower, found in one pass, one line each."""
+
+    def __init__(self, problems: list[UnsupportedOpError]) -> None:
+        lines = [f"  - {problem}" for problem in problems]
+        EmberCompileError.__init__(self, f"{len(problems)} op{'s' if len(problems) > 1 else ''} of the model "
+                                   "cannot be lowered:\n" + "\n".join(lines))
+        self.problems = problems
+        self.op, self.origin = problems[0].op, problems[0].origin
+
+
+class InputShapeError(EmberCompileError, ValueError):
+    """An input whose shape is not the one the program (or the model) takes."""
+
+
+class ModelError(EmberCompileError, TypeError):
+    """What was given as the model is not one Ember can take (not an nn.Module, None …), or the
+    quantizer's options name nothing in it."""
+
+
 class TargetError(EmberCompileError):
     """An unknown CPU, or a tier the CPU cannot run."""
 

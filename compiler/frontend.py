@@ -18,9 +18,9 @@ import torch
 from torch.utils import _pytree as pytree
 
 from compiler.decompositions import decomposition_table
-from compiler.importer import imported_targets
+from compiler.importer import imported_targets, unsupported_ops
 from compiler.passes import FLOAT_GRAPH_PASSES
-from compiler.errors import CalibrationError
+from compiler.errors import CalibrationError, ModelError, UnsupportedOpsError
 from compiler.quantizer import CortexMQuantizer
 
 from torchao.quantization.pt2e.observer import HistogramObserver
@@ -147,10 +147,21 @@ def quantize(
     """Returns PyTorch's converted (PT2E) quantized model: the numerics Ember must reproduce.
 
     Each item of `calibration_data` is one batch (a tensor, or a tuple of one per input; NumPy
-    arrays are taken too) whose dim 0 is a multiple of the example's batch."""
+    arrays are taken too) whose dim 0 is a multiple of the example's batch; one tensor or array
+    is one such batch."""
+    if not isinstance(model, torch.nn.Module):
+        raise ModelError(f"the model must be a torch.nn.Module, got {type(model).__name__}"
+                         + (" (does the build function return it?)" if model is None else ""))
+    quantizer = quantizer or CortexMQuantizer()
+    quantizer.check_names(model)
     traced = export_float(model, example_inputs)
+    problems = unsupported_ops(traced, set(quantizer.pointwise_regions(traced)))
+    if problems:  # before calibration: the user learns of every one at once, and soon
+        raise UnsupportedOpsError(problems)
     batches = ExampleBatched.output_batches_of(traced)
-    prepared = ExampleBatched(prepare_pt2e(traced, quantizer or CortexMQuantizer()), example_inputs, batches)
+    prepared = ExampleBatched(prepare_pt2e(traced, quantizer), example_inputs, batches)
+    if isinstance(calibration_data, torch.Tensor) or hasattr(calibration_data, "__array__"):
+        calibration_data = [calibration_data]  # one array of samples: one batch
     calibrated = 0
     with torch.no_grad(), _observed_per_batch(prepared.module) as batch_done:
         for batch in calibration_data:

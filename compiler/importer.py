@@ -6,6 +6,7 @@ The result still mirrors PyTorch: float `linear`, `relu`, `clamp`, and explicit 
 """
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -455,13 +456,9 @@ def import_program(program: GraphModule, float_reason: Callable[[Node], str | No
         elif node.op == "call_function":
             importer = IMPORTERS.get(node.target) or FLOAT_IMPORTERS.get(node.target)
             if importer is None:
-                raise UnsupportedOpError(str(node.target), origin_of(node),
-                                         "Ember has neither an int8 nor a float32 kernel for it: rewrite "
-                                         "that line with supported ops (README lists them).")
+                raise UnsupportedOpError(str(node.target), origin_of(node), _hint(node.target))
             reason = float_reason(node) if float_reason is not None else None
-            # tensor inputs in order, including those inside a list argument (cat)
-            tensor_args = [a for arg in node.args for a in (arg if isinstance(arg, (list, tuple)) else [arg])
-                           if isinstance(a, Node)]
+            tensor_args = _tensor_args(node)
             kind, attrs = importer(node, tensor_args)
             if node.target not in IMPORTERS or kind == "aten.binary":  # float-only op, or against a number
                 reason = reason or f"no int8 lowering for {node.target}" + (" of a number" if "scalar" in attrs else "")
@@ -510,6 +507,56 @@ def _attach_per_channel_params(graph: Graph) -> None:
                 op.attrs["axis"],
             )
             op.inputs = [value]
+
+
+NO_KERNEL_HINT = ("Ember has neither an int8 nor a float32 kernel for it: rewrite that line with supported ops "
+                  "(README lists them).")
+# Rewrites that exist for ops with no kernel, by ATen op name.
+REWRITES = {
+    "cumsum": "A running sum has no kernel: multiply by a constant triangular matrix instead "
+              "(x @ torch.triu(torch.ones(n, n))), which lowers to an int8 fully connected layer.",
+    "embedding": "A table lookup by index has no kernel: feed one-hot vectors to an nn.Linear instead.",
+    "index_select": "Indexing by a tensor has no kernel: use slices (x[:, 2:5]) or torch.cat of slices.",
+    "gather": "Indexing by a tensor has no kernel: use slices, or a matmul with a one-hot constant.",
+    "argmax": "Return the scores and take the arg max in the application (one pass over int8 codes).",
+    "argmin": "Return the scores and take the arg min in the application (one pass over int8 codes).",
+    "topk": "Return the scores and pick the best ones in the application.",
+    "sort": "Return the values and sort them in the application.",
+    "upsample_bicubic2d": "Use mode='nearest' or mode='bilinear', which lower.",
+    **{comparison: "A comparison lowers inside an elementwise function of one tensor (torch.where(x > 0, x, "
+                   "0.1 * x)); a mask that compares two tensors has no kernel."
+       for comparison in ("gt", "lt", "ge", "le", "eq", "ne")},
+}
+
+
+def _hint(target: object) -> str:
+    packet = getattr(target, "overloadpacket", None)
+    return REWRITES.get(getattr(packet, "__name__", ""), NO_KERNEL_HINT)
+
+
+def unsupported_ops(module: GraphModule, tabulated: set[Node]) -> list[UnsupportedOpError]:
+    """Every op of the float graph `module` (compiler/frontend.py export_float) that cannot be
+    imported, each with the user's file, line and module path and a rewrite where one exists:
+    ops with no importer (those in `tabulated`, pointwise functions of one tensor that become
+    tables, need none), and ops whose importer refuses their arguments."""
+    problems = []
+    for node in module.graph.nodes:
+        if node.op != "call_function" or node.target is operator.getitem or node in tabulated:
+            continue
+        importer = IMPORTERS.get(node.target) or FLOAT_IMPORTERS.get(node.target)
+        if importer is None:
+            problems.append(UnsupportedOpError(str(node.target), origin_of(node), _hint(node.target)))
+            continue
+        try:
+            importer(node, _tensor_args(node))
+        except UnsupportedOpError as error:
+            problems.append(error)
+    return problems
+
+
+def _tensor_args(node: Node) -> list[Node]:
+    """A node's tensor inputs in order, including those inside a list argument (cat)."""
+    return [a for arg in node.args for a in (arg if isinstance(arg, (list, tuple)) else [arg]) if isinstance(a, Node)]
 
 
 def imported_targets() -> list[object]:

@@ -193,8 +193,7 @@ class CortexMQuantizer(Quantizer):
                       **{op: self._annotate_matmul for op in MATMUL_OPS},
                       aten.cat.default: self._annotate_concatenation}
         nodes = list(model.graph.nodes)
-        root_of = regions(nodes, lambda n: attr_value(model, n.target) if n.op == "get_attr" else None,
-                          lambda n, found: self.float_reason(n) is None and not _folds_into_producer(n, found))
+        root_of = self.pointwise_regions(model)
         for node in nodes:
             annotate = annotators.get(node.target) if node.op == "call_function" else None
             if (annotate is not None and node not in root_of and self.float_reason(node) is None
@@ -206,6 +205,27 @@ class CortexMQuantizer(Quantizer):
 
     def validate(self, model: GraphModule) -> None:
         pass
+
+    def pointwise_regions(self, model: GraphModule) -> dict[Node, Node]:
+        """The root of every node that is part of an elementwise function of one tensor (quantized
+        at its input and outputs only, lowered to a table: compiler/pointwise.py)."""
+        return regions(list(model.graph.nodes), lambda n: attr_value(model, n.target) if n.op == "get_attr" else None,
+                       lambda n, found: self.float_reason(n) is None and not _folds_into_producer(n, found))
+
+    def check_names(self, model: torch.nn.Module) -> None:
+        """Every skip_modules entry names a submodule of `model` (ModelError with the closest
+        names otherwise: a typo would silently quantize what was meant to stay float)."""
+        import difflib
+
+        from compiler.errors import ModelError
+
+        names = [name for name, _ in model.named_modules() if name]
+        for prefix in self.skip_modules:
+            if not any(name == prefix or name.startswith(prefix + ".") for name in names):
+                closest = difflib.get_close_matches(prefix, names, n=3, cutoff=0.5)
+                raise ModelError(f"skip_modules names {prefix!r}, which is no submodule of the model"
+                                 + (f"; closest: {', '.join(closest)}" if closest else
+                                    f"; its submodules: {', '.join(names[:8])}{' …' if len(names) > 8 else ''}"))
 
     def float_reason(self, node: Node) -> str | None:
         """Why the config leaves `node` in float ("left in float by quantizer config (…)"), or

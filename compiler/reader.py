@@ -1,6 +1,8 @@
 """Reads a program file back into Ember IR (for inspection and reference runs)."""
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 
 from compiler.errors import ProgramFormatError
@@ -54,5 +56,7 @@ def read_program(data: bytes) -> tuple[Graph, Target, str]:
         graph.arenas = [Arena(program.Arenas(i).Name().decode(), program.Arenas(i).Size())
                         for i in range(program.ArenasLength())]
         return graph, Target(program.Target().decode(), TIERS[program.Tier()]), (program.Name() or b"").decode()
-    except (IndexError, KeyError, ValueError, TypeError) as error:  # flatbuffers reads past the end
-        raise ProgramFormatError(f"malformed program: {error}") from error
+    except (IndexError, KeyError, ValueError, TypeError, AttributeError, struct.error) as error:
+        # flatbuffers reads past the end of a truncated file, or through garbage offsets
+        raise ProgramFormatError(f"malformed or truncated program ({len(data)} bytes: {error}): write it again "
+                                 "with `python -m compiler lower ... -o FILE`") from None

@@ -10,4 +10,10 @@ from torch.fx.passes.dialect.common.cse_pass import CSEPass
 
 def eliminate_common_subexpressions(gm: GraphModule) -> GraphModule:
     result = CSEPass()(gm)
-    return result.graph_module if result.modified else gm
+    if not result.modified:
+        return gm
+    # The pass builds a new graph: it keeps the export's pytree code generation, so the module
+    # still takes and returns what the model does (not flat tuples).
+    result.graph_module.graph._codegen = gm.graph._codegen
+    result.graph_module.recompile()
+    return result.graph_module

@@ -143,7 +143,7 @@ def test_op_without_any_kernel_names_it_and_the_line():
         compiler.lower(NoKernel().eval(), (torch.zeros(1, 6),), [torch.randn(2, 6)], target="host")
     message = str(error.value)
     assert "aten.cumsum.default" in message and f"test_float_fallback.py:{line}" in message
-    assert "neither an int8 nor a float32 kernel" in message
+    assert "torch.triu" in message  # the rewrite that exists
 
 
 def test_skip_by_module_type_and_op_kind():
@@ -207,7 +207,7 @@ def test_every_float_op_from_pytorch_agrees_with_pytorch(capsys):
     program = compiler.lower(EveryFloatOp().eval(), (torch.zeros(1, 10),), [torch.randn(4, 10) for _ in range(4)],
                              target="host", quantizer=CortexMQuantizer(skip_ops=skipped))
     err = capsys.readouterr().err  # lower() prints the report
-    assert "ember: model: 30 ops fell back to float32" in err and "float_unary(exp)" in err
+    assert "ember: model: 29 ops fell back to float32" in err  # m + 1, written twice, computed once and "float_unary(exp)" in err
     assert "left in float by quantizer config (skip_ops 'exp')" in err and "left in float by quantizer config (skip_ops 'gelu')" in err
     functions = {op.attrs.get("function", op.kind) for op in program.graph.ops if "float_reason" in op.attrs}
     assert functions == {"exp", "neg", "abs", "log", "add", "sqrt", "rsqrt", "mul", "sub", "minimum", "maximum",
