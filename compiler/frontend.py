@@ -51,7 +51,8 @@ class ExampleBatched(torch.nn.Module):
     def __init__(self, module: torch.fx.GraphModule, example_inputs: tuple, output_batches: list[int]) -> None:
         super().__init__()
         self.module = module
-        self.example_shapes = [tuple(x.shape) for x in example_inputs]
+        # a Python number among the inputs is folded into the trace: its value, not a shape
+        self.example_shapes = [tuple(x.shape) if isinstance(x, torch.Tensor) else x for x in example_inputs]
         self.output_batches = output_batches  # dim 0 of each output for the example inputs
 
     @property
@@ -72,6 +73,12 @@ class ExampleBatched(torch.nn.Module):
                                    f"got {len(inputs)}: give each batch as a tuple of that many tensors")
         counts = set()
         for k, (x, example) in enumerate(zip(inputs, self.example_shapes)):
+            if not isinstance(example, tuple):
+                if x != example:
+                    raise CalibrationError(f"input {k} is the Python number {x!r}, but the model was exported with "
+                                           f"{example!r}: numbers are folded into the program at export, so "
+                                           "give the same value everywhere (or make it a tensor input)")
+                continue
             shape = tuple(getattr(x, "shape", ()))
             batch = example[0] if example else 1
             if not isinstance(x, torch.Tensor) or shape[1:] != example[1:] or not shape or shape[0] % batch:
@@ -95,7 +102,8 @@ class ExampleBatched(torch.nn.Module):
         if whole is not None and all(out.shape[:1] == (n * example,) for out, example in
                                      zip(pytree.tree_leaves(whole), self.output_batches)):
             return whole
-        outputs = [self.module(*(x.chunk(n)[k] for x in inputs)) for k in range(n)]
+        outputs = [self.module(*(x.chunk(n)[k] if isinstance(x, torch.Tensor) else x for x in inputs))
+                   for k in range(n)]
         leaves, spec = zip(*(pytree.tree_flatten(out) for out in outputs))
         return pytree.tree_unflatten([torch.cat(parts) for parts in zip(*leaves)], spec[0])
 

@@ -444,8 +444,9 @@ def import_program(program: GraphModule, float_reason: Callable[[Node], str | No
                                 {"function": function.function(constants), "name": function.describe()},
                                 origin_of(node)))
         elif node.op == "placeholder":
-            graph.add_tensor(_value_tensor(node.name, node))
-            graph.inputs.append(node.name)
+            if isinstance(node.meta.get("val"), torch.Tensor):  # a Python number was folded at export
+                graph.add_tensor(_value_tensor(node.name, node))
+                graph.inputs.append(node.name)
         elif node.op == "get_attr":
             if node.users:
                 value = constants[node.name].detach().cpu()
