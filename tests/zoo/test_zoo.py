@@ -1,5 +1,5 @@
-"""The zoo (tests/zoo/architectures.py) and the op cases (tests/zoo/op_cases.py), lowered as
-written for the Cortex-M55: each lowers, each op of it is within 1 LSB of PyTorch's quantized
+"""The zoo (tests/zoo/architectures.py), the op cases (tests/zoo/op_cases.py) and seeded random
+op configurations (tests/zoo/random_cases.py), lowered as written for the Cortex-M55: each lowers, each op of it is within 1 LSB of PyTorch's quantized
 model on PyTorch's own inputs, and the host and the M55 (QEMU) run every program, in one
 em_run --batch launch each, to the reference's bytes on every output."""
 from __future__ import annotations
@@ -9,9 +9,10 @@ import pytest
 from tests.zoo.architectures import ARCHITECTURES
 from tests.zoo.harness import lower_all, run_on_device
 from tests.zoo.op_cases import OP_CASES
+from tests.zoo.random_cases import RANDOM_CASES
 
-SETS = {"zoo": ("ARCHITECTURES", ARCHITECTURES), "op": ("OP_CASES", OP_CASES)}
-MODULES = {"zoo": "tests.zoo.architectures", "op": "tests.zoo.op_cases"}
+SETS = {"zoo": ("ARCHITECTURES", ARCHITECTURES), "op": ("OP_CASES", OP_CASES), "random": ("RANDOM_CASES", RANDOM_CASES)}
+MODULES = {"zoo": "tests.zoo.architectures", "op": "tests.zoo.op_cases", "random": "tests.zoo.random_cases"}
 BOARDS = ["host", "corstone300"]
 PARAMS = [(kind, name) for kind, (_, table) in SETS.items() for name in table]
 
