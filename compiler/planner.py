@@ -144,20 +144,34 @@ def _forbidden(buf: Buffer, other: Buffer, at: int, allowed: Overlaps) -> tuple[
     return lo, hi
 
 
-def _first_fit(order: list[Buffer], allowed: Overlaps | None = None) -> dict[str, int]:
+def alive_together(buffers: list[Buffer]) -> dict[str, list[Buffer]]:
+    """Each buffer's name → the other buffers alive at some step it is (a sweep over the steps:
+    as many pairs as are alive together, not every pair)."""
+    together: dict[str, list[Buffer]] = {b.name: [] for b in buffers}
+    active: list[Buffer] = []
+    for buf in sorted(buffers, key=lambda b: b.first):
+        active = [a for a in active if a.last >= buf.first]
+        for other in active:
+            together[buf.name].append(other)
+            together[other.name].append(buf)
+        active.append(buf)
+    return together
+
+
+def _first_fit(order: list[Buffer], allowed: Overlaps | None = None,
+               together: dict[str, list[Buffer]] | None = None) -> dict[str, int]:
     """Each buffer, in `order`, at the lowest aligned offset clear of the placed live buffers."""
     allowed = allowed or {}
-    placed: list[tuple[Buffer, int]] = []
+    together = together if together is not None else alive_together(order)
     offsets: dict[str, int] = {}
     for buf in order:
-        spans = sorted(_forbidden(buf, b, off, allowed) for b, off in placed if b.overlaps_in_time(buf))
+        spans = sorted(_forbidden(buf, b, offsets[b.name], allowed) for b in together[buf.name] if b.name in offsets)
         offset, moved = 0, True
         while moved:  # the lowest offset in no open span (lo, hi): each pass only moves it up
             moved = False
             for lo, hi in spans:
                 if lo < offset < hi:
                     offset, moved = _align(hi), True
-        placed.append((buf, offset))
         offsets[buf.name] = offset
     return offsets
 
@@ -191,23 +205,24 @@ def peak(buffers: list[Buffer], offsets: dict[str, int]) -> int:
     return max((offsets[b.name] + b.size for b in buffers), default=0)
 
 
-def verify(buffers: list[Buffer], offsets: dict[str, int], allowed: Overlaps | None = None) -> None:
+def verify(buffers: list[Buffer], offsets: dict[str, int], allowed: Overlaps | None = None,
+           together: dict[str, list[Buffer]] | None = None) -> None:
     """Raises PlanError unless every buffer is aligned and every two buffers alive at the same
     time are byte-disjoint, or an allowed in-place pair at least its margin apart."""
     allowed = allowed or {}
-    for i, a in enumerate(buffers):
+    together = together if together is not None else alive_together(buffers)
+    for a in buffers:
         if offsets[a.name] % ALIGNMENT or offsets[a.name] < 0:
             raise PlanError(f"buffer {a.name} at offset {offsets[a.name]} is not {ALIGNMENT}-byte aligned")
-        for b in buffers[i + 1:]:
-            if a.overlaps_in_time(b):
-                a0, b0 = offsets[a.name], offsets[b.name]
-                if not (a0 < b0 + b.size and b0 < a0 + a.size):
-                    continue
-                if (a.name, b.name) in allowed and b0 - a0 >= allowed[a.name, b.name]:
-                    continue
-                if (b.name, a.name) in allowed and a0 - b0 >= allowed[b.name, a.name]:
-                    continue
-                raise PlanError(f"planner bug: {a.name} and {b.name} overlap while both alive")
+        for b in together[a.name]:
+            a0, b0 = offsets[a.name], offsets[b.name]
+            if not (a0 < b0 + b.size and b0 < a0 + a.size):
+                continue
+            if (a.name, b.name) in allowed and b0 - a0 >= allowed[a.name, b.name]:
+                continue
+            if (b.name, a.name) in allowed and a0 - b0 >= allowed[b.name, a.name]:
+                continue
+            raise PlanError(f"planner bug: {a.name} and {b.name} overlap while both alive")
 
 
 @dataclass
@@ -260,9 +275,10 @@ class Plan:
 def best_offsets(buffers: list[Buffer], allowed: Overlaps) -> tuple[int, str, dict[str, int]]:
     """(peak, strategy, offsets) of the smallest verified plan of `buffers` over all STRATEGIES."""
     candidates = []
+    together = alive_together(buffers)
     for name, order in STRATEGIES.items():
-        offsets = _first_fit(order(buffers), allowed)
-        verify(buffers, offsets, allowed)
+        offsets = _first_fit(order(buffers), allowed, together)
+        verify(buffers, offsets, allowed, together)
         candidates.append((peak(buffers, offsets), name, offsets))
     return min(candidates, key=lambda c: c[0])
 
