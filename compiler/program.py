@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from compiler import emit_c, kernel_variants, reference
-from compiler.errors import EmberCompileError
+from compiler.errors import EmberCompileError, InputShapeError
 from compiler.ir import Graph
 from compiler.ops import OP_TABLE, OpSpec
 from compiler.planner import Plan
@@ -49,6 +49,24 @@ def float_fallback_report(graph: Graph) -> str:
     return "\n".join(lines)
 
 
+def check_input_shape(k: int, want: tuple[int, ...], got: tuple[int, ...]) -> None:
+    """Input `k` of shape `got` may feed a program input of shape `want`: the same shape, up to
+    leading 1s (a sample without its batch dim). Anything else — an NCHW image for an NHWC
+    program, another size — is InputShapeError saying what the program takes."""
+    def core(shape: tuple[int, ...]) -> tuple[int, ...]:
+        shape = tuple(shape)
+        while shape and shape[0] == 1:
+            shape = shape[1:]
+        return shape
+
+    if core(got) == core(want):
+        return
+    hint = ""
+    if len(want) == 4 and len(got) == 4 and tuple(got) == (want[0], want[3], want[1], want[2]):
+        hint = ": the program takes images NHWC (height, width, channels); give x.transpose(0, 2, 3, 1)"
+    raise InputShapeError(f"program input {k} takes shape {list(want)}, got {list(got)}{hint}")
+
+
 @dataclass
 class Program:
     graph: Graph
@@ -71,6 +89,12 @@ class Program:
         return Path(path)
 
     def run_reference(self, *inputs: np.ndarray, keep_all: bool = False) -> list[np.ndarray] | dict:
+        """The reference's outputs for `inputs`, one array per program input in its shape (up to
+        leading 1s; InputShapeError otherwise, e.g. for an NCHW image: the program takes NHWC)."""
+        if len(inputs) != len(self.graph.inputs):
+            raise InputShapeError(f"the program takes {len(self.graph.inputs)} input(s), got {len(inputs)}")
+        for k, (name, value) in enumerate(zip(self.graph.inputs, inputs)):
+            check_input_shape(k, self.graph.tensors[name].shape, np.shape(value))
         values = reference.run(self.graph, list(inputs), keep_all=keep_all)
         return values if keep_all else [values[name] for name in self.graph.outputs]
 

@@ -460,40 +460,19 @@ def batch_matmul_s8(a: np.ndarray, b: np.ndarray, *, a_offset: int, b_offset: in
     return np.clip(out, activation_min, activation_max).astype(np.int8)
 
 
-def _check_input_shape(k: int, want: tuple[int, ...], got: tuple[int, ...]) -> None:
-    """Input `k` of shape `got` may feed a program input of shape `want`: the same shape, up to
-    leading 1s (a sample without its batch dim). Anything else — an NCHW image for an NHWC
-    program, another size — is InputShapeError saying what the program takes."""
-    from compiler.errors import InputShapeError
-
-    def core(shape: tuple[int, ...]) -> tuple[int, ...]:
-        shape = tuple(shape)
-        while shape and shape[0] == 1:
-            shape = shape[1:]
-        return shape
-
-    if core(got) == core(want):
-        return
-    hint = ""
-    if len(want) == 4 and len(got) == 4 and tuple(got) == (want[0], want[3], want[1], want[2]):
-        hint = ": the program takes images NHWC (height, width, channels); give x.transpose(0, 2, 3, 1)"
-    raise InputShapeError(f"program input {k} takes shape {list(want)}, got {list(got)}{hint}")
-
-
 def run(graph: "Graph", inputs: list[np.ndarray], keep_all: bool = False) -> dict[str, np.ndarray]:
     """Interprets a lowered graph. Returns the outputs by name (every tensor with `keep_all`)."""
     from compiler.ops import OP_TABLE
     from compiler.ir import NUMPY_DTYPES
 
     if len(inputs) != len(graph.inputs):
-        from compiler.errors import InputShapeError
-
-        raise InputShapeError(f"the program takes {len(graph.inputs)} input(s), got {len(inputs)}")
+        raise ValueError(f"graph takes {len(graph.inputs)} inputs, got {len(inputs)}")
     values: dict[str, np.ndarray] = {}
-    for k, (name, value) in enumerate(zip(graph.inputs, inputs)):
+    for name, value in zip(graph.inputs, inputs):
         tensor = graph.tensors[name]
         array = np.asarray(value)
-        _check_input_shape(k, tensor.shape, array.shape)
+        if array.size != int(np.prod(tensor.shape)):
+            raise ValueError(f"input {name} needs shape {tensor.shape}, got {array.shape}")
         values[name] = array.astype(NUMPY_DTYPES[tensor.dtype]).reshape(tensor.shape)
     for name, tensor in graph.tensors.items():
         if tensor.is_constant:

@@ -152,7 +152,7 @@ def lower_all(module: str, table: str, names: list[str] | None = None) -> dict[s
 
     names = names or list(getattr(import_module(module), table))
     workers = max(1, min(len(names), os.cpu_count() or 1))
-    context = multiprocessing.get_context("fork")
+    context = multiprocessing.get_context("spawn")  # a fork of a process that ran torch's threads can hang
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
         done = pool.map(_lower_by_name, [(module, table, name) for name in names])
         return {result.name: result for result in done}
