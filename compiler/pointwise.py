@@ -5,8 +5,8 @@ Whatever a model writes elementwise on one activation — an activation function
 `x * torch.sigmoid(x)`, PReLU's `where(x > 0, x, a * x)`, Mish's `x * tanh(softplus(x))`, a
 log after a softmax — is, once x is int8, a function of 256 codes: PyTorch's own float
 computation on each code, quantized, is the table, so the device agrees with PyTorch's quantized
-model exactly. A constant operand that varies along the channel axis only (a per-channel PReLU
-slope) makes one table per channel.
+model exactly. A constant operand that varies along one dim (a per-channel PReLU slope) makes one
+table per position along it.
 
 Two sides use this: the quantizer (`regions`, on the float graph: it quantizes a region's input
 and outputs and nothing inside it) and the importer (`collapse`, on the quantized graph: every
@@ -36,12 +36,6 @@ def is_pointwise(node: Node) -> bool:
         torch.Tag.pointwise in target.tags or target in EXTRA_POINTWISE)
 
 
-def channel_dim(rank: int) -> int:
-    """The PyTorch dim of an activation that Ember stores last: a 4-D map's channels (NHWC),
-    else the last dim."""
-    return 1 if rank == 4 else rank - 1
-
-
 def varying_dims(values: torch.Tensor, rank: int) -> list[int] | None:
     """The dims along which a constant operand, broadcast against a rank-`rank` activation,
     takes different values (none for a zero initial state, however large); None when it has
@@ -50,8 +44,6 @@ def varying_dims(values: torch.Tensor, rank: int) -> list[int] | None:
         return None
     aligned = values.reshape((1,) * (rank - values.dim()) + tuple(values.shape))
     return [dim for dim in range(rank) if not torch.equal(aligned, aligned.narrow(dim, 0, 1).expand_as(aligned))]
-
-
 
 
 def _value(node: Node) -> object:

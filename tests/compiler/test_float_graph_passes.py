@@ -1,0 +1,102 @@
+"""The front end before quantization (compiler/decompositions.py and the float graph passes):
+each rewrites the exported graph into ops Ember lowers, asserted on the graph before and after,
+and the rewritten graph computes what the model computes."""
+from __future__ import annotations
+
+import operator
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from compiler.frontend import export_float
+from compiler.importer import IMPORTERS, FLOAT_IMPORTERS
+
+aten = torch.ops.aten
+
+
+class Fn(nn.Module):
+    def __init__(self, forward, *layers: nn.Module) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.layers = nn.ModuleList(layers)
+        self.function = forward
+
+    def forward(self, *x):
+        return self.function(self.layers, *x)
+
+
+def _targets(model: nn.Module, *inputs: torch.Tensor) -> list:
+    traced = export_float(model.eval(), inputs)
+    with torch.no_grad():
+        want, got = model(*inputs), traced(*inputs)
+    for w, g in zip(*(t if isinstance(t, (tuple, list)) else (t,) for t in (want, got))):
+        torch.testing.assert_close(g, w, rtol=1e-5, atol=1e-5)
+    return [n.target for n in traced.graph.nodes if n.op == "call_function"]
+
+
+def _exported_targets(model: nn.Module, *inputs: torch.Tensor) -> list:
+    graph = torch.export.export(model.eval(), inputs).graph
+    return [n.target for n in graph.nodes if n.op == "call_function"]
+
+
+CASES = [  # (model, inputs, an op the export has, the ops Ember's graph has instead)
+    (Fn(lambda m, x: m[1](m[0](x)), nn.Conv1d(4, 6, 3, padding="same"), nn.Dropout(0.5)), ((1, 4, 9),),
+     aten.conv1d.padding, {aten.conv2d.default}),
+    (Fn(lambda m, x: F.relu6(x).clone().detach().contiguous()), ((2, 5),), aten.relu6.default, {aten.hardtanh.default}),
+    (Fn(lambda m, x: torch.clamp(x, min=0.5)), ((2, 5),), aten.clamp.default, {aten.hardtanh.default}),
+    (Fn(lambda m, x: m[0](x), nn.Linear(5, 3)), ((2, 4, 5),), aten.linear.default, {aten.linear.default}),
+    (Fn(lambda m, x: torch.softmax(x, 0)), ((3, 4),), aten.softmax.int, {aten._softmax.default, aten.transpose.int}),
+    (Fn(lambda m, x: F.log_softmax(x, -1)), ((3, 4),), aten.log_softmax.int, {aten._softmax.default, aten.log.default}),
+    (Fn(lambda m, x: torch.chunk(x, 2, 1)[1] * torch.unbind(x, 1)[0][:, None]), ((2, 6),), aten.chunk.default,
+     {aten.slice.Tensor, aten.select.int}),
+    (Fn(lambda m, x: F.pad(x, (2, 1, 1, 2), mode="reflect")), ((1, 2, 4, 5),), aten.pad.default,
+     {aten.slice.Tensor, aten.cat.default}),
+    (Fn(lambda m, x: F.pad(x, (1, 2), mode="circular")), ((1, 2, 5),), aten.pad.default, {aten.cat.default}),
+    (Fn(lambda m, x: m[0](x), nn.ConvTranspose2d(4, 6, 3, groups=2, dilation=2)), ((1, 4, 5, 5),),
+     aten.conv_transpose2d.input, {aten.conv_transpose2d.input}),
+    (Fn(lambda m, x: F.avg_pool2d(x, 2, divisor_override=3)), ((1, 3, 4, 4),), aten.avg_pool2d.default,
+     {aten.conv2d.default}),
+    (Fn(lambda m, x: x @ x.transpose(-1, -2)), ((1, 2, 3, 4),), aten.matmul.default, {aten.bmm.default}),
+    (Fn(lambda m, x: torch.flip(x, [1])), ((2, 3),), aten.flip.default, {aten.cat.default}),
+    (Fn(lambda m, x: F.interpolate(x, size=(5, 7), mode="bilinear")), ((1, 2, 3, 4),), aten.upsample_bilinear2d.vec,
+     {aten.matmul.default}),
+    (Fn(lambda m, x: m[0](x), nn.LayerNorm([3, 4])), ((2, 3, 4),), aten.layer_norm.default, {aten.layer_norm.default}),
+    (Fn(lambda m, x: m[1](m[0](x) + 1), nn.Conv2d(3, 4, 1), nn.BatchNorm2d(4)), ((1, 3, 4, 4),),
+     aten.batch_norm.default, {aten.conv2d.default}),
+    (Fn(lambda m, x: m[1](m[0](x)), nn.Conv1d(3, 4, 3), nn.BatchNorm1d(4)), ((1, 3, 8),), aten.batch_norm.default,
+     {aten.conv2d.default}),
+    (Fn(lambda m, x: x * torch.sigmoid(x.mean([1], keepdim=True)).expand_as(x)), ((1, 4, 3),), aten.expand_as.default,
+     {aten.mul.Tensor}),
+    (Fn(lambda m, x: F.max_pool2d(x, 2, return_indices=True)[0]), ((1, 2, 4, 4),), aten.max_pool2d_with_indices.default,
+     {aten.max_pool2d.default}),
+    (Fn(lambda m, x: x + torch.ones(1, 5) * torch.arange(5.0) + torch.zeros_like(x)), ((2, 5),), aten.arange.default,
+     {aten.add.Tensor}),
+]
+
+
+@pytest.mark.parametrize("model,shapes,before,after", CASES, ids=[str(case[2]).removeprefix("aten.") for case in CASES])
+def test_the_graph_is_said_in_ops_ember_imports(model, shapes, before, after):
+    inputs = tuple(torch.randn(s, generator=torch.Generator().manual_seed(1)) for s in shapes)
+    assert before in _exported_targets(model, *inputs)
+    targets = _targets(model, *inputs)
+    assert after <= set(targets)
+    if before not in after:
+        assert before not in targets
+    unknown = [t for t in targets if t not in IMPORTERS and t not in FLOAT_IMPORTERS and t is not operator.getitem
+               and torch.Tag.pointwise not in getattr(t, "tags", ())]
+    assert not unknown
+
+
+def test_a_conv1d_batch_norm_folds_into_its_weights_and_a_free_one_is_a_depthwise_conv():
+    folded = _targets(Fn(lambda m, x: m[1](m[0](x)), nn.Conv1d(3, 4, 3), nn.BatchNorm1d(4)), torch.randn(1, 3, 8))
+    assert folded.count(aten.conv2d.default) == 1
+    free = _targets(Fn(lambda m, x: m[0](x * 2), nn.BatchNorm2d(3)), torch.randn(1, 3, 4, 4))
+    assert free.count(aten.conv2d.default) == 1  # groups = channels, 1x1
+
+
+def test_a_repeated_value_is_computed_once_and_identities_vanish():
+    model = Fn(lambda m, x: F.elu(m[0](x)) + F.selu(m[0](x).clone()), nn.Linear(4, 4))
+    targets = _targets(model, torch.randn(2, 4))
+    assert targets.count(aten.linear.default) == 1 and aten.clone.default not in targets
