@@ -12,13 +12,10 @@ from dataclasses import dataclass
 import torch
 from torch.fx import GraphModule, Node
 
+from compiler.histogram_observer import FastHistogramObserver
 from compiler.passes.graph_module import attr_value
 from compiler.pointwise import regions
-from torchao.quantization.pt2e.observer import (
-    HistogramObserver,
-    MinMaxObserver,
-    PerChannelMinMaxObserver,
-)
+from torchao.quantization.pt2e.observer import MinMaxObserver, PerChannelMinMaxObserver
 from torchao.quantization.pt2e.quantizer import (
     DerivedQuantizationSpec,
     FixedQParamsQuantizationSpec,
@@ -82,7 +79,7 @@ ACTIVATION_QSPEC = QuantizationSpec(
     quant_max=127,
     qscheme=torch.per_tensor_affine,
     is_dynamic=False,
-    observer_or_fake_quant_ctr=HistogramObserver.with_args(eps=2**-12),
+    observer_or_fake_quant_ctr=FastHistogramObserver.with_args(eps=2**-12),  # torchao's, faster
 )
 
 def weight_qspec(ch_axis: int | None) -> QuantizationSpec:
@@ -162,7 +159,7 @@ class CortexMQuantizer(Quantizer):
       an instance stays in float.
     - `skip_ops`: ATen ops, by name ("add", "softmax", "aten.mul") or as torch.ops.aten.*
       overloads or packets: every call of them stays in float.
-    Ops the quantizer has no int8 pattern for (div, exp, layer_norm …) stay in float anyway.
+    Ops the quantizer has no int8 pattern for (layer_norm …) stay in float anyway.
     """
 
     skip_modules: tuple[str, ...] = ()
@@ -182,6 +179,30 @@ class CortexMQuantizer(Quantizer):
         bad = [t for t in self.skip_module_types if not (isinstance(t, type) and issubclass(t, torch.nn.Module))]
         if bad:
             raise TypeError(f"CortexMQuantizer.skip_module_types takes nn.Module classes, got {bad}")
+
+    def transform_for_annotation(self, model: GraphModule) -> GraphModule:
+        """Division by a tensor becomes a product with its reciprocal, where the division is to
+        be quantized: the reciprocal is a function of one tensor (a table, with whatever computes
+        the divisor: x / x.norm() is one table of the sum of squares), the product an int8 mul
+        with broadcasting. PyTorch's quantized model is the rewritten graph, so the numerics
+        contract holds; against the float model the reciprocal's int8 range costs accuracy where
+        the divisor spans decades (a divisor through zero has no int8 form either way). A
+        skipped division keeps float32 `a / b`."""
+        graph = model.graph
+        for node in list(graph.nodes):
+            if (node.op == "call_function" and node.target == aten.div.Tensor and len(node.args) == 2
+                    and not node.kwargs and all(isinstance(a, Node) and a.op != "get_attr" for a in node.args)
+                    and self.float_reason(node) is None):
+                numerator, divisor = node.args
+                with graph.inserting_before(node):
+                    reciprocal = graph.call_function(aten.reciprocal.default, (divisor,))
+                    product = graph.call_function(aten.mul.Tensor, (numerator, reciprocal))
+                for new, value in ((reciprocal, torch.reciprocal(divisor.meta["val"])), (product, node.meta["val"])):
+                    new.meta.update({k: v for k, v in node.meta.items() if k != "val"}, val=value)
+                node.replace_all_uses_with(product)
+                graph.erase_node(node)
+        model.recompile()
+        return model
 
     def annotate(self, model: GraphModule) -> GraphModule:
         annotators = {**{op: self._annotate_weighted for op in WEIGHTED_OPS},

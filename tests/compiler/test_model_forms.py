@@ -1,6 +1,7 @@
 """Forms of models the zoo's op cases do not show by their outputs alone: Python numbers as
 forward arguments (folded at export), a weight several ops read (stored once), a value computed
-twice (computed once)."""
+twice (computed once), a division by a tensor (int8: a table of the divisor's reciprocal and
+a product; float32 where the quantizer config skips it)."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,6 +11,7 @@ from torch import nn
 
 import compiler
 from compiler.errors import CalibrationError
+from compiler.quantizer import CortexMQuantizer
 
 
 class Scaled(nn.Module):
@@ -62,3 +64,30 @@ def test_a_value_computed_twice_is_computed_once():
 
     program = compiler.lower(Twice().eval(), (torch.zeros(1, 8),), [torch.randn(4, 8)])
     assert [op.kind for op in program.graph.ops] == ["quantize", "fully_connected", "lut", "dequantize"]
+
+
+class Normalize(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(8, 6)
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return self.fc(x) / (y.abs() + 0.5) + nn.functional.normalize(self.fc(x), dim=1)
+
+
+def test_a_division_by_a_tensor_is_a_table_and_a_product_in_int8():
+    torch.manual_seed(0)
+    example = (torch.zeros(1, 8), torch.zeros(1, 6))
+    calibration = [(torch.randn(8, 8), torch.randn(8, 6))]
+    program = compiler.lower(Normalize().eval(), example, calibration, report_fallbacks=False)
+    kinds = [op.kind for op in program.graph.ops]
+    assert kinds.count("mul") == 2 and "float_binary" not in kinds, kinds
+    rng = np.random.default_rng(2)
+    x, y = (rng.normal(size=shape).astype(np.float32) for shape in ((1, 8), (1, 6)))
+    theirs = program.quantized_model(torch.from_numpy(x), torch.from_numpy(y)).numpy()
+    scale = float(program.graph.producer(program.graph.outputs[0]).attrs["scale"])
+    assert np.abs(np.rint((program.run_reference(x, y)[0] - theirs) / scale)).max() <= 1
+    skipped = compiler.lower(Normalize().eval(), example, calibration, report_fallbacks=False,
+                             quantizer=CortexMQuantizer(skip_ops=("div",)))
+    divisions = [op for op in skipped.graph.ops if op.kind == "float_binary" and op.attrs["function"] == "div"]
+    assert len(divisions) == 2

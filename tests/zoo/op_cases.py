@@ -170,6 +170,9 @@ CASES: list[Architecture] = [
           ((1, 3, 6, 7),), lambda: [conv(3, 4)]),
     _case("broadcast_sub_min_div", lambda m, x, y: (lambda a, b: torch.minimum(a - b, a) / (b.abs() + 1))(
         m[0](x), m[1](y)[:, :1]), ((1, 5, 6), (1, 5, 6)), lambda: [lin(6, 4), lin(6, 4)]),
+    _case("divide_map_by_map", lambda m, x, y: m[0](x) / (m[1](y).abs() + 0.25), ((1, 3, 6, 6), (1, 3, 6, 6)),
+          lambda: [conv(3, 4), conv(3, 4)]),
+    _case("l2_normalize", lambda m, x: F.normalize(m[0](x), dim=-1), ((1, 5, 8),), lambda: [lin(8, 6)]),
     # constants made in forward, numbers as arguments
     _case("zeros_ones_full_arange", lambda m, x: m[0](x) + torch.ones(1, 6) * 0.5 - torch.full((6,), 0.25)
           + torch.arange(6.0) * 0.1 + torch.zeros_like(m[0](x)), ((1, 8),), lambda: [lin(8, 6)]),
