@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 import torch
 from torch.utils import _pytree as pytree
 
-from compiler.decompositions import decomposition_table
+from compiler.decompositions import cia_ops_listed_once, decomposition_table
 from compiler.importer import imported_targets, unsupported_ops
 from compiler.passes import FLOAT_GRAPH_PASSES
 from compiler.errors import CalibrationError, ModelError, UnsupportedOpsError
@@ -30,7 +30,8 @@ from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 def export_float(model: torch.nn.Module, example_inputs: tuple) -> torch.fx.GraphModule:
     """Exports `model` in eval mode, in the ops Ember lowers, simplified."""
     exported = torch.export.export(model.eval(), example_inputs)
-    exported = exported.run_decompositions(decomposition_table(imported_targets()))
+    with cia_ops_listed_once():
+        exported = exported.run_decompositions(decomposition_table(imported_targets()))
     graph_module = exported.module(check_guards=False)
     for simplify in FLOAT_GRAPH_PASSES:
         graph_module = simplify(graph_module)

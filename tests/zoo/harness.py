@@ -146,16 +146,25 @@ def _lower_by_name(args: tuple[str, str, str]) -> Lowered:
     return lower(getattr(import_module(module), table)[name])
 
 
-def lower_all(module: str, table: str, names: list[str] | None = None) -> dict[str, Lowered]:
-    """The architectures of the dict `module.table` (those in `names`), lowered on all cores."""
+def _warm_up() -> None:
+    import compiler  # noqa: F401  (torch, torchao and the compiler, imported once per worker)
+
+
+def lower_all(tables: list[tuple[str, str]]) -> list[dict[str, Lowered]]:
+    """The architectures of each dict `module.table`, lowered in one pool over all cores (one
+    pool: each spawned worker imports torch once), in the order given (the slow ones first keeps
+    both cores busy to the end)."""
     from importlib import import_module
 
-    names = names or list(getattr(import_module(module), table))
-    workers = max(1, min(len(names), os.cpu_count() or 1))
+    jobs = [(module, table, name) for module, table in tables for name in getattr(import_module(module), table)]
+    workers = max(1, min(len(jobs), os.cpu_count() or 1))
     context = multiprocessing.get_context("spawn")  # a fork of a process that ran torch's threads can hang
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        done = pool.map(_lower_by_name, [(module, table, name) for name in names])
-        return {result.name: result for result in done}
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_warm_up) as pool:
+        done = list(pool.map(_lower_by_name, jobs))
+    results: list[dict[str, Lowered]] = [{} for _ in tables]
+    for (module, table, _), result in zip(jobs, done):
+        results[tables.index((module, table))][result.name] = result
+    return results
 
 
 def device_batch(board: str, lowered: list[Lowered]) -> list[tuple[str, int, tuple]]:
