@@ -1,8 +1,7 @@
 """Every zoo architecture builds in eval mode with seeded weights and non-default batch-norm statistics,
-fits the microcontroller budget, runs forward, depends on its inputs, and exports with torch.export."""
+fits the microcontroller budget, runs forward and depends on its inputs. (test_zoo.py lowers each:
+torch.export is part of that.)"""
 from __future__ import annotations
-
-import warnings
 
 import pytest
 import torch
@@ -44,9 +43,3 @@ def test_architecture(name):
     # random weights and batch-norm statistics must not wash the input out
     assert any(not torch.allclose(y, z, rtol=1e-2, atol=1e-3) for y, z in zip(expected, other))
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # nn.LSTM / nn.GRU: "_flat_weights were assigned during export"
-        program = torch.export.export(model, x)
-    got = _outputs(program.module()(*x))
-    for y, z in zip(expected, got):
-        torch.testing.assert_close(z, y)
