@@ -51,12 +51,14 @@ def test_device_outputs_equal_the_reference(board, unit):
     assert {v["anomalous"] for v in report["verdicts"]} == {False, True}
 
 
+@pytest.mark.qemu
 def test_qemu_instruction_counts_are_repeatable():
     first = _build_and_run("corstone300")["counts_per_inference"]
     second = _build_and_run("corstone300")["counts_per_inference"]
     assert first == second
 
 
+@pytest.mark.qemu
 def test_firmware_links_no_heap():
     from ember_build.elf_check import heap_symbols
 

@@ -16,6 +16,7 @@ REPO = Path(__file__).resolve().parents[2]
 SCONS = Path(sys.executable).with_name("scons")
 
 
+@pytest.mark.qemu
 def test_anomaly_figures_are_measured():
     run = subprocess.run([str(SCONS), "app=anomaly", "board=corstone300", "figures=1"], cwd=REPO,
                          capture_output=True, text=True, timeout=900)

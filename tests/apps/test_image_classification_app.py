@@ -123,6 +123,7 @@ def test_a_bad_cifar10_folder_is_a_dataset_error_naming_the_layout(tmp_path, bre
     assert not (tmp_path / "checkpoint.pt").exists()
 
 
+@pytest.mark.qemu
 def test_app_matches_the_reference_on_corstone300():
     run = subprocess.run([str(SCONS), "app=image_classification", "board=corstone300", "run=1"], cwd=REPO,
                          capture_output=True, text=True, timeout=900)

@@ -83,6 +83,7 @@ def test_responder_labels_are_the_models():
     assert re.findall(r'"(\w+)"', table) == list(data.LABELS)
 
 
+@pytest.mark.qemu
 def test_corstone300_matches_the_reference_and_names_the_keyword():
     run = subprocess.run([str(SCONS), "app=kws", "board=corstone300", "run=1"], cwd=REPO,
                          capture_output=True, text=True, timeout=900)

@@ -13,6 +13,8 @@ import pytest
 
 from ember_build.elf_check import flash_bytes
 
+pytestmark = pytest.mark.qemu  # builds Arm firmware / runs it in QEMU (tests/tiers.py)
+
 REPO = Path(__file__).resolve().parents[2]
 LTO = REPO / "build" / "corstone300-Os-lto" / "kws"
 PLAIN = REPO / "build" / "corstone300-Os" / "kws"

@@ -208,6 +208,7 @@ def test_fresh_scenes_are_a_function_of_the_epoch():
 
 # --- the app on corstone300 ---
 
+@pytest.mark.qemu
 @pytest.mark.parametrize("model", ["yolo", "vww"])
 def test_app_matches_on_corstone300(model):
     run = subprocess.run([str(SCONS), "app=person_detect", f"model={model}", "board=corstone300", "run=1"],

@@ -20,6 +20,8 @@ from compiler import kernel_variants as kv
 from compiler.ops import OP_TABLE
 from compiler.program import Program
 
+pytestmark = pytest.mark.qemu  # builds Arm firmware / runs it in QEMU (tests/tiers.py)
+
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "build" / "corstone300" / "person_detect-cascade"
 # The selectable variants that are functions of their own (the others are inlined into their

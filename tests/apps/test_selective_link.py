@@ -14,6 +14,8 @@ from compiler.ops import OP_TABLE
 from ember_build.board import load_board
 from ember_build.toolchain import firmware_cflags, firmware_ldflags
 
+pytestmark = pytest.mark.qemu  # builds Arm firmware / runs it in QEMU (tests/tiers.py)
+
 REPO = Path(__file__).resolve().parents[2]
 BUILD = REPO / "build" / "corstone300"
 DROPPED = ["em_op_quantize", "em_quantize_f32_s8", "em_op_dequantize", "em_dequantize_s8_f32"]

@@ -13,6 +13,7 @@ from ember_build import size_matrix
 REPO = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.qemu
 def test_anomaly_on_two_boards_agrees_with_their_size_reports():
     assert size_matrix.main("anomaly", "corstone300,mps2_an385") == 0
     cells = json.loads((REPO / "build/size_matrix.json").read_text())
@@ -25,6 +26,7 @@ def test_anomaly_on_two_boards_agrees_with_their_size_reports():
     assert "| app | corstone300 | mps2_an385 |" in table and (REPO / "build/size_matrix.png").stat().st_size > 1000
 
 
+@pytest.mark.qemu
 def test_another_flavour_builds_and_writes_beside_the_default():
     """opt=-Os lto=1 reaches every cell's build and reads its size.json from build/<board>-Os-lto/."""
     assert size_matrix.main("anomaly", "corstone300", optimization="-Os", lto=True) == 0

@@ -26,12 +26,14 @@ def size() -> dict:
     return json.loads((OUT / "size.json").read_text())
 
 
+@pytest.mark.qemu
 def test_components_account_for_every_flash_byte(size):
     assert size["flash_total"] == flash_bytes(OUT / "firmware.elf")
     assert sum(c["flash"] for c in size["components"]) == size["flash_total"]
     assert size["code_flash"] + size["constants_flash"] + _component(size, "app test data")["flash"] == size["flash_total"]
 
 
+@pytest.mark.qemu
 def test_every_flash_byte_counts_once_with_soft_float_aliases():
     """The M3 links libgcc's soft float, whose functions have aliases (__aeabi_fadd = __addsf3)
     and entry points inside each other (__aeabi_frsub): each byte still counts once."""
@@ -46,6 +48,7 @@ def test_every_flash_byte_counts_once_with_soft_float_aliases():
     assert _component(size, "libc/libgcc")["flash"] > 1000  # the soft float is there
 
 
+@pytest.mark.qemu
 def test_the_programs_ops_and_kernels_are_components(size):
     names = {c["name"] for c in size["components"]}
     for op, kernel in (("fully_connected", "fully_connected_s8"), ("quantize", "quantize_f32_s8"),
@@ -57,12 +60,14 @@ def test_the_programs_ops_and_kernels_are_components(size):
     assert program <= size["constants_flash"] <= program + 16
 
 
+@pytest.mark.qemu
 def test_ram_holds_the_planned_arena_and_the_stack(size):
     compiled = json.loads((OUT / "gen" / "compile.json").read_text())
     assert size["arena_ram"] == compiled["arena_bytes"]
     assert size["stack_ram"] == 32768  # bsp/corstone300/board.yaml stack_bytes
 
 
+@pytest.mark.qemu
 def test_markdown_and_chart_are_written(size):
     text = (OUT / "size.md").read_text()
     assert "| runtime core |" in text and "size.png" in text
@@ -81,6 +86,7 @@ def _component(size: dict, name: str) -> dict:
     return next(c for c in size["components"] if c["name"] == name)
 
 
+@pytest.mark.qemu
 def test_static_stack_bound_covers_the_measured_peak(size):
     report = subprocess.run([str(Path(sys.executable).with_name("scons")), "app=anomaly", "board=corstone300", "run=1"],
                             cwd=REPO, capture_output=True, text=True, timeout=900)
@@ -231,6 +237,7 @@ def test_stack_bound_is_unknown_for_recursion_and_dynamic_frames(tmp_path):
     assert result.bytes is None and "dynamically sized" in result.reason
 
 
+@pytest.mark.qemu
 def test_runtime_core_fits_4_kib_at_os_on_the_m55():
     """Issue 5's target: loader, executor and registry ≤ 4 KiB of flash at -Os (status names, the
     text of error messages, are a component of their own). -Os builds beside -O2 (build/…-Os/)."""

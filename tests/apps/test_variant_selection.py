@@ -17,6 +17,8 @@ from elftools.elf.sections import SymbolTableSection
 from compiler import kernel_variants as kv
 from compiler.program import Program
 
+pytestmark = pytest.mark.qemu  # builds Arm firmware / runs it in QEMU (tests/tiers.py)
+
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "build" / "corstone300" / "kws"
 # em_depthwise_conv2d_s8.c's general MVE blocks, the fast path's other pixel, conv2d's taps

@@ -56,6 +56,7 @@ def target_macros(board) -> dict[str, str]:
                 for line in out.splitlines() if line.startswith("#define "))
 
 
+@pytest.mark.qemu
 @pytest.mark.parametrize("name", [n for n in known_boards() if n != "host"])
 def test_cflags_give_the_kernels_the_boards_tier(name):
     """runtime/kernels/include/em_nn_tier.h derives the tier from these macros, and the runtime

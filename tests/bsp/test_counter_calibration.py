@@ -18,6 +18,8 @@ import pytest
 from bsp_test_support import CALIBRATE_SOURCE, QEMU_TIMEOUT_S
 from ember_build.qemu import run_firmware
 
+pytestmark = pytest.mark.qemu  # builds Arm firmware / runs it in QEMU (tests/tiers.py)
+
 # Small ones; pairs whose 2n + 1 lies one instruction either side of a whole SysTick period on
 # each ratio (4.096, 3.2, 2.56 ticks per instruction); several spanning 1, 4 and 20+ wraps.
 ITERATIONS = [1, 2, 3, 10, 1000, 100_000,

@@ -7,6 +7,8 @@ import random
 import subprocess
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 SOURCE = REPO / "bsp" / "common" / "em_print.c"
 INCLUDES = ["-I", str(REPO / "bsp" / "include")]
@@ -27,6 +29,7 @@ def test_decimal_printing_is_exact_for_all_of_uint64_and_int32(tmp_path):
     assert out.splitlines() == [str(v) for v in unsigned + signed]
 
 
+@pytest.mark.qemu
 def test_printing_does_not_link_64_bit_division_on_cortex_m(tmp_path):
     obj = tmp_path / "em_print.o"
     subprocess.run(["arm-none-eabi-gcc", "-mcpu=cortex-m3", "-mthumb", "-Os", "-c", *INCLUDES, str(SOURCE),

@@ -13,6 +13,8 @@ from bsp_test_support import FIRMWARE_DIR, QEMU_TIMEOUT_S
 from ember_build.qemu import run_firmware
 from ember_build.toolchain import BuildError, compile_firmware
 
+pytestmark = pytest.mark.qemu  # builds Arm firmware / runs it in QEMU (tests/tiers.py)
+
 FAULT_EXIT_STATUS = 134
 
 

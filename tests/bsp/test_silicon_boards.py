@@ -52,6 +52,7 @@ def _compiler(board):
         pytest.skip(f"{board.cc} is not installed")
 
 
+@pytest.mark.qemu
 @pytest.mark.parametrize("name", SILICON_BOARDS)
 def test_kernels_compile_for_the_mve_tier(name, tmp_path):
     """em_nn_tier.h, with the board's flags, picks MVE with floating point."""

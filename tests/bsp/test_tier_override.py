@@ -33,6 +33,7 @@ def runtime_tier(board) -> str:
     return TIERS[int(run.stdout.split()[-1])]
 
 
+@pytest.mark.qemu
 @pytest.mark.parametrize("name", [n for n in known_boards() if n != "host"])
 def test_every_runnable_tier_selects_its_kernels(name):
     """For each tier up to the board's best, the override's flags make em_nn_tier.h (the runtime's
@@ -76,6 +77,7 @@ def _objdump(elf: Path) -> str:
                           text=True, check=True).stdout
 
 
+@pytest.mark.qemu
 @pytest.mark.skipif(not HAVE_ARM, reason="needs arm-none-eabi-gcc")
 def test_dsp_override_firmware_has_no_mve_instruction():
     """em_run for corstone300 tier=dsp lands in build/corstone300-dsp/ beside the default build,

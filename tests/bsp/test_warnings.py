@@ -11,6 +11,7 @@ from ember_build.board import known_boards, load_board
 from ember_build.toolchain import compile_firmware
 
 
+@pytest.mark.qemu
 @pytest.mark.parametrize("name", known_boards())
 def test_bsp_compiles_with_werror(name, tmp_path):
     board = load_board(name)

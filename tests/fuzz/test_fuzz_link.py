@@ -17,6 +17,8 @@ from make_corpus import write_corpus  # noqa: E402
 from tools.ember_link import (GET_OUTPUT, GET_PROFILE, GET_RESULT, GET_TENSOR, INFO, RUN, RUN_TO,  # noqa: E402
                               SET_INPUT, SHUTDOWN, SYNC, frame)
 
+pytestmark = pytest.mark.fuzz  # tests/tiers.py
+
 ARTIFACTS = REPO / "build" / "fuzz-link"  # crashing inputs are kept here for replay
 
 

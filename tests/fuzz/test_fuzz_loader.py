@@ -11,6 +11,8 @@ sys.path[:0] = [str(REPO), str(REPO / "tests" / "runtime"), str(Path(__file__).p
 from build_host import build_fuzzer  # noqa: E402
 from make_corpus import write_corpus  # noqa: E402
 
+pytestmark = pytest.mark.fuzz  # tests/tiers.py
+
 ARTIFACTS = REPO / "build" / "fuzz"  # crashing inputs are kept here for replay
 # Inputs the fuzzer once crashed on (README.md), run with the seeds: each must load or be refused cleanly.
 REGRESSIONS = Path(__file__).parent / "regressions"

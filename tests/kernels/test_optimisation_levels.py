@@ -12,6 +12,8 @@ import pytest
 
 from ember_build.board import load_board
 
+pytestmark = pytest.mark.qemu  # builds Arm firmware / runs it in QEMU (tests/tiers.py)
+
 REPO = Path(__file__).resolve().parents[2]
 KERNELS = sorted((REPO / "runtime" / "kernels").glob("*.c"))
 LEVELS = ["-O0", "-Og", "-O1", "-Os", "-O3"]  # -O2: every other build

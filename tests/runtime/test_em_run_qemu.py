@@ -15,6 +15,8 @@ from build_host import REPO, build_em_run_firmware
 from compiler import reference
 from compiler.schema import program_generated as fb
 
+pytestmark = pytest.mark.qemu  # builds Arm firmware / runs it in QEMU (tests/tiers.py)
+
 pytestmark = pytest.mark.skipif(
     shutil.which("qemu-system-arm") is None or shutil.which("arm-none-eabi-gcc") is None
     or not (REPO / "bsp" / "corstone300" / "board.yaml").exists(),

@@ -118,6 +118,7 @@ def _build_driver(graph: Graph, out: Path) -> Path:
     return elf
 
 
+@pytest.mark.qemu
 @pytest.mark.skipif(not HAVE_QEMU, reason="needs qemu-system-arm and arm-none-eabi-gcc")
 def test_pinned_tensors_land_in_their_regions_in_qemu(tmp_path):
     from ember_build.board import load_board

@@ -23,6 +23,8 @@ from test_conv_programs import CASES as CONV_CASES
 from test_conv_programs import conv_layer, graph_of
 from test_em_run_qemu import qemu
 
+pytestmark = pytest.mark.qemu  # builds Arm firmware / runs it in QEMU (tests/tiers.py)
+
 BOARD = "mps2_an385"
 
 pytestmark = pytest.mark.skipif(

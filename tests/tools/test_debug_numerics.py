@@ -76,6 +76,7 @@ def test_sqnr():
     assert sqnr(x, x + np.array([0.1, 0.0, 0.0])) == pytest.approx(10 * np.log10(6 / 0.01))
 
 
+@pytest.mark.qemu
 def test_scons_numerics_on_the_anomaly_app():
     run = subprocess.run([str(SCONS), "app=anomaly", "board=corstone300", "numerics=1"], cwd=REPO,
                          capture_output=True, text=True, timeout=900)

@@ -21,6 +21,7 @@ def _scons(*args: str) -> str:
     return run.stdout
 
 
+@pytest.mark.qemu
 def test_camera_demo_boxes_equal_the_reference():
     _scons("app=person_detect", "model=yolo", "demo=camera", "source=synthetic", "frames=4")
     out = REPO / "build/corstone300/person_detect-yolo/demo"
@@ -30,6 +31,7 @@ def test_camera_demo_boxes_equal_the_reference():
     assert len(list(out.glob("*.png"))) >= 4
 
 
+@pytest.mark.qemu
 def test_keyword_demo_on_spoken_words():
     text = _scons("app=kws", "demo=kws", "words=yes,stop")
     detections = json.loads((REPO / "build/corstone300/kws/demo/demo.json").read_text())

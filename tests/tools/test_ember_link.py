@@ -20,6 +20,8 @@ import pytest
 from ember_build.board import load_board
 from tools.ember_link import (GET_TENSOR, INFO, RUN, SET_INPUT, DeviceError, Link, LinkError, LinkTimeout, frame, serve)
 
+pytestmark = pytest.mark.qemu  # builds Arm firmware / runs it in QEMU (tests/tiers.py)
+
 REPO = Path(__file__).resolve().parents[2]
 SCONS = Path(sys.executable).with_name("scons")
 FUZZ_SECONDS = 6.0

@@ -11,6 +11,8 @@ from tests.zoo.harness import lower_all, run_on_device
 from tests.zoo.op_cases import OP_CASES
 from tests.zoo.random_cases import RANDOM_CASES
 
+pytestmark = pytest.mark.slow  # lowers 183 models: minutes (tests/tiers.py)
+
 SETS = {"zoo": ("ARCHITECTURES", ARCHITECTURES), "op": ("OP_CASES", OP_CASES), "random": ("RANDOM_CASES", RANDOM_CASES)}
 MODULES = {"zoo": "tests.zoo.architectures", "op": "tests.zoo.op_cases", "random": "tests.zoo.random_cases"}
 BOARDS = ["host", "corstone300"]
