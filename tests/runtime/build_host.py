@@ -5,11 +5,17 @@ checks the SCons-built runner itself.
 
 Flags: C11, -O2, all warnings as errors, and -ffp-contract=off so that no float product is fused
 into an FMA that the reference (NumPy float32) does not perform.
+
+Every build compiles its sources one per compiler call on all cores, then links (`build`); the
+host em_run of given flags is built once per test session (`build_em_run`).
 """
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -66,44 +72,61 @@ def _compile(cmd: list[str]) -> None:
         raise RuntimeError(f"build failed: {' '.join(cmd)}\n{result.stdout}{result.stderr}")
 
 
+def build(cc: str, flags: list[str], sources: list[Path], out: Path, link: list[str] | None = None) -> Path:
+    """`out` from `sources`: each compiled with `flags` in a call of its own (the calls on all
+    cores; one call for a whole runtime runs on one), then linked with `flags` and `link`."""
+    objects = out.parent / f"{out.name}.objects"
+    objects.mkdir(parents=True, exist_ok=True)
+
+    def compile_one(numbered: tuple[int, Path]) -> str:
+        k, source = numbered
+        obj = objects / f"{k:03d}_{source.stem}.o"  # numbered: sources of one name in two folders
+        _compile([cc, *flags, "-c", str(source), "-o", str(obj)])
+        return str(obj)
+
+    with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        built = list(pool.map(compile_one, enumerate(sources)))
+    _compile([cc, *flags, *built, *(link or []), "-o", str(out)])
+    return out
+
+
 def build_kernels_lib(out_dir: Path, cc: str | None = None) -> Path:
     """libember_kernels.so: the kernels only, for ctypes."""
-    out = Path(out_dir) / "libember_kernels.so"
     cc = cc or os.environ.get("CC", "cc")
-    _compile([cc, *CFLAGS, "-fPIC", "-shared", *INCLUDES,
-              *map(str, kernel_sources()), "-lm", "-o", str(out)])
-    return out
+    return build(cc, [*CFLAGS, "-fPIC", "-shared", *INCLUDES], kernel_sources(), Path(out_dir) / "libember_kernels.so",
+                 ["-lm"])
 
 
-def build_em_run(out_dir: Path, cc: str | None = None, extra: list[str] | None = None) -> Path:
-    """The host em_run executable (runtime + all ops + host BSP)."""
-    out = Path(out_dir) / "em_run"
-    cc = cc or os.environ.get("CC", "cc")
+def build_em_run(out_dir: Path | None = None, cc: str | None = None, extra: list[str] | None = None) -> Path:
+    """The host em_run executable (runtime + all ops + host BSP), built once per session for
+    each compiler and extra flags (`out_dir` is not needed: the runner is only run)."""
+    return _em_run(cc or os.environ.get("CC", "cc"), tuple(extra or ()))
+
+
+@functools.cache
+def _em_run(cc: str, extra: tuple[str, ...]) -> Path:
+    out_dir = Path(tempfile.mkdtemp(prefix="ember_em_run_"))
     sources = em_run_sources(out_dir) + host_bsp_sources()
-    _compile([cc, *CFLAGS, *(extra or []), *INCLUDES, *map(str, sources), "-lm", "-o", str(out)])
-    return out
+    return build(cc, [*CFLAGS, *extra, *INCLUDES], sources, out_dir / "em_run", ["-lm"])
 
 
 def build_fuzzer(out_dir: Path) -> Path:
     """The libFuzzer loader target (clang, ASan + UBSan)."""
-    out = Path(out_dir) / "fuzz_loader"
     flags = ["-std=c11", "-g", "-O1", "-ffp-contract=off", "-fno-sanitize-recover=all",
-             "-fsanitize=fuzzer,address,undefined"]
-    _compile(["clang", *flags, *INCLUDES, *map(str, runtime_sources(out_dir)),
-              str(REPO / "tests" / "fuzz" / "fuzz_loader.c"), "-lm", "-o", str(out)])
-    return out
+             "-fsanitize=fuzzer,address,undefined", *INCLUDES]
+    return build("clang", flags, runtime_sources(out_dir) + [REPO / "tests" / "fuzz" / "fuzz_loader.c"],
+                 Path(out_dir) / "fuzz_loader", ["-lm"])
 
 
 def build_link_fuzzer(out_dir: Path) -> Path:
     """The libFuzzer serial-link target (clang, ASan + UBSan): em_link.c over the runtime with
     profiling built in, taking any CRC (FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)."""
-    out = Path(out_dir) / "fuzz_link"
     link = REPO / "apps" / "common" / "firmware"
     flags = ["-std=c11", "-g", "-O1", "-ffp-contract=off", "-fno-sanitize-recover=all",
-             "-fsanitize=fuzzer,address,undefined", "-DEM_PROFILE=1", "-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION"]
-    _compile(["clang", *flags, *INCLUDES, f"-I{link}", *map(str, runtime_sources(out_dir)), str(link / "em_link.c"),
-              str(REPO / "tests" / "fuzz" / "fuzz_link.c"), "-lm", "-o", str(out)])
-    return out
+             "-fsanitize=fuzzer,address,undefined", "-DEM_PROFILE=1", "-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION",
+             *INCLUDES, f"-I{link}"]
+    sources = runtime_sources(out_dir) + [link / "em_link.c", REPO / "tests" / "fuzz" / "fuzz_link.c"]
+    return build("clang", flags, sources, Path(out_dir) / "fuzz_link", ["-lm"])
 
 
 def em_run_sources(out_dir: Path) -> list[Path]:
@@ -132,6 +155,5 @@ def build_em_run_firmware(board_name: str, out_dir: Path, extra: list[str] | Non
              *(extra or []), *includes]
     # Our sources warning-free (-Werror); the BSP is built with the board's flags as they are.
     _compile([board.cc, *flags, "-Werror", "-fsyntax-only", *map(str, em_run_sources(out_dir))])
-    _compile([board.cc, *flags, *map(str, em_run_sources(out_dir) + bsp_sources(board)),
-              *firmware_ldflags(board), f"-Wl,-Map={out.with_suffix('.map')}", "-lm", "-o", str(out)])
-    return out
+    return build(board.cc, flags, em_run_sources(out_dir) + bsp_sources(board), out,
+                 [*firmware_ldflags(board), f"-Wl,-Map={out.with_suffix('.map')}", "-lm"])

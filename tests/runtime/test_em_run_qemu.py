@@ -2,7 +2,6 @@
 compiler/reference.py byte for byte, through whole programs (files via semihosting)."""
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,10 +16,6 @@ from compiler.schema import program_generated as fb
 
 pytestmark = pytest.mark.qemu  # builds Arm firmware / runs it in QEMU (tests/tiers.py)
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("qemu-system-arm") is None or shutil.which("arm-none-eabi-gcc") is None
-    or not (REPO / "bsp" / "corstone300" / "board.yaml").exists(),
-    reason="needs qemu-system-arm, arm-none-eabi-gcc and bsp/corstone300")
 
 
 @pytest.fixture(scope="module")

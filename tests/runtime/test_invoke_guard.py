@@ -6,14 +6,14 @@ import os
 import subprocess
 
 import programs
-from build_host import CFLAGS, INCLUDES, REPO, _compile, runtime_sources
+from build_host import CFLAGS, INCLUDES, REPO, build, runtime_sources
 
 
 def test_unloaded_or_failed_programs_are_refused(tmp_path):
     exe = tmp_path / "invoke_guard"
     cc = os.environ.get("CC", "cc")
-    _compile([cc, *CFLAGS, *INCLUDES, *map(str, runtime_sources(tmp_path)),
-              str(REPO / "tests" / "runtime" / "invoke_guard.c"), "-lm", "-o", str(exe)])
+    build(cc, [*CFLAGS, *INCLUDES], runtime_sources(tmp_path) + [REPO / "tests" / "runtime" / "invoke_guard.c"], exe,
+          ["-lm"])
     prog = tmp_path / "p.embr"
     prog.write_bytes(programs.build(programs.fc_program()[0]))
     result = subprocess.run([str(exe), str(prog)], capture_output=True, text=True, timeout=30)

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from build_host import INCLUDES, REPO, _compile, bsp_common_sources, build_em_run, runtime_sources
+from build_host import INCLUDES, REPO, bsp_common_sources, build, build_em_run, runtime_sources
 from compiler import reference
 from compiler.emit_c import program_array_c, program_header_c
 from compiler.ir import Graph, Quant, Tensor, Op
@@ -113,8 +113,8 @@ def _build_driver(graph: Graph, out: Path) -> Path:
     elf = out / "placement.elf"
     flags = [*firmware_cflags(board), "-ffp-contract=off", *INCLUDES, f"-I{out}", *[f"-I{d}" for d in bsp_include_dirs(board)]]
     sources = runtime_sources(out) + bsp_common_sources() + [REPO / "tests/runtime/placement_driver.c", out / "em_model_program.c"]
-    _compile([board.cc, *flags, *map(str, sources + bsp_sources(board)), *firmware_ldflags(board),
-              f"-Wl,-Map={elf.with_suffix('.map')}", "-lm", "-o", str(elf)])
+    build(board.cc, flags, sources + bsp_sources(board), elf,
+          [*firmware_ldflags(board), f"-Wl,-Map={elf.with_suffix('.map')}", "-lm"])
     return elf
 
 

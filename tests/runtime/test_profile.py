@@ -8,14 +8,14 @@ import os
 import subprocess
 
 import programs
-from build_host import CFLAGS, INCLUDES, REPO, _compile, runtime_sources
+from build_host import CFLAGS, INCLUDES, REPO, build, runtime_sources
 
 
 def test_profiled_invoke_counts_every_operator(tmp_path):
     exe = tmp_path / "profile_driver"
     cc = os.environ.get("CC", "cc")
-    _compile([cc, *CFLAGS, "-DEM_PROFILE=1", *INCLUDES, *map(str, runtime_sources(tmp_path)),
-              str(REPO / "tests" / "runtime" / "profile_driver.c"), "-lm", "-o", str(exe)])
+    build(cc, [*CFLAGS, "-DEM_PROFILE=1", *INCLUDES], runtime_sources(tmp_path) + [REPO / "tests" / "runtime" /
+                                                                                  "profile_driver.c"], exe, ["-lm"])
     prog = tmp_path / "p.embr"
     prog.write_bytes(programs.build(programs.pipeline_program()[0]))
     result = subprocess.run([str(exe), str(prog)], capture_output=True, text=True, timeout=30)

@@ -7,7 +7,6 @@ step counts 0, 1 and many, input tails 1..3, 4-row groups plus 1..3 rows, edge v
 zero points at both ends, shifts > 0, and each conv path (in place, packed, tap by tap)."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -27,9 +26,6 @@ pytestmark = pytest.mark.qemu  # builds Arm firmware / runs it in QEMU (tests/ti
 
 BOARD = "mps2_an385"
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("qemu-system-arm") is None or shutil.which("arm-none-eabi-gcc") is None,
-    reason="needs qemu-system-arm and arm-none-eabi-gcc")
 
 
 @pytest.fixture(scope="module")
