@@ -19,7 +19,6 @@ from ember_build.toolchain import firmware_cflags
 
 REPO = Path(__file__).resolve().parents[2]
 SCONS = Path(sys.executable).with_name("scons")
-HAVE_ARM = shutil.which("arm-none-eabi-gcc") is not None
 # Helium instructions in objdump's text: any vector op on a q register, VPT blocks, tail-predicated loops.
 MVE_INSTRUCTION = re.compile(r"\t(v\S*\t.*\bq[0-7]\b|vpst|vpt\S*|vctp\S*|dlstp\S*|wlstp\S*|letp|lctp)")
 
@@ -78,7 +77,6 @@ def _objdump(elf: Path) -> str:
 
 
 @pytest.mark.qemu
-@pytest.mark.skipif(not HAVE_ARM, reason="needs arm-none-eabi-gcc")
 def test_dsp_override_firmware_has_no_mve_instruction():
     """em_run for corstone300 tier=dsp lands in build/corstone300-dsp/ beside the default build,
     and its disassembly has no Helium instruction (the default build's has many: the check bites)."""

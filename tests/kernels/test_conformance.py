@@ -9,7 +9,6 @@ EM_ERR_WRONG_TIER (the program records its tier; the runtime's comes from em_nn_
 from __future__ import annotations
 
 import re
-import shutil
 
 import pytest
 
@@ -20,7 +19,6 @@ from conformance import (DEVICES, EXIT_CASES_FAILED, BatchRun, Case, Device, all
 
 CASES = all_cases()
 WRONG_TIER = "wrong_tier_refused"
-HAVE_QEMU = shutil.which("qemu-system-arm") is not None and shutil.which("arm-none-eabi-gcc") is not None
 
 
 def wrong_tier_program(device: Device, case: Case) -> bytes:
@@ -32,8 +30,6 @@ def wrong_tier_program(device: Device, case: Case) -> bytes:
 @pytest.fixture(scope="module", params=DEVICES, ids=lambda d: d.name)
 def batch(request, tmp_path_factory) -> tuple[Device, BatchRun]:
     device: Device = request.param
-    if device.board != "host" and not HAVE_QEMU:
-        pytest.skip("needs qemu-system-arm and arm-none-eabi-gcc")
     runner = device.build_runner()
     target = device.target
     programs = [(write_program(c.graph, target), c.input_bytes(), c.expected(), c.tolerance_words()) for c in CASES]

@@ -4,7 +4,6 @@ whose tables break the kernel's ranges, which the adapter must refuse at load ti
 launch per device."""
 from __future__ import annotations
 
-import shutil
 
 import numpy as np
 import pytest
@@ -20,7 +19,6 @@ from compiler.target import Target
 from compiler.writer import write_program
 from conformance import DEVICES, run_batch
 
-HAVE_QEMU = shutil.which("qemu-system-arm") is not None and shutil.which("arm-none-eabi-gcc") is not None
 
 
 def speech(samples: int, seed: int) -> np.ndarray:
@@ -114,8 +112,6 @@ def lowered_model_program(target: Target) -> tuple:
                 ids=lambda d: d.name)
 def batch(request, tmp_path_factory):
     device = request.param
-    if device.board != "host" and not HAVE_QEMU:
-        pytest.skip("needs qemu-system-arm and arm-none-eabi-gcc")
     target = device.target
     programs = full_size_programs(target) + refused_programs(target)
     if device.board == "host":

@@ -8,7 +8,6 @@ flush when the scratch is full), no scratch (K > 2304, tap by tap), K % 16 tails
 tail-predicated loop, channel remainders, groups, depth multipliers (gathers), borders."""
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -23,9 +22,6 @@ from compiler.planner import Region, plan_memory
 from compiler.target import Target
 from compiler.writer import write_program
 
-HAVE_QEMU = (shutil.which("qemu-system-arm") is not None
-             and shutil.which("arm-none-eabi-gcc") is not None
-             and (REPO / "bsp" / "corstone300" / "board.yaml").exists())
 EM_ERR_BAD_OPERATOR = 10
 
 
@@ -110,8 +106,6 @@ def host(tmp_path_factory):
 def runner(request, tmp_path_factory, host):
     if request.param == "host":
         return host
-    if not HAVE_QEMU:
-        pytest.skip("needs qemu-system-arm, arm-none-eabi-gcc and bsp/corstone300")
     return Runner("m55", build_em_run_firmware("corstone300", tmp_path_factory.mktemp("conv_m55")),
                   Target("cortex-m55"))
 

@@ -10,7 +10,6 @@ one extra program output spans the whole arena, so em_run's single output file h
 """
 from __future__ import annotations
 
-import shutil
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,7 +22,6 @@ from compiler.target import Target
 from tests.integration.runners import REPO, run
 
 BOARDS = {"host": "host", "corstone300": "cortex-m55", "mps2_an386": "cortex-m4", "mps2_an385": "cortex-m3"}
-HAVE_QEMU = shutil.which("qemu-system-arm") is not None and shutil.which("arm-none-eabi-gcc") is not None
 ALIGN = 16
 
 
@@ -163,8 +161,6 @@ def check_outputs(got_all: np.ndarray, program: Program, layout: dict) -> dict[s
 
 @pytest.mark.parametrize("board", list(BOARDS))
 def test_float_kernels_match_reference(tmp_path, board):
-    if board != "host" and not (HAVE_QEMU and (REPO / "bsp" / board / "board.yaml").exists()):
-        pytest.skip("needs qemu-system-arm and arm-none-eabi-gcc")
     program, layout = batch_program(BOARDS[board])
     code, console, output = run(board, program, [], tmp_path)
     assert code == 0, console

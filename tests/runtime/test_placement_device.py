@@ -9,7 +9,6 @@ program's flash bytes) and copying again must restore it."""
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +24,6 @@ from compiler.target import Target
 from compiler.writer import write_program
 from test_conv_programs import conv_layer
 
-HAVE_QEMU = shutil.which("qemu-system-arm") is not None and shutil.which("arm-none-eabi-gcc") is not None
 EM_ERR_CONSTANTS_NOT_COPIED = 14
 
 
@@ -119,7 +117,6 @@ def _build_driver(graph: Graph, out: Path) -> Path:
 
 
 @pytest.mark.qemu
-@pytest.mark.skipif(not HAVE_QEMU, reason="needs qemu-system-arm and arm-none-eabi-gcc")
 def test_pinned_tensors_land_in_their_regions_in_qemu(tmp_path):
     from ember_build.board import load_board
     from test_em_run_qemu import qemu

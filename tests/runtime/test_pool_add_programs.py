@@ -20,7 +20,6 @@ from compiler.planner import Region, plan_memory
 from compiler.schema import program_generated as fb
 from compiler.target import Target
 from compiler.writer import write_program
-from test_programs_vs_reference import HAVE_QEMU
 
 EM_ERR_BAD_OPERATOR = 10
 
@@ -50,8 +49,6 @@ class Runner:
 def runner(request, tmp_path_factory):
     if request.param == "host":
         return Runner("host", build_em_run(tmp_path_factory.mktemp("host")), Target("host"))
-    if not HAVE_QEMU:
-        pytest.skip("needs qemu-system-arm, arm-none-eabi-gcc and bsp/corstone300")
     return Runner("m55", build_em_run_firmware("corstone300", tmp_path_factory.mktemp("m55")),
                   Target("cortex-m55"))
 
