@@ -192,7 +192,7 @@ class CortexMQuantizer(Quantizer):
         for node in list(graph.nodes):
             if (node.op == "call_function" and node.target == aten.div.Tensor and len(node.args) == 2
                     and not node.kwargs and all(isinstance(a, Node) and a.op != "get_attr" for a in node.args)
-                    and self.float_reason(node) is None):
+                    and isinstance(node.args[1].meta.get("val"), torch.Tensor) and self.float_reason(node) is None):
                 numerator, divisor = node.args
                 with graph.inserting_before(node):
                     reciprocal = graph.call_function(aten.reciprocal.default, (divisor,))
