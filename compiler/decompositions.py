@@ -337,6 +337,74 @@ def _layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_ena
     return aten.reshape.default(y, list(x.shape))
 
 
+def _group_norm(x, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
+    """group_norm as a layer norm over each group's values (a view [batch, groups, values]),
+    then the per-channel affine as a product and a sum (broadcast over the spatial dims)."""
+    channels = int(x.shape[1])
+    grouped = aten.reshape.default(x, [int(x.shape[0]), int(num_groups), -1])
+    y = aten.reshape.default(aten.layer_norm.default(grouped, [int(grouped.shape[-1])], None, None, eps), list(x.shape))
+    per_channel = [1, channels] + [1] * (x.dim() - 2)
+    if weight is not None:
+        y = aten.mul.Tensor(y, aten.reshape.default(weight, per_channel))
+    if bias is not None:
+        y = aten.add.Tensor(y, aten.reshape.default(bias, per_channel))
+    return y
+
+
+def _instance_norm(x, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled):
+    """instance_norm on the input's own statistics is group_norm with a group per channel (with
+    running statistics it is a batch norm, which folds)."""
+    if not use_input_stats:
+        return NotImplemented
+    return _group_norm(x, int(x.shape[1]), weight, bias, eps)
+
+
+def _reduced_dims(x, dim) -> list[int]:
+    return list(range(x.dim())) if dim is None or dim == [] else \
+        sorted({int(d) % x.dim() for d in ([dim] if isinstance(dim, int) else dim)})
+
+
+def _var(x, dim=None, *, correction=None, keepdim=False):
+    """var as the mean of squared deviations from the mean (int8: a broadcast sub, a table of
+    the square, a reduction), times n / (n - correction)."""
+    dims = _reduced_dims(x, dim)
+    n = math.prod(int(x.shape[d]) for d in dims)
+    correction = 1 if correction is None else float(correction)
+    if n - correction <= 0:  # PyTorch's inf / nan: left to it
+        return NotImplemented
+    deviation = aten.sub.Tensor(x, aten.mean.dim(x, dims, True))
+    variance = aten.mean.dim(aten.mul.Tensor(deviation, deviation), dims, keepdim)
+    return variance if correction == 0 else aten.mul.Tensor(variance, n / (n - correction))
+
+
+def _amax(x, dim=(), keepdim=False, largest=True):
+    """amax / amin over any dims as one max pool: the kept dims as channels, the reduced ones as
+    the pooled height of a map [1, kept, reduced, 1] (amin: the max of -x, negated)."""
+    dims = _reduced_dims(x, dim)
+    kept = [d for d in range(x.dim()) if d not in dims]
+    reduced = math.prod(int(x.shape[d]) for d in dims)
+    values = x if largest else aten.neg.default(x)
+    grid = aten.reshape.default(aten.permute.default(values, kept + dims),
+                                [1, math.prod(int(x.shape[d]) for d in kept), reduced, 1])
+    y = aten.max_pool2d.default(grid, [reduced, 1], [reduced, 1])
+    y = y if largest else aten.neg.default(y)
+    shape = [1 if d in dims else int(x.shape[d]) for d in range(x.dim())] if keepdim else \
+        [int(x.shape[d]) for d in kept]
+    return aten.reshape.default(y, shape)
+
+
+def _amin(x, dim=(), keepdim=False):
+    return _amax(x, dim, keepdim, largest=False)
+
+
+def _adaptive_max_pool2d(x, output_size):
+    """adaptive_max_pool2d to a size that divides the input's: one max pool (its indices unused)."""
+    (h, w), (oh, ow) = x.shape[-2:], _ints(output_size, 2)
+    if h % oh or w % ow:
+        return NotImplemented
+    return aten.max_pool2d_with_indices.default(x, [h // oh, w // ow], [h // oh, w // ow])
+
+
 def _flip(x, dims):
     """flip as the input's slices of one along each dim, concatenated in reverse (a pure copy)."""
     for dim in sorted({int(d) % x.dim() for d in dims}):
@@ -444,6 +512,12 @@ EMBER_DECOMPOSITIONS: dict[object, Decomposition] = {
     aten.adaptive_avg_pool1d.default: _adaptive_avg_pool1d,
     aten.avg_pool1d.default: _avg_pool1d,
     aten.max_pool1d.default: _max_pool1d,
+    aten.group_norm.default: _group_norm,
+    aten.instance_norm.default: _instance_norm,
+    aten.var.correction: _var,
+    aten.amax.default: _amax,
+    aten.amin.default: _amin,
+    aten.adaptive_max_pool2d.default: _adaptive_max_pool2d,
     **{op: _same_rank(op) for op in BROADCASTING_BINARY},
 }
 

@@ -73,6 +73,16 @@ CASES = [  # (model, inputs, an op the export has, the ops Ember's graph has ins
      {aten.max_pool2d.default}),
     (Fn(lambda m, x: x + torch.ones(1, 5) * torch.arange(5.0) + torch.zeros_like(x)), ((2, 5),), aten.arange.default,
      {aten.add.Tensor}),
+    (Fn(lambda m, x: m[0](x), nn.GroupNorm(2, 6)), ((2, 6, 3, 4),), aten.group_norm.default,
+     {aten.layer_norm.default, aten.mul.Tensor}),
+    (Fn(lambda m, x: m[0](x), nn.InstanceNorm1d(3, affine=True)), ((2, 3, 7),), aten.instance_norm.default,
+     {aten.layer_norm.default}),
+    (Fn(lambda m, x: x.var(dim=(1, 2)) + x.std(dim=-1, correction=0, keepdim=True).mean()), ((2, 3, 4),),
+     aten.var.dim, {aten.mean.dim, aten.sub.Tensor}),
+    (Fn(lambda m, x: x.amax(dim=(0, 2)) - x.amin(dim=-1, keepdim=True).sum()), ((2, 3, 4),), aten.amax.default,
+     {aten.max_pool2d.default}),
+    (Fn(lambda m, x: F.adaptive_max_pool2d(x, (2, 1))), ((1, 3, 4, 6),), aten.adaptive_max_pool2d.default,
+     {aten.max_pool2d.default}),
 ]
 
 

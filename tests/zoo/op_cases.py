@@ -173,6 +173,16 @@ CASES: list[Architecture] = [
     _case("divide_map_by_map", lambda m, x, y: m[0](x) / (m[1](y).abs() + 0.25), ((1, 3, 6, 6), (1, 3, 6, 6)),
           lambda: [conv(3, 4), conv(3, 4)]),
     _case("l2_normalize", lambda m, x: F.normalize(m[0](x), dim=-1), ((1, 5, 8),), lambda: [lin(8, 6)]),
+    # normalisation over groups and instances, statistics, max / min reductions
+    _case("group_norm", lambda m, x: m[1](m[0](x)), ((1, 3, 6, 6),), lambda: [conv(3, 8), nn.GroupNorm(4, 8)]),
+    _case("instance_norm", lambda m, x: m[1](m[0](x)), ((1, 4, 12),),
+          lambda: [conv1(4, 6), nn.InstanceNorm1d(6, affine=True)]),
+    _case("var_std", lambda m, x: m[0](x).var(dim=1, keepdim=True) + m[0](x).std(dim=(1, 2), keepdim=True),
+          ((1, 3, 7, 7),), lambda: [conv(3, 4)]),
+    _case("amax_amin", lambda m, x: m[0](x).amax(dim=1) - m[0](x).amin(dim=(-2, -1))[..., None, None],
+          ((1, 3, 7, 7),), lambda: [conv(3, 4)]),
+    _case("adaptive_max_pool", lambda m, x: F.adaptive_max_pool2d(m[0](x), 1).flatten(1), ((1, 3, 8, 8),),
+          lambda: [conv(3, 5, padding=1)]),
     # constants made in forward, numbers as arguments
     _case("zeros_ones_full_arange", lambda m, x: m[0](x) + torch.ones(1, 6) * 0.5 - torch.full((6,), 0.25)
           + torch.arange(6.0) * 0.1 + torch.zeros_like(m[0](x)), ((1, 8),), lambda: [lin(8, 6)]),
