@@ -21,6 +21,7 @@ import functools
 import math
 from collections.abc import Callable, Iterator, Sequence
 
+import numpy as np
 import torch
 
 aten = torch.ops.aten
@@ -405,6 +406,30 @@ def _adaptive_max_pool2d(x, output_size):
     return aten.max_pool2d_with_indices.default(x, [h // oh, w // ow], [h // oh, w // ow])
 
 
+def _nearest_sources(size: int, out: int, scale: float | None) -> list[int]:
+    """The input index of each output index, as PyTorch's CPU kernel picks it (nearest_idx:
+    floor(i · s) in float32, s = 1 / scale_factor when one is given, else in / out)."""
+    s = np.float32(1.0 / scale) if scale is not None else np.float32(size) / np.float32(out)
+    return [min(int(np.floor(np.float32(i) * s)), size - 1) for i in range(out)]
+
+
+def _upsample_nearest2d(x, output_size=None, scale_factors=None):
+    """Nearest resizing by a factor that is no integer as a copy of the input's rows, then its
+    columns, each taken as PyTorch takes it (a slice per output row and column, concatenated);
+    integer factors stay Ember's upsample op."""
+    (h, w), (oh, ow) = x.shape[-2:], [int(d) for d in output_size] if output_size is not None else \
+        [int(math.floor(d * f)) for d, f in zip(x.shape[-2:], scale_factors)]
+    integer = oh % h == 0 and ow % w == 0 and (scale_factors is None or [float(f) for f in scale_factors] ==
+                                                [oh // h, ow // w])
+    if integer:
+        return NotImplemented
+    scales = scale_factors or (None, None)
+    for dim, size, out, scale in ((2, h, oh, scales[0]), (3, w, ow, scales[1])):
+        if size != out:
+            x = aten.cat.default([aten.slice.Tensor(x, dim, i, i + 1) for i in _nearest_sources(size, out, scale)], dim)
+    return x
+
+
 def _flip(x, dims):
     """flip as the input's slices of one along each dim, concatenated in reverse (a pure copy)."""
     for dim in sorted({int(d) % x.dim() for d in dims}):
@@ -512,6 +537,7 @@ EMBER_DECOMPOSITIONS: dict[object, Decomposition] = {
     aten.adaptive_avg_pool1d.default: _adaptive_avg_pool1d,
     aten.avg_pool1d.default: _avg_pool1d,
     aten.max_pool1d.default: _max_pool1d,
+    aten.upsample_nearest2d.vec: _upsample_nearest2d,
     aten.group_norm.default: _group_norm,
     aten.instance_norm.default: _instance_norm,
     aten.var.correction: _var,

@@ -83,6 +83,10 @@ CASES = [  # (model, inputs, an op the export has, the ops Ember's graph has ins
      {aten.max_pool2d.default}),
     (Fn(lambda m, x: F.adaptive_max_pool2d(x, (2, 1))), ((1, 3, 4, 6),), aten.adaptive_max_pool2d.default,
      {aten.max_pool2d.default}),
+    (Fn(lambda m, x: F.interpolate(x, size=(9, 5), mode="nearest")), ((1, 2, 6, 7),), aten.upsample_nearest2d.vec,
+     {aten.cat.default, aten.slice.Tensor}),
+    (Fn(lambda m, x: F.interpolate(x, scale_factor=(1.5, 0.7), mode="nearest")), ((1, 2, 10, 13),),
+     aten.upsample_nearest2d.vec, {aten.cat.default, aten.slice.Tensor}),
 ]
 
 

@@ -181,6 +181,8 @@ CASES: list[Architecture] = [
           ((1, 3, 7, 7),), lambda: [conv(3, 4)]),
     _case("amax_amin", lambda m, x: m[0](x).amax(dim=1) - m[0](x).amin(dim=(-2, -1))[..., None, None],
           ((1, 3, 7, 7),), lambda: [conv(3, 4)]),
+    _case("nearest_to_any_size", lambda m, x: F.interpolate(m[0](x), size=(9, 7), mode="nearest"), ((1, 3, 8, 8),),
+          lambda: [conv(3, 4)]),
     _case("adaptive_max_pool", lambda m, x: F.adaptive_max_pool2d(m[0](x), 1).flatten(1), ((1, 3, 8, 8),),
           lambda: [conv(3, 5, padding=1)]),
     # constants made in forward, numbers as arguments
