@@ -234,9 +234,15 @@ def _safe_softmax(x, dim, dtype=None):
     return aten._softmax.default(x, dim, False)
 
 
+def _reduced_dims(x, dim) -> list[int]:
+    """A reduction's dims, sorted and non-negative (None or [] : all of them, as ATen reads them)."""
+    return list(range(x.dim())) if dim is None or dim == [] else \
+        sorted({int(d) % x.dim() for d in ([dim] if isinstance(dim, int) else dim)})
+
+
 def _vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):
     """linalg.vector_norm of orders 1 and 2 as sum(|x|) and sqrt(sum(x²))."""
-    dims = list(range(x.dim())) if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+    dims = _reduced_dims(x, dim)
     if ord == 2:
         return aten.sqrt.default(aten.sum.dim_IntList(aten.mul.Tensor(x, x), dims, keepdim))
     if ord == 1:
@@ -358,11 +364,6 @@ def _instance_norm(x, weight, bias, running_mean, running_var, use_input_stats, 
     if not use_input_stats:
         return NotImplemented
     return _group_norm(x, int(x.shape[1]), weight, bias, eps)
-
-
-def _reduced_dims(x, dim) -> list[int]:
-    return list(range(x.dim())) if dim is None or dim == [] else \
-        sorted({int(d) % x.dim() for d in ([dim] if isinstance(dim, int) else dim)})
 
 
 def _var(x, dim=None, *, correction=None, keepdim=False):

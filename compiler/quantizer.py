@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import torch
 from torch.fx import GraphModule, Node
 
+from compiler.errors import ModelError
 from compiler.histogram_observer import FastHistogramObserver
 from compiler.passes.graph_module import attr_value
 from compiler.pointwise import regions
@@ -188,7 +189,7 @@ class CortexMQuantizer(Quantizer):
         contract holds; against the float model the reciprocal's int8 range costs accuracy where
         the divisor spans decades (a divisor through zero has no int8 form either way). A
         skipped division keeps float32 `a / b`."""
-        graph = model.graph
+        graph, rewritten = model.graph, False
         for node in list(graph.nodes):
             if (node.op == "call_function" and node.target == aten.div.Tensor and len(node.args) == 2
                     and not node.kwargs and all(isinstance(a, Node) and a.op != "get_attr" for a in node.args)
@@ -201,7 +202,9 @@ class CortexMQuantizer(Quantizer):
                     new.meta.update({k: v for k, v in node.meta.items() if k != "val"}, val=value)
                 node.replace_all_uses_with(product)
                 graph.erase_node(node)
-        model.recompile()
+                rewritten = True
+        if rewritten:
+            model.recompile()
         return model
 
     def annotate(self, model: GraphModule) -> GraphModule:
@@ -237,8 +240,6 @@ class CortexMQuantizer(Quantizer):
         """Every skip_modules entry names a submodule of `model` (ModelError with the closest
         names otherwise: a typo would silently quantize what was meant to stay float)."""
         import difflib
-
-        from compiler.errors import ModelError
 
         names = [name for name, _ in model.named_modules() if name]
         for prefix in self.skip_modules:

@@ -76,7 +76,8 @@ def test_a_model_that_is_not_a_module_and_a_misspelt_skip_module_are_named():
         def forward(self, x):
             return self.head(x)
     with pytest.raises(ModelError, match="'haed'.*closest: head"):
-        compiler.lower(Net(), (torch.zeros(1, 6),), [torch.randn(2, 6)], quantizer=CortexMQuantizer(skip_modules=("haed",)))
+        compiler.lower(Net(), (torch.zeros(1, 6),), [torch.randn(2, 6)],
+                       quantizer=CortexMQuantizer(skip_modules=("haed",)))
 
 
 def test_run_reference_refuses_another_shape_and_says_how_to_permute():
@@ -92,9 +93,6 @@ def test_run_reference_refuses_another_shape_and_says_how_to_permute():
         program.run_reference(nchw, nchw)
 
 
-def _cli(*args: str, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "compiler", *args], cwd=REPO, capture_output=True, text=True,
-                          timeout=300)
 
 
 @pytest.fixture(scope="module")
@@ -107,8 +105,9 @@ def files(tmp_path_factory):
     np.save(folder / "calibration.npy", rng.normal(size=(16, 8)).astype(np.float32))
     np.save(folder / "wrong.npy", rng.normal(size=(16, 9)).astype(np.float32))
     np.save(folder / "x.npy", rng.normal(size=(1, 8)).astype(np.float32))
-    done = _cli("lower", "--model", f"{folder}/model.py:build", "--input-shape", "1,8", "--calibration",
-                f"{folder}/calibration.npy", "-o", f"{folder}/model.embr", cwd=folder)
+    done = subprocess.run([sys.executable, "-m", "compiler", "lower", "--model", f"{folder}/model.py:build",
+                           "--input-shape", "1,8", "--calibration", f"{folder}/calibration.npy",
+                           "-o", f"{folder}/model.embr"], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     (folder / "truncated.embr").write_bytes((folder / "model.embr").read_bytes()[:100])
     return folder

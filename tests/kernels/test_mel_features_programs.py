@@ -20,7 +20,6 @@ from compiler.writer import write_program
 from conformance import DEVICES, run_batch
 
 
-
 def speech(samples: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     t = np.arange(samples) / af.SAMPLE_RATE

@@ -97,9 +97,9 @@ def build_kernels_lib(out_dir: Path, cc: str | None = None) -> Path:
                  ["-lm"])
 
 
-def build_em_run(out_dir: Path | None = None, cc: str | None = None, extra: list[str] | None = None) -> Path:
+def build_em_run(cc: str | None = None, extra: list[str] | None = None) -> Path:
     """The host em_run executable (runtime + all ops + host BSP), built once per session for
-    each compiler and extra flags (`out_dir` is not needed: the runner is only run)."""
+    each compiler and extra flags, in a folder of its own."""
     return _em_run(cc or os.environ.get("CC", "cc"), tuple(extra or ()))
 
 

@@ -98,8 +98,8 @@ class Runner:
 
 
 @pytest.fixture(scope="module")
-def host(tmp_path_factory):
-    return Runner("host", build_em_run(tmp_path_factory.mktemp("conv_host")), Target("host"))
+def host():
+    return Runner("host", build_em_run(), Target("host"))
 
 
 @pytest.fixture(scope="module", params=["host", "m55"])

@@ -127,7 +127,7 @@ CHAINS = _chains()
 def device(request, tmp_path_factory):
     board = request.param
     if board == "host":
-        return board, build_em_run(tmp_path_factory.mktemp("host"))
+        return board, build_em_run()
     return board, build_em_run_firmware(board, tmp_path_factory.mktemp(board))
 
 

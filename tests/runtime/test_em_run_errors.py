@@ -25,8 +25,8 @@ POOL = 512 * 1024  # em_run's default EM_RUN_ARENA_CAPACITY
 
 
 @pytest.fixture(scope="module")
-def em_run(tmp_path_factory):
-    return build_em_run(tmp_path_factory.mktemp("em_run"))
+def em_run():
+    return build_em_run()
 
 
 def run(em_run, cwd, *args: str) -> subprocess.CompletedProcess:
@@ -174,19 +174,19 @@ def test_arena_too_small_names_the_arena_and_the_bytes(em_run, tmp_path, fc):
                               f"-DEM_RUN_ARENA_CAPACITY={first + POOL} or more (what all the program's arenas need)"]
 
 
-def test_the_capacity_the_message_names_is_enough(tmp_path_factory, tmp_path, fc):
+def test_the_capacity_the_message_names_is_enough(tmp_path, fc):
     """A runner built with a pool of 64 bytes refuses a 64 + 16 byte plan, then runs it when rebuilt
     with the capacity its message asks for."""
     spec, _ = programs.fc_program(batches=2)
     spec.arenas = [spec.arenas[0], ("dtcm", 16)]
     (tmp_path / "two.embr").write_bytes(programs.build(spec))
-    small = build_em_run(tmp_path_factory.mktemp("small"), extra=["-DEM_RUN_ARENA_CAPACITY=64"])
+    small = build_em_run(extra=["-DEM_RUN_ARENA_CAPACITY=64"])
     result = run(small, tmp_path, "two.embr", "--input", "x.bin")
     assert result.returncode == EM_ERR_ARENA_TOO_SMALL
     asked = re.search(r"arena 1 needs 16 bytes, 0 are left of em_run's 64-byte arena pool: "
                       r"rebuild em_run with -DEM_RUN_ARENA_CAPACITY=(\d+) or more", result.stdout)
     assert asked and int(asked.group(1)) == 80, result.stdout
-    enough = build_em_run(tmp_path_factory.mktemp("enough"), extra=[f"-DEM_RUN_ARENA_CAPACITY={asked.group(1)}"])
+    enough = build_em_run(extra=[f"-DEM_RUN_ARENA_CAPACITY={asked.group(1)}"])
     assert run(enough, tmp_path, "two.embr", "--input", "x.bin").returncode == 0
 
 

@@ -17,7 +17,6 @@ from compiler.schema import program_generated as fb
 pytestmark = pytest.mark.qemu  # builds Arm firmware / runs it in QEMU (tests/tiers.py)
 
 
-
 @pytest.fixture(scope="module")
 def firmware(tmp_path_factory):
     return build_em_run_firmware("corstone300", tmp_path_factory.mktemp("m55"))

@@ -25,8 +25,8 @@ STATUS = {
 
 
 @pytest.fixture(scope="module")
-def em_run(tmp_path_factory):
-    return build_em_run(tmp_path_factory.mktemp("em_run"))
+def em_run():
+    return build_em_run()
 
 
 def run(em_run, tmp_path, data: bytes, input_bytes: bytes | None = None):

@@ -24,10 +24,10 @@ INT32_MAX = 2**31 - 1
 
 
 @pytest.fixture(scope="module")
-def em_run(tmp_path_factory) -> Path:
+def em_run() -> Path:
     if shutil.which("clang") is None:
         pytest.skip("needs clang (AddressSanitizer)")
-    return build_em_run(tmp_path_factory.mktemp("lut"), cc="clang", extra=SANITIZE)
+    return build_em_run(cc="clang", extra=SANITIZE)
 
 
 def lut_graph(x_shape, table_shape, attrs: dict, table_dtype: str = "int8") -> Graph:

@@ -29,10 +29,10 @@ SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-g", "
 
 
 @pytest.fixture(scope="module")
-def em_run(tmp_path_factory) -> Path:
+def em_run() -> Path:
     if shutil.which("clang") is None:
         pytest.skip("needs clang (AddressSanitizer)")
-    return build_em_run(tmp_path_factory.mktemp("overlap"), cc="clang", extra=SANITIZE)
+    return build_em_run(cc="clang", extra=SANITIZE)
 
 
 def _run(em_run: Path, tmp_path: Path, case: conformance.Case) -> subprocess.CompletedProcess:

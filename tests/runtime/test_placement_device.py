@@ -80,7 +80,7 @@ def test_plan_uses_three_regions_with_the_pins():
 
 def test_host_em_run_copies_pinned_weights_and_matches_reference(tmp_path):
     graph, _ = _planned("scalar")
-    exe = build_em_run(tmp_path)
+    exe = build_em_run()
     x = _input(graph)
     (tmp_path / "p.embr").write_bytes(write_program(graph, Target("host")))
     (tmp_path / "in.bin").write_bytes(x.tobytes())

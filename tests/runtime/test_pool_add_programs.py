@@ -48,14 +48,14 @@ class Runner:
 @pytest.fixture(scope="module", params=["host", "m55"])
 def runner(request, tmp_path_factory):
     if request.param == "host":
-        return Runner("host", build_em_run(tmp_path_factory.mktemp("host")), Target("host"))
+        return Runner("host", build_em_run(), Target("host"))
     return Runner("m55", build_em_run_firmware("corstone300", tmp_path_factory.mktemp("m55")),
                   Target("cortex-m55"))
 
 
 @pytest.fixture(scope="module")
-def host(tmp_path_factory):
-    return Runner("host", build_em_run(tmp_path_factory.mktemp("host_bad")), Target("host"))
+def host():
+    return Runner("host", build_em_run(), Target("host"))
 
 
 def _int8(name, shape, data=None, zp=0):

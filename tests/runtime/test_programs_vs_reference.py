@@ -17,7 +17,6 @@ from compiler import reference
 from compiler.schema import program_generated as fb
 
 
-
 class Runner:
     """Runs a program spec on one target; returns the raw output bytes."""
 
@@ -43,7 +42,7 @@ class Runner:
 @pytest.fixture(scope="module", params=["host", "m55"])
 def runner(request, tmp_path_factory):
     if request.param == "host":
-        return Runner("host", build_em_run(tmp_path_factory.mktemp("host")), fb.Tier.SCALAR)
+        return Runner("host", build_em_run(), fb.Tier.SCALAR)
     return Runner("m55", build_em_run_firmware("corstone300", tmp_path_factory.mktemp("m55")),
                   fb.Tier.MVE)
 

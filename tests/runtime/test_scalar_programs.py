@@ -27,7 +27,6 @@ pytestmark = pytest.mark.qemu  # builds Arm firmware / runs it in QEMU (tests/ti
 BOARD = "mps2_an385"
 
 
-
 @pytest.fixture(scope="module")
 def m3(tmp_path_factory) -> Path:
     return build_em_run_firmware(BOARD, tmp_path_factory.mktemp(BOARD))

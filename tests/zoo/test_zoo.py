@@ -1,7 +1,8 @@
 """The zoo (tests/zoo/architectures.py), the op cases (tests/zoo/op_cases.py) and seeded random
-op configurations (tests/zoo/random_cases.py), lowered as written for the Cortex-M55: each lowers, each op of it is within 1 LSB of PyTorch's quantized
-model on PyTorch's own inputs, and the host and the M55 (QEMU) run every program, in one
-em_run --batch launch each, to the reference's bytes on every output."""
+op configurations (tests/zoo/random_cases.py), lowered as written for the Cortex-M55: each
+lowers, each op of it is within 1 LSB of PyTorch's quantized model on PyTorch's own inputs, and
+the host and the M55 (QEMU) run every program, in one em_run --batch launch each, to the
+reference's bytes on every output."""
 from __future__ import annotations
 
 import pytest
