@@ -19,7 +19,7 @@ README.md). Step by step:
    (re-read for every output pixel) leaves last. Then the buffers that left are tried back, most
    accessed per byte first, each staying if it fits the holes. Each region is planned by the six
    strategies of compiler/planner.py, the smallest verified plan winning (verifier always on).
-   In-place pairs (compiler/in_place.py) stay allowed only when both buffers share a region.
+   In-place pairs (OpSpec.margin) stay allowed only when both buffers share a region.
 4. Fit: the slowest region over its capacity is a PlanError naming it, the bytes needed and the
    largest buffers; a region that cannot hold its pins is a PlacementError naming the pins.
 5. Arenas: one per region that holds a buffer, fastest first (graph.arenas); each tensor gets its
@@ -35,14 +35,14 @@ from compiler import scratch
 from compiler.errors import PlacementError, PlanError
 from compiler.ir import Arena, Graph
 from compiler.layers import layer_name
+from compiler.ops import OP_TABLE
 from compiler.planner import (Buffer, Overlaps, Plan, Region, _align, aliases, best_offsets, does_not_fit,
                               lifetimes, overlaps)
 
 # Ops whose constant inputs (weights, bias) only their kernels read, at run time: those may be
 # copied to RAM. Other ops' constants (LUT tables, the audio front end's tables) are read by
 # their check() at load, before any copy, so they stay in the program.
-PINNABLE_KINDS = frozenset({"conv2d", "depthwise_conv2d", "fully_connected", "transpose_conv2d",
-                            "float_fully_connected", "float_conv2d"})
+PINNABLE_KINDS = frozenset(spec.kind for spec in OP_TABLE.values() if spec.weighted)
 
 
 @dataclass(frozen=True)

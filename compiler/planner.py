@@ -15,7 +15,7 @@ Step by step:
    independently of how the plan was made; a failure is a compiler bug and raises PlanError.
    A reshape's output (an op whose OpSpec says `output_aliases_input`) is no buffer of its own:
    it shares its input's bytes, so the two are planned as one buffer alive over both lifetimes.
-   In place (compiler/in_place.py): an op's output may overlap an input that dies at that op when
+   In place (compiler/ops/overlap.py): an op's output may overlap an input that dies at that op when
    it starts at least the kernel's margin below it; such a pair is an `Overlap`, allowed by the
    placement and by the verifier and by nothing else.
 5. Scratch. Kernel scratch (compiler/scratch.py, sized by the kernels' own C for the tier) is an
@@ -109,14 +109,14 @@ def _own_lifetimes(graph: Graph) -> list[Buffer]:
 
 
 # (output buffer, input buffer) -> margin: the output may overlap the input when
-# offset(input) - offset(output) >= margin (see compiler/in_place.py).
+# offset(input) - offset(output) >= margin (OpSpec.margin, compiler/ops/overlap.py).
 Overlaps = dict[tuple[str, str], int]
 
 
 def overlaps(graph: Graph, buffers: list[Buffer]) -> Overlaps:
     """The in-place pairs of `graph`: an op's output and an input that dies at that op (after
     aliases merged: a reshape read later keeps its root alive) with the kernel's margin."""
-    from compiler import in_place
+    from compiler.ops import OP_TABLE
 
     root = aliases(graph)
     by_name = {b.name: b for b in buffers}
@@ -127,7 +127,8 @@ def overlaps(graph: Graph, buffers: list[Buffer]) -> Overlaps:
             x = by_name.get(root.get(name, name))
             if out is None or x is None or x is out or out.first != step or x.last != step:
                 continue
-            margin = in_place.margin(graph, op, index)
+            spec = OP_TABLE.get(op.kind)
+            margin = spec.margin(graph, op, index) if spec is not None else None
             if margin is not None:
                 key = (out.name, x.name)
                 allowed[key] = max(margin, allowed.get(key, margin))

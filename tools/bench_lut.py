@@ -9,7 +9,7 @@ Each case is one lut over a program input (compiler.ir graph -> planner -> write
 the board's tier, or --tier's for a firmware built with `scons tier=...`); the output is checked
 against compiler.reference byte for byte and each case runs twice (the counts must match).
 Reports instructions and instructions per element; a per-channel case's shape and axis choose
-em_lut_channels_s8's path (compiler/kernel_variants.py: lut).
+em_lut_channels_s8's path (compiler/ops/lut.py: its path rule).
 """
 from __future__ import annotations
 

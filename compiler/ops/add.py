@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from compiler import reference
-from compiler.ir import Op
+from compiler.ir import Graph, Op
+from compiler.ops import broadcast, overlap
 from compiler.ops.spec import OpSpec
 from compiler.schema import program_generated as fb
 
@@ -13,6 +14,7 @@ FIELDS = ("a_offset", "a_multiplier", "a_shift", "b_offset", "b_multiplier", "b_
           "output_offset", "output_multiplier", "output_shift", "activation_min", "activation_max")
 SCHEMA_NAMES = ("Input1Offset", "Input1Multiplier", "Input1Shift", "Input2Offset", "Input2Multiplier",
                 "Input2Shift", "OutputOffset", "OutputMultiplier", "OutputShift", "ActivationMin", "ActivationMax")
+ADD_TABLE_MIN = 1024  # em_add_s8.c: EM_NN_ADD_TABLE_MIN
 
 
 def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
@@ -32,6 +34,18 @@ def _read(table) -> dict:
     return {attr: getattr(o, schema)() for attr, schema in zip(FIELDS, SCHEMA_NAMES)}
 
 
+def _path(graph: Graph, op: Op, tier: str, linked: frozenset[str]) -> str:
+    """em_add_s8.c: MVE 4 lanes; scalar and DSP tabulate each input's rescaling when neither
+    operand is broadcast (one run of two arrays) and the output has >= EM_NN_ADD_TABLE_MIN
+    elements."""
+    shape = broadcast.walk(graph, op)
+    if tier == "mve":
+        return f"{shape}; MVE 4 lanes"
+    if shape == "same shapes" and int(np.prod(graph.tensors[op.outputs[0]].shape)) >= ADD_TABLE_MIN:
+        return f"{shape}; rescaling tables (256 codes per input), scalar"
+    return f"{shape}; scalar per element"
+
+
 ADD = OpSpec(
     kind="add",
     opcode=fb.OpCode.ADD,
@@ -40,4 +54,6 @@ ADD = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_add",
+    in_place=overlap.elementwise,
+    path=_path,
 )

@@ -5,7 +5,8 @@ import numpy as np
 
 from compiler import reference
 from compiler.ir import Op
-from compiler.ops.spec import OpSpec
+from compiler.ir import Graph
+from compiler.ops.spec import OpSpec, tier_paths
 from compiler.schema import program_generated as fb
 
 # attrs, with their schema BatchMatmulOptions field names
@@ -31,6 +32,11 @@ def _read(table) -> dict:
     return {attr: getattr(options, schema)() for attr, schema in FIELDS}
 
 
+def _macs(graph: Graph, op: Op) -> int:
+    k = graph.tensors[op.inputs[0]].shape[-1]  # a [B, M, K] × b [B, K, N]
+    return int(np.prod(graph.tensors[op.outputs[0]].shape)) * k
+
+
 BATCH_MATMUL = OpSpec(
     kind="batch_matmul",
     opcode=fb.OpCode.BATCH_MATMUL,
@@ -39,4 +45,6 @@ BATCH_MATMUL = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_batch_matmul",
+    macs=_macs,
+    path=tier_paths("MVE 16 columns"),
 )

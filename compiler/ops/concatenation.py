@@ -37,4 +37,5 @@ CONCATENATION = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_concatenation",
+    path={"*": "row copies"},
 )

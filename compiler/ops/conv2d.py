@@ -1,13 +1,20 @@
 """conv2d: grouped 2-D convolution, NHWC int8, weights [C_OUT, KH, KW, C_IN / groups]."""
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 
 from compiler import reference
-from compiler.ir import Op
-from compiler.ops import conv_options
+from compiler.ir import Graph, Op
+from compiler.ops import conv_options, overlap
+from compiler.ops.conv_options import CONV2D_STACK_SCRATCH, inside, planned_scratch, round_up
 from compiler.ops.spec import OpSpec
 from compiler.schema import program_generated as fb
+
+# em_conv2d_s8.c: EM_NN_CONV_BLOCK (MVE pixels per block); DSP pairs pay from K = 32.
+CONV_MVE_BLOCK = 4
+CONV_DSP_PAIRS_MIN_K = 32
 
 
 def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
@@ -15,6 +22,86 @@ def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
     a = op.attrs
     kwargs = {k: a[k] for k in conv_options.COMMON}
     return [reference.conv2d_s8(x, weights, bias, a["multiplier"], a["shift"], groups=a["groups"], **kwargs)]
+
+
+def _macs(graph: Graph, op: Op) -> int:
+    weight = graph.tensors[op.inputs[1]].shape  # [C_OUT, KH, KW, C_IN / groups]
+    return int(np.prod(graph.tensors[op.outputs[0]].shape)) * int(np.prod(weight[1:]))
+
+
+def _in_place(graph: Graph, op: Op, index: int) -> int | None:
+    if index != 0 or not conv_options.well_formed(graph, op, 4):
+        return None
+    return overlap.sliding_window(graph, op, (1, 2))
+
+
+def _scratch(lib: ctypes.CDLL, graph: Graph, op: Op) -> int:
+    if not conv_options.well_formed(graph, op, 4):
+        return 0
+    _, kh, kw, _ = graph.tensors[op.inputs[1]].shape
+    return conv_options.buffer_size(lib, "em_conv2d_s8_get_buffer_size", graph, op, (kh, kw))
+
+
+def _in_place_columns(graph: Graph, op: Op) -> tuple[int, int]:
+    """em_nn_conv_in_place(): (pixels whose column is the input itself, all output pixels) — a
+    column is in place for KH 1, KW 1 or dilation_w 1, groups 1, the window inside the input."""
+    _, h, w, _ = graph.tensors[op.inputs[0]].shape
+    _, kh, kw, _ = graph.tensors[op.inputs[1]].shape
+    _, oh, ow, _ = graph.tensors[op.outputs[0]].shape
+    a = op.attrs
+    (sh, sw), (_, dw), (top, _, left, _) = a["stride"], a["dilation"], a["padding"]
+    contiguous = kh == 1 and (kw == 1 or dw == 1) and a.get("groups", 1) == 1
+    return (inside(oh, sh, top, 0, h) * inside(ow, sw, left, kw - 1, w) if contiguous else 0), oh * ow
+
+
+def _column_bytes(graph: Graph, op: Op) -> int:
+    _, kh, kw, cg = graph.tensors[op.inputs[1]].shape
+    return kh * kw * cg
+
+
+def _path(graph: Graph, op: Op, tier: str, linked: frozenset[str]) -> str:
+    """em_conv2d_s8.c: a pixel's column is the input itself where em_nn_conv_in_place() holds,
+    else packed into scratch (im2col) when a column fits, else read tap by tap. MVE:
+    em_nn_conv2d_mve, blocks of EM_NN_CONV_BLOCK pixels, min(4, scratch / col16) packed columns;
+    DSP: em_nn_conv2d_cols with pairs when scratch >= 4·col4 and K >= 32; scalar: em_nn_dot_rows_s8."""
+    _, kh, kw, _ = graph.tensors[op.inputs[1]].shape
+    k = _column_bytes(graph, op)
+    in_place, pixels = _in_place_columns(graph, op)
+    scratch = planned_scratch(graph, op, CONV2D_STACK_SCRATCH)
+    if tier == "mve":
+        packable = min(CONV_MVE_BLOCK, scratch // round_up(k, 16))
+        can_pack = packable > 0
+    else:
+        can_pack = scratch >= round_up(k, 4)
+    packing = "im2col" if can_pack else "taps in place (no scratch for a column)"
+    if in_place == pixels:
+        columns = "1x1 pointwise, in place" if kh == kw == 1 else f"1x{kw} rows in place"
+    elif in_place:
+        columns = f"in place, {packing} at the borders"
+    else:
+        columns = f"{packing} general" if can_pack else packing
+    if tier == "mve":
+        block = CONV_MVE_BLOCK if in_place else packable  # in-place columns fill whole blocks
+        loop = f"MVE {block}-pixel blocks" if block else "MVE pixel by pixel"
+    elif tier == "dsp":
+        pairs = can_pack and scratch >= 4 * round_up(k, 4) and k >= CONV_DSP_PAIRS_MIN_K
+        loop = "DSP pixel pairs (SMLAD 2x2)" if pairs else "DSP one pixel, 4 rows (SMLAD)"
+    else:
+        loop = "scalar 6/4 rows per byte"
+    return f"{columns}; {loop}"
+
+
+def _takes_variants(graph: Graph, ops: list[Op], total_macs: int) -> set[str]:
+    """em_conv2d_s8.c em_nn_conv_mve_linked(): nothing when every column is in place, else
+    packing when a column fits the scratch, else taps."""
+    used: set[str] = set()
+    for op in ops:
+        in_place, pixels = _in_place_columns(graph, op)
+        if in_place == pixels:
+            continue
+        packs = planned_scratch(graph, op, CONV2D_STACK_SCRATCH) >= round_up(_column_bytes(graph, op), 16)
+        used.add("CONV_MVE_PACK" if packs else "CONV_MVE_TAPS")
+    return used
 
 
 CONV2D = OpSpec(
@@ -25,4 +112,12 @@ CONV2D = OpSpec(
     write_options=conv_options.write,
     read_options=conv_options.read,
     registration="em_op_conv2d",
+    macs=_macs,
+    in_place=_in_place,
+    scratch=_scratch,
+    path=_path,
+    variants=("CONV_MVE_PACK", "CONV_MVE_TAPS"),
+    takes_variants=_takes_variants,
+    weighted=True,
+    take_zero_pad=conv_options.take_zero_pad,
 )

@@ -1,14 +1,24 @@
-"""Conv2DOptions, shared by conv2d and depthwise_conv2d: op attrs <-> the schema table.
+"""What conv2d and depthwise_conv2d share: Conv2DOptions (op attrs <-> the schema table), the
+kernels' sizing ABI (em_conv_dims / em_conv_params) and the window geometry their rules read.
 
 Attrs use the reference's keyword names: stride, dilation, padding (top, bottom, left, right),
 groups, depth_multiplier, input_zero_point, output_offset, activation_min/max, multiplier, shift.
 """
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 
-from compiler.ir import Op
+from compiler.ir import Graph, Op
 from compiler.schema import program_generated as fb
+
+# Scratch a kernel gets when its op has no planned scratch tensor (a second output): the bytes of
+# eval()'s stack the adapter lends (runtime/ops/em_op_conv2d.c EM_CONV2D_STACK_SCRATCH,
+# runtime/kernels/em_depthwise_conv2d_m1_s8.c EM_NN_DWF_ROWS_BYTES). When scratch is planned in
+# the arena instead, the second output's size is used and these stack sizes must become 0.
+CONV2D_STACK_SCRATCH = 0
+DEPTHWISE_ROWS_STACK = 0
 
 
 def write(builder, op: Op) -> int:
@@ -55,3 +65,58 @@ def read(table) -> dict:
 
 
 COMMON = ("stride", "dilation", "padding", "input_zero_point", "output_offset", "activation_min", "activation_max")
+
+
+class ConvDims(ctypes.Structure):  # em_conv_dims (em_nn_types.h), field for field
+    _fields_ = [(n, ctypes.c_int32) for n in ("batches", "input_h", "input_w", "input_c", "kernel_h", "kernel_w",
+                                               "output_h", "output_w", "output_c")]
+
+
+class ConvParams(ctypes.Structure):  # em_conv_params (em_nn_types.h), field for field
+    _fields_ = [(n, ctypes.c_int32) for n in ("stride_h", "stride_w", "dilation_h", "dilation_w", "pad_top",
+                                               "pad_bottom", "pad_left", "pad_right", "groups", "depth_multiplier",
+                                               "input_zero_point", "output_offset", "activation_min",
+                                               "activation_max")]
+
+
+def well_formed(graph: Graph, op: Op, weights_rank: int) -> bool:
+    """NHWC input and output, weights of the op's rank (a malformed op, refused at load, gets
+    neither scratch nor an in-place output)."""
+    ranks = [len(graph.tensors[n].shape) for n in (op.inputs[0], op.inputs[1], op.outputs[0])]
+    return ranks == [4, weights_rank, 4]
+
+
+def buffer_size(lib: ctypes.CDLL, function: str, graph: Graph, op: Op, kernel: tuple[int, int]) -> int:
+    """`function` (an em_*_get_buffer_size(params, dims) of the sizing library) for `op`."""
+    x, y = graph.tensors[op.inputs[0]].shape, graph.tensors[op.outputs[0]].shape
+    a = op.attrs
+    dims = ConvDims(x[0], x[1], x[2], x[3], *kernel, y[1], y[2], y[3])
+    params = ConvParams(*a["stride"], *a["dilation"], *a["padding"], a.get("groups", 1), a.get("depth_multiplier", 1),
+                        a["input_zero_point"], a["output_offset"], a["activation_min"], a["activation_max"])
+    sizing = getattr(lib, function)
+    sizing.restype, sizing.argtypes = ctypes.c_int32, [ctypes.POINTER(ConvParams), ctypes.POINTER(ConvDims)]
+    return int(sizing(ctypes.byref(params), ctypes.byref(dims)))
+
+
+def round_up(n: int, m: int) -> int:
+    return (n + m - 1) // m * m
+
+
+def planned_scratch(graph: Graph, op: Op, stack: int) -> int:
+    """The op's planned scratch (its second output), else the stack bytes its adapter lends."""
+    return graph.tensors[op.outputs[1]].nbytes if len(op.outputs) > 1 else stack
+
+
+def inside(count: int, stride: int, pad: int, span: int, size: int) -> int:
+    """Output positions whose window [i·stride − pad, + span] lies inside [0, size)."""
+    starts = np.arange(count) * stride - pad
+    return int(np.count_nonzero((starts >= 0) & (starts + span < size)))
+
+
+def take_zero_pad(conv: Op, pad: Op, added: tuple[int, int, int, int]) -> bool:
+    """Padding cells hold the input zero point, read as an input value: a pad of the same value
+    is the convolution's own padding."""
+    if conv.attrs["input_zero_point"] != pad.attrs.get("value", 0):
+        return False
+    conv.attrs["padding"] = tuple(int(a + b) for a, b in zip(conv.attrs["padding"], added))
+    return True

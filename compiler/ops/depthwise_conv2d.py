@@ -1,13 +1,22 @@
 """depthwise_conv2d: NHWC int8, weights [KH, KW, C_IN · depth_multiplier]."""
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 
 from compiler import reference
-from compiler.ir import Op
-from compiler.ops import conv_options
+from compiler.ir import Graph, Op
+from compiler.ops import conv_options, overlap
+from compiler.ops.conv_options import DEPTHWISE_ROWS_STACK, planned_scratch
 from compiler.ops.spec import OpSpec
 from compiler.schema import program_generated as fb
+
+# em_depthwise_conv2d_m1_s8.c: EM_NN_DWF_MAX_TAPS, EM_NN_DWF_MAX_CHANNELS; MVE's 16-lane path pays
+# from 16 channels (below, the general path).
+DW_FAST_MAX_TAPS = 49
+DW_FAST_MAX_CHANNELS = 512
+DW_FAST_MVE_MIN_CHANNELS = 16
 
 
 def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
@@ -18,6 +27,151 @@ def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
                                           depth_multiplier=a["depth_multiplier"], **kwargs)]
 
 
+def _macs(graph: Graph, op: Op) -> int:
+    weight = graph.tensors[op.inputs[1]].shape  # [KH, KW, C_OUT]
+    return int(np.prod(graph.tensors[op.outputs[0]].shape)) * weight[0] * weight[1]
+
+
+def pixel_order(graph: Graph, op: Op) -> bool:
+    """True when em_nn_depthwise_m1_s8() takes the layer on every tier (it returns true): the
+    conditions it tests before it computes anything, Helium's included. Helium's general path goes
+    channel block by channel block over the whole image, so only then may the output overlap the
+    input, whatever the tier: one plan is valid on every tier (conformance programs run on all)."""
+    weights = graph.tensors[op.inputs[1]]  # [KH, KW, C]
+    kh, kw, c = weights.shape
+    a = op.attrs
+    if a["depth_multiplier"] != 1 or kh * kw > DW_FAST_MAX_TAPS or c > DW_FAST_MAX_CHANNELS or weights.data is None:
+        return False
+    if int(weights.data.min()) == -128:  # Helium's int16 pair sums need weights >= -127
+        return False
+    left = any(int(s) > -2 for s in np.atleast_1d(a["shift"]))
+    return c >= 32 or (_blocks(graph, op) and not left)
+
+
+def _in_place(graph: Graph, op: Op, index: int) -> int | None:
+    if index != 0 or not conv_options.well_formed(graph, op, 3) or not pixel_order(graph, op):
+        return None
+    return overlap.sliding_window(graph, op, (0, 1))
+
+
+def _scratch(lib: ctypes.CDLL, graph: Graph, op: Op) -> int:
+    if not conv_options.well_formed(graph, op, 3):
+        return 0
+    kh, kw, _ = graph.tensors[op.inputs[1]].shape
+    return conv_options.buffer_size(lib, "em_depthwise_conv2d_s8_get_buffer_size", graph, op, (kh, kw))
+
+
+def _blocks(graph: Graph, op: Op) -> bool:
+    """Helium's 3x3 4-pixel blocks fit the shape: C % 4 == 0, 3x3, stride_w 1, dilation_w 1."""
+    c = graph.tensors[op.inputs[0]].shape[3]
+    kh, kw, _ = graph.tensors[op.inputs[1]].shape
+    return c % 4 == 0 and kh == kw == 3 and op.attrs["stride"][1] == 1 and op.attrs["dilation"][1] == 1
+
+
+def _generic_path(op: Op, tier: str, why: str) -> str:
+    """em_depthwise_conv2d_s8.c after the fast path declined."""
+    m = op.attrs.get("depth_multiplier", 1)
+    if tier == "mve":
+        path = "MVE 4-channel lanes" if m == 1 else f"MVE 4-channel lanes, gathers with stride M={m}"
+    elif tier == "dsp" and m == 1:
+        path = "DSP 4 channels per word (SXTB16)"
+    else:
+        path = "scalar"
+    return f"generic path ({why}); {path}"
+
+
+def _declined(graph: Graph, op: Op, tier: str) -> str | None:
+    """Why em_nn_depthwise_m1_s8() declines the layer on `tier`, or None when it takes it:
+    M 1, KH·KW <= 49, C <= 512; on MVE also no weight −128 and C >= 16 or its 3x3 4-pixel blocks
+    (every shift <= −2)."""
+    c = graph.tensors[op.inputs[0]].shape[3]
+    kh, kw, _ = graph.tensors[op.inputs[1]].shape
+    m = op.attrs.get("depth_multiplier", 1)
+    if m != 1:
+        return f"M={m}"
+    if kh * kw > DW_FAST_MAX_TAPS:
+        return f"{kh}x{kw} taps > {DW_FAST_MAX_TAPS}"
+    if c > DW_FAST_MAX_CHANNELS:
+        return f"C {c} > {DW_FAST_MAX_CHANNELS}"
+    if tier != "mve":
+        return None
+    if c < DW_FAST_MVE_MIN_CHANNELS and not _blocks(graph, op):
+        return f"C {c} < {DW_FAST_MVE_MIN_CHANNELS}, not 3x3 stride 1 with C % 4 == 0"
+    weights = graph.tensors[op.inputs[1]].data
+    if weights is not None and bool(np.any(weights == -128)):
+        return "a weight is -128"
+    if c < DW_FAST_MVE_MIN_CHANNELS and not _block4(graph, op):
+        return f"C {c} < {DW_FAST_MVE_MIN_CHANNELS}, a shift > -2"
+    return None
+
+
+def _block4(graph: Graph, op: Op) -> bool:
+    return _blocks(graph, op) and not bool(np.any(np.asarray(op.attrs["shift"]) > -2))
+
+
+def _path(graph: Graph, op: Op, tier: str, linked: frozenset[str]) -> str:
+    """em_depthwise_conv2d_s8() first tries em_nn_depthwise_m1_s8() (em_depthwise_conv2d_m1_s8.c),
+    else the generic path; on MVE the fast path's padded rows are staged when they fit the
+    scratch (_rows_staged)."""
+    why = _declined(graph, op, tier)
+    if why is not None:
+        return _generic_path(op, tier, why)
+    if tier != "mve":
+        return f"M=1 fast path; tap tables, {'DSP' if tier == 'dsp' else 'scalar'} pixel by pixel"
+    staged = _rows_staged(graph, op)
+    if not _block4(graph, op):
+        return "M=1 fast path; MVE 16 channels per step, " + ("padded rows staged" if staged else "tap tables")
+    return ("M=1 fast path; MVE 3x3 4-pixel blocks" +
+            (", padded rows staged" if staged else ", tap tables at the borders"))
+
+
+def rows_bytes(graph: Graph, op: Op) -> int:
+    """em_nn_dwf_rows_bytes() before its EM_NN_DWF_ROWS_MAX cap, for a layer the Helium fast path
+    takes (its callers check that first; the C also answers 0 for the others): the KH padded rows,
+    pad_left + W + the columns past the input that the last window reaches, times C."""
+    a = op.attrs
+    _, _, w, c = graph.tensors[op.inputs[0]].shape
+    kh, kw, _ = graph.tensors[op.inputs[1]].shape
+    ow = graph.tensors[op.outputs[0]].shape[2]
+    left = a["padding"][2]
+    right = (ow - 1) * a["stride"][1] + (kw - 1) * a["dilation"][1] + 1 - left - w
+    return kh * (left + w + max(right, 0)) * c
+
+
+def _rows_staged(graph: Graph, op: Op) -> bool:
+    """The padded rows fit the op's scratch (planned from em_nn_dwf_rows_bytes)."""
+    return 0 < rows_bytes(graph, op) <= planned_scratch(graph, op, DEPTHWISE_ROWS_STACK)
+
+
+def _generic_variants(op: Op, c: int, kw: int) -> set[str]:
+    """em_depthwise_conv2d_s8.c em_nn_dw_mve_linked()."""
+    if op.attrs.get("depth_multiplier", 1) != 1:
+        return {"DW_MVE_STRIDED"}
+    full = set() if c < 4 else {"DW_MVE_FULL_KW3" if kw == 3 else "DW_MVE_FULL"}
+    return full | ({"DW_MVE_TAIL"} if c % 4 else set())
+
+
+def _op_variants(graph: Graph, op: Op) -> set[str]:
+    """_path() as variants: the fast path's pixel, block and staged rows, or the general path's
+    blocks (also when the weights are not constants: the fast path may decline)."""
+    c = graph.tensors[op.inputs[0]].shape[3]
+    kw = graph.tensors[op.inputs[1]].shape[1]
+    generic = _generic_variants(op, c, kw)
+    if _declined(graph, op, "mve") is not None:
+        return generic
+    left = bool(np.any(np.asarray(op.attrs["shift"]) > -2))
+    fast = {"DWF_MVE_PIXEL_LEFT" if left else "DWF_MVE_PIXEL"}
+    if _block4(graph, op):
+        fast.add("DWF_MVE_BLOCK4")
+    # the padded rows staged in the scratch, else the walk over the input with tap tables
+    fast.add("DWF_MVE_ROWS" if _rows_staged(graph, op) else "DWF_MVE_TAPS")
+    return fast if graph.tensors[op.inputs[1]].data is not None else fast | generic
+
+
+def _takes_variants(graph: Graph, ops: list[Op], total_macs: int) -> set[str]:
+    return set().union(*(_op_variants(graph, op) for op in ops))
+
+
 DEPTHWISE_CONV2D = OpSpec(
     kind="depthwise_conv2d",
     opcode=fb.OpCode.DEPTHWISE_CONV_2D,
@@ -26,4 +180,13 @@ DEPTHWISE_CONV2D = OpSpec(
     write_options=conv_options.write,
     read_options=conv_options.read,
     registration="em_op_depthwise_conv2d",
+    macs=_macs,
+    in_place=_in_place,
+    scratch=_scratch,
+    path=_path,
+    variants=("DW_MVE_FULL_KW3", "DW_MVE_FULL", "DW_MVE_TAIL", "DW_MVE_STRIDED",
+              "DWF_MVE_PIXEL", "DWF_MVE_PIXEL_LEFT", "DWF_MVE_BLOCK4", "DWF_MVE_ROWS", "DWF_MVE_TAPS"),
+    takes_variants=_takes_variants,
+    weighted=True,
+    take_zero_pad=conv_options.take_zero_pad,
 )

@@ -8,7 +8,7 @@ import numpy as np
 from compiler import reference
 from compiler.ir import Op
 from compiler.ops.float_fully_connected import activation
-from compiler.ops.spec import OpSpec
+from compiler.ops.spec import FLOAT_PATH, OpSpec
 from compiler.schema import program_generated as fb
 
 
@@ -40,4 +40,5 @@ FLOAT_BINARY = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_float_binary",
+    path=FLOAT_PATH,
 )

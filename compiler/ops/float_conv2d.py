@@ -7,7 +7,7 @@ import numpy as np
 from compiler import reference
 from compiler.ir import Op
 from compiler.ops.float_fully_connected import activation
-from compiler.ops.spec import OpSpec
+from compiler.ops.spec import FLOAT_PATH, OpSpec
 from compiler.schema import program_generated as fb
 
 GEOMETRY = ("stride", "dilation", "padding", "groups")
@@ -52,4 +52,6 @@ FLOAT_CONV2D = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_float_conv2d",
+    path=FLOAT_PATH,
+    weighted=True,
 )

@@ -6,7 +6,7 @@ import numpy as np
 
 from compiler import reference
 from compiler.ir import Op
-from compiler.ops.spec import OpSpec
+from compiler.ops.spec import FLOAT_PATH, OpSpec
 from compiler.schema import program_generated as fb
 
 
@@ -43,4 +43,6 @@ FLOAT_FULLY_CONNECTED = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_float_fully_connected",
+    path=FLOAT_PATH,
+    weighted=True,
 )

@@ -5,7 +5,7 @@ import numpy as np
 
 from compiler import reference
 from compiler.ir import Op
-from compiler.ops.spec import OpSpec
+from compiler.ops.spec import FLOAT_PATH, OpSpec
 from compiler.schema import program_generated as fb
 
 
@@ -34,4 +34,5 @@ FLOAT_LAYER_NORM = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_float_layer_norm",
+    path=FLOAT_PATH,
 )

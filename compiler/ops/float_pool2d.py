@@ -6,7 +6,7 @@ import numpy as np
 from compiler import reference
 from compiler.ir import Op
 from compiler.ops.float_fully_connected import activation
-from compiler.ops.spec import OpSpec
+from compiler.ops.spec import FLOAT_PATH, OpSpec
 from compiler.schema import program_generated as fb
 
 WINDOW = ("kernel", "stride", "padding")
@@ -56,6 +56,7 @@ FLOAT_MAX_POOL2D = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_float_max_pool2d",
+    path=FLOAT_PATH,
 )
 
 FLOAT_AVG_POOL2D = OpSpec(
@@ -66,4 +67,5 @@ FLOAT_AVG_POOL2D = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_float_avg_pool2d",
+    path=FLOAT_PATH,
 )

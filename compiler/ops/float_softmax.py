@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from compiler import reference
 from compiler.ir import Op
-from compiler.ops.spec import OpSpec
+from compiler.ops.spec import FLOAT_PATH, OpSpec
 from compiler.schema import program_generated as fb
 
 
@@ -19,4 +19,5 @@ FLOAT_SOFTMAX = OpSpec(
     write_options=_write,
     read_options=lambda table: {},
     registration="em_op_float_softmax",
+    path=FLOAT_PATH,
 )

@@ -7,7 +7,7 @@ import numpy as np
 
 from compiler import reference
 from compiler.ir import Op
-from compiler.ops.spec import OpSpec
+from compiler.ops.spec import FLOAT_PATH, OpSpec
 from compiler.schema import program_generated as fb
 
 
@@ -45,4 +45,5 @@ FLOAT_UNARY = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_float_unary",
+    path=FLOAT_PATH,
 )

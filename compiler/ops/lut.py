@@ -6,11 +6,14 @@ from __future__ import annotations
 import numpy as np
 
 from compiler import reference
-from compiler.ir import Op
+from compiler.ir import Graph, Op
+from compiler.ops import overlap
 from compiler.ops.spec import OpSpec
 from compiler.schema import program_generated as fb
 
 LAST_AXIS = -1  # LutOptions.axis's default: NumPy's convention, negative counted from the end
+# em_lut_channels_s8.c: the shortest run of one channel that MVE maps with em_lut_s8's gather.
+LUT_MVE_RUN_MIN = 16
 
 
 def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
@@ -30,6 +33,23 @@ def _read(table) -> dict:
     return {} if axis == LAST_AXIS else {"axis": axis}
 
 
+def _path(graph: Graph, op: Op, tier: str, linked: frozenset[str]) -> str:
+    """em_op_lut.c: a [256] table runs em_lut_s8 (MVE 16-lane byte gather, else scalar); a
+    [C, 256] one em_lut_channels_s8 over [outer, C, inner] around `axis` (absent: the last):
+    on MVE 8 channels a gather when inner == 1, em_lut_s8 per run when inner >= LUT_MVE_RUN_MIN,
+    else (and on the other tiers) scalar."""
+    x, table = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
+    if len(table.shape) == 1:
+        return "MVE 16-lane byte gather" if tier == "mve" else "scalar"
+    axis = op.attrs.get("axis", LAST_AXIS) % len(x.shape)
+    inner = int(np.prod(x.shape[axis + 1:], dtype=np.int64))
+    if tier == "mve" and inner == 1:
+        return "per-channel tables, the channel last; MVE 8 lanes per gather, each from its channel's row"
+    if tier == "mve" and inner >= LUT_MVE_RUN_MIN:
+        return f"per-channel tables, runs of {inner}; MVE 16-lane byte gather per run"
+    return f"per-channel tables, runs of {inner}; scalar"
+
+
 LUT = OpSpec(
     kind="lut",
     opcode=fb.OpCode.LUT,
@@ -38,4 +58,6 @@ LUT = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_lut",
+    in_place=overlap.elementwise,
+    path=_path,
 )

@@ -6,7 +6,7 @@ import numpy as np
 
 from compiler import reference
 from compiler.ir import Op
-from compiler.ops.spec import OpSpec
+from compiler.ops.spec import OpSpec, tier_paths
 from compiler.schema import program_generated as fb
 
 
@@ -20,7 +20,8 @@ def _spec(kind: str, opcode: int, function) -> OpSpec:
         return [function(inputs[0], inputs[1])]
 
     return OpSpec(kind=kind, opcode=opcode, options_type=fb.OpOptions.MinMaxOptions, reference=_reference,
-                  write_options=_write, read_options=lambda table: {}, registration=f"em_op_{kind}")
+                  write_options=_write, read_options=lambda table: {}, registration=f"em_op_{kind}",
+                  path=tier_paths("MVE 16 lanes", "DSP 4 lanes (SSUB8/SEL)"))
 
 
 MINIMUM = _spec("minimum", fb.OpCode.MINIMUM, reference.minimum_s8)

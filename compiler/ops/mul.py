@@ -5,7 +5,8 @@ import numpy as np
 
 from compiler import reference
 from compiler.ir import Op
-from compiler.ops.spec import OpSpec
+from compiler.ops import overlap
+from compiler.ops.spec import OpSpec, tier_paths
 from compiler.schema import program_generated as fb
 
 # attrs, with their schema MulOptions field names
@@ -39,4 +40,6 @@ MUL = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_mul",
+    in_place=overlap.elementwise,
+    path=tier_paths("MVE 4 lanes"),
 )

@@ -44,4 +44,5 @@ PAD = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_pad",
+    path={"*": "fill, then row copies"},
 )

@@ -5,7 +5,7 @@ import numpy as np
 
 from compiler import reference
 from compiler.ir import Op
-from compiler.ops.spec import OpSpec
+from compiler.ops.spec import OpSpec, tier_paths
 from compiler.schema import program_generated as fb
 
 WINDOW = ("kernel", "stride", "padding", "activation_min", "activation_max")
@@ -19,6 +19,17 @@ def _avg_reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
     a = op.attrs
     return [reference.avg_pool_s8(inputs[0], count_include_pad=a["count_include_pad"], zero_point=a["zero_point"],
                                   **{k: a[k] for k in WINDOW})]
+
+
+def _take_zero_pad(pool: Op, pad: Op, added: tuple[int, int, int, int]) -> bool:
+    """An average that counts its padding cells (or has none) counts the pad's cells alike: the
+    pad becomes its padding, counted."""
+    a = pool.attrs
+    if not (a["count_include_pad"] or not any(a["padding"])):
+        return False
+    a["padding"] = tuple(int(p + q) for p, q in zip(a["padding"], added))
+    a["count_include_pad"] = True
+    return True
 
 
 def _write(builder, op: Op) -> int:
@@ -62,6 +73,7 @@ MAX_POOL2D = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_max_pool2d",
+    path=tier_paths("MVE 16 channels (VMAX)", "DSP 4 channels (SSUB8/SEL)"),
 )
 
 AVG_POOL2D = OpSpec(
@@ -72,4 +84,6 @@ AVG_POOL2D = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_avg_pool2d",
+    path=tier_paths("MVE 4 channels (int32 lanes)", "DSP 4 channels (SXTAB16)"),
+    take_zero_pad=_take_zero_pad,
 )

@@ -5,7 +5,7 @@ import numpy as np
 
 from compiler import reference
 from compiler.ir import Op
-from compiler.ops.spec import OpSpec
+from compiler.ops.spec import OpSpec, tier_paths
 from compiler.schema import program_generated as fb
 
 
@@ -34,4 +34,5 @@ QUANTIZE = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_quantize",
+    path=tier_paths("MVE float 4 lanes", scalar="scalar (integer bits without an FPU)"),
 )

@@ -5,7 +5,8 @@ import numpy as np
 
 from compiler import reference
 from compiler.ir import Op
-from compiler.ops.spec import OpSpec
+from compiler.ops import overlap
+from compiler.ops.spec import OpSpec, tier_paths
 from compiler.schema import program_generated as fb
 
 FIELDS = (("input_offset", "InputOffset"), ("output_offset", "OutputOffset"),
@@ -37,4 +38,6 @@ REQUANTIZE = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_requantize",
+    in_place=overlap.elementwise,
+    path=tier_paths("MVE 4 lanes"),
 )

@@ -38,4 +38,5 @@ SLICE = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_slice",
+    path={"*": "strided copy"},
 )

@@ -36,4 +36,5 @@ SOFTMAX = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_softmax",
+    path={"*": "scalar (every tier)"},
 )

@@ -1,12 +1,47 @@
-"""OpSpec: what the compiler, the reference, the writer and the build know of one op."""
+"""OpSpec: everything the compiler knows of one Ember op, declared once in the op's own module.
+
+The generic modules read these records and name no op: the writer and reader (options), the
+reference interpreter, the planner (in-place margin, output aliasing), compiler/scratch.py
+(kernel scratch), compiler/macs.py, compiler/kernel_variants.py (the kernel path and the
+selectable Helium variants), compiler/placement.py (weights worth pinning to fast memory),
+fold_activations and fold_pad, and the generated registry (registration).
+"""
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import ctypes
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import numpy as np
 
-from compiler.ir import Op
+from compiler.ir import Graph, Op
+
+# (graph, op, tier, variants the program links) -> the path `op` runs, in words.
+PathRule = Callable[[Graph, Op, str, frozenset[str]], str]
+
+
+def _no_macs(graph: Graph, op: Op) -> int:
+    return 0
+
+
+def _no_overlap(graph: Graph, op: Op, index: int) -> int | None:
+    return None
+
+
+@dataclass(frozen=True)
+class Lowering:
+    """How an op's module turns what the importer made (an "aten.*" op inside its dequantize → … →
+    quantize pattern) into Ember ops (passes/lower_ops.py runs them)."""
+
+    imported: tuple[str, ...]  # the importer's kinds it lowers
+    lower: Callable[[Graph, Op], None]  # replaces one such op (and its pattern) in the graph
+    # Runs after the data-movement and pad folds (a linear folds the reshape before it; the
+    # others kept the place they had when the lowerings were passes).
+    after_folds: bool = False
+    # Takes a ReLU / clamp that alone reads the imported op's output as its activation
+    # (passes/fold_activations.py).
+    fuses_activation: bool = False
 
 
 @dataclass(frozen=True)
@@ -25,10 +60,59 @@ class OpSpec:
     registration: str
     # The output holds exactly the input's bytes (reshape): the planner may give both one buffer.
     output_aliases_input: bool = False
+    # (graph, op) -> multiply-accumulates of one run (ops not built on them count 0, as
+    # CMSIS-NN's and MLPerf Tiny's figures do).
+    macs: Callable[[Graph, Op], int] = _no_macs
+    # (graph, op, input index) -> the least offset(input) − offset(output) at which the kernel may
+    # write its output over that input (it dies at this op); None: never (compiler/ops/overlap.py).
+    in_place: Callable[[Graph, Op, int], int | None] = _no_overlap
+    # (sizing library of one tier, graph, op) -> bytes of scratch the kernel asks for, from the
+    # kernel's own C (compiler/scratch.py); None: the adapter takes no scratch.
+    scratch: Callable[[ctypes.CDLL, Graph, Op], int] | None = None
+    # The kernel path on a tier: a rule, or {tier or "*": path} when the tier alone decides.
+    path: PathRule | Mapping[str, str] = field(default_factory=lambda: {"*": "portable"})
+    # Helium variants the firmware links only when a program takes them (EM_NN_VARIANT_<NAME>,
+    # runtime/kernels/include/em_nn_variants.h), and the rule: (graph, the graph's ops of this
+    # kind, the graph's MACs) -> the ones they take. It mirrors the kernel's dispatch: a variant
+    # left out fails at run time with EM_ERR_VARIANT_NOT_LINKED.
+    variants: tuple[str, ...] = ()
+    takes_variants: Callable[[Graph, list[Op], int], set[str]] | None = None
+    # Its constants (weights, bias) only its kernel reads, at run time, so they may be copied to
+    # RAM (compiler/placement.py); other ops' constants (LUT tables, the audio front end's) are
+    # read by their check() at load, before any copy.
+    weighted: bool = False
+    # A pad of real 0 over H and W in front of its first input folds into its own padding
+    # (passes/fold_pad.py): (op, the pad, the pad's (top, bottom, left, right)) -> whether it
+    # took them (then it has updated its attrs).
+    take_zero_pad: Callable[[Op, Op, tuple[int, int, int, int]], bool] | None = None
+
+    # What it lowers from the importer's ops (one lowering may make several ops: conv2d's makes
+    # depthwise_conv2d too, and is declared once, by conv2d).
+    lowerings: tuple[Lowering, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.registration.startswith("em_op_"):
             raise ValueError(f"{self.kind}: registration symbol must start with em_op_")
+        if bool(self.variants) != (self.takes_variants is not None):
+            raise ValueError(f"{self.kind}: selectable variants and the rule that takes them come together")
+
+    def margin(self, graph: Graph, op: Op, index: int) -> int | None:
+        """offset(input `index`) − offset(output) needed for op's output (its first: a second one
+        is kernel scratch) to overlap that input; None: no overlap (a constant input never)."""
+        return None if graph.tensors[op.inputs[index]].is_constant else self.in_place(graph, op, index)
+
+    def kernel_path(self, graph: Graph, op: Op, tier: str, linked: frozenset[str]) -> str:
+        if callable(self.path):
+            return self.path(graph, op, tier, linked)
+        return self.path.get(tier, self.path.get("*", "scalar"))
+
+
+FLOAT_PATH: Mapping[str, str] = MappingProxyType({"*": "portable float32"})  # float ops: one C on every tier
+
+
+def tier_paths(mve: str, dsp: str | None = None, scalar: str = "scalar") -> dict[str, str]:
+    """A path table for an op whose path depends on the tier alone (dsp None: as scalar)."""
+    return {"mve": mve, "dsp": scalar if dsp is None else dsp, "scalar": scalar}
 
 
 def int_vector(builder, values) -> int:

@@ -34,4 +34,5 @@ TRANSPOSE = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_transpose",
+    path={"*": "strided copy"},
 )

@@ -6,7 +6,8 @@ import numpy as np
 
 from compiler import reference
 from compiler.ir import Op
-from compiler.ops.spec import OpSpec
+from compiler.ir import Graph
+from compiler.ops.spec import OpSpec, tier_paths
 from compiler.schema import program_generated as fb
 
 SCALARS = ("input_offset", "output_offset", "activation_min", "activation_max")
@@ -55,6 +56,11 @@ def _read(table) -> dict:
     }
 
 
+def _macs(graph: Graph, op: Op) -> int:
+    weight = graph.tensors[op.inputs[1]].shape  # [C_OUT, KH, KW, C_IN]: every input pixel scatters
+    return int(np.prod(graph.tensors[op.inputs[0]].shape)) * int(np.prod(weight[:3]))
+
+
 TRANSPOSE_CONV2D = OpSpec(
     kind="transpose_conv2d",
     opcode=fb.OpCode.TRANSPOSE_CONV_2D,
@@ -63,4 +69,7 @@ TRANSPOSE_CONV2D = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_transpose_conv2d",
+    macs=_macs,
+    path=tier_paths("MVE gather form (VMLADAVA.S16)", "DSP gather form (SMLAD)", "scalar gather form"),
+    weighted=True,
 )

@@ -34,4 +34,5 @@ UPSAMPLE_NEAREST = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_upsample_nearest",
+    path={"*": "row copies"},
 )

@@ -1,19 +1,17 @@
 """fold_pad: a constant `pad` of real 0 (its value is the input's zero point) over H and W only,
-read by nothing but one conv2d, depthwise_conv2d or avg_pool2d, becomes that op's padding.
+read by nothing but one op that takes such a pad into its own padding (its record's
+`take_zero_pad`: conv2d, depthwise_conv2d, avg_pool2d), becomes that op's padding.
 
-Exact because those ops' padding cells already hold the input zero point (real 0): conv2d and
-depthwise read it as an input value; avg_pool2d counts it when `count_include_pad` (so the pool's
-own padding must count too, or be absent). max_pool2d is never folded: its padding never wins,
-the pad's zero point would.
+Exact because those ops' padding cells already hold the input zero point (real 0). max_pool2d
+never takes one: its padding never wins, the pad's zero point would.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from compiler.ir import Graph, Op
+from compiler.ops import OP_TABLE
 from compiler.options import LoweringOptions
-
-CONSUMERS = ("conv2d", "depthwise_conv2d", "avg_pool2d")
 
 
 def _hw_padding(graph: Graph, pad: Op) -> tuple[int, int, int, int] | None:
@@ -31,25 +29,19 @@ def _hw_padding(graph: Graph, pad: Op) -> tuple[int, int, int, int] | None:
     return before[1], after[1], before[2], after[2]
 
 
-def _foldable(consumer: Op, pad: Op) -> bool:
-    if consumer.kind not in CONSUMERS or consumer.inputs[0] != pad.outputs[0]:
-        return False
-    if consumer.kind == "avg_pool2d":
-        return consumer.attrs["count_include_pad"] or not any(consumer.attrs["padding"])
-    return consumer.attrs["input_zero_point"] == pad.attrs.get("value", 0)
+def _taken(consumer: Op, pad: Op, added: tuple[int, int, int, int]) -> bool:
+    spec = OP_TABLE.get(consumer.kind)
+    take = spec.take_zero_pad if spec is not None else None
+    return take is not None and consumer.inputs[0] == pad.outputs[0] and take(consumer, pad, added)
 
 
 def fold_pad(graph: Graph, options: LoweringOptions) -> Graph:
     for pad in [op for op in graph.ops if op.kind == "pad"]:
         readers = graph.consumers(pad.outputs[0])
         added = _hw_padding(graph, pad)
-        if added is None or len(readers) != 1 or pad.outputs[0] in graph.outputs or not _foldable(readers[0], pad):
+        if added is None or len(readers) != 1 or pad.outputs[0] in graph.outputs or not _taken(readers[0], pad, added):
             continue
-        consumer = readers[0]
-        consumer.attrs["padding"] = tuple(int(a + b) for a, b in zip(consumer.attrs["padding"], added))
-        if consumer.kind == "avg_pool2d":
-            consumer.attrs["count_include_pad"] = True
-        consumer.inputs[0] = pad.inputs[0]
+        readers[0].inputs[0] = pad.inputs[0]
         graph.ops.remove(pad)
         del graph.tensors[pad.outputs[0]]
     return graph

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from compiler.ir import Graph, Op
 from compiler.options import LoweringOptions
-from compiler.passes.layout import requantize_attrs, same_quant
+from compiler.layout import requantize_attrs, same_quant
 
 
 def fold_quantize_pairs(graph: Graph, options: LoweringOptions) -> Graph:

@@ -20,9 +20,9 @@ import numpy as np
 from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op, Tensor
 from compiler.options import LoweringOptions
-from compiler.passes.layout import ember_perm, reshaped
+from compiler.layout import ember_perm, reshaped
 from compiler.passes.lower_reductions import float_reduction
-from compiler.passes.quantized_pattern import add_constant
+from compiler.quantized_pattern import add_constant
 
 # aten.elementwise ops by name → float_unary function
 ELEMENTWISE_FUNCTIONS = {"aten.sigmoid.default": "sigmoid", "aten.tanh.default": "tanh",

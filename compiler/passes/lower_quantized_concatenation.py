@@ -12,8 +12,8 @@ from __future__ import annotations
 from compiler.ir import Graph, Op, Tensor
 from compiler.ops.concatenation import MAX_INPUTS
 from compiler.options import LoweringOptions
-from compiler.passes.layout import ember_axis, requantized
-from compiler.passes.quantized_pattern import match, replace
+from compiler.layout import ember_axis, requantized
+from compiler.quantized_pattern import match, replace
 
 
 def lower_quantized_concatenation(graph: Graph, options: LoweringOptions) -> Graph:

@@ -11,7 +11,7 @@ import numpy as np
 
 from compiler.ir import Graph, Op
 from compiler.options import LoweringOptions
-from compiler.passes.quantized_pattern import add_constant, clamp_range, match, replace, weighted_constants
+from compiler.quantized_pattern import add_constant, clamp_range, match, replace, weighted_constants
 
 
 def _lower(graph: Graph, conv: Op) -> None:

@@ -14,8 +14,8 @@ import numpy as np
 from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op
 from compiler.options import LoweringOptions
-from compiler.passes.layout import TO_NCHW
-from compiler.passes.quantized_pattern import add_constant, clamp_range, match, replace, weighted_constants
+from compiler.layout import TO_NCHW
+from compiler.quantized_pattern import add_constant, clamp_range, match, replace, weighted_constants
 
 
 def _flattened_map(graph: Graph, tensor: str) -> tuple[str, tuple[int, int, int] | None] | None:

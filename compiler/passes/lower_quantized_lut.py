@@ -16,8 +16,8 @@ import torch
 from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op, Quant
 from compiler.options import LoweringOptions
-from compiler.passes.layout import ember_axis
-from compiler.passes.quantized_pattern import add_constant, match, replace
+from compiler.layout import ember_axis
+from compiler.quantized_pattern import add_constant, match, replace
 
 qd = torch.ops.quantized_decomposed
 ACTIVATIONS = ("aten.elementwise", "aten.clamp", "aten.pointwise")

@@ -12,7 +12,7 @@ from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op, Quant, Tensor
 from compiler.options import LoweringOptions
 from compiler.passes.lower_quantized_mul import lower_product
-from compiler.passes.quantized_pattern import (QuantizedOp, add_constant, clamp_range, match, replace,
+from compiler.quantized_pattern import (QuantizedOp, add_constant, clamp_range, match, replace,
                                                weighted_constants)
 
 

@@ -9,7 +9,7 @@ import numpy as np
 from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op
 from compiler.options import LoweringOptions
-from compiler.passes.quantized_pattern import match, nhwc_operand, replace
+from compiler.quantized_pattern import match, nhwc_operand, replace
 
 LOWERED = {"aten.minimum": "minimum", "aten.maximum": "maximum"}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from compiler.fixedpoint import quantize_multiplier
 from compiler.ir import Graph, Op
 from compiler.options import LoweringOptions
-from compiler.passes.quantized_pattern import QuantizedOp, clamp_range, match, nhwc_operand, replace
+from compiler.quantized_pattern import QuantizedOp, clamp_range, match, nhwc_operand, replace
 
 
 def lower_product(graph: Graph, matched: QuantizedOp, kind: str) -> None:

@@ -8,7 +8,7 @@ import numpy as np
 from compiler import reference
 from compiler.ir import Graph, Op, Quant
 from compiler.options import LoweringOptions
-from compiler.passes.layout import ember_axis, moved
+from compiler.layout import ember_axis, moved
 
 
 def _pad_op(op: Op, rank: int) -> callable:

@@ -8,7 +8,7 @@ import numpy as np
 from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op
 from compiler.options import LoweringOptions
-from compiler.passes.quantized_pattern import match, replace
+from compiler.quantized_pattern import match, replace
 
 LOWERED = {"aten.max_pool2d": "max_pool2d", "aten.avg_pool2d": "avg_pool2d"}
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from compiler.ir import Graph, Op, Quant
 from compiler.options import LoweringOptions
-from compiler.passes.layout import moved, reshaped
+from compiler.layout import moved, reshaped
 
 
 def lower_quantized_reshape(graph: Graph, options: LoweringOptions) -> Graph:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from compiler.ir import Graph, Op, Quant, Tensor
 from compiler.options import LoweringOptions
-from compiler.passes.layout import ember_axis, moved, reshaped
+from compiler.layout import ember_axis, moved, reshaped
 
 
 def _build(graph: Graph, op: Op) -> callable:

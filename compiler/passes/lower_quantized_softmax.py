@@ -5,7 +5,7 @@ from __future__ import annotations
 from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op
 from compiler.options import LoweringOptions
-from compiler.passes.quantized_pattern import match, replace
+from compiler.quantized_pattern import match, replace
 from compiler.reference import softmax_parameters
 
 OUTPUT_SCALE, OUTPUT_ZERO_POINT = 1.0 / 256.0, -128

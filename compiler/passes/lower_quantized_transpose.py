@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from compiler.ir import Graph, Op, Quant
 from compiler.options import LoweringOptions
-from compiler.passes.layout import ember_perm, moved
+from compiler.layout import ember_perm, moved
 
 
 def lower_quantized_transpose(graph: Graph, options: LoweringOptions) -> Graph:

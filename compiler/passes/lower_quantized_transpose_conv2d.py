@@ -13,7 +13,7 @@ import numpy as np
 
 from compiler.ir import Graph, Op, Quant, Tensor
 from compiler.options import LoweringOptions
-from compiler.passes.quantized_pattern import (QuantizedOp, add_constant, clamp_range, match, replace,
+from compiler.quantized_pattern import (QuantizedOp, add_constant, clamp_range, match, replace,
                                                weighted_constants)
 
 

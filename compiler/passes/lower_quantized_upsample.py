@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from compiler.ir import Graph, Op, Quant
 from compiler.options import LoweringOptions
-from compiler.passes.layout import moved
+from compiler.layout import moved
 
 
 def lower_quantized_upsample(graph: Graph, options: LoweringOptions) -> Graph:

@@ -18,8 +18,8 @@ import numpy as np
 
 from compiler.ir import Graph, Op, Quant, Tensor
 from compiler.options import LoweringOptions
-from compiler.passes.layout import ember_axis, reduction_view, requantized, reshaped
-from compiler.passes.quantized_pattern import add_constant, match, replace, requantization
+from compiler.layout import ember_axis, reduction_view, requantized, reshaped
+from compiler.quantized_pattern import add_constant, match, replace, requantization
 
 
 def _kept_shape(x: Tensor, axes: list[int]) -> tuple[int, ...]:

@@ -12,7 +12,7 @@ from compiler.ir import Graph, Op, Quant, Tensor
 from compiler.options import LoweringOptions
 from compiler.passes.fold_data_movement import fold_data_movement
 from compiler.passes.fold_quantize_pairs import fold_quantize_pairs
-from compiler.passes.layout import ember_perm, reshaped
+from compiler.layout import ember_perm, reshaped
 from compiler.target import Target
 
 RNG = np.random.default_rng(11)

@@ -19,7 +19,7 @@ from compiler.errors import ProfileFormatError
 from compiler.inspection import describe, load_profile, model_explorer_graph, text
 from compiler.ir import Arena, Graph, Op, Quant, Tensor
 from compiler.layers import layer_rows
-from compiler.ops import OP_TABLE
+from compiler.ops import OP_TABLE, add, conv2d, conv_options, depthwise_conv2d, lut
 from compiler.program import Program
 
 REPO = Path(__file__).resolve().parents[2]
@@ -274,7 +274,7 @@ def test_conv2d_variants(case, tier, expected):
 
 
 def test_staged_rows_rule_is_the_kernels_own_sizing():
-    """kernel_variants.dw_rows_bytes is em_nn_dwf_rows_bytes() (compiled for the host, what the
+    """depthwise_conv2d.rows_bytes is em_nn_dwf_rows_bytes() (compiled for the host, what the
     planner reserves) on seeded random fast-path layers: any kernel, stride, dilation, padding."""
     rng = np.random.default_rng(11)
     cap = int(re.search(r"#define EM_NN_DWF_ROWS_MAX (\d+)",
@@ -293,7 +293,7 @@ def test_staged_rows_rule_is_the_kernels_own_sizing():
                                                          "padding": pads, "depth_multiplier": 1, "input_zero_point": 0,
                                                          "output_offset": 0, "activation_min": -128,
                                                          "activation_max": 127})
-        rows = kv.dw_rows_bytes(g, op)
+        rows = depthwise_conv2d.rows_bytes(g, op)
         assert scratch.scratch_bytes(g, op, "mve") == (rows if rows <= cap else 0), (kh, kw, sh, sw, dh, dw, pads, h, w, c)
         assert scratch.scratch_bytes(g, op, "dsp") == 0 == scratch.scratch_bytes(g, op, "scalar")
         staged += rows <= cap
@@ -303,11 +303,11 @@ def test_staged_rows_rule_is_the_kernels_own_sizing():
 def test_without_planned_scratch_the_rules_take_the_adapters_stack_fallback():
     """No second output: conv2d gets CONV2D_STACK_SCRATCH bytes (0 once scratch is planned in the
     arena: then it reads taps in place), depthwise stages rows in DEPTHWISE_ROWS_STACK bytes."""
-    packs = kv.CONV2D_STACK_SCRATCH >= 80  # K = 3·3·8 rounded to 16
+    packs = conv_options.CONV2D_STACK_SCRATCH >= 80  # K = 3·3·8 rounded to 16
     assert conv("mve", cin=8, k=(3, 3), scratch=None) == \
         ("im2col general; MVE 4-pixel blocks" if packs else "taps in place (no scratch for a column); MVE pixel by pixel")
     assert conv("mve", cin=8, k=(1, 1), scratch=None) == "1x1 pointwise, in place; MVE 4-pixel blocks"
-    staged = kv.DEPTHWISE_ROWS_STACK >= 480  # 3 rows of (1 + 8 + 1) pixels x 16 channels
+    staged = conv_options.DEPTHWISE_ROWS_STACK >= 480  # 3 rows of (1 + 8 + 1) pixels x 16 channels
     assert depthwise("mve", c=16, scratch=None).endswith("padded rows staged" if staged else "tap tables at the borders")
 
 
@@ -481,26 +481,27 @@ def test_reshape_tier_table_and_float_variants():
     assert kv.kernel_variant(g, op, "mve") == "one memmove"
     assert kv.kernel_variant(g, Op("softmax", ["x"], ["y"], {}), "dsp") == "scalar (every tier)"
     assert kv.kernel_variant(g, Op("float_unary", ["x"], ["y"], {}), "mve") == "portable float32"
-    assert set(kv.VARIANT_RULES) | set(kv.TIER_PATHS) <= set(OP_TABLE)
+    assert all(kv.kernel_variant(g, Op(kind, ["x"], ["y"], {}), "dsp") for kind, spec in OP_TABLE.items()
+               if not callable(spec.path))
 
 
 # The rules' constants are the C sources' (a #define gone from the C — e.g. stack scratch moved
 # into the arena — means the rule's fallback must be 0).
 C_CONSTANTS = [
-    ("runtime/ops/em_op_conv2d.c", "EM_CONV2D_STACK_SCRATCH", kv.CONV2D_STACK_SCRATCH),
-    ("runtime/kernels/em_depthwise_conv2d_m1_s8.c", "EM_NN_DWF_ROWS_BYTES", kv.DEPTHWISE_ROWS_STACK),
-    ("runtime/kernels/include/em_nn_functions.h", "EM_NN_DWF_MAX_TAPS", kv.DW_FAST_MAX_TAPS),
-    ("runtime/kernels/include/em_nn_functions.h", "EM_NN_DWF_MAX_CHANNELS", kv.DW_FAST_MAX_CHANNELS),
-    ("runtime/kernels/em_conv2d_s8.c", "EM_NN_CONV_BLOCK", kv.CONV_MVE_BLOCK),
-    ("runtime/kernels/em_add_s8.c", "EM_NN_ADD_TABLE_MIN", kv.ADD_TABLE_MIN),
-    ("runtime/kernels/em_lut_channels_s8.c", "EM_NN_LUT_MVE_RUN_MIN", kv.LUT_MVE_RUN_MIN),
+    ("runtime/ops/em_op_conv2d.c", "EM_CONV2D_STACK_SCRATCH", conv_options.CONV2D_STACK_SCRATCH),
+    ("runtime/kernels/em_depthwise_conv2d_m1_s8.c", "EM_NN_DWF_ROWS_BYTES", conv_options.DEPTHWISE_ROWS_STACK),
+    ("runtime/kernels/include/em_nn_functions.h", "EM_NN_DWF_MAX_TAPS", depthwise_conv2d.DW_FAST_MAX_TAPS),
+    ("runtime/kernels/include/em_nn_functions.h", "EM_NN_DWF_MAX_CHANNELS", depthwise_conv2d.DW_FAST_MAX_CHANNELS),
+    ("runtime/kernels/em_conv2d_s8.c", "EM_NN_CONV_BLOCK", conv2d.CONV_MVE_BLOCK),
+    ("runtime/kernels/em_add_s8.c", "EM_NN_ADD_TABLE_MIN", add.ADD_TABLE_MIN),
+    ("runtime/kernels/em_lut_channels_s8.c", "EM_NN_LUT_MVE_RUN_MIN", lut.LUT_MVE_RUN_MIN),
 ]
 
 
 @pytest.mark.parametrize("path, name, value", C_CONSTANTS)
 def test_rule_constants_match_the_c_sources(path, name, value):
     found = re.search(rf"#define {name} (\d+)", (REPO / path).read_text())
-    assert (int(found.group(1)) if found else 0) == value, f"{name} in {path}: update compiler/kernel_variants.py"
+    assert (int(found.group(1)) if found else 0) == value, f"{name} in {path}: update the op's record in compiler/ops/"
 
 
 def test_c_conditions_the_rules_copy_are_still_there():

@@ -69,8 +69,13 @@ def test_outputs_live_to_the_end_and_chart_prints_every_buffer():
 
 # ---- every strategy, in place, random graphs -------------------------------------------------
 
-from compiler import in_place, scratch  # noqa: E402
+from compiler import scratch  # noqa: E402
+from compiler.ops import OP_TABLE, overlap  # noqa: E402
 from compiler.planner import STRATEGIES, _first_fit, overlaps  # noqa: E402
+
+
+def _margin(graph: Graph, op: Op, index: int) -> int | None:
+    return OP_TABLE[op.kind].margin(graph, op, index)
 
 
 def _conv(graph: Graph, x: str, name: str, c_out: int, kernel: int, stride: int, rng) -> str:
@@ -171,7 +176,7 @@ def test_no_in_place_over_a_broadcast_operand_a_constant_or_a_tensor_read_later(
                    "z": Tensor("z", "int8", (1, 4, 4, 8))},
                   [Op("add", ["a", "b"], ["y"]), Op("reshape", ["a"], ["r"]), Op("add", ["y", "y"], ["z"])],
                   ["a", "b"], ["z", "r"])
-    assert in_place.margin(graph, graph.ops[0], 0) == 0 and in_place.margin(graph, graph.ops[0], 1) is None
+    assert _margin(graph, graph.ops[0], 0) == 0 and _margin(graph, graph.ops[0], 1) is None
     # a lives on as r (an output); b is broadcast; y may be overwritten by z (same shape, dies there)
     assert set(overlaps(graph, lifetimes(graph))) == {("z", "y")}
 
@@ -187,10 +192,10 @@ def test_depthwise_in_place_only_where_every_tier_runs_pixel_order():
         return Graph(tensors, [op], ["x"], ["y"]), op
 
     # pixel p writes up to (p + 1)·C; pixel p − 3 reads from its window corner, a row and a column back
-    assert in_place.margin(*depthwise(32, -127, 0), 0) == (6 + 4 + 1) * 32
-    assert in_place.margin(*depthwise(32, -128, -3), 0) is None  # Helium: int16 pair sums need w >= -127
-    assert in_place.margin(*depthwise(8, -127, -3), 0) is not None  # 3x3 blocks
-    assert in_place.margin(*depthwise(8, -127, 0), 0) is None  # Helium's channel-block path
+    assert _margin(*depthwise(32, -127, 0), 0) == (6 + 4 + 1) * 32
+    assert _margin(*depthwise(32, -128, -3), 0) is None  # Helium: int16 pair sums need w >= -127
+    assert _margin(*depthwise(8, -127, -3), 0) is not None  # 3x3 blocks
+    assert _margin(*depthwise(8, -127, 0), 0) is None  # Helium's channel-block path
 
 
 def _conv_in_memory(memory: np.ndarray, x_at: int, y_at: int, shape, c_out: int, kernel: int, stride: int,
@@ -223,16 +228,16 @@ def test_window_margin_is_safe_for_the_most_interleaved_pixel_order(shape, c_out
     x = rng.integers(0, 100, int(np.prod(shape)))
     pad = kernel // 2
     out_shape = (shape[0], (shape[1] + 2 * pad - kernel) // stride + 1, (shape[2] + 2 * pad - kernel) // stride + 1, c_out)
-    margin = in_place.window_margin(shape, out_shape, (kernel, kernel), (stride, stride), (pad,) * 4)
+    margin = overlap.window_margin(shape, out_shape, (kernel, kernel), (stride, stride), (pad,) * 4)
     size = x.size + int(np.prod(out_shape)) + abs(margin) + 64
     apart = np.zeros(size, np.int64)
     apart[:x.size] = x
-    _conv_in_memory(apart, 0, x.size, shape, c_out, kernel, stride, in_place.WINDOW_BLOCK, w)
+    _conv_in_memory(apart, 0, x.size, shape, c_out, kernel, stride, overlap.WINDOW_BLOCK, w)
     expected = apart[x.size:x.size + int(np.prod(out_shape))]
     x_at, y_at = max(margin, 0), max(-margin, 0)
     memory = np.zeros(size, np.int64)
     memory[x_at:x_at + x.size] = x
-    _conv_in_memory(memory, x_at, y_at, shape, c_out, kernel, stride, in_place.WINDOW_BLOCK, w)
+    _conv_in_memory(memory, x_at, y_at, shape, c_out, kernel, stride, overlap.WINDOW_BLOCK, w)
     np.testing.assert_array_equal(memory[y_at:y_at + expected.size], expected)
 
 

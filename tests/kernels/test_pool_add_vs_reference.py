@@ -378,10 +378,10 @@ class BroadcastWalk(ctypes.Structure):
 
 
 def test_kernel_variants_mirror_the_broadcast_plan(lib):
-    """compiler/kernel_variants.py broadcast_runs (what `inspect` reports) is em_nn_broadcast_plan's
+    """compiler/ops/broadcast.py broadcast_runs (what `inspect` reports) is em_nn_broadcast_plan's
     collapse, on seeded random broadcasts of ranks 0..8; and the plan's strides address each
     operand exactly as NumPy's broadcast does."""
-    from compiler.kernel_variants import broadcast_runs
+    from compiler.ops.broadcast import broadcast_runs
 
     lib.em_nn_broadcast_plan.restype = ctypes.c_bool
     rng = np.random.default_rng(5)

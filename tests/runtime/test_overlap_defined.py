@@ -1,4 +1,4 @@
-"""Malformed placements the planner never makes (compiler/in_place.py) run without undefined
+"""Malformed placements the planner never makes (compiler/ops/overlap.py) run without undefined
 behaviour: the data-movement kernels copy with memmove semantics when an output lies over its
 input (bytes unspecified), and a convolution leaves a scratch over its input unused (the same
 bytes, read tap by tap). memcpy there was found by the loader fuzzer (AddressSanitizer:

@@ -1,5 +1,5 @@
 """In place: conv2d, depthwise_conv2d and the elementwise ops with the output overlapping the
-input as tightly as compiler/in_place.py allows (offset(input) − offset(output) = the margin
+input as tightly as compiler/ops/overlap.py allows (offset(input) − offset(output) = the margin
 rounded up to the arena alignment), so that a kernel that wrote a byte before its last read of it
 would fail here on its tier. Shapes of the MLPerf layers (DS-CNN 1x1 / 3x3 depthwise, ResNet 3x3,
 MobileNet expansion and stride 2) and the paths each kernel takes: Helium conv blocks of 4 columns
@@ -28,7 +28,7 @@ CONV = {
 }
 
 # name: (input NHWC, kernel, stride, dilation, padding, input zp); every case takes the pixel-order
-# fast path on Helium (C >= 32 as compiler/in_place.py asks, or 3x3 stride-1 blocks with C % 4 == 0
+# fast path on Helium (C >= 32 as compiler/ops/overlap.py asks, or 3x3 stride-1 blocks with C % 4 == 0
 # and shifts <= -2)
 DEPTHWISE = {
     "3x3_c64_dscnn_rows": ((1, 25, 5, 64), (3, 3), (1, 1), (1, 1), (1, 1, 1, 1), -128),

@@ -14,7 +14,7 @@ import numpy as np
 
 from compiler.fixedpoint import quantize_multiplier
 from compiler.ir import Graph, Op, Quant, Tensor
-from compiler.passes.quantized_pattern import match, replace
+from compiler.quantized_pattern import match, replace
 
 NCHW_TO_NHWC_AXIS = {0: 0, 1: 3, 2: 1, 3: 2}  # PyTorch dim of a 4-D map → Ember axis
 NHWC_DIMS = (0, 2, 3, 1)  # Ember axis k of a 4-D map holds PyTorch dim NHWC_DIMS[k]
