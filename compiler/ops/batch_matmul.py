@@ -1,13 +1,23 @@
-"""batch_matmul: a [B, M, K] × b [B, K, N] of two int8 activations → int8 [B, M, N]."""
+"""batch_matmul: a [B, M, K] × b [B, K, N] of two int8 activations → int8 [B, M, N].
+
+Lowering: dequantize → matmul / bmm (+ activation) → quantize becomes
+- `batch_matmul` when both operands are activations ([B, M, K] × [B, K, N], or 2-D): both zero
+  points stay in the kernel, one per-tensor requantization (scale_a · scale_b / scale_out);
+- `fully_connected` when the second operand is a constant [K, N] (quantized as weights, its
+  columns the output channels): x [M, K] @ W is linear(x, Wᵀ) without bias.
+"""
 from __future__ import annotations
 
 import numpy as np
 
 from compiler import reference
-from compiler.ir import Op
-from compiler.ir import Graph
-from compiler.ops.spec import OpSpec, tier_paths
+from compiler.errors import UnsupportedOpError
+from compiler.ir import Graph, Op, Quant, Tensor
+from compiler.ops.spec import Lowering, OpSpec, tier_paths
+from compiler.ops.mul import lower_product
+from compiler.quantized_pattern import (QuantizedOp, add_constant, clamp_range, match, replace, weighted_constants)
 from compiler.schema import program_generated as fb
+
 
 # attrs, with their schema BatchMatmulOptions field names
 FIELDS = (("a_offset", "Input1Offset"), ("b_offset", "Input2Offset"), ("output_offset", "OutputOffset"),
@@ -37,6 +47,37 @@ def _macs(graph: Graph, op: Op) -> int:
     return int(np.prod(graph.tensors[op.outputs[0]].shape)) * k
 
 
+def _fully_connected(graph: Graph, matched: QuantizedOp, matmul: Op) -> None:
+    (x, _), (w, w_quant) = matched.sources
+    if len(x.shape) != 2:
+        raise UnsupportedOpError(f"matmul of a rank-{len(x.shape)} activation by a constant", matmul.origin,
+                                 "Reshape the activation to [rows, K] first (or use nn.Linear).")
+    transposed = Tensor(w.name, w.dtype, w.shape[::-1], data=w.data.T)  # [N, K]: output channels first
+    quant = Quant(w_quant.scale, w_quant.zero_point, {None: None, 1: 0}.get(w_quant.axis, -1))
+    constants = weighted_constants(QuantizedOp(matmul, [matched.sources[0], (transposed, quant)],
+                                               matched.quantize, matched.out_quant), "matmul")
+    stem = matmul.outputs[0]
+    weight_name = add_constant(graph, f"{stem}_weights", "int8", constants.weights, constants.weight_quant)
+    bias_name = add_constant(graph, f"{stem}_bias", "int32", constants.folded_bias.astype(np.int32))
+    act_min, act_max = clamp_range(matmul.attrs.get("activation"), matched.out_quant)
+    replace(graph, matched, Op("fully_connected", [x.name, weight_name, bias_name], [matched.output], {
+        "multiplier": constants.multiplier, "shift": constants.shift,
+        "output_offset": int(matched.out_quant.zero_point[0]), "activation_min": act_min, "activation_max": act_max,
+    }, matmul.origin))
+
+
+def _lower(graph: Graph, matmul: Op) -> None:
+    matched = match(graph, matmul, ("int8", "int8"), "matmul")
+    a, b = (tensor for tensor, _ in matched.sources)
+    if a.is_constant:
+        raise UnsupportedOpError("matmul of a constant by an activation", matmul.origin,
+                                 "Write it as activation @ constant (transpose both sides).")
+    if b.is_constant:
+        _fully_connected(graph, matched, matmul)
+    else:
+        lower_product(graph, matched, "batch_matmul")
+
+
 BATCH_MATMUL = OpSpec(
     kind="batch_matmul",
     opcode=fb.OpCode.BATCH_MATMUL,
@@ -45,6 +86,7 @@ BATCH_MATMUL = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_batch_matmul",
+    lowerings=(Lowering(("aten.matmul",), _lower, after_folds=True, fuses_activation=True),),
     macs=_macs,
     path=tier_paths("MVE 16 columns"),
 )

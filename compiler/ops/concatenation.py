@@ -1,12 +1,25 @@
-"""concatenation: int8 tensors sharing one quantization, joined along an axis (a strided copy)."""
+"""concatenation: int8 tensors sharing one quantization, joined along an axis (a strided copy).
+
+Lowering: dequantize → cat → quantize becomes `concatenation` on the
+int8 codes; PyTorch's dim is mapped to Ember's NHWC axis for 4-D maps.
+
+CortexMQuantizer makes every input share the output's quantization where that is free, so the
+device only copies. An input quantized otherwise (a user's quantizer config, or a value whose
+quantization is fixed elsewhere) is requantized onto the output's first (layout.requantized).
+More inputs than one op takes (an unrolled RNN's time steps) are joined in groups of
+concatenation.MAX_INPUTS first, then the groups.
+"""
 from __future__ import annotations
 
 import numpy as np
 
 from compiler import reference
-from compiler.ir import Op
-from compiler.ops.spec import OpSpec
+from compiler.ir import Graph, Op, Tensor
+from compiler.layout import ember_axis, requantized
+from compiler.ops.spec import Lowering, OpSpec
+from compiler.quantized_pattern import match, replace
 from compiler.schema import program_generated as fb
+
 
 # Most inputs one CONCATENATION takes (EM_CONCAT_MAX_INPUTS, runtime/ops/em_op_concatenation.c: the
 # adapter's operands live on its stack); lowering joins more in groups.
@@ -29,6 +42,32 @@ def _read(table) -> dict:
     return {"axis": options.Axis()}
 
 
+def _lower(graph: Graph, cat: Op) -> None:
+    matched = match(graph, cat, ("int8",) * len(cat.inputs), "cat")
+    inputs = [requantized(graph, t.name, quant, matched.out_quant, cat) for t, quant in matched.sources]
+    axis = ember_axis(cat.attrs["dim"], cat.attrs["rank"])
+    grouped: list[Op] = []
+    while len(inputs) > MAX_INPUTS:
+        inputs = [_joined(graph, inputs[k:k + MAX_INPUTS], axis, cat, grouped)
+                  for k in range(0, len(inputs), MAX_INPUTS)]
+    last = Op("concatenation", inputs, [matched.output], {"axis": axis}, cat.origin)
+    replace(graph, matched, last)
+    index = graph.ops.index(last)
+    graph.ops[index:index] = grouped
+
+
+def _joined(graph: Graph, parts: list[str], axis: int, cat: Op, ops: list[Op]) -> str:
+    """One tensor of `parts` joined along `axis` (itself when there is one part)."""
+    if len(parts) == 1:
+        return parts[0]
+    first = graph.tensors[parts[0]]
+    shape = list(first.shape)
+    shape[axis] = sum(graph.tensors[p].shape[axis] for p in parts)
+    joined = graph.add_tensor(Tensor(graph.unique_name(f"{cat.outputs[0]}_part"), "int8", tuple(shape), first.quant))
+    ops.append(Op("concatenation", parts, [joined.name], {"axis": axis}, cat.origin))
+    return joined.name
+
+
 CONCATENATION = OpSpec(
     kind="concatenation",
     opcode=fb.OpCode.CONCATENATION,
@@ -37,5 +76,6 @@ CONCATENATION = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_concatenation",
+    lowerings=(Lowering(("aten.cat",), _lower),),
     path={"*": "row copies"},
 )

@@ -1,13 +1,20 @@
-"""mul: elementwise product of two int8 tensors (NumPy broadcasting)."""
+"""mul: elementwise product of two int8 tensors (NumPy broadcasting).
+
+Lowering: dequantize(a) · dequantize(b) (+ activation) → quantize becomes `mul`:
+the centred int8 product requantized by scale_a · scale_b / scale_out (reference.mul_s8).
+"""
 from __future__ import annotations
 
 import numpy as np
 
 from compiler import reference
-from compiler.ir import Op
+from compiler.fixedpoint import quantize_multiplier
+from compiler.ir import Graph, Op
 from compiler.ops import overlap
-from compiler.ops.spec import OpSpec, tier_paths
+from compiler.ops.spec import Lowering, OpSpec, tier_paths
+from compiler.quantized_pattern import QuantizedOp, clamp_range, match, nhwc_operand, replace
 from compiler.schema import program_generated as fb
+
 
 # attrs, with their schema MulOptions field names
 FIELDS = (("a_offset", "Input1Offset"), ("b_offset", "Input2Offset"), ("output_offset", "OutputOffset"),
@@ -32,6 +39,26 @@ def _read(table) -> dict:
     return {attr: getattr(options, schema)() for attr, schema in FIELDS}
 
 
+def lower_product(graph: Graph, matched: QuantizedOp, kind: str) -> None:
+    """Replaces a matched product of two int8 activations (mul, or batch_matmul) by `kind`: both
+    zero points as offsets, one requantization by scale_a · scale_b / scale_out."""
+    (a, a_quant), (b, b_quant) = matched.sources
+    out = matched.out_quant
+    multiplier, shift = quantize_multiplier(float(a_quant.scale[0]) * float(b_quant.scale[0]) / float(out.scale[0]))
+    act_min, act_max = clamp_range(matched.op.attrs.get("activation"), out)
+    out_rank = len(graph.tensors[matched.output].shape)
+    inputs = [nhwc_operand(graph, a, out_rank), nhwc_operand(graph, b, out_rank)]
+    replace(graph, matched, Op(kind, inputs, [matched.output], {
+        "a_offset": -int(a_quant.zero_point[0]), "b_offset": -int(b_quant.zero_point[0]),
+        "output_offset": int(out.zero_point[0]), "output_multiplier": multiplier, "output_shift": shift,
+        "activation_min": act_min, "activation_max": act_max,
+    }, matched.op.origin))
+
+
+def _lower(graph: Graph, mul: Op) -> None:
+    lower_product(graph, match(graph, mul, ("int8", "int8"), "mul"), "mul")
+
+
 MUL = OpSpec(
     kind="mul",
     opcode=fb.OpCode.MUL,
@@ -40,6 +67,7 @@ MUL = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_mul",
+    lowerings=(Lowering(("aten.mul",), _lower, fuses_activation=True),),
     in_place=overlap.elementwise,
     path=tier_paths("MVE 4 lanes"),
 )

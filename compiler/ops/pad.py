@@ -1,11 +1,17 @@
-"""pad: a constant border around any tensor (dtype-generic: the kernel moves bytes)."""
+"""pad: a constant border around any tensor (dtype-generic: the kernel moves bytes).
+
+Lowering: dequantize → constant pad → quantize (shared quantization) becomes
+`pad` on the int8 codes; PyTorch's pad list (last dim first) is mapped to Ember's axes, and the
+pad value is quantized exactly as PyTorch quantizes the padded float.
+"""
 from __future__ import annotations
 
 import numpy as np
 
 from compiler import reference
-from compiler.ir import Op
-from compiler.ops.spec import OpSpec, int_list, int_vector
+from compiler.ir import Graph, Op, Quant
+from compiler.layout import ember_axis, moved
+from compiler.ops.spec import Lowering, OpSpec, int_list, int_vector
 from compiler.schema import program_generated as fb
 
 
@@ -36,6 +42,23 @@ def _read(table) -> dict:
             "float_value": np.float32(o.FloatValue())}
 
 
+def _pad_op(op: Op, rank: int) -> callable:
+    def build(source: str, output: str, quant: Quant) -> list[Op]:
+        before, after = [0] * rank, [0] * rank
+        pad = op.attrs["pad"]
+        for i in range(len(pad) // 2):
+            axis = ember_axis(rank - 1 - i, rank)
+            before[axis], after[axis] = pad[2 * i], pad[2 * i + 1]
+        code = reference.quantize_f32_s8(np.array([op.attrs["value"]], np.float32),
+                                         np.float32(1.0 / float(quant.scale[0])), int(quant.zero_point[0]))
+        return [Op("pad", [source], [output], {"before": before, "after": after, "value": int(code[0])}, op.origin)]
+    return build
+
+
+def _lower(graph: Graph, pad: Op) -> None:
+    moved(graph, pad, "pad", _pad_op(pad, len(graph.tensors[pad.outputs[0]].shape)))
+
+
 PAD = OpSpec(
     kind="pad",
     opcode=fb.OpCode.PAD,
@@ -44,5 +67,6 @@ PAD = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_pad",
+    lowerings=(Lowering(("aten.pad",), _lower),),
     path={"*": "fill, then row copies"},
 )

@@ -1,12 +1,20 @@
-"""max_pool2d and avg_pool2d: NHWC int8, input and output sharing their quantization."""
+"""max_pool2d and avg_pool2d: NHWC int8, input and output sharing their quantization.
+
+Lowering: dequantize → max / average pool → quantize, with the output sharing
+the input's quantization (CortexMQuantizer makes it so), becomes `max_pool2d` / `avg_pool2d` on
+the int8 codes.
+"""
 from __future__ import annotations
 
 import numpy as np
 
 from compiler import reference
-from compiler.ir import Op
-from compiler.ops.spec import OpSpec, tier_paths
+from compiler.errors import UnsupportedOpError
+from compiler.ir import Graph, Op
+from compiler.ops.spec import Lowering, OpSpec, tier_paths
+from compiler.quantized_pattern import match, replace
 from compiler.schema import program_generated as fb
+
 
 WINDOW = ("kernel", "stride", "padding", "activation_min", "activation_max")
 
@@ -65,6 +73,23 @@ def _read(table) -> dict:
     }
 
 
+LOWERED = {"aten.max_pool2d": "max_pool2d", "aten.avg_pool2d": "avg_pool2d"}
+
+
+def _lower(graph: Graph, pool: Op) -> None:
+    matched = match(graph, pool, ("int8",), "pooling")
+    (x, x_quant) = matched.sources[0]
+    out = matched.out_quant
+    if not (np.array_equal(x_quant.scale, out.scale) and np.array_equal(x_quant.zero_point, out.zero_point)):
+        raise UnsupportedOpError("pooling whose output is quantized unlike its input", pool.origin,
+                                 "Quantize with CortexMQuantizer (pooling shares its input's scale).")
+    attrs = {"kernel": pool.attrs["kernel"], "stride": pool.attrs["stride"], "padding": pool.attrs["padding"],
+             "activation_min": -128, "activation_max": 127}
+    if pool.kind == "aten.avg_pool2d":
+        attrs |= {"count_include_pad": pool.attrs["count_include_pad"], "zero_point": int(out.zero_point[0])}
+    replace(graph, matched, Op(LOWERED[pool.kind], [x.name], [matched.output], attrs, pool.origin))
+
+
 MAX_POOL2D = OpSpec(
     kind="max_pool2d",
     opcode=fb.OpCode.MAX_POOL_2D,
@@ -73,6 +98,7 @@ MAX_POOL2D = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_max_pool2d",
+    lowerings=(Lowering(tuple(LOWERED), _lower),),
     path=tier_paths("MVE 16 channels (VMAX)", "DSP 4 channels (SSUB8/SEL)"),
 )
 

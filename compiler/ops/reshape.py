@@ -1,12 +1,21 @@
 """reshape: the same elements in the same order under a new shape (view, flatten, squeeze,
 unsqueeze). The planner gives the output the input's bytes where it can (compiler/planner.py),
-and then the kernel has nothing to do."""
+and then the kernel has nothing to do.
+
+Lowering: dequantize → reshape / view / flatten / squeeze / unsqueeze →
+quantize (shared quantization) becomes an int8 `reshape` that keeps PyTorch's element order:
+a 4-D map is NHWC here, so a reshape that changes its rank (or a 4-D result) goes through a
+transpose to or from NCHW where the two orders differ (layout.reshaped). A flatten feeding a
+linear then folds into it (ops/fully_connected.py); the planner makes a reshape an alias of its
+input, so the reshape itself moves no bytes.
+"""
 from __future__ import annotations
 
 import numpy as np
 
-from compiler.ir import Graph, Op
-from compiler.ops.spec import OpSpec
+from compiler.ir import Graph, Op, Quant
+from compiler.layout import moved, reshaped
+from compiler.ops.spec import Lowering, OpSpec
 from compiler.schema import program_generated as fb
 
 
@@ -26,6 +35,12 @@ def _path(graph: Graph, op: Op, tier: str, linked: frozenset[str]) -> str:
     return "alias: no copy" if same else "one memmove"
 
 
+def _lower(graph: Graph, reshape: Op) -> None:
+    def build(source: str, output: str, quant: Quant, op: Op = reshape) -> list[Op]:
+        return reshaped(graph, source, output, op.origin)
+    moved(graph, reshape, "reshape", build)
+
+
 RESHAPE = OpSpec(
     kind="reshape",
     opcode=fb.OpCode.RESHAPE,
@@ -34,6 +49,7 @@ RESHAPE = OpSpec(
     write_options=_write,
     read_options=lambda table: {},
     registration="em_op_reshape",
+    lowerings=(Lowering(("aten.reshape",), _lower),),
     output_aliases_input=True,
     path=_path,
 )

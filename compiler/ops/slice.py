@@ -1,12 +1,19 @@
-"""slice: a strided window of any tensor, along every dimension at once (dtype-generic)."""
+"""slice: a strided window of any tensor, along every dimension at once (dtype-generic).
+
+Lowering: dequantize → slice / narrow / select → quantize (shared quantization)
+becomes `slice` on the int8 codes along the dim's Ember axis; a select (which drops the dim) is
+a slice that keeps it, then a reshape.
+"""
 from __future__ import annotations
 
 import numpy as np
 
 from compiler import reference
-from compiler.ir import Op
-from compiler.ops.spec import OpSpec, int_list, int_vector
+from compiler.ir import Graph, Op, Quant, Tensor
+from compiler.layout import ember_axis, moved, reshaped
+from compiler.ops.spec import Lowering, OpSpec, int_list, int_vector
 from compiler.schema import program_generated as fb
+
 
 FIELDS = (("begin", "Begin"), ("step", "Step"), ("size", "Size"))
 
@@ -30,6 +37,27 @@ def _read(table) -> dict:
     return {attr: int_list(o, schema) for attr, schema in FIELDS}
 
 
+def _build(graph: Graph, op: Op) -> callable:
+    def build(source: str, output: str, quant: Quant) -> list[Op]:
+        shape = list(graph.tensors[source].shape)
+        rank, dim = len(shape), op.attrs["dim"]
+        axis = ember_axis(dim, rank)
+        begin, step = [0] * rank, [1] * rank
+        begin[axis], step[axis] = op.attrs["start"], op.attrs["step"]
+        if not op.attrs["squeeze"]:
+            size = list(graph.tensors[output].shape)
+            return [Op("slice", [source], [output], {"begin": begin, "step": step, "size": size}, op.origin)]
+        shape[axis] = 1
+        kept = graph.add_tensor(Tensor(graph.unique_name(f"{output}_kept"), "int8", tuple(shape), quant)).name
+        return [Op("slice", [source], [kept], {"begin": begin, "step": step, "size": shape}, op.origin),
+                *reshaped(graph, kept, output, op.origin)]
+    return build
+
+
+def _lower(graph: Graph, op: Op) -> None:
+    moved(graph, op, "slice", _build(graph, op))
+
+
 SLICE = OpSpec(
     kind="slice",
     opcode=fb.OpCode.SLICE,
@@ -38,5 +66,6 @@ SLICE = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_slice",
+    lowerings=(Lowering(("aten.slice",), _lower),),
     path={"*": "strided copy"},
 )

@@ -1,12 +1,20 @@
-"""softmax: over the last axis, TFLite's int8 fixed-point algorithm; output scale 1/256, zp −128."""
+"""softmax: over the last axis, TFLite's int8 fixed-point algorithm; output scale 1/256, zp −128.
+
+Lowering: dequantize → softmax → quantize(1/256, −128) becomes `softmax`, with
+the input scaling and the radius of reference.softmax_s8 computed ahead of time.
+"""
 from __future__ import annotations
 
 import numpy as np
 
 from compiler import reference
-from compiler.ir import Op
-from compiler.ops.spec import OpSpec
+from compiler.errors import UnsupportedOpError
+from compiler.ir import Graph, Op
+from compiler.ops.spec import Lowering, OpSpec
+from compiler.quantized_pattern import match, replace
+from compiler.reference import softmax_parameters
 from compiler.schema import program_generated as fb
+
 
 FIELDS = (("input_multiplier", "InputMultiplier"), ("input_left_shift", "InputLeftShift"), ("diff_min", "DiffMin"))
 
@@ -28,6 +36,20 @@ def _read(table) -> dict:
     return {attr: getattr(options, schema)() for attr, schema in FIELDS}
 
 
+OUTPUT_SCALE, OUTPUT_ZERO_POINT = 1.0 / 256.0, -128
+
+
+def _lower(graph: Graph, softmax: Op) -> None:
+    matched = match(graph, softmax, ("int8",), "softmax")
+    (x, x_quant) = matched.sources[0]
+    out = matched.out_quant
+    if (float(out.scale[0]), int(out.zero_point[0])) != (OUTPUT_SCALE, OUTPUT_ZERO_POINT):
+        raise UnsupportedOpError("softmax quantized to other than scale 1/256, zero point -128", softmax.origin,
+                                 "Quantize with CortexMQuantizer (fixed softmax output quantization).")
+    replace(graph, matched, Op("softmax", [x.name], [matched.output],
+                               softmax_parameters(float(x_quant.scale[0])), softmax.origin))
+
+
 SOFTMAX = OpSpec(
     kind="softmax",
     opcode=fb.OpCode.SOFTMAX,
@@ -36,5 +58,6 @@ SOFTMAX = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_softmax",
+    lowerings=(Lowering(("aten.softmax",), _lower),),
     path={"*": "scalar (every tier)"},
 )

@@ -44,7 +44,7 @@ class Lowering:
     fuses_activation: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # one record per op: compared and hashed by identity
 class OpSpec:
     kind: str
     opcode: int  # schema OpCode value

@@ -1,11 +1,16 @@
-"""upsample_nearest: an NHWC map repeated by integer factors along H and W (dtype-generic)."""
+"""upsample_nearest: an NHWC map repeated by integer factors along H and W (dtype-generic).
+
+Lowering: dequantize → nearest upsampling → quantize (shared quantization)
+becomes `upsample_nearest` of the NHWC int8 map by its integer factors.
+"""
 from __future__ import annotations
 
 import numpy as np
 
 from compiler import reference
-from compiler.ir import Op
-from compiler.ops.spec import OpSpec
+from compiler.ir import Graph, Op, Quant
+from compiler.layout import moved
+from compiler.ops.spec import Lowering, OpSpec
 from compiler.schema import program_generated as fb
 
 
@@ -26,6 +31,12 @@ def _read(table) -> dict:
     return {"scale_h": o.ScaleH(), "scale_w": o.ScaleW()}
 
 
+def _lower(graph: Graph, upsample: Op) -> None:
+    def build(source: str, output: str, quant: Quant, op: Op = upsample) -> list[Op]:
+        return [Op("upsample_nearest", [source], [output], dict(op.attrs), op.origin)]
+    moved(graph, upsample, "upsample", build)
+
+
 UPSAMPLE_NEAREST = OpSpec(
     kind="upsample_nearest",
     opcode=fb.OpCode.UPSAMPLE_NEAREST,
@@ -34,5 +45,6 @@ UPSAMPLE_NEAREST = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_upsample_nearest",
+    lowerings=(Lowering(("aten.upsample_nearest",), _lower),),
     path={"*": "row copies"},
 )

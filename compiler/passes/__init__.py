@@ -1,4 +1,5 @@
-"""Compiler passes, one per file, named <verb>_<noun>.
+"""Compiler passes, one per file, named <verb>_<noun>. The ops' own lowerings live in their
+modules (compiler/ops/, OpSpec.lowerings); lower_ops runs them.
 
 `FLOAT_GRAPH_PASSES` run on the exported float FX graph (a GraphModule) before quantization,
 in order; the others run on Ember IR in the order of `IR_PASSES`, each as `pass(graph, options)`
@@ -19,27 +20,11 @@ from compiler.passes.convert_to_nhwc import convert_to_nhwc
 from compiler.passes.fold_activations import fold_activations
 from compiler.passes.lower_boundaries import lower_boundaries
 from compiler.passes.lower_float_ops import lower_float_ops
-from compiler.passes.lower_quantized_add import lower_quantized_add
-from compiler.passes.lower_quantized_concatenation import lower_quantized_concatenation
-from compiler.passes.lower_quantized_conv2d import lower_quantized_conv2d
-from compiler.passes.lower_quantized_linear import lower_quantized_linear
-from compiler.passes.lower_quantized_lut import lower_quantized_lut
-from compiler.passes.lower_quantized_matmul import lower_quantized_matmul
-from compiler.passes.lower_quantized_min_max import lower_quantized_min_max
-from compiler.passes.lower_quantized_mul import lower_quantized_mul
-from compiler.passes.lower_quantized_pool2d import lower_quantized_pool2d
-from compiler.passes.lower_quantized_reshape import lower_quantized_reshape
-from compiler.passes.lower_quantized_softmax import lower_quantized_softmax
-from compiler.passes.lower_quantized_sub import lower_quantized_sub
-from compiler.passes.lower_quantized_transpose_conv2d import lower_quantized_transpose_conv2d
+from compiler.passes.lower_ops import lower_ops, lower_ops_after_folds
 from compiler.passes.lower_reductions import lower_reductions
 from compiler.passes.deduplicate_constants import deduplicate_constants
 from compiler.passes.remove_dead_tensors import remove_dead_tensors
 from compiler.passes.fold_quantize_pairs import fold_quantize_pairs
-from compiler.passes.lower_quantized_pad import lower_quantized_pad
-from compiler.passes.lower_quantized_transpose import lower_quantized_transpose
-from compiler.passes.lower_quantized_slice import lower_quantized_slice
-from compiler.passes.lower_quantized_upsample import lower_quantized_upsample
 from compiler.passes.fold_data_movement import fold_data_movement
 from compiler.passes.fold_pad import fold_pad
 from compiler.passes.add_front_end import add_front_end
@@ -52,7 +37,8 @@ FLOAT_GRAPH_PASSES = (remove_identity_ops, eliminate_common_subexpressions, drop
                       materialize_expands, fold_batch_norm, decompose_batch_norm, decompose_bilinear_resize)
 
 # Order matters: layout first (shapes the lowerings read), activations folded before the
-# quantized patterns are matched, reshapes lowered before the linear that folds them, and the
+# quantized patterns are matched, reshapes lowered (lower_ops) before the linear that folds them
+# (lower_ops_after_folds), and the
 # boundary quantize/dequantize ops are all that remains of q/dq pairs once the ops are lowered.
 # Requantizations (dequantize → quantize of another scale) are folded first, so the patterns
 # see one dequantize per input; transposes are folded after the data movement that made them, and
@@ -64,26 +50,11 @@ IR_PASSES = (
     fold_quantize_pairs,
     fold_activations,
     lower_float_ops,
-    lower_quantized_conv2d,
-    lower_quantized_pool2d,
     lower_reductions,
-    lower_quantized_add,
-    lower_quantized_mul,
-    lower_quantized_concatenation,
-    lower_quantized_lut,
-    lower_quantized_softmax,
-    lower_quantized_pad,
-    lower_quantized_transpose,
-    lower_quantized_slice,
-    lower_quantized_upsample,
-    lower_quantized_reshape,
+    lower_ops,
     fold_data_movement,
     fold_pad,
-    lower_quantized_linear,
-    lower_quantized_sub,
-    lower_quantized_min_max,
-    lower_quantized_transpose_conv2d,
-    lower_quantized_matmul,
+    lower_ops_after_folds,
     lower_boundaries,
     remove_dead_tensors,
     deduplicate_constants,

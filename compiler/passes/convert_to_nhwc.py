@@ -5,7 +5,7 @@ dequantized weights) go from [N, C, H, W] to [N, H, W, C]; this includes 4-D pro
 outputs, so a program takes images as H × W × C, the order cameras deliver. Ops whose meaning
 depends on the layout read it from the shapes: convolution and pooling lowerings, broadcasting
 adds ([1, C, 1, 1] becomes [1, 1, 1, C]), and a flatten of a map, whose consumer reorders its
-weights (lower_quantized_linear).
+weights (ops/fully_connected.py).
 """
 from __future__ import annotations
 

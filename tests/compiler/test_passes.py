@@ -12,7 +12,7 @@ from compiler.frontend import export_float, quantize, importable
 from compiler.importer import import_program
 from compiler.ir import Graph, Op, Quant, Tensor
 from compiler.options import LoweringOptions
-from compiler.passes import fold_activations, lower_boundaries, lower_quantized_linear, remove_dead_tensors
+from compiler.passes import fold_activations, lower_boundaries, lower_ops, lower_ops_after_folds, remove_dead_tensors
 from compiler.passes.fold_batch_norm import fold_batch_norm
 from tests.compiler.models import calibration, mlp
 
@@ -66,11 +66,11 @@ def test_fold_activations_moves_the_clamp_into_the_linear():
     assert first_linear.attrs["activation"] == (0.0, 6.0)
 
 
-def test_lower_quantized_linear_folds_zero_point_and_requantization():
+def test_linear_lowering_folds_zero_point_and_requantization():
     graph = fold_activations(_imported(mlp([6, 5, 4], batch_norm=False), 6), OPTIONS)
     torch_bias = [graph.tensors[op.inputs[0]].data for op in graph.ops
                   if op.kind == "dequantize" and op.attrs.get("per_channel") and graph.tensors[op.inputs[0]].dtype == "int32"]
-    lowered = lower_quantized_linear(graph, OPTIONS)
+    lowered = lower_ops_after_folds(graph, OPTIONS)
     assert "aten.linear" not in kinds(lowered)
     fcs = [op for op in lowered.ops if op.kind == "fully_connected"]
     assert len(fcs) == 2
@@ -146,7 +146,7 @@ def test_a_layer_called_twice_gets_each_calls_bias_scale():
 
 
 def test_lower_boundaries_and_dead_tensors_leave_only_ember_ops():
-    graph = lower_quantized_linear(fold_activations(_imported(mlp([6, 5, 4]), 6), OPTIONS), OPTIONS)
+    graph = lower_ops_after_folds(fold_activations(_imported(mlp([6, 5, 4]), 6), OPTIONS), OPTIONS)
     final = remove_dead_tensors(lower_boundaries(graph, OPTIONS), OPTIONS)
     assert kinds(final) == ["quantize", "fully_connected", "fully_connected", "dequantize"]
     assert set(final.tensors) == {t for op in final.ops for t in op.inputs + op.outputs}
@@ -155,7 +155,7 @@ def test_lower_boundaries_and_dead_tensors_leave_only_ember_ops():
 
 
 def test_int8_io_removes_the_boundary_conversions():
-    graph = lower_quantized_linear(fold_activations(_imported(mlp([6, 5, 4]), 6), OPTIONS), OPTIONS)
+    graph = lower_ops_after_folds(fold_activations(_imported(mlp([6, 5, 4]), 6), OPTIONS), OPTIONS)
     final = remove_dead_tensors(lower_boundaries(graph, INT8_IO), INT8_IO)
     assert kinds(final) == ["fully_connected", "fully_connected"]
     assert final.tensors[final.inputs[0]].dtype == "int8" and final.tensors[final.inputs[0]].quant is not None
@@ -189,7 +189,6 @@ def test_quant_per_tensor_helper():
 
 
 def test_an_activation_becomes_a_table_of_pytorchs_own_codes():
-    from compiler.passes import lower_quantized_lut
 
     class Sigmoid(nn.Module):
         def __init__(self):
@@ -199,9 +198,9 @@ def test_an_activation_becomes_a_table_of_pytorchs_own_codes():
         def forward(self, x):
             return torch.sigmoid(self.fc(x))
 
-    graph = lower_quantized_linear(fold_activations(_imported(Sigmoid().eval(), 4), OPTIONS), OPTIONS)
+    graph = lower_ops_after_folds(fold_activations(_imported(Sigmoid().eval(), 4), OPTIONS), OPTIONS)
     assert "aten.pointwise" in kinds(graph)
-    lowered = lower_quantized_lut(graph, OPTIONS)
+    lowered = lower_ops(graph, OPTIONS)
     (lut,) = [op for op in lowered.ops if op.kind == "lut"]
     x_quant = lowered.tensors[lut.inputs[0]].quant
     out_quant = lowered.tensors[lut.outputs[0]].quant

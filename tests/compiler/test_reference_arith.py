@@ -16,8 +16,7 @@ from torch.nn import functional as F
 from compiler import reference
 from compiler.ir import Graph, Op, Quant, Tensor
 from compiler.options import LoweringOptions
-from compiler.passes import (lower_quantized_matmul, lower_quantized_min_max, lower_quantized_sub,
-                             lower_quantized_transpose_conv2d, remove_dead_tensors)
+from compiler.passes import lower_ops_after_folds, remove_dead_tensors
 
 qd = torch.ops.quantized_decomposed
 ZERO_POINTS = (-128, 127, 0, -7, 100)
@@ -86,7 +85,7 @@ def test_sub_is_add_with_b_negated_within_one_lsb(seed):
     real = _dq(a, qa) - _dq(b, qb)
     out_q = _output_quant(real)
     graph = _lowered("aten.sub", {}, [Tensor("a", "int8", a_shape, qa), Tensor("b", "int8", b_shape, qb)],
-                     real.shape, out_q, lower_quantized_sub)
+                     real.shape, out_q, lower_ops_after_folds)
     assert graph.ops[0].attrs["b_multiplier"] < 0 < graph.ops[0].attrs["a_multiplier"]
     ours = reference.run(graph, [a, b])["y"]
     _assert_within_one_lsb(ours, _q(real, out_q))
@@ -102,7 +101,7 @@ def test_min_max_equal_pytorch(kind, seed):
     a, b = _codes(rng, a_shape), _codes(rng, b_shape)
     real = getattr(torch, kind.removeprefix("aten."))(_dq(a, quant), _dq(b, quant))
     graph = _lowered(kind, {}, [Tensor("a", "int8", a_shape, quant), Tensor("b", "int8", b_shape, quant)],
-                     real.shape, quant, lower_quantized_min_max)
+                     real.shape, quant, lower_ops_after_folds)
     np.testing.assert_array_equal(reference.run(graph, [a, b])["y"], _q(real, quant))
 
 
@@ -113,7 +112,7 @@ def test_min_max_constant_channel_vector_is_laid_out_nhwc():
     x = _codes(rng, (1, 4, 5, 6))  # NHWC, C = 6
     c = _codes(rng, (1, 6, 1, 1))
     graph = _lowered("aten.maximum", {}, [Tensor("x", "int8", x.shape, quant), Tensor("c", "int8", c.shape, quant, c)],
-                     x.shape, quant, lower_quantized_min_max)
+                     x.shape, quant, lower_ops_after_folds)
     np.testing.assert_array_equal(reference.run(graph, [x])["y"], np.maximum(x, c.reshape(1, 1, 1, 6)))
 
 
@@ -181,7 +180,7 @@ def test_transpose_conv2d_lowering_within_one_lsb(case, per_tensor):
     operands = [Tensor("x", "int8", x_shape, qx), Tensor("w", "int8", w.shape, qw, w),
                 Tensor("b", "int32", (c_out,), Quant(bias_scale, np.zeros(c_out, np.int32), 0), bias)]
     graph = _lowered("aten.conv_transpose2d", {"stride": stride, "padding": pads}, operands, real.shape, out_q,
-                     lower_quantized_transpose_conv2d)
+                     lower_ops_after_folds)
     assert graph.ops[0].attrs["multiplier"].shape == (c_out,)
     _assert_within_one_lsb(reference.run(graph, [x])["y"], _q(real, out_q))
 
@@ -197,7 +196,7 @@ def test_batch_matmul_within_one_lsb(seed):
     real = torch.matmul(_dq(a, qa), _dq(b, qb))
     out_q = _output_quant(real)
     graph = _lowered("aten.matmul", {}, [Tensor("a", "int8", a_shape, qa), Tensor("b", "int8", b_shape, qb)],
-                     real.shape, out_q, lower_quantized_matmul)
+                     real.shape, out_q, lower_ops_after_folds)
     assert [op.kind for op in graph.ops] == ["batch_matmul"]
     _assert_within_one_lsb(reference.run(graph, [a, b])["y"], _q(real, out_q))
 
