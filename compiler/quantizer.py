@@ -14,6 +14,7 @@ from torch.fx import GraphModule, Node
 
 from compiler.errors import ModelError
 from compiler.histogram_observer import FastHistogramObserver
+from compiler.importer import IMPORTS
 from compiler.passes.graph_module import attr_value
 from compiler.pointwise import regions
 from torchao.quantization.pt2e.observer import MinMaxObserver, PerChannelMinMaxObserver
@@ -28,51 +29,32 @@ from torchao.quantization.pt2e.quantizer import (
 
 aten = torch.ops.aten
 
-# Ops with weights, in the (input, weight, bias) argument order aten gives them, and the axis
-# of their weight that holds the output channels.
-WEIGHTED_OPS = {aten.linear.default: 0, aten.conv2d.default: 0, aten.conv_transpose2d.input: 1}
-# Elementwise ops with two activation inputs and their own output scale.
-BINARY_OPS = (aten.add.Tensor, aten.mul.Tensor, aten.sub.Tensor)
-# Elementwise ops whose inputs and output share one quantization, so that the int8 codes
-# compare like the real values (TFLite's MINIMUM / MAXIMUM ask the same).
-MIN_MAX_OPS = (aten.minimum.default, aten.maximum.default)
-# Matrix products: two activations, or an activation times a constant [K, N] (whose output
-# channels are its columns: axis 1).
-MATMUL_OPS = (aten.matmul.default, aten.bmm.default)
+# The ops' annotations come from their records (compiler/ops/: Import.scheme, gathered in
+# compiler/importer.py IMPORTS); the schemes are CortexMQuantizer's methods (its annotate()):
+# - "weighted": (input, weight, bias) in aten's order, the weight per channel along
+#   Import.weight_axis, the bias at input scale × weight scale;
+# - "binary": two activations, their own output scale; "matmul": two activations, or an
+#   activation times a constant [K, N] quantized as weights along its columns (axis 1);
+# - "shared_inputs": inputs and output share the first input's quantization, so that the int8
+#   codes compare like the real values (TFLite's MINIMUM / MAXIMUM ask the same);
+# - "own_scale": one activation input and its own output scale;
+# - "softmax": the output is a probability, int8 with the fixed scale 1/256 and zero point
+#   -128, as the TFLite / CMSIS-NN int8 softmax produces it;
+# - "shared": the output keeps the input's scale and zero point (pooling, reshapes and data
+#   movement move or pick values, so the int8 codes pass through unchanged);
+# - "concatenation": every input and the output share the first input's quantization.
 # Elementwise functions of one activation (activations, arithmetic with numbers or per-channel
 # constants, and chains of them: compiler/pointwise.py) are quantized at their input and outputs
 # only, and lowered to 256-entry tables. ReLU and hardtanh join them when they cannot fold into a
 # producer.
-# Ops with one activation input and their own output scale.
-OWN_SCALE_OPS = (aten.sum.dim_IntList,)
-# Softmax's output is a probability: int8 with the fixed scale 1/256 and zero point -128, as the
-# TFLite / CMSIS-NN int8 softmax produces it.
-SOFTMAX_OPS = (aten.softmax.int, aten._softmax.default)
+WEIGHTED_OPS = {target: i.weight_axis for i in IMPORTS if i.scheme == "weighted" for target in i.targets}
 SOFTMAX_OUTPUT_QSPEC = FixedQParamsQuantizationSpec(
     dtype=torch.int8, scale=1.0 / 256.0, zero_point=-128, quant_min=-128, quant_max=127,
     qscheme=torch.per_tensor_affine)
-# Ops whose output keeps the input's scale and zero point: pooling, reshapes and data movement
-# (permute, slice, constant pad, nearest upsampling) move or pick
-# values, so the int8 codes pass through unchanged.
-SHARED_SCALE_OPS = (
-    aten.max_pool2d.default,
-    aten.avg_pool2d.default,
-    aten.adaptive_avg_pool2d.default,
-    aten.mean.dim,
-    aten.flatten.using_ints,
-    aten.view.default,
-    aten.reshape.default,
-    aten.squeeze.dim, aten.squeeze.dims, aten.squeeze.default, aten.unsqueeze.default,
-    aten.permute.default, aten.transpose.int, aten.t.default,
-    aten.slice.Tensor, aten.narrow.default, aten.select.int,
-    aten.pad.default, aten.constant_pad_nd.default,
-    aten.upsample_nearest2d.vec, aten.upsample_nearest2d.default,
-)
 
-
-# Activations folded into the producer's output clamp: ReLU, and hardtanh with any bounds
-# (ReLU6 is hardtanh(0, 6)). The clamp of an int8 value to quantized bounds is exact.
-FUSABLE_ACTIVATIONS = (aten.relu.default, aten.relu_.default, aten.hardtanh.default, aten.hardtanh_.default)
+# Activations folded into the producer's output clamp (Import.activation): ReLU, and hardtanh
+# with any bounds (ReLU6 is hardtanh(0, 6)). The clamp of an int8 value to quantized bounds is exact.
+FUSABLE_ACTIVATIONS = frozenset(target for i in IMPORTS if i.activation for target in i.targets)
 
 ACTIVATION_QSPEC = QuantizationSpec(
     dtype=torch.int8,
@@ -127,7 +109,7 @@ def _fused_activation(node: Node) -> Node | None:
 
 
 # Ops whose output clamp a ReLU / hardtanh that is their only user folds into.
-FUSING_OPS = (*WEIGHTED_OPS, *BINARY_OPS, *MATMUL_OPS)
+FUSING_OPS = frozenset(target for i in IMPORTS if i.scheme in ("weighted", "binary", "matmul") for target in i.targets)
 
 
 def _folds_into_producer(node: Node, root_of: dict[Node, Node]) -> bool:
@@ -208,14 +190,11 @@ class CortexMQuantizer(Quantizer):
         return model
 
     def annotate(self, model: GraphModule) -> GraphModule:
-        annotators = {**{op: self._annotate_weighted for op in WEIGHTED_OPS},
-                      **{op: self._annotate_binary for op in BINARY_OPS},
-                      **{op: self._annotate_shared for op in SHARED_SCALE_OPS},
-                      **{op: self._annotate_softmax for op in SOFTMAX_OPS},
-                      **{op: self._annotate_own_scale for op in OWN_SCALE_OPS},
-                      **{op: self._annotate_shared_inputs for op in MIN_MAX_OPS},
-                      **{op: self._annotate_matmul for op in MATMUL_OPS},
-                      aten.cat.default: self._annotate_concatenation}
+        schemes = {"weighted": self._annotate_weighted, "binary": self._annotate_binary,
+                   "shared": self._annotate_shared, "softmax": self._annotate_softmax,
+                   "own_scale": self._annotate_own_scale, "shared_inputs": self._annotate_shared_inputs,
+                   "matmul": self._annotate_matmul, "concatenation": self._annotate_concatenation}
+        annotators = {target: schemes[i.scheme] for i in IMPORTS if i.scheme is not None for target in i.targets}
         nodes = list(model.graph.nodes)
         root_of = self.pointwise_regions(model)
         for node in nodes:

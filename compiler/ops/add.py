@@ -15,14 +15,20 @@ from __future__ import annotations
 
 import numpy as np
 
+import torch
+from torch.fx import Node
+
 from compiler import reference
 from compiler.fixedpoint import quantize_multiplier
 from compiler.ir import Graph, Op
 from compiler.ops import broadcast, overlap
-from compiler.ops.spec import Lowering, OpSpec
+from compiler.ops.float_binary import read_binary
+from compiler.ops.spec import Import, Lowering, OpSpec
 from compiler.quantized_pattern import clamp_range, match, nhwc_operand, replace
 from compiler.reference import ADD_LEFT_SHIFT
 from compiler.schema import program_generated as fb
+
+aten = torch.ops.aten
 
 
 # attrs, in the order of the schema's AddOptions fields and the reference's keywords
@@ -95,6 +101,20 @@ def _lower_sub(graph: Graph, sub: Op) -> None:
     lower_add_like(graph, sub, "sub", -1)
 
 
+def _alpha(node: Node) -> dict:
+    """add / sub's `alpha` (b's factor), where it is not 1."""
+    alpha = float(node.kwargs.get("alpha", 1))
+    return {} if alpha == 1 else {"alpha": alpha}
+
+
+def _import_add(node: Node, args: list) -> tuple[str, dict]:
+    return ("aten.add", _alpha(node)) if len(args) == 2 else read_binary(node, args)
+
+
+def _import_sub(node: Node, args: list) -> tuple[str, dict]:
+    return ("aten.sub", _alpha(node)) if len(args) == 2 else read_binary(node, args)
+
+
 ADD = OpSpec(
     kind="add",
     opcode=fb.OpCode.ADD,
@@ -103,6 +123,7 @@ ADD = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_add",
+    imports=(Import((aten.add.Tensor,), _import_add, "binary"), Import((aten.sub.Tensor,), _import_sub, "binary")),
     lowerings=(Lowering(("aten.add",), _lower_add, fuses_activation=True), Lowering(("aten.sub",), _lower_sub, after_folds=True, fuses_activation=True)),
     in_place=overlap.elementwise,
     path=_path,

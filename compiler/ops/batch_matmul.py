@@ -10,13 +10,19 @@ from __future__ import annotations
 
 import numpy as np
 
+import torch
+from torch.fx import Node
+
+from compiler.aten_node import origin_of
 from compiler import reference
 from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op, Quant, Tensor
-from compiler.ops.spec import Lowering, OpSpec, tier_paths
+from compiler.ops.spec import Import, Lowering, OpSpec, tier_paths
 from compiler.ops.mul import lower_product
 from compiler.quantized_pattern import (QuantizedOp, add_constant, clamp_range, match, replace, weighted_constants)
 from compiler.schema import program_generated as fb
+
+aten = torch.ops.aten
 
 
 # attrs, with their schema BatchMatmulOptions field names
@@ -78,6 +84,18 @@ def _lower(graph: Graph, matmul: Op) -> None:
         lower_product(graph, matched, "batch_matmul")
 
 
+def _import_matmul(node: Node, args: list) -> tuple[str, dict]:
+    """bmm / matmul of two [B, M, K] × [B, K, N] (or 2-D) activations, or of an activation
+    [M, K] and a constant [K, N]; no broadcasting of batch dimensions."""
+    a, b = (arg.meta["val"] for arg in node.args[:2])
+    same_batches = a.dim() == b.dim() and a.shape[:-2] == b.shape[:-2]
+    if a.dim() not in (2, 3) or b.dim() not in (2, 3) or not (same_batches or (a.dim() == 2 and b.dim() == 2)):
+        raise UnsupportedOpError(f"matmul of shapes {list(a.shape)} × {list(b.shape)}", origin_of(node),
+                                 "Ember lowers [B, M, K] × [B, K, N] and [M, K] × [K, N]; reshape other "
+                                 "ranks (e.g. attention's 4-D maps) to 3-D first.")
+    return "aten.matmul", {}
+
+
 BATCH_MATMUL = OpSpec(
     kind="batch_matmul",
     opcode=fb.OpCode.BATCH_MATMUL,
@@ -86,6 +104,7 @@ BATCH_MATMUL = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_batch_matmul",
+    imports=(Import((aten.matmul.default, aten.bmm.default), _import_matmul, "matmul"),),
     lowerings=(Lowering(("aten.matmul",), _lower, after_folds=True, fuses_activation=True),),
     macs=_macs,
     path=tier_paths("MVE 16 columns"),

@@ -13,12 +13,17 @@ from __future__ import annotations
 
 import numpy as np
 
+import torch
+from torch.fx import Node
+
 from compiler import reference
 from compiler.ir import Graph, Op, Tensor
 from compiler.layout import ember_axis, requantized
-from compiler.ops.spec import Lowering, OpSpec
+from compiler.ops.spec import Import, Lowering, OpSpec
 from compiler.quantized_pattern import match, replace
 from compiler.schema import program_generated as fb
+
+aten = torch.ops.aten
 
 
 # Most inputs one CONCATENATION takes (EM_CONCAT_MAX_INPUTS, runtime/ops/em_op_concatenation.c: the
@@ -68,6 +73,12 @@ def _joined(graph: Graph, parts: list[str], axis: int, cat: Op, ops: list[Op]) -
     return joined.name
 
 
+def _import_cat(node: Node, args: list) -> tuple[str, dict]:
+    dim = node.args[1] if len(node.args) > 1 else 0
+    rank = node.args[0][0].meta["val"].dim()
+    return "aten.cat", {"dim": int(dim) % rank, "rank": rank}
+
+
 CONCATENATION = OpSpec(
     kind="concatenation",
     opcode=fb.OpCode.CONCATENATION,
@@ -76,6 +87,7 @@ CONCATENATION = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_concatenation",
+    imports=(Import((aten.cat.default,), _import_cat, "concatenation"),),
     lowerings=(Lowering(("aten.cat",), _lower),),
     path={"*": "row copies"},
 )

@@ -13,13 +13,20 @@ import ctypes
 
 import numpy as np
 
+import torch
+from torch.fx import Node
+
+from compiler.aten_node import given_args, origin_of, pair
+from compiler.errors import UnsupportedOpError
 from compiler import reference
 from compiler.ir import Graph, Op
 from compiler.ops import conv_options, overlap
 from compiler.ops.conv_options import CONV2D_STACK_SCRATCH, inside, planned_scratch, round_up
-from compiler.ops.spec import Lowering, OpSpec
+from compiler.ops.spec import Import, Lowering, OpSpec
 from compiler.quantized_pattern import add_constant, clamp_range, match, replace, weighted_constants
 from compiler.schema import program_generated as fb
+
+aten = torch.ops.aten
 
 
 # em_conv2d_s8.c: EM_NN_CONV_BLOCK (MVE pixels per block); DSP pairs pay from K = 32.
@@ -146,6 +153,15 @@ def _lower(graph: Graph, conv: Op) -> None:
     replace(graph, matched, lowered)
 
 
+def _import_conv2d(node: Node, args: list) -> tuple[str, dict]:
+    _, _, stride, padding, dilation, groups = given_args(node, (None, None, [1, 1], [0, 0], [1, 1], 1))
+    if isinstance(padding, str):
+        raise UnsupportedOpError(f"conv2d with padding={padding!r}", origin_of(node), "Give the padding in numbers.")
+    (ph, pw) = pair(padding)
+    return "aten.conv2d", {"stride": pair(stride), "padding": (ph, ph, pw, pw), "dilation": pair(dilation),
+                           "groups": int(groups)}
+
+
 CONV2D = OpSpec(
     kind="conv2d",
     opcode=fb.OpCode.CONV_2D,
@@ -154,6 +170,7 @@ CONV2D = OpSpec(
     write_options=conv_options.write,
     read_options=conv_options.read,
     registration="em_op_conv2d",
+    imports=(Import((aten.conv2d.default,), _import_conv2d, "weighted", weight_axis=0),),
     lowerings=(Lowering(("aten.conv2d",), _lower, fuses_activation=True),),
     macs=_macs,
     in_place=_in_place,

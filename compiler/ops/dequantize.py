@@ -2,11 +2,16 @@
 from __future__ import annotations
 
 import numpy as np
+import torch
+from torch.fx import Node
+from torchao.quantization.pt2e import quantize_pt2e  # noqa: F401  (registers the quantized_decomposed ops)
 
 from compiler import reference
-from compiler.ir import Op
-from compiler.ops.spec import OpSpec, tier_paths
+from compiler.ir import Op, Quant
+from compiler.ops.spec import Import, OpSpec, tier_paths
 from compiler.schema import program_generated as fb
+
+qd = torch.ops.quantized_decomposed
 
 
 def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
@@ -26,6 +31,15 @@ def _read(table) -> dict:
     return {"scale": np.float32(options.Scale()), "zero_point": options.ZeroPoint()}
 
 
+def _import_dequantize(node: Node, args: list) -> tuple[str, dict]:
+    _, scale, zero_point, *_ = node.args
+    return "dequantize", {"quant": Quant.per_tensor(scale, zero_point)}
+
+
+def _import_dequantize_per_channel(node: Node, args: list) -> tuple[str, dict]:
+    return "dequantize", {"per_channel": True, "axis": int(node.args[3])}
+
+
 DEQUANTIZE = OpSpec(
     kind="dequantize",
     opcode=fb.OpCode.DEQUANTIZE,
@@ -34,5 +48,7 @@ DEQUANTIZE = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_dequantize",
+    imports=(Import((qd.dequantize_per_tensor.default,), _import_dequantize),
+             Import((qd.dequantize_per_channel.default,), _import_dequantize_per_channel)),
     path=tier_paths("MVE float 4 lanes", scalar="scalar (integer bits without an FPU)"),
 )

@@ -3,10 +3,15 @@ from __future__ import annotations
 
 import numpy as np
 
+import torch
+from torch.fx import Node
+
 from compiler import reference
 from compiler.ir import Op
-from compiler.ops.spec import FLOAT_PATH, OpSpec
+from compiler.ops.spec import FLOAT_PATH, Import, OpSpec
 from compiler.schema import program_generated as fb
+
+aten = torch.ops.aten
 
 
 def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
@@ -26,6 +31,13 @@ def _read(table) -> dict:
     return {"epsilon": np.float32(o.Epsilon())}
 
 
+def _import_layer_norm(node: Node, args: list) -> tuple[str, dict]:
+    normalized_shape = [int(d) for d in node.args[1]]
+    eps = node.args[4] if len(node.args) > 4 else node.kwargs.get("eps", 1e-5)
+    return "aten.layer_norm", {"normalized_shape": normalized_shape, "eps": float(eps),
+                               "affine": [len(node.args) > i and node.args[i] is not None for i in (2, 3)]}
+
+
 FLOAT_LAYER_NORM = OpSpec(
     kind="float_layer_norm",
     opcode=fb.OpCode.FLOAT_LAYER_NORM,
@@ -34,5 +46,6 @@ FLOAT_LAYER_NORM = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_float_layer_norm",
+    imports=(Import((aten.layer_norm.default,), _import_layer_norm, float_only=True),),
     path=FLOAT_PATH,
 )

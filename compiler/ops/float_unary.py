@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 
+import torch
+from torch.fx import Node
+
 from compiler import reference
 from compiler.ir import Op
-from compiler.ops.spec import FLOAT_PATH, OpSpec
+from compiler.ops.spec import FLOAT_PATH, Import, OpSpec
 from compiler.schema import program_generated as fb
+
+aten = torch.ops.aten
 
 
 def _params(op: Op) -> dict:
@@ -37,6 +42,14 @@ def _read(table) -> dict:
             "max": o.Max()}
 
 
+UNARY_FUNCTIONS = {aten.exp.default: "exp", aten.log.default: "log", aten.sqrt.default: "sqrt",
+                   aten.rsqrt.default: "rsqrt", aten.abs.default: "abs", aten.neg.default: "neg"}
+
+
+def _import_unary(node: Node, args: list) -> tuple[str, dict]:
+    return "aten.unary", {"function": UNARY_FUNCTIONS[node.target]}
+
+
 FLOAT_UNARY = OpSpec(
     kind="float_unary",
     opcode=fb.OpCode.FLOAT_UNARY,
@@ -45,5 +58,6 @@ FLOAT_UNARY = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_float_unary",
+    imports=(Import(tuple(UNARY_FUNCTIONS), _import_unary, float_only=True),),
     path=FLOAT_PATH,
 )

@@ -13,13 +13,18 @@ from __future__ import annotations
 
 import numpy as np
 
+import torch
+from torch.fx import Node
+
 from compiler import reference
 from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op
 from compiler.layout import TO_NCHW
-from compiler.ops.spec import Lowering, OpSpec
+from compiler.ops.spec import Import, Lowering, OpSpec
 from compiler.quantized_pattern import add_constant, clamp_range, match, replace, weighted_constants
 from compiler.schema import program_generated as fb
+
+aten = torch.ops.aten
 
 
 def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
@@ -135,6 +140,10 @@ def _lower(graph: Graph, linear: Op) -> Op:
     return lowered
 
 
+def _import_linear(node: Node, args: list) -> tuple[str, dict]:
+    return "aten.linear", {}
+
+
 FULLY_CONNECTED = OpSpec(
     kind="fully_connected",
     opcode=fb.OpCode.FULLY_CONNECTED,
@@ -143,6 +152,7 @@ FULLY_CONNECTED = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_fully_connected",
+    imports=(Import((aten.linear.default,), _import_linear, "weighted", weight_axis=0),),
     lowerings=(Lowering(("aten.linear",), _lower, after_folds=True, fuses_activation=True),),
     macs=_macs,
     path=_path,

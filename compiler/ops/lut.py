@@ -16,15 +16,18 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+from torch.fx import Node
 
 from compiler import reference
 from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op, Quant
 from compiler.layout import ember_axis
 from compiler.ops import overlap
-from compiler.ops.spec import Lowering, OpSpec
+from compiler.ops.spec import Import, Lowering, OpSpec
 from compiler.quantized_pattern import add_constant, match, replace
 from compiler.schema import program_generated as fb
+
+aten = torch.ops.aten
 
 
 LAST_AXIS = -1  # LutOptions.axis's default: NumPy's convention, negative counted from the end
@@ -110,6 +113,26 @@ def _lower(graph: Graph, op: Op) -> None:
     replace(graph, matched, Op("lut", [x.name, table_name], [matched.output], attrs, op.origin))
 
 
+def _import_elementwise(node: Node, args: list) -> tuple[str, dict]:
+    """A float activation, kept as the ATen call itself so a table of it computes exactly what
+    PyTorch's quantized model computes."""
+    target, extra, kwargs = node.target, tuple(node.args[1:]), dict(node.kwargs)
+    return "aten.elementwise", {"name": str(target), "function": lambda x: target(x, *extra, **kwargs),
+                                "args": extra, "kwargs": kwargs}
+
+
+def _import_relu(node: Node, args: list) -> tuple[str, dict]:
+    return "aten.clamp", {"min": 0.0, "max": float("inf")}
+
+
+HARDTANH_DEFAULTS = (-1.0, 1.0)  # aten.hardtanh(input, min_val=-1, max_val=1)
+
+
+def _import_hardtanh(node: Node, args: list) -> tuple[str, dict]:
+    low, high = (*node.args[1:3], *HARDTANH_DEFAULTS[len(node.args) - 1:])
+    return "aten.clamp", {"min": float(low), "max": float(high)}
+
+
 LUT = OpSpec(
     kind="lut",
     opcode=fb.OpCode.LUT,
@@ -118,6 +141,10 @@ LUT = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_lut",
+    imports=(Import((aten.sigmoid.default, aten.tanh.default, aten.hardswish.default, aten.hardsigmoid.default,
+                     aten.leaky_relu.default, aten.gelu.default, aten.silu.default), _import_elementwise),
+             Import((aten.relu.default, aten.relu_.default), _import_relu, activation=True),
+             Import((aten.hardtanh.default, aten.hardtanh_.default), _import_hardtanh, activation=True)),
     lowerings=(Lowering(ACTIVATIONS, _lower),),
     in_place=overlap.elementwise,
     path=_path,

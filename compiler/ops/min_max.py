@@ -10,12 +10,18 @@ from __future__ import annotations
 
 import numpy as np
 
+import torch
+from torch.fx import Node
+
 from compiler import reference
 from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op
-from compiler.ops.spec import Lowering, OpSpec, tier_paths
+from compiler.ops.float_binary import read_binary
+from compiler.ops.spec import Import, Lowering, OpSpec, tier_paths
 from compiler.quantized_pattern import match, nhwc_operand, replace
 from compiler.schema import program_generated as fb
+
+aten = torch.ops.aten
 
 
 def _write(builder, op: Op) -> int:
@@ -39,15 +45,23 @@ def _lower(graph: Graph, op: Op) -> None:
     replace(graph, matched, Op(what, inputs, [matched.output], {}, op.origin))
 
 
-def _spec(kind: str, opcode: int, function, lowerings: tuple[Lowering, ...] = ()) -> OpSpec:
+def _import_min_max(node: Node, args: list) -> tuple[str, dict]:
+    name = "minimum" if node.target == aten.minimum.default else "maximum"
+    return (f"aten.{name}", {}) if len(args) == 2 else read_binary(node, args)
+
+
+def _spec(kind: str, opcode: int, function, lowerings: tuple[Lowering, ...] = (),
+          imports: tuple[Import, ...] = ()) -> OpSpec:
     def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
         return [function(inputs[0], inputs[1])]
 
     return OpSpec(kind=kind, opcode=opcode, options_type=fb.OpOptions.MinMaxOptions, reference=_reference,
                   write_options=_write, read_options=lambda table: {}, registration=f"em_op_{kind}",
-                  path=tier_paths("MVE 16 lanes", "DSP 4 lanes (SSUB8/SEL)"), lowerings=lowerings)
+                  path=tier_paths("MVE 16 lanes", "DSP 4 lanes (SSUB8/SEL)"), lowerings=lowerings,
+                  imports=imports)
 
 
-# one lowering makes both
-MINIMUM = _spec("minimum", fb.OpCode.MINIMUM, reference.minimum_s8, (Lowering(tuple(LOWERED), _lower, after_folds=True),))
+# one import and one lowering make both
+MINIMUM = _spec("minimum", fb.OpCode.MINIMUM, reference.minimum_s8, (Lowering(tuple(LOWERED), _lower, after_folds=True),),
+                (Import((aten.minimum.default, aten.maximum.default), _import_min_max, "shared_inputs"),))
 MAXIMUM = _spec("maximum", fb.OpCode.MAXIMUM, reference.maximum_s8)

@@ -7,13 +7,19 @@ from __future__ import annotations
 
 import numpy as np
 
+import torch
+from torch.fx import Node
+
 from compiler import reference
 from compiler.fixedpoint import quantize_multiplier
 from compiler.ir import Graph, Op
 from compiler.ops import overlap
-from compiler.ops.spec import Lowering, OpSpec, tier_paths
+from compiler.ops.float_binary import read_binary
+from compiler.ops.spec import Import, Lowering, OpSpec, tier_paths
 from compiler.quantized_pattern import QuantizedOp, clamp_range, match, nhwc_operand, replace
 from compiler.schema import program_generated as fb
+
+aten = torch.ops.aten
 
 
 # attrs, with their schema MulOptions field names
@@ -59,6 +65,10 @@ def _lower(graph: Graph, mul: Op) -> None:
     lower_product(graph, match(graph, mul, ("int8", "int8"), "mul"), "mul")
 
 
+def _import_mul(node: Node, args: list) -> tuple[str, dict]:
+    return ("aten.mul", {}) if len(args) == 2 else read_binary(node, args)
+
+
 MUL = OpSpec(
     kind="mul",
     opcode=fb.OpCode.MUL,
@@ -67,6 +77,7 @@ MUL = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_mul",
+    imports=(Import((aten.mul.Tensor,), _import_mul, "binary"),),
     lowerings=(Lowering(("aten.mul",), _lower, fuses_activation=True),),
     in_place=overlap.elementwise,
     path=tier_paths("MVE 4 lanes"),

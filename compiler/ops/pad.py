@@ -8,11 +8,18 @@ from __future__ import annotations
 
 import numpy as np
 
+import torch
+from torch.fx import Node
+
+from compiler.aten_node import given_args, origin_of
+from compiler.errors import UnsupportedOpError
 from compiler import reference
 from compiler.ir import Graph, Op, Quant
 from compiler.layout import ember_axis, moved
-from compiler.ops.spec import Lowering, OpSpec, int_list, int_vector
+from compiler.ops.spec import Import, Lowering, OpSpec, int_list, int_vector
 from compiler.schema import program_generated as fb
+
+aten = torch.ops.aten
 
 
 def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
@@ -59,6 +66,20 @@ def _lower(graph: Graph, pad: Op) -> None:
     moved(graph, pad, "pad", _pad_op(pad, len(graph.tensors[pad.outputs[0]].shape)))
 
 
+def _import_pad(node: Node, args: list) -> tuple[str, dict]:
+    if node.target == aten.constant_pad_nd.default:
+        pad, value = given_args(node, (None, 0.0))
+    else:
+        pad, mode, value = given_args(node, (None, "constant", None))
+        if mode != "constant":
+            raise UnsupportedOpError(f"pad with mode {mode!r}", origin_of(node),
+                                     "Only constant padding lowers in this release (F.pad(..., mode='constant')).")
+    if any(int(p) < 0 for p in pad):
+        raise UnsupportedOpError(f"pad by negative amounts {list(pad)}", origin_of(node),
+                                 "Crop with slicing instead.")
+    return "aten.pad", {"pad": [int(p) for p in pad], "value": float(value or 0.0)}
+
+
 PAD = OpSpec(
     kind="pad",
     opcode=fb.OpCode.PAD,
@@ -67,6 +88,7 @@ PAD = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_pad",
+    imports=(Import((aten.pad.default, aten.constant_pad_nd.default), _import_pad, "shared"),),
     lowerings=(Lowering(("aten.pad",), _lower),),
     path={"*": "fill, then row copies"},
 )

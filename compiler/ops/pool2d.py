@@ -8,12 +8,19 @@ from __future__ import annotations
 
 import numpy as np
 
+import torch
+from torch.fx import Node
+
+from compiler.aten_node import given_args, origin_of, pair
 from compiler import reference
+from compiler.decompositions import ceil_overhang
 from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op
-from compiler.ops.spec import Lowering, OpSpec, tier_paths
+from compiler.ops.spec import Import, Lowering, OpSpec, tier_paths
 from compiler.quantized_pattern import match, replace
 from compiler.schema import program_generated as fb
+
+aten = torch.ops.aten
 
 
 WINDOW = ("kernel", "stride", "padding", "activation_min", "activation_max")
@@ -90,6 +97,57 @@ def _lower(graph: Graph, pool: Op) -> None:
     replace(graph, matched, Op(LOWERED[pool.kind], [x.name], [matched.output], attrs, pool.origin))
 
 
+def _pool_padding(node: Node, kernel, stride, padding, ceil_mode: bool) -> tuple[int, int, int, int]:
+    """(top, bottom, left, right): PyTorch's symmetric padding, plus at the bottom and right the
+    cells ceil_mode's last windows run over (they count no cell: Ember's pools count and take only
+    real cells and padding)."""
+    (h, w), (kh, kw), (sh, sw), (ph, pw) = node.args[0].meta["val"].shape[-2:], kernel, stride, padding
+    eh, ew = (ceil_overhang(h, kh, sh, ph), ceil_overhang(w, kw, sw, pw)) if ceil_mode else (0, 0)
+    if ph + eh >= kh or pw + ew >= kw:
+        raise UnsupportedOpError(f"{node.target} with ceil_mode, kernel {[kh, kw]}, stride {[sh, sw]}, padding "
+                                 f"{[ph, pw]}", origin_of(node), "Pad the input explicitly (F.pad) instead.")
+    return (ph, ph + eh, pw, pw + ew)
+
+
+def _import_max_pool2d(node: Node, args: list) -> tuple[str, dict]:
+    kernel, stride, padding, dilation, ceil_mode = given_args(node, (None, [], 0, 1, False))
+    if pair(dilation) != (1, 1):
+        raise UnsupportedOpError(f"max_pool2d with dilation {list(pair(dilation))}", origin_of(node),
+                                 "Ember's max pool takes dilation=1.")
+    kernel, stride = pair(kernel), pair(stride or kernel)
+    return "aten.max_pool2d", {"kernel": kernel, "stride": stride,
+                               "padding": _pool_padding(node, kernel, stride, pair(padding), ceil_mode)}
+
+
+def _import_avg_pool2d(node: Node, args: list) -> tuple[str, dict]:
+    """avg_pool2d; with ceil_mode, the cells its last windows run past the padding are not
+    counted, which Ember's count_include_pad=False says exactly where the padding is 0."""
+    kernel, stride, padding, ceil_mode, count_include_pad, divisor = given_args(node, (None, [], 0, False, True, None))
+    kernel, stride, padding = pair(kernel), pair(stride or kernel), pair(padding)
+    pads = _pool_padding(node, kernel, stride, padding, ceil_mode)
+    overhang = pads != (padding[0], padding[0], padding[1], padding[1])
+    if overhang and count_include_pad and any(padding):
+        raise UnsupportedOpError("avg_pool2d with ceil_mode, padding and count_include_pad=True", origin_of(node),
+                                 "Give count_include_pad=False, or pad the input explicitly (F.pad) instead.")
+    if divisor is not None:  # compiler/decompositions.py rewrites these; one reaching here is a bug
+        raise UnsupportedOpError("avg_pool2d with divisor_override", origin_of(node))
+    return "aten.avg_pool2d", {"kernel": kernel, "stride": stride, "padding": pads,
+                               "count_include_pad": bool(count_include_pad) and not overhang}
+
+
+def _import_adaptive_average(node: Node, args: list) -> tuple[str, dict]:
+    """adaptive_avg_pool2d to an output size that divides the input's: one average pool whose
+    window and stride are the ratio (a global average for 1×1)."""
+    n, c, h, w = node.args[0].meta["val"].shape
+    oh, ow = pair(node.args[1])
+    oh, ow = oh or h, ow or w  # None keeps the input's size
+    if h % oh or w % ow:
+        raise UnsupportedOpError(f"adaptive_avg_pool2d of {h}x{w} to {oh}x{ow}", origin_of(node),
+                                 "Only output sizes that divide the input size lower (e.g. 1x1, or 8x8 to 2x2).")
+    return "aten.avg_pool2d", {"kernel": (int(h // oh), int(w // ow)), "stride": (int(h // oh), int(w // ow)),
+                               "padding": (0, 0, 0, 0), "count_include_pad": True}
+
+
 MAX_POOL2D = OpSpec(
     kind="max_pool2d",
     opcode=fb.OpCode.MAX_POOL_2D,
@@ -98,6 +156,7 @@ MAX_POOL2D = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_max_pool2d",
+    imports=(Import((aten.max_pool2d.default,), _import_max_pool2d, "shared"),),
     lowerings=(Lowering(tuple(LOWERED), _lower),),
     path=tier_paths("MVE 16 channels (VMAX)", "DSP 4 channels (SSUB8/SEL)"),
 )
@@ -110,6 +169,8 @@ AVG_POOL2D = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_avg_pool2d",
+    imports=(Import((aten.avg_pool2d.default,), _import_avg_pool2d, "shared"),
+             Import((aten.adaptive_avg_pool2d.default,), _import_adaptive_average, "shared")),
     path=tier_paths("MVE 4 channels (int32 lanes)", "DSP 4 channels (SXTAB16)"),
     take_zero_pad=_take_zero_pad,
 )

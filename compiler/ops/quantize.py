@@ -2,11 +2,18 @@
 from __future__ import annotations
 
 import numpy as np
+import torch
+from torch.fx import Node
+from torchao.quantization.pt2e import quantize_pt2e  # noqa: F401  (registers the quantized_decomposed ops)
 
 from compiler import reference
-from compiler.ir import Op
-from compiler.ops.spec import OpSpec, tier_paths
+from compiler.aten_node import origin_of
+from compiler.errors import UnsupportedOpError
+from compiler.ir import Op, Quant
+from compiler.ops.spec import Import, OpSpec, tier_paths
 from compiler.schema import program_generated as fb
+
+qd = torch.ops.quantized_decomposed
 
 
 def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
@@ -26,6 +33,14 @@ def _read(table) -> dict:
     return {"inv_scale": np.float32(options.InvScale()), "zero_point": options.ZeroPoint()}
 
 
+def _import_quantize(node: Node, args: list) -> tuple[str, dict]:
+    _, scale, zero_point, qmin, qmax, dtype = node.args
+    if (qmin, qmax, dtype) != (-128, 127, torch.int8):
+        raise UnsupportedOpError(f"quantize to {dtype} [{qmin}, {qmax}]", origin_of(node),
+                                 "Ember activations are int8 in -128..127 (CortexMQuantizer).")
+    return "quantize", {"quant": Quant.per_tensor(scale, zero_point)}
+
+
 QUANTIZE = OpSpec(
     kind="quantize",
     opcode=fb.OpCode.QUANTIZE,
@@ -34,5 +49,6 @@ QUANTIZE = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_quantize",
+    imports=(Import((qd.quantize_per_tensor.default,), _import_quantize),),
     path=tier_paths("MVE float 4 lanes", scalar="scalar (integer bits without an FPU)"),
 )

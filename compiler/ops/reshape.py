@@ -13,10 +13,15 @@ from __future__ import annotations
 
 import numpy as np
 
+import torch
+from torch.fx import Node
+
 from compiler.ir import Graph, Op, Quant
 from compiler.layout import moved, reshaped
-from compiler.ops.spec import Lowering, OpSpec
+from compiler.ops.spec import Import, Lowering, OpSpec
 from compiler.schema import program_generated as fb
+
+aten = torch.ops.aten
 
 
 def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
@@ -41,6 +46,10 @@ def _lower(graph: Graph, reshape: Op) -> None:
     moved(graph, reshape, "reshape", build)
 
 
+def _import_reshape(node: Node, args: list) -> tuple[str, dict]:
+    return "aten.reshape", {}
+
+
 RESHAPE = OpSpec(
     kind="reshape",
     opcode=fb.OpCode.RESHAPE,
@@ -49,6 +58,8 @@ RESHAPE = OpSpec(
     write_options=_write,
     read_options=lambda table: {},
     registration="em_op_reshape",
+    imports=(Import((aten.flatten.using_ints, aten.view.default, aten.reshape.default, aten.squeeze.dim,
+                     aten.squeeze.dims, aten.squeeze.default, aten.unsqueeze.default), _import_reshape, "shared"),),
     lowerings=(Lowering(("aten.reshape",), _lower),),
     output_aliases_input=True,
     path=_path,

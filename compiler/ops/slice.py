@@ -8,11 +8,17 @@ from __future__ import annotations
 
 import numpy as np
 
+import torch
+from torch.fx import Node
+
+from compiler.aten_node import dim_size, given_args, input_rank
 from compiler import reference
 from compiler.ir import Graph, Op, Quant, Tensor
 from compiler.layout import ember_axis, moved, reshaped
-from compiler.ops.spec import Lowering, OpSpec, int_list, int_vector
+from compiler.ops.spec import Import, Lowering, OpSpec, int_list, int_vector
 from compiler.schema import program_generated as fb
+
+aten = torch.ops.aten
 
 
 FIELDS = (("begin", "Begin"), ("step", "Step"), ("size", "Size"))
@@ -58,6 +64,20 @@ def _lower(graph: Graph, op: Op) -> None:
     moved(graph, op, "slice", _build(graph, op))
 
 
+def _import_slice(node: Node, args: list) -> tuple[str, dict]:
+    """slice / narrow / select as (PyTorch dim, first index, step); select also drops the dim."""
+    dim = int(node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", 0)) % input_rank(node)
+    size = dim_size(node, dim)
+    if node.target == aten.slice.Tensor:
+        start, _, step = given_args(node, (0, None, None, 1))[1:]
+        start = 0 if start is None else int(start)
+        start = min(max(start + size if start < 0 else start, 0), size)
+        return "aten.slice", {"dim": dim, "start": start, "step": int(step), "squeeze": False}
+    start = int(node.args[2])
+    start = start + size if start < 0 else start
+    return "aten.slice", {"dim": dim, "start": start, "step": 1, "squeeze": node.target == aten.select.int}
+
+
 SLICE = OpSpec(
     kind="slice",
     opcode=fb.OpCode.SLICE,
@@ -66,6 +86,7 @@ SLICE = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_slice",
+    imports=(Import((aten.slice.Tensor, aten.narrow.default, aten.select.int), _import_slice, "shared"),),
     lowerings=(Lowering(("aten.slice",), _lower),),
     path={"*": "strided copy"},
 )

@@ -7,13 +7,19 @@ from __future__ import annotations
 
 import numpy as np
 
+import torch
+from torch.fx import Node
+
+from compiler.aten_node import origin_of
 from compiler import reference
 from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op
-from compiler.ops.spec import Lowering, OpSpec
+from compiler.ops.spec import Import, Lowering, OpSpec
 from compiler.quantized_pattern import match, replace
 from compiler.reference import softmax_parameters
 from compiler.schema import program_generated as fb
+
+aten = torch.ops.aten
 
 
 FIELDS = (("input_multiplier", "InputMultiplier"), ("input_left_shift", "InputLeftShift"), ("diff_min", "DiffMin"))
@@ -50,6 +56,17 @@ def _lower(graph: Graph, softmax: Op) -> None:
                                softmax_parameters(float(x_quant.scale[0])), softmax.origin))
 
 
+def _import_softmax(node: Node, args: list) -> tuple[str, dict]:
+    """Softmax over the last axis in Ember's layout: the last axis of a 2-D or 3-D tensor, or the
+    channels (dim 1) of a 4-D map, which NHWC puts last."""
+    rank = node.args[0].meta["val"].dim()
+    dim = int(node.args[1]) % rank
+    if not (dim == rank - 1 and rank in (1, 2, 3)) and not (rank == 4 and dim == 1):
+        raise UnsupportedOpError(f"softmax over dim {node.args[1]} of a rank-{rank} tensor", origin_of(node),
+                                 "Softmax lowers over the last axis (or the channels of a 4-D map).")
+    return "aten.softmax", {}
+
+
 SOFTMAX = OpSpec(
     kind="softmax",
     opcode=fb.OpCode.SOFTMAX,
@@ -58,6 +75,7 @@ SOFTMAX = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_softmax",
+    imports=(Import((aten.softmax.int, aten._softmax.default), _import_softmax, "softmax"),),
     lowerings=(Lowering(("aten.softmax",), _lower),),
     path={"*": "scalar (every tier)"},
 )

@@ -30,6 +30,24 @@ def _no_overlap(graph: Graph, op: Op, index: int) -> int | None:
 
 
 @dataclass(frozen=True)
+class Import:
+    """ATen ops of the exported graph that an op module takes: how compiler/importer.py reads them
+    into the importer's kinds, and how CortexMQuantizer annotates them (compiler/quantizer.py)."""
+
+    targets: tuple[object, ...]  # torch.ops OpOverloads
+    # (node, its tensor inputs) -> (the importer's kind, attrs); raises UnsupportedOpError for
+    # arguments Ember does not lower.
+    read: Callable[[object, list], tuple[str, dict]]
+    # CortexMQuantizer's annotation scheme ("weighted", "binary", "shared", …: quantizer.py); None: the
+    # node gets none of its own (a boundary, an activation, a table's member, a float-only op).
+    scheme: str | None = None
+    weight_axis: int = 0  # "weighted": the weight's output-channel axis
+    # A ReLU / clamp that a producer's annotation may take as its fused output clamp.
+    activation: bool = False
+    float_only: bool = False  # no int8 lowering: float32 kernels only (left in float)
+
+
+@dataclass(frozen=True)
 class Lowering:
     """How an op's module turns what the importer made (an "aten.*" op inside its dequantize → … →
     quantize pattern) into Ember ops (passes/lower_ops.py runs them)."""
@@ -89,6 +107,9 @@ class OpSpec:
     # What it lowers from the importer's ops (one lowering may make several ops: conv2d's makes
     # depthwise_conv2d too, and is declared once, by conv2d).
     lowerings: tuple[Lowering, ...] = ()
+    # The ATen ops it imports (one op may import what others lower too: conv2d's aten.conv2d
+    # lowers to depthwise_conv2d as well, and is declared once, by conv2d).
+    imports: tuple[Import, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.registration.startswith("em_op_"):

@@ -8,11 +8,17 @@ from __future__ import annotations
 
 import numpy as np
 
+import torch
+from torch.fx import Node
+
+from compiler.aten_node import input_rank
 from compiler import reference
 from compiler.ir import Graph, Op, Quant
 from compiler.layout import ember_perm, moved
-from compiler.ops.spec import Lowering, OpSpec, int_list, int_vector
+from compiler.ops.spec import Import, Lowering, OpSpec, int_list, int_vector
 from compiler.schema import program_generated as fb
+
+aten = torch.ops.aten
 
 
 def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
@@ -38,6 +44,22 @@ def _lower(graph: Graph, permute: Op) -> None:
     moved(graph, permute, "permute", build)
 
 
+def _import_permute(node: Node, args: list) -> tuple[str, dict]:
+    rank = input_rank(node)
+    return "aten.permute", {"perm": [int(d) % rank for d in node.args[1]]}
+
+
+def _import_transpose(node: Node, args: list) -> tuple[str, dict]:
+    rank = input_rank(node)
+    perm = list(range(rank))
+    if node.target == aten.t.default:
+        perm.reverse()
+    else:
+        a, b = int(node.args[1]) % rank, int(node.args[2]) % rank
+        perm[a], perm[b] = perm[b], perm[a]
+    return "aten.permute", {"perm": perm}
+
+
 TRANSPOSE = OpSpec(
     kind="transpose",
     opcode=fb.OpCode.TRANSPOSE,
@@ -46,6 +68,8 @@ TRANSPOSE = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_transpose",
+    imports=(Import((aten.permute.default,), _import_permute, "shared"),
+             Import((aten.transpose.int, aten.t.default), _import_transpose, "shared")),
     lowerings=(Lowering(("aten.permute",), _lower),),
     path={"*": "strided copy"},
 )

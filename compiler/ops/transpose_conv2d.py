@@ -14,11 +14,18 @@ from __future__ import annotations
 
 import numpy as np
 
+import torch
+from torch.fx import Node
+
+from compiler.aten_node import given_args, origin_of, pair
+from compiler.errors import UnsupportedOpError
 from compiler import reference
 from compiler.ir import Graph, Op, Quant, Tensor
-from compiler.ops.spec import Lowering, OpSpec, tier_paths
+from compiler.ops.spec import Import, Lowering, OpSpec, tier_paths
 from compiler.quantized_pattern import (QuantizedOp, add_constant, clamp_range, match, replace, weighted_constants)
 from compiler.schema import program_generated as fb
+
+aten = torch.ops.aten
 
 
 SCALARS = ("input_offset", "output_offset", "activation_min", "activation_max")
@@ -107,6 +114,18 @@ def _lower(graph: Graph, conv: Op) -> None:
     }, conv.origin))
 
 
+def _import_conv_transpose2d(node: Node, args: list) -> tuple[str, dict]:
+    _, _, stride, padding, output_padding, groups, dilation = given_args(
+        node, (None, None, [1, 1], [0, 0], [0, 0], 1, [1, 1]))
+    if int(groups) != 1 or pair(dilation) != (1, 1):
+        raise UnsupportedOpError(f"conv_transpose2d with groups={groups}, dilation={list(pair(dilation))}",
+                                 origin_of(node), "Ember's transposed convolution takes groups=1 and dilation=1.")
+    (ph, pw), (oh, ow) = pair(padding), pair(output_padding)
+    # PyTorch crops `padding` from both ends of the full output and adds `output_padding` at the
+    # end: Ember's (top, bottom, left, right) crops, negative where rows are added.
+    return "aten.conv_transpose2d", {"stride": pair(stride), "padding": (ph, ph - oh, pw, pw - ow)}
+
+
 TRANSPOSE_CONV2D = OpSpec(
     kind="transpose_conv2d",
     opcode=fb.OpCode.TRANSPOSE_CONV_2D,
@@ -115,6 +134,7 @@ TRANSPOSE_CONV2D = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_transpose_conv2d",
+    imports=(Import((aten.conv_transpose2d.input,), _import_conv_transpose2d, "weighted", weight_axis=1),),
     lowerings=(Lowering(("aten.conv_transpose2d",), _lower, after_folds=True, fuses_activation=True),),
     macs=_macs,
     path=tier_paths("MVE gather form (VMLADAVA.S16)", "DSP gather form (SMLAD)", "scalar gather form"),
