@@ -14,7 +14,6 @@ a − b costs exactly an add (reference.add_s8 takes multipliers of either sign)
 from __future__ import annotations
 
 import numpy as np
-
 import torch
 from torch.fx import Node
 

@@ -9,16 +9,15 @@ Lowering: dequantize → matmul / bmm (+ activation) → quantize becomes
 from __future__ import annotations
 
 import numpy as np
-
 import torch
 from torch.fx import Node
 
-from compiler.aten_node import origin_of
 from compiler import reference
+from compiler.aten_node import origin_of
 from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op, Quant, Tensor
-from compiler.ops.spec import Import, Lowering, OpSpec, tier_paths
 from compiler.ops.mul import lower_product
+from compiler.ops.spec import Import, Lowering, OpSpec, tier_paths
 from compiler.quantized_pattern import (QuantizedOp, add_constant, clamp_range, match, replace, weighted_constants)
 from compiler.schema import program_generated as fb
 

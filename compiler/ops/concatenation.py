@@ -12,7 +12,6 @@ concatenation.MAX_INPUTS first, then the groups.
 from __future__ import annotations
 
 import numpy as np
-
 import torch
 from torch.fx import Node
 

@@ -12,13 +12,12 @@ from __future__ import annotations
 import ctypes
 
 import numpy as np
-
 import torch
 from torch.fx import Node
 
+from compiler import reference
 from compiler.aten_node import given_args, origin_of, pair
 from compiler.errors import UnsupportedOpError
-from compiler import reference
 from compiler.ir import Graph, Op
 from compiler.ops import conv_options, overlap
 from compiler.ops.conv_options import CONV2D_STACK_SCRATCH, inside, planned_scratch, round_up

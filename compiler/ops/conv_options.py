@@ -13,6 +13,7 @@ import numpy as np
 from compiler.ir import Graph, Op
 from compiler.schema import program_generated as fb
 
+
 # Scratch a kernel gets when its op has no planned scratch tensor (a second output): the bytes of
 # eval()'s stack the adapter lends (runtime/ops/em_op_conv2d.c EM_CONV2D_STACK_SCRATCH,
 # runtime/kernels/em_depthwise_conv2d_m1_s8.c EM_NN_DWF_ROWS_BYTES). When scratch is planned in

@@ -12,6 +12,7 @@ from compiler.ops.conv_options import DEPTHWISE_ROWS_STACK, planned_scratch
 from compiler.ops.spec import OpSpec
 from compiler.schema import program_generated as fb
 
+
 # em_depthwise_conv2d_m1_s8.c: EM_NN_DWF_MAX_TAPS, EM_NN_DWF_MAX_CHANNELS; MVE's 16-lane path pays
 # from 16 channels (below, the general path).
 DW_FAST_MAX_TAPS = 49

@@ -4,16 +4,17 @@ reference.FLOAT_BINARY_FUNCTIONS (the schema's FloatBinaryFunction, in order).""
 from __future__ import annotations
 
 import numpy as np
-
 import torch
 from torch.fx import Node
 
+from compiler import reference
 from compiler.aten_node import origin_of
 from compiler.errors import UnsupportedOpError
-from compiler import reference
-from compiler.ir import Op
+from compiler.float_lowering import fused_clamp, kept
+from compiler.ir import Graph, Op, Tensor
 from compiler.ops.float_fully_connected import activation
 from compiler.ops.spec import FLOAT_PATH, Import, OpSpec
+from compiler.quantized_pattern import add_constant
 from compiler.schema import program_generated as fb
 
 aten = torch.ops.aten
@@ -58,6 +59,39 @@ def read_binary(node: Node, args: list) -> tuple[str, dict]:
     return "aten.binary", attrs
 
 
+def _nhwc_operand(graph: Graph, op: Op, name: str, out_rank: int) -> str:
+    """A constant operand broadcast against a 4-D map, in the map's NHWC layout."""
+    tensor = graph.tensors[name]
+    if out_rank != 4 or tensor.data is None and len(tensor.shape) == 4:
+        return name
+    if tensor.data is None:
+        raise UnsupportedOpError(f"float {op.attrs.get('function', op.kind)} of a rank-{len(tensor.shape)} tensor "
+                                 "and a 4-D feature map", op.origin, "Give both operands 4 dimensions.")
+    nchw = tensor.data.reshape((1,) * (4 - tensor.data.ndim) + tensor.data.shape)
+    return add_constant(graph, f"{name}_nhwc", "float32", np.ascontiguousarray(nchw.transpose(0, 2, 3, 1)))
+
+
+def _lower_float_binary(graph: Graph, op: Op) -> Op | list[Op]:
+    function = {"aten.add": "add", "aten.mul": "mul", "aten.sub": "sub", "aten.minimum": "minimum",
+                "aten.maximum": "maximum"}.get(op.kind) or op.attrs["function"]
+    inputs = list(op.inputs)
+    if "alpha" in op.attrs:  # a ± alpha·b: b scaled first
+        b = graph.tensors[inputs[1]]
+        scaled = graph.add_tensor(Tensor(graph.unique_name(f"{b.name}_alpha"), "float32", b.shape))
+        alpha = Op("aten.binary", [b.name], [scaled.name], {"function": "mul", "scalar": op.attrs["alpha"],
+                                                       "scalar_index": 1, "float_reason": op.attrs["float_reason"]},
+                   op.origin)
+        rest = Op(op.kind, [inputs[0], scaled.name], op.outputs,
+                  {k: v for k, v in op.attrs.items() if k != "alpha"}, op.origin)
+        return [_lower_float_binary(graph, alpha), _lower_float_binary(graph, rest)]
+    if "scalar" in op.attrs:
+        scalar = add_constant(graph, f"{op.outputs[0]}_scalar", "float32", np.array([op.attrs["scalar"]], np.float32))
+        inputs.insert(op.attrs["scalar_index"], scalar)
+    out_rank = len(graph.tensors[op.outputs[0]].shape)
+    inputs = [_nhwc_operand(graph, op, name, out_rank) for name in inputs]
+    return kept(op, "float_binary", inputs, {"function": function} | fused_clamp(op))
+
+
 FLOAT_BINARY = OpSpec(
     kind="float_binary",
     opcode=fb.OpCode.FLOAT_BINARY,
@@ -66,6 +100,8 @@ FLOAT_BINARY = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_float_binary",
+    float_lowerings={kind: _lower_float_binary for kind in ("aten.add", "aten.mul", "aten.sub", "aten.minimum",
+                                                                "aten.maximum", "aten.binary")},
     imports=(Import((aten.div.Tensor,), read_binary, float_only=True),),
     path=FLOAT_PATH,
 )

@@ -5,10 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from compiler import reference
-from compiler.ir import Op
+from compiler.float_lowering import bias_or_zeros, float_constant, fused_clamp, kept
+from compiler.ir import Graph, Op
 from compiler.ops.float_fully_connected import activation
 from compiler.ops.spec import FLOAT_PATH, OpSpec
+from compiler.quantized_pattern import add_constant
 from compiler.schema import program_generated as fb
+
 
 GEOMETRY = ("stride", "dilation", "padding", "groups")
 
@@ -44,6 +47,15 @@ def _read(table) -> dict:
             "activation_min": o.ActivationMin(), "activation_max": o.ActivationMax()}
 
 
+def _lower_float_conv2d(graph: Graph, op: Op) -> Op:
+    weights = float_constant(graph, op.inputs[1], op, "weights")  # [O, I/g, KH, KW]
+    laid_out = add_constant(graph, f"{op.outputs[0]}_weights", "float32",
+                            np.ascontiguousarray(weights.transpose(0, 2, 3, 1)))
+    attrs = {k: op.attrs[k] for k in ("stride", "dilation", "padding", "groups")}
+    return kept(op, "float_conv2d", [op.inputs[0], laid_out, bias_or_zeros(graph, op, weights.shape[0])],
+                 attrs | fused_clamp(op))
+
+
 FLOAT_CONV2D = OpSpec(
     kind="float_conv2d",
     opcode=fb.OpCode.FLOAT_CONV_2D,
@@ -52,6 +64,7 @@ FLOAT_CONV2D = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_float_conv2d",
+    float_lowerings={"aten.conv2d": _lower_float_conv2d},
     path=FLOAT_PATH,
     weighted=True,
 )

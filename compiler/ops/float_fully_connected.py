@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from compiler import reference
-from compiler.ir import Op
+from compiler.errors import UnsupportedOpError
+from compiler.float_lowering import bias_or_zeros, float_constant, fused_clamp, kept
+from compiler.ir import Graph, Op
 from compiler.ops.spec import FLOAT_PATH, OpSpec
 from compiler.schema import program_generated as fb
 
@@ -35,6 +37,16 @@ def _read(table) -> dict:
     return {"activation_min": o.ActivationMin(), "activation_max": o.ActivationMax()}
 
 
+def _lower_float_linear(graph: Graph, op: Op) -> Op:
+    x, w = op.inputs[:2]
+    weights = float_constant(graph, w, op, "weights")
+    rank = len(graph.tensors[x].shape)
+    if rank not in (2, 3):  # a 4-D map is NHWC here: its last axis is no longer PyTorch's
+        raise UnsupportedOpError(f"float linear on a rank-{rank} input", op.origin,
+                                 "Give it [batch, features] or [batch, tokens, features], or quantize the layer.")
+    return kept(op, "float_fully_connected", [x, w, bias_or_zeros(graph, op, weights.shape[0])], fused_clamp(op))
+
+
 FLOAT_FULLY_CONNECTED = OpSpec(
     kind="float_fully_connected",
     opcode=fb.OpCode.FLOAT_FULLY_CONNECTED,
@@ -43,6 +55,7 @@ FLOAT_FULLY_CONNECTED = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_float_fully_connected",
+    float_lowerings={"aten.linear": _lower_float_linear},
     path=FLOAT_PATH,
     weighted=True,
 )

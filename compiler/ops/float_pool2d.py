@@ -4,10 +4,12 @@ from __future__ import annotations
 import numpy as np
 
 from compiler import reference
-from compiler.ir import Op
+from compiler.float_lowering import kept
+from compiler.ir import Graph, Op
 from compiler.ops.float_fully_connected import activation
 from compiler.ops.spec import FLOAT_PATH, OpSpec
 from compiler.schema import program_generated as fb
+
 
 WINDOW = ("kernel", "stride", "padding")
 
@@ -48,6 +50,13 @@ def _read(table) -> dict:
             "activation_max": o.ActivationMax()}
 
 
+def _lower_float_pool(graph: Graph, op: Op) -> Op:
+    attrs = {k: op.attrs[k] for k in ("kernel", "stride", "padding")}
+    if op.kind == "aten.avg_pool2d":
+        return kept(op, "float_avg_pool2d", op.inputs, attrs | {"count_include_pad": op.attrs["count_include_pad"]})
+    return kept(op, "float_max_pool2d", op.inputs, attrs)
+
+
 FLOAT_MAX_POOL2D = OpSpec(
     kind="float_max_pool2d",
     opcode=fb.OpCode.FLOAT_MAX_POOL_2D,
@@ -56,6 +65,7 @@ FLOAT_MAX_POOL2D = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_float_max_pool2d",
+    float_lowerings={"aten.max_pool2d": _lower_float_pool, "aten.avg_pool2d": _lower_float_pool},
     path=FLOAT_PATH,
 )
 

@@ -2,9 +2,14 @@
 from __future__ import annotations
 
 from compiler import reference
-from compiler.ir import Op
+from compiler.float_lowering import kept
+from compiler.ir import Graph, Op
 from compiler.ops.spec import FLOAT_PATH, OpSpec
 from compiler.schema import program_generated as fb
+
+
+def _lower_float_softmax(graph: Graph, op: Op) -> Op:
+    return kept(op, "float_softmax", op.inputs, {})
 
 
 def _write(builder, op: Op) -> int:
@@ -19,5 +24,6 @@ FLOAT_SOFTMAX = OpSpec(
     write_options=_write,
     read_options=lambda table: {},
     registration="em_op_float_softmax",
+    float_lowerings={"aten.softmax": _lower_float_softmax},
     path=FLOAT_PATH,
 )

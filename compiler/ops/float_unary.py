@@ -4,12 +4,12 @@ reference.FLOAT_UNARY_FUNCTIONS (the schema's FloatUnaryFunction, in order); alp
 from __future__ import annotations
 
 import numpy as np
-
 import torch
 from torch.fx import Node
 
 from compiler import reference
-from compiler.ir import Op
+from compiler.float_lowering import kept
+from compiler.ir import Graph, Op
 from compiler.ops.spec import FLOAT_PATH, Import, OpSpec
 from compiler.schema import program_generated as fb
 
@@ -50,6 +50,36 @@ def _import_unary(node: Node, args: list) -> tuple[str, dict]:
     return "aten.unary", {"function": UNARY_FUNCTIONS[node.target]}
 
 
+# aten.elementwise ops by name → float_unary function
+ELEMENTWISE_FUNCTIONS = {"aten.sigmoid.default": "sigmoid", "aten.tanh.default": "tanh",
+                         "aten.hardswish.default": "hardswish", "aten.hardsigmoid.default": "hardsigmoid",
+                         "aten.leaky_relu.default": "leaky_relu", "aten.gelu.default": "gelu",
+                         "aten.silu.default": "silu"}
+
+
+LEAKY_RELU_DEFAULT_SLOPE = 0.01
+
+
+def _lower_float_clamp(graph: Graph, op: Op) -> Op:
+    return kept(op, "float_unary", op.inputs, {"function": "clamp", "min": op.attrs["min"], "max": op.attrs["max"]})
+
+
+def _lower_float_elementwise(graph: Graph, op: Op) -> Op:
+    name = op.attrs["name"]
+    function = ELEMENTWISE_FUNCTIONS[name]
+    args, kwargs = op.attrs.get("args", ()), op.attrs.get("kwargs", {})
+    attrs = {"function": function}
+    if function == "leaky_relu":
+        attrs["alpha"] = float(args[0] if args else kwargs.get("negative_slope", LEAKY_RELU_DEFAULT_SLOPE))
+    if function == "gelu" and (args[0] if args else kwargs.get("approximate", "none")) == "tanh":
+        attrs["function"] = "gelu_tanh"
+    return kept(op, "float_unary", op.inputs, attrs)
+
+
+def _lower_float_unary(graph: Graph, op: Op) -> Op:
+    return kept(op, "float_unary", op.inputs, {"function": op.attrs["function"]})
+
+
 FLOAT_UNARY = OpSpec(
     kind="float_unary",
     opcode=fb.OpCode.FLOAT_UNARY,
@@ -58,6 +88,8 @@ FLOAT_UNARY = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_float_unary",
+    float_lowerings={"aten.clamp": _lower_float_clamp, "aten.elementwise": _lower_float_elementwise,
+                     "aten.unary": _lower_float_unary},
     imports=(Import(tuple(UNARY_FUNCTIONS), _import_unary, float_only=True),),
     path=FLOAT_PATH,
 )

@@ -12,7 +12,6 @@ map directly: its weight columns are reordered from PyTorch's (C, H, W) order to
 from __future__ import annotations
 
 import numpy as np
-
 import torch
 from torch.fx import Node
 

@@ -14,6 +14,7 @@ from compiler.ir import Op
 from compiler.ops.spec import OpSpec
 from compiler.schema import program_generated as fb
 
+
 CONSTANTS = ("window", "twiddles", "mel_bands", "mel_weights", "log2_table", "dct")
 
 

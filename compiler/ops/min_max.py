@@ -9,7 +9,6 @@ NHWC (nhwc_operand).
 from __future__ import annotations
 
 import numpy as np
-
 import torch
 from torch.fx import Node
 

@@ -6,7 +6,6 @@ the centred int8 product requantized by scale_a · scale_b / scale_out (referenc
 from __future__ import annotations
 
 import numpy as np
-
 import torch
 from torch.fx import Node
 

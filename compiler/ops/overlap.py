@@ -27,6 +27,7 @@ import numpy as np
 
 from compiler.ir import Graph, Op
 
+
 WINDOW_BLOCK = 4  # output pixels whose reads and writes a kernel may interleave (largest tier)
 
 

@@ -7,13 +7,12 @@ pad value is quantized exactly as PyTorch quantizes the padded float.
 from __future__ import annotations
 
 import numpy as np
-
 import torch
 from torch.fx import Node
 
+from compiler import reference
 from compiler.aten_node import given_args, origin_of
 from compiler.errors import UnsupportedOpError
-from compiler import reference
 from compiler.ir import Graph, Op, Quant
 from compiler.layout import ember_axis, moved
 from compiler.ops.spec import Import, Lowering, OpSpec, int_list, int_vector

@@ -7,12 +7,11 @@ the int8 codes.
 from __future__ import annotations
 
 import numpy as np
-
 import torch
 from torch.fx import Node
 
-from compiler.aten_node import given_args, origin_of, pair
 from compiler import reference
+from compiler.aten_node import given_args, origin_of, pair
 from compiler.decompositions import ceil_overhang
 from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op

@@ -9,6 +9,7 @@ from compiler.ops import overlap
 from compiler.ops.spec import OpSpec, tier_paths
 from compiler.schema import program_generated as fb
 
+
 FIELDS = (("input_offset", "InputOffset"), ("output_offset", "OutputOffset"),
           ("output_multiplier", "OutputMultiplier"), ("output_shift", "OutputShift"))
 

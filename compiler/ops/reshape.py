@@ -12,7 +12,6 @@ input, so the reshape itself moves no bytes.
 from __future__ import annotations
 
 import numpy as np
-
 import torch
 from torch.fx import Node
 
@@ -50,6 +49,12 @@ def _import_reshape(node: Node, args: list) -> tuple[str, dict]:
     return "aten.reshape", {}
 
 
+def _lower_float_reshape(graph: Graph, op: Op) -> list[Op]:
+    """A reshape between float ops (the data-movement kernels take any dtype)."""
+    return [Op(o.kind, o.inputs, o.outputs, o.attrs | {"float_reason": op.attrs["float_reason"]}, o.origin)
+            for o in reshaped(graph, op.inputs[0], op.outputs[0], op.origin)]
+
+
 RESHAPE = OpSpec(
     kind="reshape",
     opcode=fb.OpCode.RESHAPE,
@@ -58,6 +63,7 @@ RESHAPE = OpSpec(
     write_options=_write,
     read_options=lambda table: {},
     registration="em_op_reshape",
+    float_lowerings={"aten.reshape": _lower_float_reshape},
     imports=(Import((aten.flatten.using_ints, aten.view.default, aten.reshape.default, aten.squeeze.dim,
                      aten.squeeze.dims, aten.squeeze.default, aten.unsqueeze.default), _import_reshape, "shared"),),
     lowerings=(Lowering(("aten.reshape",), _lower),),

@@ -7,12 +7,11 @@ a slice that keeps it, then a reshape.
 from __future__ import annotations
 
 import numpy as np
-
 import torch
 from torch.fx import Node
 
-from compiler.aten_node import dim_size, given_args, input_rank
 from compiler import reference
+from compiler.aten_node import dim_size, given_args, input_rank
 from compiler.ir import Graph, Op, Quant, Tensor
 from compiler.layout import ember_axis, moved, reshaped
 from compiler.ops.spec import Import, Lowering, OpSpec, int_list, int_vector

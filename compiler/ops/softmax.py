@@ -6,12 +6,11 @@ the input scaling and the radius of reference.softmax_s8 computed ahead of time.
 from __future__ import annotations
 
 import numpy as np
-
 import torch
 from torch.fx import Node
 
-from compiler.aten_node import origin_of
 from compiler import reference
+from compiler.aten_node import origin_of
 from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op
 from compiler.ops.spec import Import, Lowering, OpSpec

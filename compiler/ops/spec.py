@@ -17,6 +17,7 @@ import numpy as np
 
 from compiler.ir import Graph, Op
 
+
 # (graph, op, tier, variants the program links) -> the path `op` runs, in words.
 PathRule = Callable[[Graph, Op, str, frozenset[str]], str]
 
@@ -107,6 +108,9 @@ class OpSpec:
     # What it lowers from the importer's ops (one lowering may make several ops: conv2d's makes
     # depthwise_conv2d too, and is declared once, by conv2d).
     lowerings: tuple[Lowering, ...] = ()
+    # The importer's kinds it lowers in float32 when they stay in float (passes/lower_float_ops.py):
+    # kind -> (graph, op) -> the float op, or the ops from the input to the output in order.
+    float_lowerings: Mapping[str, Callable[[Graph, Op], Op | list[Op]]] = field(default_factory=dict)
     # The ATen ops it imports (one op may import what others lower too: conv2d's aten.conv2d
     # lowers to depthwise_conv2d as well, and is declared once, by conv2d).
     imports: tuple[Import, ...] = ()

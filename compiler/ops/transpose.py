@@ -7,12 +7,12 @@ axes (a permute to NHWC just before a flatten then cancels: fold_data_movement).
 from __future__ import annotations
 
 import numpy as np
-
 import torch
 from torch.fx import Node
 
-from compiler.aten_node import input_rank
 from compiler import reference
+from compiler.aten_node import input_rank
+from compiler.float_lowering import kept
 from compiler.ir import Graph, Op, Quant
 from compiler.layout import ember_perm, moved
 from compiler.ops.spec import Import, Lowering, OpSpec, int_list, int_vector
@@ -60,6 +60,10 @@ def _import_transpose(node: Node, args: list) -> tuple[str, dict]:
     return "aten.permute", {"perm": perm}
 
 
+def _lower_float_permute(graph: Graph, op: Op) -> Op:
+    return kept(op, "transpose", op.inputs, {"perm": ember_perm(op.attrs["perm"])})
+
+
 TRANSPOSE = OpSpec(
     kind="transpose",
     opcode=fb.OpCode.TRANSPOSE,
@@ -68,6 +72,7 @@ TRANSPOSE = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_transpose",
+    float_lowerings={"aten.permute": _lower_float_permute},
     imports=(Import((aten.permute.default,), _import_permute, "shared"),
              Import((aten.transpose.int, aten.t.default), _import_transpose, "shared")),
     lowerings=(Lowering(("aten.permute",), _lower),),

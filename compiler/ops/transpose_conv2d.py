@@ -13,13 +13,12 @@ bias: near the borders an output receives fewer taps than inside, so the kernel 
 from __future__ import annotations
 
 import numpy as np
-
 import torch
 from torch.fx import Node
 
+from compiler import reference
 from compiler.aten_node import given_args, origin_of, pair
 from compiler.errors import UnsupportedOpError
-from compiler import reference
 from compiler.ir import Graph, Op, Quant, Tensor
 from compiler.ops.spec import Import, Lowering, OpSpec, tier_paths
 from compiler.quantized_pattern import (QuantizedOp, add_constant, clamp_range, match, replace, weighted_constants)

@@ -6,13 +6,12 @@ becomes `upsample_nearest` of the NHWC int8 map by its integer factors.
 from __future__ import annotations
 
 import numpy as np
-
 import torch
 from torch.fx import Node
 
+from compiler import reference
 from compiler.aten_node import origin_of
 from compiler.errors import UnsupportedOpError
-from compiler import reference
 from compiler.ir import Graph, Op, Quant
 from compiler.layout import moved
 from compiler.ops.spec import Import, Lowering, OpSpec
