@@ -22,6 +22,12 @@ TO_NCHW = (0, 3, 1, 2)  # transpose perm: NHWC storage → NCHW order
 TO_NHWC = (0, 2, 3, 1)  # transpose perm: NCHW order → NHWC storage
 
 
+def only_reader(graph: Graph, tensor: str) -> Op | None:
+    """The one op that reads `tensor`, when it is not also a program output."""
+    readers = graph.consumers(tensor)
+    return readers[0] if len(readers) == 1 and tensor not in graph.outputs else None
+
+
 def ember_axis(dim: int, rank: int) -> int:
     """Ember axis of PyTorch dim `dim` (>= 0) of a rank-`rank` activation."""
     return NCHW_TO_NHWC_AXIS[dim] if rank == 4 else dim

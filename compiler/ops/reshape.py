@@ -16,7 +16,7 @@ import torch
 from torch.fx import Node
 
 from compiler.ir import Graph, Op, Quant
-from compiler.layout import moved, reshaped
+from compiler.layout import moved, only_reader, reshaped
 from compiler.ops.spec import Import, Lowering, OpSpec
 from compiler.schema import program_generated as fb
 
@@ -55,6 +55,27 @@ def _lower_float_reshape(graph: Graph, op: Op) -> list[Op]:
             for o in reshaped(graph, op.inputs[0], op.outputs[0], op.origin)]
 
 
+def _fold(graph: Graph) -> bool:
+    """A reshape of a reshape (the first read by nothing else) is one reshape, and a reshape to
+    its input's own shape vanishes; so a conv1d's NHWC → NCHW transpose, squeeze, unsqueeze and
+    NCHW → NHWC transpose before the next conv1d fold to nothing."""
+    changed = False
+    for op in [op for op in graph.ops if op.kind == "reshape"]:
+        producer = graph.producer(op.inputs[0])
+        if producer is not None and producer.kind == "reshape" and only_reader(graph, op.inputs[0]) is op:
+            op.inputs = list(producer.inputs)
+            graph.ops.remove(producer)
+            changed = True
+    for op in [op for op in graph.ops if op.kind == "reshape"]:
+        (source,), (target,) = op.inputs, op.outputs
+        same = graph.tensors[source].shape == graph.tensors[target].shape
+        if same and target not in graph.outputs and graph.tensors[source].dtype == graph.tensors[target].dtype:
+            graph.replace_uses(target, source)
+            graph.ops.remove(op)
+            changed = True
+    return changed
+
+
 RESHAPE = OpSpec(
     kind="reshape",
     opcode=fb.OpCode.RESHAPE,
@@ -63,6 +84,7 @@ RESHAPE = OpSpec(
     write_options=_write,
     read_options=lambda table: {},
     registration="em_op_reshape",
+    fold=_fold,
     float_lowerings={"aten.reshape": _lower_float_reshape},
     imports=(Import((aten.flatten.using_ints, aten.view.default, aten.reshape.default, aten.squeeze.dim,
                      aten.squeeze.dims, aten.squeeze.default, aten.unsqueeze.default), _import_reshape, "shared"),),

@@ -13,7 +13,7 @@ from torch.fx import Node
 from compiler import reference
 from compiler.aten_node import dim_size, given_args, input_rank
 from compiler.ir import Graph, Op, Quant, Tensor
-from compiler.layout import ember_axis, moved, reshaped
+from compiler.layout import ember_axis, moved, only_reader, reshaped
 from compiler.ops.spec import Import, Lowering, OpSpec, int_list, int_vector
 from compiler.schema import program_generated as fb
 
@@ -77,6 +77,21 @@ def _import_slice(node: Node, args: list) -> tuple[str, dict]:
     return "aten.slice", {"dim": dim, "start": start, "step": 1, "squeeze": node.target == aten.select.int}
 
 
+def _fold(graph: Graph) -> bool:
+    """A slice of a slice (the first read by nothing else) is one slice."""
+    changed = False
+    for op in [op for op in graph.ops if op.kind == "slice"]:
+        producer = graph.producer(op.inputs[0])
+        if producer is not None and producer.kind == "slice" and only_reader(graph, op.inputs[0]) is op:
+            first, second = producer.attrs, op.attrs
+            op.attrs = {"begin": [b1 + b2 * s1 for b1, b2, s1 in zip(first["begin"], second["begin"], first["step"])],
+                        "step": [s1 * s2 for s1, s2 in zip(first["step"], second["step"])], "size": second["size"]}
+            op.inputs = list(producer.inputs)
+            graph.ops.remove(producer)
+            changed = True
+    return changed
+
+
 SLICE = OpSpec(
     kind="slice",
     opcode=fb.OpCode.SLICE,
@@ -85,6 +100,7 @@ SLICE = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_slice",
+    fold=_fold,
     imports=(Import((aten.slice.Tensor, aten.narrow.default, aten.select.int), _import_slice, "shared"),),
     lowerings=(Lowering(("aten.slice",), _lower),),
     path={"*": "strided copy"},

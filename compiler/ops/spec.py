@@ -105,6 +105,10 @@ class OpSpec:
     # took them (then it has updated its attrs).
     take_zero_pad: Callable[[Op, Op, tuple[int, int, int, int]], bool] | None = None
 
+    # A peephole over the graph's ops of this kind that removes copies layout conversion and
+    # slicing made redundant (passes/fold_data_movement.py runs them all until none changes
+    # anything); returns whether it changed the graph.
+    fold: Callable[[Graph], bool] | None = None
     # What it lowers from the importer's ops (one lowering may make several ops: conv2d's makes
     # depthwise_conv2d too, and is declared once, by conv2d).
     lowerings: tuple[Lowering, ...] = ()

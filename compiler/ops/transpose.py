@@ -14,7 +14,7 @@ from compiler import reference
 from compiler.aten_node import input_rank
 from compiler.float_lowering import kept
 from compiler.ir import Graph, Op, Quant
-from compiler.layout import ember_perm, moved
+from compiler.layout import ember_perm, moved, only_reader
 from compiler.ops.spec import Import, Lowering, OpSpec, int_list, int_vector
 from compiler.schema import program_generated as fb
 
@@ -64,6 +64,32 @@ def _lower_float_permute(graph: Graph, op: Op) -> Op:
     return kept(op, "transpose", op.inputs, {"perm": ember_perm(op.attrs["perm"])})
 
 
+def _fold(graph: Graph) -> bool:
+    """A transpose of a transpose (the first read by nothing else) is one transpose, of the
+    composed permutation (the model's permute to NHWC followed by the NHWC → NCHW transpose of a
+    flatten composes to the identity); an identity transpose vanishes (its consumers read its
+    input); one that keeps every dimension of size > 1 in order moves no byte: it becomes a
+    reshape (an alias, see compiler/planner.py)."""
+    changed = False
+    for op in [op for op in graph.ops if op.kind == "transpose"]:
+        producer = graph.producer(op.inputs[0])
+        if producer is not None and producer.kind == "transpose" and only_reader(graph, op.inputs[0]) is op:
+            op.attrs = {"perm": [producer.attrs["perm"][k] for k in op.attrs["perm"]]}
+            op.inputs = list(producer.inputs)
+            graph.ops.remove(producer)
+            changed = True
+    for op in [op for op in graph.ops if op.kind == "transpose"]:
+        perm, shape = op.attrs["perm"], graph.tensors[op.inputs[0]].shape
+        if perm == sorted(perm) and not (op.outputs[0] in graph.outputs and op.inputs[0] in graph.inputs):
+            graph.replace_uses(op.outputs[0], op.inputs[0])
+            graph.ops.remove(op)
+            changed = True
+        elif [k for k in perm if shape[k] > 1] == sorted(k for k in perm if shape[k] > 1):
+            op.kind, op.attrs = "reshape", {}
+            changed = True
+    return changed
+
+
 TRANSPOSE = OpSpec(
     kind="transpose",
     opcode=fb.OpCode.TRANSPOSE,
@@ -72,6 +98,7 @@ TRANSPOSE = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_transpose",
+    fold=_fold,
     float_lowerings={"aten.permute": _lower_float_permute},
     imports=(Import((aten.permute.default,), _import_permute, "shared"),
              Import((aten.transpose.int, aten.t.default), _import_transpose, "shared")),
