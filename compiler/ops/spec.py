@@ -4,7 +4,7 @@ The generic modules read these records and name no op: the writer and reader (op
 reference interpreter, the planner (in-place margin, output aliasing), compiler/scratch.py
 (kernel scratch), compiler/macs.py, compiler/kernel_variants.py (the kernel path and the
 selectable Helium variants), compiler/placement.py (weights worth pinning to fast memory),
-fold_activations and fold_pad, and the generated registry (registration).
+fold_activations and fold_data_movement, and the generated registry (registration).
 """
 from __future__ import annotations
 
@@ -101,12 +101,12 @@ class OpSpec:
     # read by their check() at load, before any copy.
     weighted: bool = False
     # A pad of real 0 over H and W in front of its first input folds into its own padding
-    # (passes/fold_pad.py): (op, the pad, the pad's (top, bottom, left, right)) -> whether it
+    # (ops/pad.py's fold): (op, the pad, the pad's (top, bottom, left, right)) -> whether it
     # took them (then it has updated its attrs).
     take_zero_pad: Callable[[Op, Op, tuple[int, int, int, int]], bool] | None = None
 
-    # A peephole over the graph's ops of this kind that removes copies layout conversion and
-    # slicing made redundant (passes/fold_data_movement.py runs them all until none changes
+    # A peephole over the graph's ops of this kind that removes copies layout conversion,
+    # slicing and padding made redundant (passes/fold_data_movement.py runs them all until none changes
     # anything); returns whether it changed the graph.
     fold: Callable[[Graph], bool] | None = None
     # What it lowers from the importer's ops (one lowering may make several ops: conv2d's makes

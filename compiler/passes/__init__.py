@@ -26,7 +26,6 @@ from compiler.passes.deduplicate_constants import deduplicate_constants
 from compiler.passes.remove_dead_tensors import remove_dead_tensors
 from compiler.passes.fold_quantize_pairs import fold_quantize_pairs
 from compiler.passes.fold_data_movement import fold_data_movement
-from compiler.passes.fold_pad import fold_pad
 from compiler.passes.add_front_end import add_front_end
 
 # Identities go first (a dropout between a conv and its batch norm; a clone hides a repeat from
@@ -42,7 +41,8 @@ FLOAT_GRAPH_PASSES = (remove_identity_ops, eliminate_common_subexpressions, drop
 # boundary quantize/dequantize ops are all that remains of q/dq pairs once the ops are lowered.
 # Requantizations (dequantize → quantize of another scale) are folded first, so the patterns
 # see one dequantize per input; transposes are folded after the data movement that made them, and
-# zero pads into the convolutions / average pools that read them once both are lowered.
+# zero pads into the convolutions / average pools that read them once both are lowered
+# (fold_data_movement runs the ops' folds).
 # Ops left in float are lowered first, so the quantized lowerings see only quantized ops.
 # An audio front end goes in front of the finished model (its input is the boundary's).
 IR_PASSES = (
@@ -53,7 +53,6 @@ IR_PASSES = (
     lower_reductions,
     lower_ops,
     fold_data_movement,
-    fold_pad,
     lower_ops_after_folds,
     lower_boundaries,
     remove_dead_tensors,

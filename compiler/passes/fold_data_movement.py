@@ -1,7 +1,8 @@
-"""fold_data_movement: removes the copies that layout conversion and slicing made redundant, by
-the data-movement ops' own folds (OpSpec.fold: a slice of a slice is one slice, transposes
-compose, vanish or become reshapes, reshapes of reshapes are one), run until none changes the
-graph (a transpose turned reshape may then join the reshapes around it)."""
+"""fold_data_movement: removes the copies that layout conversion, slicing and padding made
+redundant, by the data-movement ops' own folds (OpSpec.fold: a slice of a slice is one slice,
+transposes compose, vanish or become reshapes, reshapes of reshapes are one, a zero pad becomes
+the padding of the convolution or average pool that reads it), run until none changes the graph
+(a transpose turned reshape may then join the reshapes around it)."""
 from __future__ import annotations
 
 from compiler.ir import Graph
