@@ -9,6 +9,7 @@ import re
 
 from compiler.ir import Graph, Op
 from compiler.macs import op_macs
+from compiler.ops import OP_TABLE
 
 
 def dims(shape: tuple[int, ...]) -> str:
@@ -17,13 +18,11 @@ def dims(shape: tuple[int, ...]) -> str:
 
 
 def shape_text(graph: Graph, op: Op) -> str:
-    """"in -> out" activation shapes without the batch; kernel and stride for convolutions."""
+    """"in -> out" activation shapes without the batch, then the op's own note (OpSpec.shape_note:
+    kernel and stride for convolutions)."""
     text = f"{dims(graph.tensors[op.inputs[0]].shape)} -> {dims(graph.tensors[op.outputs[0]].shape)}"
-    if op.kind in ("conv2d", "depthwise_conv2d"):
-        weight = graph.tensors[op.inputs[1]].shape
-        kh, kw = (weight[1], weight[2]) if op.kind == "conv2d" else (weight[0], weight[1])
-        text += f" k{kh}x{kw}/{op.attrs['stride'][0]}"
-    return text
+    spec = OP_TABLE.get(op.kind)
+    return text + (spec.shape_note(graph, op) if spec is not None and spec.shape_note is not None else "")
 
 
 def layer_name(op: Op) -> str:

@@ -169,6 +169,7 @@ CONV2D = OpSpec(
     write_options=conv_options.write,
     read_options=conv_options.read,
     registration="em_op_conv2d",
+    shape_note=conv_options.window_note((1, 2)),
     imports=(Import((aten.conv2d.default,), _import_conv2d, "weighted", weight_axis=0),),
     lowerings=(Lowering(("aten.conv2d",), _lower, fuses_activation=True),),
     macs=_macs,

@@ -7,6 +7,7 @@ groups, depth_multiplier, input_zero_point, output_offset, activation_min/max, m
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable
 
 import numpy as np
 
@@ -121,3 +122,12 @@ def take_zero_pad(conv: Op, pad: Op, added: tuple[int, int, int, int]) -> bool:
         return False
     conv.attrs["padding"] = tuple(int(a + b) for a, b in zip(conv.attrs["padding"], added))
     return True
+
+
+def window_note(kernel_axes: tuple[int, int]) -> Callable[[Graph, Op], str]:
+    """The reports' " k<KH>x<KW>/<stride>" of a convolution whose weights hold the window in
+    `kernel_axes`."""
+    def note(graph: Graph, op: Op) -> str:
+        weight = graph.tensors[op.inputs[1]].shape
+        return f" k{weight[kernel_axes[0]]}x{weight[kernel_axes[1]]}/{op.attrs['stride'][0]}"
+    return note

@@ -181,6 +181,7 @@ DEPTHWISE_CONV2D = OpSpec(
     write_options=conv_options.write,
     read_options=conv_options.read,
     registration="em_op_depthwise_conv2d",
+    shape_note=conv_options.window_note((0, 1)),
     macs=_macs,
     in_place=_in_place,
     scratch=_scratch,

@@ -96,6 +96,8 @@ class OpSpec:
     # left out fails at run time with EM_ERR_VARIANT_NOT_LINKED.
     variants: tuple[str, ...] = ()
     takes_variants: Callable[[Graph, list[Op], int], set[str]] | None = None
+    # What reports add to its shapes (compiler/layers.py), e.g. a convolution's " k3x3/2".
+    shape_note: Callable[[Graph, Op], str] | None = None
     # Its constants (weights, bias) only its kernel reads, at run time, so they may be copied to
     # RAM (compiler/placement.py); other ops' constants (LUT tables, the audio front end's) are
     # read by their check() at load, before any copy.
