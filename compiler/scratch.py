@@ -101,8 +101,9 @@ def sources_digest(runtime: Path | None = None) -> str:
     """A hash of the sizing's C (em_nn_buffer_sizes.c and the headers it includes) without its
     comments and blank space: names the cached library, and lets a build re-lower when the sizing
     changes, not when a comment or an unrelated header does. Not cached: it reads files that may
-    change (a few milliseconds)."""
-    text = "".join(f"{p.name}\n" + " ".join(_COMMENT.sub(" ", p.read_text()).split()) for p in _sizing_files(runtime))
+    change (a few milliseconds). `runtime`: runtime_root() unless given."""
+    files = _sizing_files(runtime or runtime_root())
+    text = "".join(f"{p.name}\n" + " ".join(_COMMENT.sub(" ", p.read_text()).split()) for p in files)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
