@@ -29,6 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
+from tools.ember_link import Link, add_device_arguments, board_of, serve
+
 REPO = Path(__file__).resolve().parents[1]
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp"}
 BOX_BYTES = 10  # i8 score, u8 cell, u16 x0, y0, x1, y1 (apps/person_detect/firmware/yolo/link_result.c)
@@ -185,11 +187,7 @@ def run_demo(link, program, source: str, count: int, out: Path | None, headless:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--port", help="a real board's serial port (or any pyserial URL) running the serving firmware")
-    where.add_argument("--board", help="a QEMU board: starts build/<board>/person_detect…/serve/firmware.elf")
-    parser.add_argument("--tier", default="", help="with --board: the tier the firmware was built for (scons tier=)")
-    parser.add_argument("--elf", type=Path, help="with --board: the serving firmware (default: the build's)")
+    add_device_arguments(parser, "a QEMU board: starts build/<board>/person_detect…/serve/firmware.elf")
     parser.add_argument("--program", type=Path, help="the program file the firmware runs (default: the build's)")
     parser.add_argument("--source", default="synthetic", help="synthetic, a camera index, a video file or an image folder")
     parser.add_argument("--frames", type=int, default=20)
@@ -198,11 +196,9 @@ def main() -> None:
     parser.add_argument("--headless", action="store_true", help="never open a window")
     args = parser.parse_args()
     from compiler.program import Program
-    from ember_build.board import load_board
-    from tools.ember_link import Link, serve
 
     if args.board:
-        board = load_board(args.board).for_tier(args.tier)
+        board = board_of(args)
         base = next((p for p in (REPO / "build" / board.build_name / n for n in ("person_detect-yolo", "person_detect"))
                      if (p / "serve").exists()), None)
         if base is None and (args.elf is None or args.program is None):

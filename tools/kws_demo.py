@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from tools.ember_link import Link, add_device_arguments, board_of, serve
+
 REPO = Path(__file__).resolve().parents[1]
 SPOKEN_PEAK = 0.5  # espeak-ng's clip (peak 1) scaled to a normal speaking level
 
@@ -91,25 +93,19 @@ def classify(link, program, clips: list[tuple[str, np.ndarray]]) -> list[Detecti
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--port", help="a real board's serial port (or any pyserial URL) running the serving firmware")
-    where.add_argument("--board", help="a QEMU board (or host): starts build/<board>/kws/serve/firmware")
-    parser.add_argument("--tier", default="", help="with --board: the tier the firmware was built for (scons tier=)")
-    parser.add_argument("--elf", type=Path, help="with --board: the serving firmware (default: the build's)")
+    add_device_arguments(parser, "a QEMU board (or host): starts build/<board>/kws/serve/firmware")
     parser.add_argument("--program", type=Path, help="the program file the firmware runs (default: the build's)")
     parser.add_argument("--say", default="", help="comma-separated words for espeak-ng to speak")
     parser.add_argument("--wav", type=Path, nargs="*", default=[], help="16 kHz mono 16-bit WAV files")
     parser.add_argument("--out", type=Path, help="folder for demo.json (the detections)")
     args = parser.parse_args()
     from compiler.program import Program
-    from ember_build.board import load_board
-    from tools.ember_link import Link, serve
 
     clips = [(w, spoken(w)) for w in args.say.split(",") if w] + [(str(p), wav_clip(p)) for p in args.wav]
     if not clips:
         raise SystemExit("error: nothing to send: give --say WORDS and/or --wav FILES")
     if args.board:
-        board = load_board(args.board).for_tier(args.tier)
+        board = board_of(args)
         base = REPO / "build" / board.build_name / "kws"
         elf = args.elf or base / "serve" / ("firmware.elf" if board.emulator else "firmware")
         if not elf.exists():

@@ -22,7 +22,7 @@ import numpy as np
 
 from compiler.layers import layer_rows
 from compiler.program import Program, write_atomically
-from tools.ember_link import Link, LinkError, serve
+from tools.ember_link import Link, LinkError, add_device_arguments, board_of, serve
 
 
 class ProfileError(LinkError):
@@ -105,11 +105,7 @@ def profile_app(board, elf: Path, gen: Path, out: Path) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--port", help="serial device or pyserial URL of the serving firmware")
-    where.add_argument("--board", help="a QEMU board (or host) to serve --elf on, as `scons profile=1 run=1` does")
-    parser.add_argument("--tier", default="", help="with --board: the tier the firmware was built for (scons tier=)")
-    parser.add_argument("--elf", type=Path, help="with --board: the serve=1 profile=1 firmware")
+    add_device_arguments(parser, "a QEMU board (or host) to serve --elf (a serve=1 profile=1 build) on")
     parser.add_argument("--gen", type=Path, help="with --board: its build's gen/ (program.embr, expected.npz)")
     parser.add_argument("--program", type=Path, help="with --port: the program file the firmware was built with")
     parser.add_argument("--input", type=Path, help="with --port: .npy input (default: zeros)")
@@ -118,9 +114,7 @@ def main() -> None:
     if args.board:
         if args.elf is None or args.gen is None:
             parser.error("--board needs --elf and --gen")
-        from ember_build.board import load_board
-
-        profile = profile_app(load_board(args.board).for_tier(args.tier), args.elf, args.gen, args.out)
+        profile = profile_app(board_of(args), args.elf, args.gen, args.out)
     else:
         if args.program is None:
             parser.error("--port needs --program")
