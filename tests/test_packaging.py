@@ -13,10 +13,14 @@ import sys
 import tomllib
 from pathlib import Path
 
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
 from compiler import scratch
 
 REPO = Path(__file__).resolve().parents[1]
-PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+PROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
+PYPROJECT = PROJECT["tool"]["setuptools"]
 SKIPPED = {".venv", "build", "tests", ".git", "__pycache__"}
 # The one sys.path edit that stays: the CLI loads the user's model file as Python runs a script,
 # its folder first on sys.path, so that the file's own imports of its neighbours resolve.
@@ -91,6 +95,25 @@ def test_the_build_imports_no_tool():
                  if path.is_relative_to(REPO / "site_scons") or path.name == "SConstruct"
                  for name in _imported_modules(ast.parse(path.read_text())) if name.split(".")[0] == "tools"}
     assert offending == set()
+
+
+def test_the_distributions_ranges_hold_the_development_pins():
+    """requirements.txt stays the lock of .venv: every package the two pyproject.toml files ask
+    for (dependencies and extras) is pinned there, at a version the range takes."""
+    pins = {}
+    for line in (REPO / "requirements.txt").read_text().splitlines():
+        if line.split("#")[0].strip():
+            requirement = Requirement(line.split("#")[0])
+            (pin,) = requirement.specifier
+            pins[canonicalize_name(requirement.name)] = pin.version
+    build = tomllib.loads((REPO / "site_scons" / "pyproject.toml").read_text())["project"]["dependencies"]
+    asked = [*PROJECT["project"]["dependencies"], *build,
+             *(r for extra in PROJECT["project"]["optional-dependencies"].values() for r in extra)]
+    ours = {canonicalize_name(PROJECT["project"]["name"])}
+    for requirement in map(Requirement, asked):
+        name = canonicalize_name(requirement.name)
+        if name not in ours:
+            assert name in pins and requirement.specifier.contains(pins[name], prereleases=True), requirement
 
 
 def test_every_package_of_the_compiler_ships():
