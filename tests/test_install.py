@@ -57,7 +57,10 @@ def installed(tmp_path_factory) -> dict:
     env.update(PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", XDG_CACHE_HOME=str(tmp / "cache"))
     _run(["git", "clone", "--quiet", str(REPO), str(clone)], tmp, env)
     _run([sys.executable, "-m", "venv", str(venv)], tmp, env)
-    _run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", str(clone)], tmp, env)
+    # requirements.txt as constraints: the versions of the development lock (torch 2.13.0, the
+    # CPU build on this machine's disk), inside the ranges a user's pip would choose from.
+    _run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "-c", str(clone / "requirements.txt"),
+          str(clone)], tmp, env)
     return {"tmp": tmp, "clone": clone, "venv": venv, "env": env}
 
 
@@ -92,8 +95,10 @@ def test_the_installed_cli_lowers_a_users_model_from_the_root(installed):
 
 def test_import_compiler_from_the_root_finds_the_installed_package(installed):
     venv, env = installed["venv"], installed["env"]
-    probe = "import compiler, compiler.scratch as s; print(compiler.__file__); print(s.runtime_root())"
-    module, runtime = _run([str(venv / "bin" / "python"), "-c", probe], Path("/"), env).split()
+    probe = ("import compiler, compiler.scratch as s, torch; print(compiler.__file__); print(s.runtime_root()); "
+             "print(torch.__version__)")
+    module, runtime, torch_version = _run([str(venv / "bin" / "python"), "-c", probe], Path("/"), env).split()
+    assert torch_version.startswith("2.13.0")
     site = next((venv / "lib").glob("python3*/site-packages"))
     assert Path(module) == site / "compiler" / "__init__.py"
     assert Path(runtime) == site / "compiler" / "_runtime"
