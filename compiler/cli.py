@@ -1,4 +1,4 @@
-"""Command line of the compiler, for a user's own model.
+"""Command line of the compiler, for a user's own model (`ember` once installed: pyproject.toml).
 
     python -m compiler lower --model path/to/model.py:build --input-shape 1,640 \
         --calibration calib.npy --target cortex-m55 -o model.embr [--emit-c DIR] [--int8-io]
@@ -166,7 +166,10 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m compiler", description=__doc__,
+    # `ember …` (the console script pyproject.toml installs) or `python -m compiler …`: the same
+    # command line, named as the user typed it in usage and errors.
+    prog = "ember" if Path(sys.argv[0]).name == "ember" else "python -m compiler"
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
     p = commands.add_parser("lower", help="PyTorch model -> program file")

@@ -8,10 +8,13 @@ the kernel (em_op_operands_scratch in runtime/ops/em_op_support.h). Ops whose re
 no particular tier (tier None: conformance programs run on every device) gets the largest size
 of the three tiers.
 
-The library is cached under build/sizing/, named by a hash of its sources (the headers it
-includes, without comments: a comment or a header the sizing does not include changes nothing),
-and rebuilt when they change; the builds lower programs again then too
-(site_scons/ember_build/lowering.py). Building needs a host C compiler (`cc`, or $CC).
+The C comes from `runtime_root()`: the checkout's runtime/ (run from the repository or installed
+editable), or the copy an installed wheel carries in compiler/_runtime (pyproject.toml).
+The library is cached in `sizing_cache()` (the checkout's build/sizing/, or the user's cache
+folder when installed), named by a hash of its sources (the headers it includes, without
+comments: a comment or a header the sizing does not include changes nothing), and rebuilt when
+they change; the builds lower programs again then too (site_scons/ember_build/lowering.py).
+Building needs a host C compiler (`cc`, or $CC).
 """
 from __future__ import annotations
 
@@ -28,15 +31,40 @@ from compiler.errors import EmberCompileError
 from compiler.ir import Graph, Op, Tensor
 from compiler.ops import OP_TABLE
 
-REPO = Path(__file__).resolve().parents[1]
-KERNELS = REPO / "runtime" / "kernels"
-SIZING_SOURCE = KERNELS / "em_nn_buffer_sizes.c"
+PACKAGE = Path(__file__).resolve().parent
+SIZING_SOURCE = Path("kernels") / "em_nn_buffer_sizes.c"  # relative to runtime_root()
 TIERS = {"scalar": 0, "dsp": 1, "mve": 2}  # EM_NN_TIER numbers (the schema's Tier enum)
 SUFFIX = ".scratch"
 
 
 class ScratchSizingError(EmberCompileError):
     """The host library of the kernels' sizing functions could not be built or loaded."""
+
+
+def runtime_root() -> Path:
+    """The runtime C the compiler reads: the copy an installed wheel carries (compiler/_runtime:
+    present only there, never in the checkout), else the checkout's runtime/ beside compiler/."""
+    packaged = PACKAGE / "_runtime"
+    return packaged if packaged.is_dir() else PACKAGE.parent / "runtime"
+
+
+@cache
+def sizing_cache() -> Path:
+    """A writable folder for the sizing libraries: the checkout's build/sizing/ (beside the other
+    build outputs), or, installed, the user's cache ($XDG_CACHE_HOME or ~/.cache)/ember/sizing, as
+    site-packages may be read-only and shared. Where that cannot be written, a new temporary folder
+    of this process (a shared, predictable one could hold another user's library to load)."""
+    if runtime_root() == PACKAGE.parent / "runtime":
+        wanted = PACKAGE.parent / "build" / "sizing"
+    else:
+        wanted = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ember" / "sizing"
+    try:
+        wanted.mkdir(parents=True, exist_ok=True)
+        if os.access(wanted, os.W_OK):
+            return wanted
+    except OSError:
+        pass
+    return Path(tempfile.mkdtemp(prefix="ember-sizing-"))
 
 
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
@@ -46,7 +74,7 @@ _COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
 def _sizing_files(runtime: Path) -> list[Path]:
     """em_nn_buffer_sizes.c and the project headers it includes, directly or not."""
     search = [runtime / "kernels" / "include", runtime / "include"]
-    found, todo = [], [runtime / "kernels" / SIZING_SOURCE.name]
+    found, todo = [], [runtime / SIZING_SOURCE]
     while todo:
         path = todo.pop()
         if path in found:
@@ -57,26 +85,27 @@ def _sizing_files(runtime: Path) -> list[Path]:
     return sorted(found)
 
 
-def sources_digest(runtime: Path = REPO / "runtime") -> str:
+def sources_digest(runtime: Path | None = None) -> str:
     """A hash of the sizing's C (em_nn_buffer_sizes.c and the headers it includes) without its
     comments and blank space: names the cached library, and lets a build re-lower when the sizing
     changes, not when a comment or an unrelated header does. Not cached: it reads files that may
-    change (a few milliseconds)."""
-    text = "".join(f"{p.name}\n" + " ".join(_COMMENT.sub(" ", p.read_text()).split()) for p in _sizing_files(runtime))
+    change (a few milliseconds). `runtime`: runtime_root() unless given."""
+    files = _sizing_files(runtime or runtime_root())
+    text = "".join(f"{p.name}\n" + " ".join(_COMMENT.sub(" ", p.read_text()).split()) for p in files)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 @cache
 def library(tier: str) -> ctypes.CDLL:
     """em_nn_buffer_sizes.c built for the host as `tier`'s sizing library (cached on disk)."""
-    digest = sources_digest()
-    out = REPO / "build" / "sizing" / f"em_nn_buffer_sizes-{tier}-{digest}.so"
+    runtime = runtime_root()
+    out = sizing_cache() / f"em_nn_buffer_sizes-{tier}-{sources_digest(runtime)}.so"
     if not out.exists():
-        out.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=out.parent, suffix=".so")
         os.close(fd)
         command = [os.environ.get("CC", "cc"), "-std=c11", "-O1", "-fPIC", "-shared", f"-DEM_NN_SIZING_TIER={TIERS[tier]}",
-                   f"-I{KERNELS / 'include'}", f"-I{REPO / 'runtime' / 'include'}", str(SIZING_SOURCE), "-o", tmp]
+                   f"-I{runtime / 'kernels' / 'include'}", f"-I{runtime / 'include'}", str(runtime / SIZING_SOURCE),
+                   "-o", tmp]
         try:
             subprocess.run(command, check=True, capture_output=True, text=True)
             os.replace(tmp, out)

@@ -24,15 +24,13 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "site_scons"))
 
-from compiler import reference  # noqa: E402
-from compiler.fixedpoint import quantize_multiplier  # noqa: E402
-from compiler.ir import Graph, Op, Quant, Tensor  # noqa: E402
-from compiler.planner import Region, plan_memory  # noqa: E402
-from compiler.target import Target  # noqa: E402
-from compiler.writer import write_program  # noqa: E402
+from compiler import reference
+from compiler.fixedpoint import quantize_multiplier
+from compiler.ir import Graph, Op, Quant, Tensor
+from compiler.planner import Region, plan_memory
+from compiler.target import Target
+from compiler.writer import write_program
 
 QUANT = Quant.per_tensor(0.05, -3)
 

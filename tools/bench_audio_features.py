@@ -4,7 +4,7 @@
 (MLPerf Tiny AD, 3072 samples, 5 frames).
 
     ./scons em_run board=corstone300 && ./scons em_run board=mps2_an386 && ./scons em_run board=mps2_an385
-    .venv/bin/python tools/bench_audio_features.py [--boards corstone300 mps2_an386 mps2_an385]
+    .venv/bin/python -m tools.bench_audio_features [--boards corstone300 mps2_an386 mps2_an385]
 
 Each front end is one op in a program of its own (compiler.ops.mel_features.front_end_op ->
 planner -> writer) run twice by the board's em_run on speech-like audio; the two counts must
@@ -19,18 +19,14 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "site_scons"))
-sys.path.insert(0, str(REPO / "tools"))
 
-from compiler import audio_features as af  # noqa: E402
-from compiler.ir import Graph  # noqa: E402
-from compiler.ops.mel_features import front_end_op  # noqa: E402
-from compiler.planner import Region, plan_memory  # noqa: E402
-from compiler.target import Target  # noqa: E402
-from compiler.writer import write_program  # noqa: E402
-from bench_float import TARGETS as FLOAT_TARGETS, count_twice  # noqa: E402
+from compiler import audio_features as af
+from compiler.ir import Graph
+from compiler.ops.mel_features import front_end_op
+from compiler.planner import Region, plan_memory
+from compiler.target import Target
+from compiler.writer import write_program
+from tools.bench_float import TARGETS as FLOAT_TARGETS, count_twice
 
 TARGETS = FLOAT_TARGETS  # corstone300 (mve), mps2_an386 (dsp), mps2_an385 (scalar)
 FRONT_ENDS = {"MFCC, 1 s (49 x 10)": af.MFCC_KWS, "log-mel window (5 x 128)": af.LOG_MEL_ANOMALY}

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Instruction counts of single data-movement programs on a QEMU board (exact, MEASURING.md).
 
-    ./scons em_run board=corstone300 && .venv/bin/python tools/bench_data_movement.py [--board corstone300]
+    ./scons em_run board=corstone300 && .venv/bin/python -m tools.bench_data_movement [--board corstone300]
 
 Each case is one op on an int8 map (compiler.ir graph -> planner -> writer) run by the board's
 em_run; the output is checked against compiler.reference byte for byte, and each case runs twice
@@ -10,22 +10,18 @@ em_run; the output is checked against compiler.reference byte for byte, and each
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "site_scons"))
 
-from compiler.fixedpoint import quantize_multiplier  # noqa: E402
-from compiler.ir import Graph, Op, Quant, Tensor  # noqa: E402
-from compiler.planner import Region, plan_memory  # noqa: E402
-from compiler.program import Program  # noqa: E402
-from compiler.target import Target  # noqa: E402
-from tests.integration.runners import run  # noqa: E402
+from compiler.fixedpoint import quantize_multiplier
+from compiler.ir import Graph, Op, Quant, Tensor
+from compiler.planner import Region, plan_memory
+from compiler.program import Program
+from compiler.target import Target
+from tools.bench_float import count_twice
 
 TIER_TARGETS = {"corstone300": "cortex-m55", "mps2_an386": "cortex-m4", "mps2_an505": "cortex-m33",
                 "mps2_an385": "cortex-m3"}
@@ -52,14 +48,12 @@ def measure(board: str, name: str, workdir: Path) -> int:
                   [Op(kind, ["x"], ["y"], attrs)], ["x"], ["y"])
     program = Program(graph, Target(TIER_TARGETS[board]), name, plan_memory(graph, Region("sram", 1 << 20)))
     x = np.random.default_rng(1).integers(-128, 128, size=in_shape).astype(np.int8)
-    counts = []
-    for _ in range(2):
-        code, console, output = run(board, program, [x], workdir)
-        assert code == 0, console
-        assert np.array_equal(np.frombuffer(output, np.int8), program.run_reference(x)[0].reshape(-1)), name
-        counts.append(int(next(line for line in console.splitlines() if line.startswith("instructions:")).split()[1]))
-    assert counts[0] == counts[1], counts
-    return counts[0]
+    program.save(workdir / "p.embr")
+    (workdir / "x.bin").write_bytes(x.tobytes())
+    count = count_twice(board, workdir)  # two identical runs, one count
+    output = (workdir / "y.bin").read_bytes()
+    assert np.array_equal(np.frombuffer(output, np.int8), program.run_reference(x)[0].reshape(-1)), name
+    return count
 
 
 def main() -> None:

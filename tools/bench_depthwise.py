@@ -3,10 +3,11 @@
 each tier's board: the depthwise layers of DS-CNN and MobileNetV1-0.25 (96x96), the global
 average pools of DS-CNN / ResNet-8 / MobileNet, ResNet-8's residual adds, a max pool and a mul.
 
+    ./scons em_run board=corstone300 && ./scons em_run board=mps2_an386 && ./scons em_run board=mps2_an385
     .venv/bin/python tools/bench_depthwise.py [--boards corstone300 mps2_an386 mps2_an385]
                                               [--only SUBSTRING ...] [--json out.json]
 
-For each board, em_run firmware is built with the board's flags (tests/runtime/build_host.py),
+For each board, the SCons-built em_run firmware (build/<board>/em_run.elf) runs the programs;
 each layer's output is checked against compiler.reference byte for byte, and each layer runs
 twice: the counts must match. Prints one Markdown table per board (instructions, MACs or
 elements, per instruction).
@@ -24,16 +25,13 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-for p in (REPO, REPO / "site_scons", REPO / "tests" / "runtime"):
-    sys.path.insert(0, str(p))
 
-from build_host import build_em_run_firmware  # noqa: E402
-from compiler import reference  # noqa: E402
-from compiler.fixedpoint import quantize_multiplier  # noqa: E402
-from compiler.ir import Graph, Op, Quant, Tensor  # noqa: E402
-from compiler.planner import Region, plan_memory  # noqa: E402
-from compiler.target import Target  # noqa: E402
-from compiler.writer import write_program  # noqa: E402
+from compiler import reference
+from compiler.fixedpoint import quantize_multiplier
+from compiler.ir import Graph, Op, Quant, Tensor
+from compiler.planner import Region, plan_memory
+from compiler.target import Target
+from compiler.writer import write_program
 
 BOARDS = {"corstone300": "cortex-m55", "mps2_an386": "cortex-m4", "mps2_an385": "cortex-m3"}
 
@@ -147,7 +145,9 @@ def run_once(board: str, elf: Path, data: bytes, x: np.ndarray, work: Path) -> t
 
 
 def measure(board: str, names: list[str], work: Path) -> dict[str, dict]:
-    elf = build_em_run_firmware(board, work)
+    elf = REPO / "build" / board / "em_run.elf"
+    if not elf.exists():
+        raise SystemExit(f"no em_run firmware for {board}: build it with `./scons em_run board={board}`")
     target = Target(BOARDS[board])
     results = {}
     for name in names:

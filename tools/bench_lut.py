@@ -15,23 +15,20 @@ from __future__ import annotations
 
 import argparse
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "site_scons"))
 
-from compiler import kernel_variants, reference  # noqa: E402
-from compiler.ir import Graph, Op, Quant, Tensor  # noqa: E402
-from compiler.planner import Region, plan_memory  # noqa: E402
-from compiler.target import Target  # noqa: E402
-from compiler.writer import write_program  # noqa: E402
-from ember_build.board import load_board  # noqa: E402
-from ember_build.qemu import emulator_command  # noqa: E402
+from compiler import kernel_variants, reference
+from compiler.ir import Graph, Op, Quant, Tensor
+from compiler.planner import Region, plan_memory
+from compiler.target import Target
+from compiler.writer import write_program
+from ember_build.board import load_board
+from ember_build.qemu import emulator_command
 
 # name: (input shape, channels axis or None for one [256] table)
 CASES = {

@@ -22,13 +22,14 @@ import argparse
 import json
 import os
 import struct
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from tools.ember_link import Link, add_device_arguments, board_of, serve
 
 REPO = Path(__file__).resolve().parents[1]
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp"}
@@ -65,7 +66,6 @@ def frames(source: str, count: int, side: int, seed: int = 0) -> Iterator[tuple[
     import cv2
 
     if source == "synthetic":
-        sys.path.insert(0, str(REPO))
         from apps.person_detect import data
 
         scenes = data.synthetic(count, seed, side)
@@ -133,7 +133,6 @@ def run_demo(link, program, source: str, count: int, out: Path | None, headless:
     """Streams `count` frames of `source` through the device; returns (and writes) demo.json."""
     import cv2
 
-    sys.path.insert(0, str(REPO))
     from apps.person_detect import detect
     from apps.person_detect.model import output_quantization
 
@@ -188,9 +187,7 @@ def run_demo(link, program, source: str, count: int, out: Path | None, headless:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--port", help="a real board's serial port (or any pyserial URL) running the serving firmware")
-    where.add_argument("--board", help="a QEMU board: starts build/<board>/person_detect…/serve/firmware.elf")
+    add_device_arguments(parser, "a QEMU board: starts build/<board>/person_detect…/serve/firmware.elf")
     parser.add_argument("--program", type=Path, help="the program file the firmware runs (default: the build's)")
     parser.add_argument("--source", default="synthetic", help="synthetic, a camera index, a video file or an image folder")
     parser.add_argument("--frames", type=int, default=20)
@@ -198,20 +195,18 @@ def main() -> None:
     parser.add_argument("--video", type=Path, help="also write an annotated .mp4")
     parser.add_argument("--headless", action="store_true", help="never open a window")
     args = parser.parse_args()
-    sys.path[:0] = [str(REPO), str(REPO / "site_scons")]
     from compiler.program import Program
-    from ember_build.board import load_board
-    from tools.ember_link import Link, serve
 
     if args.board:
-        board = load_board(args.board)
+        board = board_of(args)
         base = next((p for p in (REPO / "build" / board.build_name / n for n in ("person_detect-yolo", "person_detect"))
                      if (p / "serve").exists()), None)
-        if base is None:
+        if base is None and (args.elf is None or args.program is None):
             raise SystemExit(f"error: no serving firmware: build it with `./scons app=person_detect board={args.board} serve=1`")
         program = Program.load(args.program or base / "gen" / "program.embr")
-        with serve(board, base / "serve" / "firmware.elf") as link:
-            summary = run_demo(link, program, args.source, args.frames, args.out or base / "demo", args.headless, args.video)
+        with serve(board, args.elf or base / "serve" / "firmware.elf") as link:
+            out = args.out or (base / "demo" if base else None)
+            summary = run_demo(link, program, args.source, args.frames, out, args.headless, args.video)
             link.shutdown()
     else:
         if args.program is None:

@@ -1,7 +1,8 @@
 """Numerics debugger: one input through the model at every stage, layer by layer.
 
     ./scons app=anomaly numerics=1 [board=…]          # QEMU: build/<board>/<app>/numerics.{md,json}
-    python -m tools.debug_numerics --app anomaly --board corstone300 [--vector N] [--port URL]
+    python -m tools.debug_numerics --app anomaly --board corstone300 [--tier T] [--model M] [--vector N]
+                                   [--port URL] [--build DIR]   # from the checkout's root
 
 Stages, compared at every op output of the lowered program:
   float       the PyTorch model, eager (batch norms folded as for export), every node's value
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,6 +32,8 @@ from compiler.ir import Graph
 from compiler.layers import layer_name
 from compiler.program import Program, write_atomically
 from tools.ember_link import Link, LinkError, serve
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 class NumericsError(LinkError):
@@ -295,21 +297,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--app", required=True)
     parser.add_argument("--board", default="corstone300")
+    parser.add_argument("--tier", default="", help="the tier the app was built for (scons tier=; default: the board's)")
+    parser.add_argument("--model", default="", help="the app's model, for apps with several (scons model=)")
     parser.add_argument("--vector", type=int, default=0, help="which embedded test vector (default 0)")
     parser.add_argument("--port", help="a real board's serial port running the serve=1 firmware")
     parser.add_argument("--no-device", action="store_true", help="float, PT2E and reference only")
+    parser.add_argument("--build", type=Path, help="the app's build folder (default: build/<board>[-<tier>]/<app>[-<model>])")
     args = parser.parse_args()
-    repo = Path(__file__).resolve().parents[1]
-    sys.path.insert(0, str(repo / "site_scons"))
     from ember_build.board import load_board
 
-    board = load_board(args.board)
-    base = repo / "build" / board.build_name / args.app
+    board = load_board(args.board).for_tier(args.tier)
+    base = args.build or REPO / "build" / board.build_name / (f"{args.app}-{args.model}" if args.model else args.app)
     elf = base / "serve" / ("firmware.elf" if board.emulator else "firmware")
     if not args.no_device and not args.port and not elf.exists():
         raise SystemExit(f"error: no serving firmware at {elf}: build it with "
                          f"`./scons app={args.app} board={args.board} serve=1` (or pass --no-device)")
-    text, _ = debug_app(args.app, board, None if args.no_device else elf, base / "gen", base, args.vector, args.port)
+    text, _ = debug_app(args.app, board, None if args.no_device else elf, base / "gen", base, args.vector, args.port,
+                        args.model)
     print(text)
 
 

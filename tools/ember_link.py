@@ -356,6 +356,24 @@ def serve(board, elf: Path | str, timeout: float = 30.0) -> Iterator[Link]:
             process.wait()
 
 
+def add_device_arguments(parser: argparse.ArgumentParser, board_help: str) -> None:
+    """The options of a tool that talks to a serving firmware: --port (a real board's serial port
+    or any pyserial URL) or --board (whose serving firmware serve() starts), with --tier and --elf
+    (what SCons passes when it runs the tool for a build: see site_scons/site_tools/ember_app.py)."""
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--port", help="a real board's serial port (or any pyserial URL) running the serving firmware")
+    where.add_argument("--board", help=board_help)
+    parser.add_argument("--tier", default="", help="with --board: the tier the firmware was built for (scons tier=)")
+    parser.add_argument("--elf", type=Path, help="with --board: the serving firmware (default: the build's)")
+
+
+def board_of(args: argparse.Namespace):
+    """The ember_build Board of --board and --tier."""
+    from ember_build.board import load_board
+
+    return load_board(args.board).for_tier(args.tier)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("url", help="serial device (/dev/ttyACM0) or pyserial URL (socket://127.0.0.1:4000)")

@@ -12,11 +12,13 @@ units and whether the device's output bytes equal the program reference's.
 from __future__ import annotations
 
 import argparse
-import sys
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from tools.ember_link import Link, add_device_arguments, board_of, serve
 
 REPO = Path(__file__).resolve().parents[1]
 SPOKEN_PEAK = 0.5  # espeak-ng's clip (peak 1) scaled to a normal speaking level
@@ -91,25 +93,21 @@ def classify(link, program, clips: list[tuple[str, np.ndarray]]) -> list[Detecti
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--port", help="a real board's serial port (or any pyserial URL) running the serving firmware")
-    where.add_argument("--board", help="a QEMU board (or host): starts build/<board>/kws/serve/firmware")
+    add_device_arguments(parser, "a QEMU board (or host): starts build/<board>/kws/serve/firmware")
     parser.add_argument("--program", type=Path, help="the program file the firmware runs (default: the build's)")
     parser.add_argument("--say", default="", help="comma-separated words for espeak-ng to speak")
     parser.add_argument("--wav", type=Path, nargs="*", default=[], help="16 kHz mono 16-bit WAV files")
+    parser.add_argument("--out", type=Path, help="folder for demo.json (the detections)")
     args = parser.parse_args()
-    sys.path[:0] = [str(REPO), str(REPO / "site_scons")]
     from compiler.program import Program
-    from ember_build.board import load_board
-    from tools.ember_link import Link, serve
 
     clips = [(w, spoken(w)) for w in args.say.split(",") if w] + [(str(p), wav_clip(p)) for p in args.wav]
     if not clips:
         raise SystemExit("error: nothing to send: give --say WORDS and/or --wav FILES")
     if args.board:
-        board = load_board(args.board)
+        board = board_of(args)
         base = REPO / "build" / board.build_name / "kws"
-        elf = base / "serve" / ("firmware.elf" if board.emulator else "firmware")
+        elf = args.elf or base / "serve" / ("firmware.elf" if board.emulator else "firmware")
         if not elf.exists():
             raise SystemExit(f"error: no serving firmware at {elf}: build it with `./scons app=kws board={args.board} serve=1`")
         with serve(board, elf) as link:
@@ -120,6 +118,9 @@ def main() -> None:
             raise SystemExit("error: with --port, give --program (the program file the board's firmware was built with)")
         with Link.open(args.port) as link:
             detections = classify(link, Program.load(args.program), clips)
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "demo.json").write_text(json.dumps([d.__dict__ for d in detections], indent=2) + "\n")
     for d in detections:
         print(f"{d.clip}: {d.keyword} {d.score:.2f}  ({d.device_count:,} device counts; "
               f"{'equal to' if d.equal_to_reference else 'DIFFERS from'} the reference)")

@@ -4,6 +4,8 @@
                                                      # build/<board>-profile/kws/profile.{json,md,png}
     python -m tools.profile --port /dev/ttyACM0 --program build/ra8d1-profile/kws/gen/program.embr \
         [--input x.npy] [--out DIR]                  # a real board running `serve=1 profile=1` firmware
+    python -m tools.profile --board corstone300 --elf build/corstone300-profile/kws/serve/firmware.elf \
+        --gen build/corstone300-profile/kws/gen --out DIR   # what profile=1 run=1 runs (QEMU)
 
 The serving firmware built with profile=1 counts every operator's eval() (instructions under
 QEMU, DWT cycles on silicon: the unit comes from the device and is printed with the table). The
@@ -20,7 +22,7 @@ import numpy as np
 
 from compiler.layers import layer_rows
 from compiler.program import Program, write_atomically
-from tools.ember_link import Link, LinkError, serve
+from tools.ember_link import Link, LinkError, add_device_arguments, board_of, serve
 
 
 class ProfileError(LinkError):
@@ -103,18 +105,27 @@ def profile_app(board, elf: Path, gen: Path, out: Path) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--port", required=True, help="serial device or pyserial URL of the serving firmware")
-    parser.add_argument("--program", type=Path, required=True, help="the program file the firmware was built with")
-    parser.add_argument("--input", type=Path, help=".npy input (default: zeros)")
+    add_device_arguments(parser, "a QEMU board (or host) to serve --elf (a serve=1 profile=1 build) on")
+    parser.add_argument("--gen", type=Path, help="with --board: its build's gen/ (program.embr, expected.npz)")
+    parser.add_argument("--program", type=Path, help="with --port: the program file the firmware was built with")
+    parser.add_argument("--input", type=Path, help="with --port: .npy input (default: zeros)")
     parser.add_argument("--out", type=Path, default=Path("."), help="folder for profile.json, .md, .png")
     args = parser.parse_args()
-    program = Program.load(args.program)
-    tensor = program.graph.tensors[program.graph.inputs[0]]
-    x = np.load(args.input) if args.input else np.zeros(tensor.shape)
-    with Link.open(args.port) as link:
-        profile = measure(link, program, [x])
-    write(profile, args.out)
+    if args.board:
+        if args.elf is None or args.gen is None:
+            parser.error("--board needs --elf and --gen")
+        profile = profile_app(board_of(args), args.elf, args.gen, args.out)
+    else:
+        if args.program is None:
+            parser.error("--port needs --program")
+        program = Program.load(args.program)
+        tensor = program.graph.tensors[program.graph.inputs[0]]
+        x = np.load(args.input) if args.input else np.zeros(tensor.shape)
+        with Link.open(args.port) as link:
+            profile = measure(link, program, [x])
+        write(profile, args.out)
     print(table(profile))
+    print(f"profile: {args.out / 'profile.md'}, {args.out / 'profile.png'}")
 
 
 if __name__ == "__main__":

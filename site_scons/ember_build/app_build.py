@@ -6,6 +6,8 @@ Called by SCons (apps' SConscript) and importable by tests. Knows boards only as
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
+import importlib.util
 import json
 import sys
 from dataclasses import dataclass
@@ -126,11 +128,22 @@ def model_module(app: App) -> ModuleType:
     as em_app_generated.h) and expected_lines(program, outputs) -> list[str] (console lines the
     device must print verbatim, checked by report.check_run). A variant with `programs:` takes
     instead input_program, test_vectors, run_reference and firmware_header(programs) (compile_programs)."""
-    if str(REPO) not in sys.path:  # SCons restores sys.path after reading SConscripts
-        sys.path.insert(0, str(REPO))
     module_name, _, attribute = app.model.partition(":")
-    module = importlib.import_module(module_name)
+    module = checkout_module(module_name)
     return getattr(module, attribute) if attribute else module
+
+
+def checkout_module(name: str) -> ModuleType:
+    """Imports `name` of the checkout's apps/ (apps.kws.model, …): the folder is no installed
+    package and SCons' actions run with the repository off sys.path, so `apps` is made a
+    namespace package of that folder, found by its location; its submodules then import through
+    its __path__ as usual. An `apps` already imported (tests, tools run from the root) is kept."""
+    top = name.partition(".")[0]
+    if top == "apps" and "apps" not in sys.modules:
+        spec = importlib.machinery.ModuleSpec("apps", None, is_package=True)
+        spec.submodule_search_locations = [str(APPS)]
+        sys.modules["apps"] = importlib.util.module_from_spec(spec)
+    return importlib.import_module(name)
 
 
 def app_memory(board: Board, app: App | None = None) -> Memory:

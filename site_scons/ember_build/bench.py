@@ -19,10 +19,8 @@ import the shaping functions (layer_rows, kernels_json, kernels_md).
 from __future__ import annotations
 
 import copy
-import importlib
 import json
 import re
-import sys
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -92,11 +90,6 @@ def instruction_target(model: str, tier: str) -> int | None:
     return ref * INSTRUCTION_PERCENT[tier] // 100 // 1000 * 1000 if ref else None
 
 
-def _repo_on_path() -> None:
-    if str(REPO) not in sys.path:  # SCons restores sys.path after reading SConscripts
-        sys.path.insert(0, str(REPO))
-
-
 def select(names: str, known: tuple[str, ...] | list[str], what: str) -> list[str]:
     """The comma-separated `names` (all of `known` when empty), checked."""
     chosen = [n.strip() for n in names.split(",") if n.strip()] or list(known)
@@ -112,10 +105,11 @@ def build_model(name: str, seed: int = 0):
     """The model with seeded random weights and non-trivial batch-norm statistics, in eval mode."""
     import torch
 
-    _repo_on_path()
+    from ember_build.app_build import checkout_module
+
     spec = MODELS[name]
     torch.manual_seed(seed)
-    model = getattr(importlib.import_module(spec.module), spec.builder)()
+    model = getattr(checkout_module(spec.module), spec.builder)()
     for module in model.modules():
         if isinstance(module, (torch.nn.BatchNorm1d, torch.nn.BatchNorm2d)):
             module.running_mean.uniform_(-0.2, 0.2)
@@ -138,7 +132,6 @@ def exported(name: str):
     """The model quantized (PT2E) and re-exported: the target-independent, slow part."""
     import torch
 
-    _repo_on_path()
     from compiler.frontend import quantize, importable
 
     example = (torch.zeros(MODELS[name].input_shape),)
@@ -147,7 +140,6 @@ def exported(name: str):
 
 @cache
 def _lowered(name: str, tier: str):
-    _repo_on_path()
     from compiler.pipeline import import_program, lower_graph  # the pipeline registers torchao's ops first
     from compiler.options import LoweringOptions
     from compiler.target import Target
@@ -211,7 +203,6 @@ def input_c(data: np.ndarray, operators: int) -> tuple[str, str]:
 def compile_bench(name: str, board: Board, out_dir: Path) -> dict:
     """Lowers model `name` for `board` into `out_dir`: program C sources, input, arena header,
     expected output (expected.npz) and the layer table with the program's sizes (layers.json)."""
-    _repo_on_path()
     from compiler.program import write_atomically
     from ember_build.app_build import arena_header_c
 
@@ -278,7 +269,6 @@ def run_bench(board: Board, elf: Path, profiled_elf: Path, gen_dir: Path, out: P
     outside the counted span, so its whole-network count must be the same too; with LTO the whole
     image is optimised together and the profiled one's inlining differs (a few instructions), so
     only the plain runs must agree and the profiled total is recorded beside them."""
-    _repo_on_path()
     from compiler.program import write_atomically
     from ember_build.size_report import measure
 
@@ -402,7 +392,6 @@ def kernels_md(records: list[dict], optimization: str = SPEED_BUILD) -> str:
 def write_reports(result_files: list[Path], out_dir: Path = BENCH_DIR, optimization: str = SPEED_BUILD) -> list[dict]:
     """kernels.json and kernels.md from the per-run results of an `optimization` build, in model
     then board order."""
-    _repo_on_path()
     from compiler.program import write_atomically
 
     records = [json.loads(Path(f).read_text()) for f in result_files]

@@ -2,11 +2,7 @@
 start-up): the dependency on the C the compiler calls, and one lowering at a time."""
 from __future__ import annotations
 
-import sys
 import threading
-from pathlib import Path
-
-REPO = Path(__file__).resolve().parents[2]
 
 # SCons runs the Python actions of parallel jobs (-j) in threads of one process; torch.export and
 # torchao's PT2E quantizer keep process-wide state and fail when two run at once. Lowerings take
@@ -20,8 +16,6 @@ def lowering_c_digest() -> str:
     includes, comments left out): when it changes, programs must be lowered again.
     A value, not the files: as sources, SCons would scan em_nn_variants.h into the generated
     em_nn_variants_selected.h, a lowering output (a cycle)."""
-    if str(REPO) not in sys.path:  # SCons restores sys.path after reading SConscripts
-        sys.path.insert(0, str(REPO))
     from compiler.scratch import sources_digest
 
     return sources_digest()

@@ -93,54 +93,30 @@ def _size_report(target, source, env) -> int:
     return 0
 
 
-def _profile(target, source, env) -> int:
-    if str(REPO) not in sys.path:  # SCons restores sys.path after reading SConscripts
-        sys.path.insert(0, str(REPO))
-    from tools.profile import profile_app, table  # the serial link: only when profiling
+def _tool(module: str, env, *args: str) -> int:
+    """Runs tools/<module>.py for the env's board as its own program from the checkout's root,
+    as _train runs an app's training: the build imports no tool (tools import the build)."""
+    board = env["BOARD"]
+    command = [sys.executable, "-m", f"tools.{module}", "--board", board.name, "--tier", board.tier, *args]
+    return subprocess.call(command, cwd=str(REPO))
 
-    out = Path(str(target[0])).parent
-    print(table(profile_app(env["BOARD"], Path(str(source[0])), Path(str(source[1])).parent, out)))
-    print(f"profile: {out / 'profile.md'}, {out / 'profile.png'}")
-    return 0
+
+def _profile(target, source, env) -> int:
+    return _tool("profile", env, "--elf", str(source[0]), "--gen", str(Path(str(source[1])).parent),
+                 "--out", str(Path(str(target[0])).parent))
 
 
 def _numerics(target, source, env) -> int:
-    if str(REPO) not in sys.path:  # SCons restores sys.path after reading SConscripts
-        sys.path.insert(0, str(REPO))
-    from tools.debug_numerics import debug_app  # torch and the serial link: only when asked
-
-    out = Path(str(target[0])).parent
-    text, data = debug_app(env["EMBER_APP"], env["BOARD"], Path(str(source[0])), Path(str(source[1])).parent, out,
-                           variant=env.get("model", ""))
-    print(text)
-    return 0
+    return _tool("debug_numerics", env, "--app", env["EMBER_APP"], "--model", env.get("model", ""),
+                 "--build", str(Path(str(target[0])).parent))
 
 
 def _demo(target, source, env) -> int:
-    if str(REPO) not in sys.path:  # SCons restores sys.path after reading SConscripts
-        sys.path.insert(0, str(REPO))
-    from compiler.program import Program
-    from tools.ember_link import serve
-
-    out = Path(str(target[0])).parent
-    program = Program.load(Path(str(source[1])))
-    with serve(env["BOARD"], Path(str(source[0]))) as link:
-        if env["EMBER_DEMO"] == "camera":
-            from tools.camera_demo import run_demo
-
-            summary = run_demo(link, program, env["source"], int(env["frames"]), out, headless=True)
-            print(f"camera demo: {summary['frames']} frames, {summary['frames_equal_to_reference']} with the "
-                  f"reference's boxes, {summary['host_fps']:.2f} fps on the host; frames and demo.json in {out}")
-        else:
-            from tools.kws_demo import classify, spoken
-
-            detections = classify(link, program, [(w, spoken(w)) for w in env["words"].split(",") if w])
-            out.mkdir(parents=True, exist_ok=True)
-            (out / "demo.json").write_text(json.dumps([d.__dict__ for d in detections], indent=2) + "\n")
-            for d in detections:
-                print(f"{d.clip}: {d.keyword} {d.score:.2f} ({d.device_count:,} {'=' if d.equal_to_reference else '≠'} reference)")
-        link.shutdown()
-    return 0
+    common = ["--elf", str(source[0]), "--program", str(source[1])]
+    if env["EMBER_DEMO"] == "camera":
+        return _tool("camera_demo", env, *common, "--source", env["source"], "--frames", str(env["frames"]),
+                     "--out", str(Path(str(target[0])).parent), "--headless")
+    return _tool("kws_demo", env, *common, "--say", env["words"], "--out", str(Path(str(target[0])).parent))
 
 
 def _figures(target, source, env) -> int:
