@@ -27,13 +27,16 @@ aten = torch.ops.aten
 qd = torch.ops.quantized_decomposed
 
 TORCH_DTYPES = {torch.int8: "int8", torch.int32: "int32", torch.float32: "float32"}
+# Results PyTorch gives as int64 (indices, e.g. argmax's) are int32 on the device: no tensor a
+# microcontroller holds has 2^31 elements. (Constants are converted apart, in import_program.)
+RESULT_DTYPES = {**TORCH_DTYPES, torch.int64: "int32"}
 
 
 def _value_tensor(name: str, node: Node) -> Tensor:
     val = node.meta["val"]
-    if val.dtype not in TORCH_DTYPES:
+    if val.dtype not in RESULT_DTYPES:
         raise UnsupportedOpError(f"tensor of dtype {val.dtype}", origin_of(node))
-    return Tensor(name, TORCH_DTYPES[val.dtype], tuple(val.shape))
+    return Tensor(name, RESULT_DTYPES[val.dtype], tuple(val.shape))
 
 
 def _reduce(node: Node, args: list) -> tuple[str, dict]:
