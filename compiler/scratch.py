@@ -27,11 +27,11 @@ from pathlib import Path
 
 from compiler.errors import EmberCompileError
 from compiler.ir import Graph, Op, Tensor
+from compiler.target import TIERS, Tier  # EM_NN_TIER numbers are the schema's Tier numbers
 
 REPO = Path(__file__).resolve().parents[1]
 KERNELS = REPO / "runtime" / "kernels"
 SIZING_SOURCE = KERNELS / "em_nn_buffer_sizes.c"
-TIERS = {"scalar": 0, "dsp": 1, "mve": 2}  # EM_NN_TIER numbers (the schema's Tier enum)
 SUFFIX = ".scratch"
 
 
@@ -87,7 +87,7 @@ def library(tier: str) -> ctypes.CDLL:
         out.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=out.parent, suffix=".so")
         os.close(fd)
-        command = [os.environ.get("CC", "cc"), "-std=c11", "-O1", "-fPIC", "-shared", f"-DEM_NN_SIZING_TIER={TIERS[tier]}",
+        command = [os.environ.get("CC", "cc"), "-std=c11", "-O1", "-fPIC", "-shared", f"-DEM_NN_SIZING_TIER={Tier(tier).number}",
                    f"-I{KERNELS / 'include'}", f"-I{REPO / 'runtime' / 'include'}", str(SIZING_SOURCE), "-o", tmp]
         try:
             subprocess.run(command, check=True, capture_output=True, text=True)

@@ -29,10 +29,11 @@ from compiler.ir import Graph, Op, Quant, Tensor  # noqa: E402
 from compiler.planner import Region, plan_memory  # noqa: E402
 from compiler.target import Target  # noqa: E402
 from compiler.writer import write_program  # noqa: E402
-from ember_build.board import load_board  # noqa: E402
+from ember_build.board import load_board, one_board_per_tier  # noqa: E402
 from ember_build.qemu import run_firmware  # noqa: E402
 
-TARGETS = {"corstone300": "cortex-m55", "mps2_an386": "cortex-m4", "mps2_an385": "cortex-m3"}
+# board -> CPU of a QEMU board of each tier (bsp/): corstone300 (mve), mps2_an386 (dsp), mps2_an385 (scalar)
+TARGETS = {b.name: b.cpu for b in one_board_per_tier()}
 CONV = dict(stride=(1, 1), dilation=(1, 1), padding=(1, 1, 1, 1))
 
 
