@@ -158,8 +158,7 @@ class Board:
             fail("name", f"is {self.name!r} but the folder is {self.directory.name!r}")
         if self.cpu not in CPUS:
             fail("cpu", f"{self.cpu!r} is not a CPU of compiler/target.py's CPUS ({', '.join(CPUS)})")
-        if self.tier is None:
-            object.__setattr__(self, "tier", self.cpu_facts.best_tier)
+        object.__setattr__(self, "tier", self.cpu_facts.best_tier if self.tier is None else Tier(self.tier))
         cpu_flags = [f for f in self.board_cflags if f.startswith(("-mcpu=", "-march=", "-mtune="))]
         if cpu_flags:
             fail("cflags", f"{' '.join(cpu_flags)}: the CPU's flags come from its cpu ({self.cpu}, "
