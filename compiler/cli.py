@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from compiler.errors import EmberCompileError
+from compiler.target import TIERS
 
 def _load_model_factory(spec: str):
     location, _, function = spec.rpartition(":")
@@ -177,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--input-shape", required=True, help="example input shape, e.g. 1,640")
     p.add_argument("--calibration", required=True, type=Path, help=".npy of representative inputs")
     p.add_argument("--target", default="cortex-m55")
-    p.add_argument("--tier", default=None, help="a lower tier than the CPU's best (scalar, dsp, mve): "
+    p.add_argument("--tier", default=None, help=f"a lower tier than the CPU's best ({', '.join(TIERS)}): "
                    "e.g. dsp for an M55 built without MVE; the program records it and a runtime of "
                    "another tier refuses it (EM_ERR_WRONG_TIER)")
     p.add_argument("--int8-io", action="store_true", help="take and return int8 instead of float32")

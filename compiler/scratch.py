@@ -30,10 +30,10 @@ from pathlib import Path
 from compiler.errors import EmberCompileError
 from compiler.ir import Graph, Op, Tensor
 from compiler.ops import OP_TABLE
+from compiler.target import TIERS, Tier  # EM_NN_TIER numbers are the schema's Tier numbers
 
 PACKAGE = Path(__file__).resolve().parent
 SIZING_SOURCE = Path("kernels") / "em_nn_buffer_sizes.c"  # relative to runtime_root()
-TIERS = {"scalar": 0, "dsp": 1, "mve": 2}  # EM_NN_TIER numbers (the schema's Tier enum)
 SUFFIX = ".scratch"
 
 
@@ -103,7 +103,7 @@ def library(tier: str) -> ctypes.CDLL:
     if not out.exists():
         fd, tmp = tempfile.mkstemp(dir=out.parent, suffix=".so")
         os.close(fd)
-        command = [os.environ.get("CC", "cc"), "-std=c11", "-O1", "-fPIC", "-shared", f"-DEM_NN_SIZING_TIER={TIERS[tier]}",
+        command = [os.environ.get("CC", "cc"), "-std=c11", "-O1", "-fPIC", "-shared", f"-DEM_NN_SIZING_TIER={Tier(tier).number}",
                    f"-I{runtime / 'kernels' / 'include'}", f"-I{runtime / 'include'}", str(runtime / SIZING_SOURCE),
                    "-o", tmp]
         try:

@@ -28,7 +28,7 @@ from compiler.target import Target
 from compiler.writer import write_program
 from tools.bench_float import TARGETS as FLOAT_TARGETS, count_twice
 
-TARGETS = FLOAT_TARGETS  # corstone300 (mve), mps2_an386 (dsp), mps2_an385 (scalar)
+TARGETS = FLOAT_TARGETS  # a QEMU board of each tier: corstone300 (mve), mps2_an386 (dsp), mps2_an385 (scalar)
 FRONT_ENDS = {"MFCC, 1 s (49 x 10)": af.MFCC_KWS, "log-mel window (5 x 128)": af.LOG_MEL_ANOMALY}
 
 

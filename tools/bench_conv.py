@@ -30,6 +30,7 @@ from compiler.ir import Graph, Op, Quant, Tensor
 from compiler.planner import Region, plan_memory
 from compiler.target import Target
 from compiler.writer import write_program
+from ember_build.board import emulated_boards, load_board
 
 # name: (input NHWC, kind, kernel (kh, kw), c_out, stride, padding (t, b, l, r))
 LAYERS = {
@@ -76,8 +77,7 @@ MLPERF_LAYERS = {
 ALL_LAYERS = {**LAYERS, **MLPERF_LAYERS}
 
 # Board -> the CPU whose best tier its em_run runs.
-BOARD_CPUS = {"corstone300": "cortex-m55", "mps2_an386": "cortex-m4", "mps2_an505": "cortex-m33",
-              "mps2_an385": "cortex-m3"}
+BOARDS = [b.name for b in emulated_boards()]  # every QEMU board of bsp/
 
 
 def layer_graph(name: str, rng: np.random.Generator):
@@ -141,10 +141,9 @@ def fc_graph(shape: tuple[int, int], n_out: int, in_zp: int, out_zp: int, rng: n
 
 
 def run_once(elf: Path, graph: Graph, x: np.ndarray, work: Path, board: str = "corstone300") -> tuple[int, np.ndarray]:
-    from ember_build.board import load_board
     from ember_build.qemu import emulator_command
 
-    (work / "p.embr").write_bytes(write_program(graph, Target(BOARD_CPUS[board])))
+    (work / "p.embr").write_bytes(write_program(graph, Target(load_board(board).cpu)))
     (work / "in.bin").write_bytes(x.tobytes())
     cmd = emulator_command(load_board(board), elf, "p.embr --input in.bin --output out.bin")
     result = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=300)
@@ -179,7 +178,7 @@ def measure(board: str, elf: Path, names: list[str]) -> dict[str, tuple[int, int
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--board", nargs="*", default=["corstone300"], choices=sorted(BOARD_CPUS))
+    ap.add_argument("--board", nargs="*", default=["corstone300"], choices=BOARDS)
     ap.add_argument("--elf", type=Path, default=None, help="em_run firmware (one board only)")
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--mlperf", action="store_true", help="the MLPerf Tiny conv / FC layers")

@@ -21,10 +21,10 @@ from compiler.ir import Graph, Op, Quant, Tensor
 from compiler.planner import Region, plan_memory
 from compiler.program import Program
 from compiler.target import Target
+from ember_build.board import emulated_boards, load_board
 from tools.bench_float import count_twice
 
-TIER_TARGETS = {"corstone300": "cortex-m55", "mps2_an386": "cortex-m4", "mps2_an505": "cortex-m33",
-                "mps2_an385": "cortex-m3"}
+BOARDS = [b.name for b in emulated_boards()]  # every QEMU board of bsp/
 # name: (kind, input shape, output shape, attrs)
 CASES = {
     "transpose_nhwc_to_nchw_24x24x16": ("transpose", (1, 24, 24, 16), (1, 16, 24, 24), {"perm": [0, 3, 1, 2]}),
@@ -46,7 +46,7 @@ def measure(board: str, name: str, workdir: Path) -> int:
     quant = Quant.per_tensor(0.05, 0)
     graph = Graph({"x": Tensor("x", "int8", in_shape, quant), "y": Tensor("y", "int8", out_shape, quant)},
                   [Op(kind, ["x"], ["y"], attrs)], ["x"], ["y"])
-    program = Program(graph, Target(TIER_TARGETS[board]), name, plan_memory(graph, Region("sram", 1 << 20)))
+    program = Program(graph, Target(load_board(board).cpu), name, plan_memory(graph, Region("sram", 1 << 20)))
     x = np.random.default_rng(1).integers(-128, 128, size=in_shape).astype(np.int8)
     program.save(workdir / "p.embr")
     (workdir / "x.bin").write_bytes(x.tobytes())
@@ -58,7 +58,7 @@ def measure(board: str, name: str, workdir: Path) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--board", default="corstone300", choices=sorted(TIER_TARGETS))
+    parser.add_argument("--board", default="corstone300", choices=BOARDS)
     args = parser.parse_args()
     print(f"| case ({args.board}) | instructions | per output byte |\n|---|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:

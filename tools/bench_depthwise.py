@@ -32,8 +32,9 @@ from compiler.ir import Graph, Op, Quant, Tensor
 from compiler.planner import Region, plan_memory
 from compiler.target import Target
 from compiler.writer import write_program
+from ember_build.board import load_board, one_board_per_tier
 
-BOARDS = {"corstone300": "cortex-m55", "mps2_an386": "cortex-m4", "mps2_an385": "cortex-m3"}
+BOARDS = [b.name for b in one_board_per_tier()]  # a QEMU board of each tier: corstone300, mps2_an386, mps2_an385
 
 # name: (input NHWC, stride, padding (t, b, l, r)); depthwise 3x3, multiplier 1. Stride-2 layers
 # pad like TFLite's "same" on even sizes (0, 1, 0, 1), as the MLPerf Tiny model does.
@@ -148,7 +149,7 @@ def measure(board: str, names: list[str], work: Path) -> dict[str, dict]:
     elf = REPO / "build" / board / "em_run.elf"
     if not elf.exists():
         raise SystemExit(f"no em_run firmware for {board}: build it with `./scons em_run board={board}`")
-    target = Target(BOARDS[board])
+    target = Target(load_board(board).cpu)
     results = {}
     for name in names:
         make, unit = layers()[name]
@@ -172,14 +173,14 @@ def measure(board: str, names: list[str], work: Path) -> dict[str, dict]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--boards", nargs="*", default=list(BOARDS))
+    ap.add_argument("--boards", nargs="*", default=BOARDS)
     ap.add_argument("--only", nargs="*", default=None, help="substrings of layer names")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
     names = [n for n in layers() if args.only is None or any(s in n for s in args.only)]
     out = {}
     for board in args.boards:
-        print(f"\n### {board} ({Target(BOARDS[board]).tier})\n")
+        print(f"\n### {board} ({load_board(board).tier})\n")
         print("| layer | instructions | work | per instr |")
         print("|---|---:|---:|---:|")
         with tempfile.TemporaryDirectory(prefix=f"bench_dw_{board}_") as tmp:

@@ -27,10 +27,11 @@ from compiler.ir import Graph, Op, Quant, Tensor
 from compiler.planner import Region, plan_memory
 from compiler.target import Target
 from compiler.writer import write_program
-from ember_build.board import load_board
+from ember_build.board import load_board, one_board_per_tier
 from ember_build.qemu import run_firmware
 
-TARGETS = {"corstone300": "cortex-m55", "mps2_an386": "cortex-m4", "mps2_an385": "cortex-m3"}
+# board -> CPU of a QEMU board of each tier (bsp/): corstone300 (mve), mps2_an386 (dsp), mps2_an385 (scalar)
+TARGETS = {b.name: b.cpu for b in one_board_per_tier()}
 CONV = dict(stride=(1, 1), dilation=(1, 1), padding=(1, 1, 1, 1))
 
 

@@ -32,6 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
+from compiler.target import Tier
+
 SYNC = b"\xa5\x5a"
 PROTOCOL_VERSION = 1
 REPLY, ERROR = 0x80, 0x7F
@@ -42,7 +44,7 @@ REQUEST_NAMES = {INFO: "INFO", SET_INPUT: "SET_INPUT", RUN: "RUN", GET_OUTPUT: "
 ERROR_NAMES = {1: "BAD_CRC", 2: "TOO_LONG", 3: "TRUNCATED", 4: "UNKNOWN_TYPE", 5: "BAD_REQUEST",
                6: "RUNTIME", 7: "NOT_AVAILABLE"}
 DTYPES = {0: np.int8, 1: np.int32, 2: np.float32, 3: np.int16}
-TIERS = {0: "scalar", 1: "dsp", 2: "mve"}
+TIERS = {t.number: str(t) for t in Tier}  # the INFO reply's tier byte: the schema's Tier
 MAX_REPLY = 64 << 20  # a longer length field is garbage, not a reply
 BAUD = 115200
 RETRIES = 2  # resends of a request damaged on the way

@@ -187,7 +187,7 @@ em_status em_program_load(em_program *program, const void *data, size_t size)
         return EM_ERR_MALFORMED;
     }
     const em_fb_buf buf = {(const uint8_t *)data, (uint32_t)size};
-    if (memcmp(buf.data + 4, "EMBR", 4) != 0) {
+    if (memcmp(buf.data + 4, EM_SCHEMA_FILE_IDENTIFIER, 4) != 0) {
         return EM_ERR_BAD_MAGIC;
     }
     em_program_view v;

@@ -20,24 +20,7 @@
 #include "em_registry.h"
 #include "ember.h"
 
-/** Field slots (declaration order in compiler/schema/program.fbs). */
-enum {
-    EM_PROGRAM_SCHEMA_VERSION = 0, EM_PROGRAM_TIER = 1, EM_PROGRAM_TARGET = 2, EM_PROGRAM_NAME = 3,
-    EM_PROGRAM_TENSORS = 4, EM_PROGRAM_OPERATORS = 5, EM_PROGRAM_INPUTS = 6,
-    EM_PROGRAM_OUTPUTS = 7, EM_PROGRAM_BUFFERS = 8, EM_PROGRAM_ARENAS = 9, EM_PROGRAM_PINNED_CONSTANTS = 10
-};
-enum {
-    EM_TENSOR_NAME = 0, EM_TENSOR_DTYPE = 1, EM_TENSOR_SHAPE = 2, EM_TENSOR_QUANTIZATION = 3,
-    EM_TENSOR_BUFFER = 4, EM_TENSOR_ARENA = 5, EM_TENSOR_OFFSET = 6, EM_TENSOR_SIZE = 7,
-    EM_TENSOR_INITIAL_BUFFER = 8
-};
-enum { EM_QUANTIZATION_SCALE = 0, EM_QUANTIZATION_ZERO_POINT = 1, EM_QUANTIZATION_AXIS = 2 };
-enum { EM_BUFFER_DATA = 0 };
-enum { EM_ARENA_NAME = 0, EM_ARENA_SIZE = 1 };
-enum {
-    EM_OPERATOR_OPCODE = 0, EM_OPERATOR_INPUTS = 1, EM_OPERATOR_OUTPUTS = 2,
-    EM_OPERATOR_OPTIONS_TYPE = 3, EM_OPERATOR_OPTIONS = 4, EM_OPERATOR_ORIGIN = 5
-};
+/* Field slots of Program, Tensor, Quantization, Buffer, Arena and Operator: em_schema.h. */
 
 /** Largest tensor rank the runtime accepts. */
 #define EM_MAX_RANK 8u

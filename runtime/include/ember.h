@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "em_schema.h"
 #include "em_status.h"
 
 #ifdef __cplusplus
@@ -42,11 +43,13 @@ extern "C" {
 /** Maximum number of arenas (memory regions) a program may use. */
 #define EM_MAX_ARENAS 4
 
-/** ISA tiers, numbered as in the schema's Tier enum. */
-typedef enum { EM_TIER_SCALAR = 0, EM_TIER_DSP = 1, EM_TIER_MVE = 2 } em_tier;
+/** ISA tiers: the schema's Tier enum (EM_TIER_SCALAR, EM_TIER_DSP, EM_TIER_MVE; em_schema.h,
+ *  generated from compiler/schema/program.fbs). */
+typedef enum em_tier em_tier;
 
-/** Element types, numbered as in the schema's DType enum. */
-typedef enum { EM_DTYPE_INT8 = 0, EM_DTYPE_INT32 = 1, EM_DTYPE_FLOAT32 = 2, EM_DTYPE_INT16 = 3 } em_dtype;
+/** Element types: the schema's DType enum (EM_DTYPE_INT8, EM_DTYPE_INT32, EM_DTYPE_FLOAT32,
+ *  EM_DTYPE_INT16; em_schema.h). */
+typedef enum em_dtype em_dtype;
 
 /** A verified program. Plain data pointing into the caller's program bytes. */
 typedef struct {

@@ -37,13 +37,13 @@ static em_status em_fc_decode(const em_op_context *ctx, em_fc_args *a)
     em_status s = em_op_operands(ctx, a->in, EM_FC_N_INPUTS, &a->output, 1u);
     if (s == EM_OK) s = em_op_options(ctx, EM_OPTIONS_FULLY_CONNECTED);
     /* slots OUTPUT_OFFSET (0) .. ACTIVATION_MAX (2) are em_fc_params' fields in order */
-    _Static_assert(sizeof(em_fc_params) == 3u * sizeof(int32_t) && EM_FC_OPTIONS_OUTPUT_OFFSET == 0
-                       && EM_FC_OPTIONS_ACTIVATION_MAX == 2,
+    _Static_assert(sizeof(em_fc_params) == 3u * sizeof(int32_t) && EM_FULLY_CONNECTED_OPTIONS_OUTPUT_OFFSET == 0
+                       && EM_FULLY_CONNECTED_OPTIONS_ACTIVATION_MAX == 2,
                    "em_fc_params must be the options' slots 0..2 in order");
     static const int8_t defaults[3] = {0, -128, 127};
     if (s == EM_OK) s = em_op_option_i32s(ctx, 0u, defaults, 3u, (int32_t *)(void *)p);
-    if (s == EM_OK) s = em_fc_option_vector(ctx, EM_FC_OPTIONS_OUTPUT_MULTIPLIER, &a->multiplier);
-    if (s == EM_OK) s = em_fc_option_vector(ctx, EM_FC_OPTIONS_OUTPUT_SHIFT, &a->shift);
+    if (s == EM_OK) s = em_fc_option_vector(ctx, EM_FULLY_CONNECTED_OPTIONS_OUTPUT_MULTIPLIER, &a->multiplier);
+    if (s == EM_OK) s = em_fc_option_vector(ctx, EM_FULLY_CONNECTED_OPTIONS_OUTPUT_SHIFT, &a->shift);
     return s;
 }
 

@@ -4,11 +4,12 @@ Schema (every field; see bsp/corstone300/board.yaml for a commented example):
 
     name              str, equal to the folder name
     description       str
-    cpu               str: "cortex-m55", ... or "host"
-    tier              "scalar" | "dsp" | "mve"
+    cpu               str: "cortex-m55", ... or "host", a CPU of compiler/target.py's CPUS: it gives
+                      the board's tier (the CPU's best) and the CPU's compile flags
     clock_hz          int > 0: processor clock as the emulator models it (0 allowed for host)
     cc                str: C compiler driver
-    cflags            [str]: target flags (CPU, ABI, sections); optimisation is the build's choice
+    cflags            [str]: target flags besides the CPU's (ABI, FPU, sections); optimisation is
+                      the build's choice. `Board.cflags` is the CPU's flags for the tier, then these.
     ldflags           [str]
     linker_script     str | null: file name inside bsp/<name>/
     stack_bytes       int | null: main stack size handed to the linker (__em_stack_size)
@@ -25,14 +26,17 @@ Schema (every field; see bsp/corstone300/board.yaml for a commented example):
     bin               bool, optional (default false): every loadable section lies in one memory
                       region, so `objcopy -O binary` gives a flashable image (firmware.bin)
 
-`tier` is the best the CPU runs; `Board.for_tier()` gives the board built for a lower tier
-(`scons tier=dsp`: an M55 without MVE), its CPU flag swapped as LOWER_TIER_FLAGS says.
+`Board.tier` is the best the CPU runs; `Board.for_tier()` gives the board built for a lower tier
+(`scons tier=dsp`: an M55 without MVE), with the CPU's flags for that tier (compiler/target.py).
+`boards()` reads every board of bsp/; `emulated_boards()` and `one_board_per_tier()` are the
+lists the benchmarks and tests run on.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 import types
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -43,8 +47,11 @@ import yaml
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BSP_ROOT = REPO_ROOT / "bsp"
+if str(REPO_ROOT) not in sys.path:  # the CPU table is the compiler's
+    sys.path.insert(0, str(REPO_ROOT))
 
-TIERS = ("scalar", "dsp", "mve")
+from compiler.target import CPUS, TIERS, Cpu, Tier  # noqa: E402
+
 ACCESS_MODES = ("r", "rw", "rx", "rwx")
 SECTION_KINDS = ("text", "rodata", "data", "bss", "stack", "program")
 CONSOLE_KINDS = ("cmsdk_uart", "sci_b_uart", "dw_apb_uart", "stdout")
@@ -62,26 +69,31 @@ class UnknownBoardError(LookupError):
 
 
 class TierOverrideError(ValueError):
-    """A tier override (`tier=`) the board's CPU cannot run, or one no build flags are known for."""
-
-
-# How GCC 12 builds a CPU for a tier below its best: the flags that replace board.yaml's CPU flag.
-# cortex-m4/m7 have no `+nodsp`, and -march=armv7-m with a hard-float FPU has no newlib multilib:
-# their scalar build keeps the CPU and asks em_nn_tier.h for the kernels' scalar path.
-LOWER_TIER_FLAGS: dict[tuple[str, str], tuple[str, ...]] = {
-    ("-mcpu=cortex-m55", "dsp"): ("-mcpu=cortex-m55+nomve",),
-    ("-mcpu=cortex-m55", "scalar"): ("-mcpu=cortex-m55+nomve+nodsp",),
-    ("-march=armv8.1-m.main+mve.fp+fp.dp", "dsp"): ("-march=armv8.1-m.main+dsp+fp.dp",),
-    ("-march=armv8.1-m.main+mve.fp+fp.dp", "scalar"): ("-march=armv8.1-m.main+fp.dp",),
-    ("-mcpu=cortex-m33", "scalar"): ("-mcpu=cortex-m33+nodsp",),
-    ("-mcpu=cortex-m35p", "scalar"): ("-mcpu=cortex-m35p+nodsp",),
-    ("-mcpu=cortex-m4", "scalar"): ("-mcpu=cortex-m4", "-DEM_NN_FORCE_SCALAR"),
-    ("-mcpu=cortex-m7", "scalar"): ("-mcpu=cortex-m7", "-DEM_NN_FORCE_SCALAR"),
-}
+    """A tier override (`tier=`) that is no tier, or one the board's CPU cannot run."""
 
 
 def known_boards(bsp_root: Path = BSP_ROOT) -> list[str]:
     return sorted(p.parent.name for p in bsp_root.glob("*/board.yaml"))
+
+
+def boards(bsp_root: Path = BSP_ROOT) -> list["Board"]:
+    """Every board of bsp/, best tier first, then by name (corstone300, ..., host)."""
+    return sorted((load_board(name, bsp_root) for name in known_boards(bsp_root)),
+                  key=lambda b: (-b.tier.number, b.name))
+
+
+def emulated_boards(bsp_root: Path = BSP_ROOT) -> list["Board"]:
+    """The boards that run in an emulator (QEMU), counting exact instructions: best tier first."""
+    return [b for b in boards(bsp_root) if b.emulator is not None]
+
+
+def one_board_per_tier(candidates: list["Board"] | None = None) -> list["Board"]:
+    """The first of `candidates` (default: the emulated boards) for each tier, best tier first:
+    corstone300 (mve), mps2_an386 (dsp), mps2_an385 (scalar)."""
+    chosen: dict[Tier, Board] = {}
+    for board in emulated_boards() if candidates is None else candidates:
+        chosen.setdefault(board.tier, board)
+    return list(chosen.values())
 
 
 @dataclass(frozen=True)
@@ -120,10 +132,9 @@ class Board:
     name: str
     description: str
     cpu: str
-    tier: str
     clock_hz: int
     cc: str
-    cflags: tuple[str, ...]
+    board_cflags: tuple[str, ...]  # board.yaml's cflags: ABI, FPU, sections (the CPU's come from CPUS)
     ldflags: tuple[str, ...]
     linker_script: str | None
     stack_bytes: int | None
@@ -135,20 +146,23 @@ class Board:
     emulator: tuple[str, ...] | None
     directory: Path = field(compare=False)
     bin: bool = False
-    best_tier: str = ""  # board.yaml's tier; `tier` is lower in a build for a tier override
+    tier: Tier | None = None  # built for: the CPU's best (default), lower in a tier override build
 
     def __post_init__(self) -> None:
         where = self.directory / "board.yaml"
-        if not self.best_tier:
-            object.__setattr__(self, "best_tier", self.tier)
 
         def fail(field_name: str, problem: str) -> None:
             raise BoardError(f"{where}: field '{field_name}': {problem}")
 
         if self.name != self.directory.name:
             fail("name", f"is {self.name!r} but the folder is {self.directory.name!r}")
-        if self.tier not in TIERS:
-            fail("tier", f"{self.tier!r} is not one of {', '.join(TIERS)}")
+        if self.cpu not in CPUS:
+            fail("cpu", f"{self.cpu!r} is not a CPU of compiler/target.py's CPUS ({', '.join(CPUS)})")
+        object.__setattr__(self, "tier", self.cpu_facts.best_tier if self.tier is None else Tier(self.tier))
+        cpu_flags = [f for f in self.board_cflags if f.startswith(("-mcpu=", "-march=", "-mtune="))]
+        if cpu_flags:
+            fail("cflags", f"{' '.join(cpu_flags)}: the CPU's flags come from its cpu ({self.cpu}, "
+                           "compiler/target.py CPUS), per tier; remove them here")
         if self.clock_hz < 0 or (self.clock_hz == 0 and self.emulator is not None):
             fail("clock_hz", "must be a positive frequency in Hz")
         if self.linker_script is not None and not (self.directory / self.linker_script).is_file():
@@ -218,33 +232,41 @@ class Board:
         return Fraction(10**9, self.clock_hz * 2**self.counter.icount_shift)
 
     @property
+    def cpu_facts(self) -> Cpu:
+        """The board's CPU in compiler/target.py's table."""
+        return CPUS[self.cpu]
+
+    @property
+    def best_tier(self) -> Tier:
+        """The best tier the board's CPU runs (its tier unless built for a lower one)."""
+        return self.cpu_facts.best_tier
+
+    @property
+    def cflags(self) -> tuple[str, ...]:
+        """Target compile flags: the CPU's for the tier built for, then board.yaml's."""
+        return (*self.cpu_facts.gcc_flags[self.tier], *self.board_cflags)
+
+    @property
     def build_name(self) -> str:
         """The build folder's name: the board's, with the tier appended for a tier override
         (build/corstone300-dsp/), so an override never overwrites the default build."""
         return self.name if self.tier == self.best_tier else f"{self.name}-{self.tier}"
 
     def for_tier(self, tier: str) -> "Board":
-        """This board built for `tier` (default: its own). A lower tier than board.yaml's
-        (an M55 without MVE runs dsp) swaps the CPU flag as LOWER_TIER_FLAGS says; a higher one
-        (mve on an M4) is a TierOverrideError naming the tiers the board can run."""
+        """This board built for `tier` (default: its own). A lower tier than its CPU's best (an
+        M55 without MVE runs dsp) takes the CPU's flags for that tier (compiler/target.py CPUS);
+        a higher one (mve on an M4) is a TierOverrideError naming the tiers the board can run."""
         if not tier or tier == self.tier:
             return self
-        runnable = TIERS[: TIERS.index(self.best_tier) + 1]
         if tier not in TIERS:
             raise TierOverrideError(f"unknown tier {tier!r} for board {self.name}; "
                                     f"known tiers: {', '.join(TIERS)}")
+        runnable = self.cpu_facts.tiers
         if tier not in runnable:
             raise TierOverrideError(
                 f"board {self.name} ({self.cpu}) cannot run tier {tier!r}: its best tier is "
-                f"{self.best_tier!r}; choose one of: {', '.join(runnable)} (or a board whose CPU has {tier})")
-        cpu_flags = [f for f in self.cflags if f.startswith(("-mcpu=", "-march="))]
-        key = (cpu_flags[0] if len(cpu_flags) == 1 else "", tier)
-        if key not in LOWER_TIER_FLAGS:
-            raise TierOverrideError(f"board {self.name}: no flags known to build {' '.join(cpu_flags) or self.cpu} "
-                                    f"for tier {tier!r}; add them to LOWER_TIER_FLAGS in {__file__}")
-        at = self.cflags.index(key[0])
-        cflags = self.cflags[:at] + LOWER_TIER_FLAGS[key] + self.cflags[at + 1:]
-        return dataclasses.replace(self, tier=tier, cflags=cflags, best_tier=self.best_tier)
+                f"'{self.best_tier}'; choose one of: {', '.join(runnable)} (or a board whose CPU has {tier})")
+        return dataclasses.replace(self, tier=Tier(tier))
 
     def region(self, name: str) -> MemoryRegion:
         for r in self.memory:
@@ -325,14 +347,16 @@ def load_board(name: str, bsp_root: Path = BSP_ROOT) -> Board:
     console = _require(data, "console", dict, where)
     counter = _require(data, "counter", dict, where)
     tpi = _require(counter, "ticks_per_instruction", (int, float), where, "counter.", optional=True)
+    if "tier" in data:
+        raise BoardError(f"{where}: field 'tier': a board's tier is its CPU's (cpu: {data.get('cpu')!r}, "
+                         "compiler/target.py CPUS); remove it (`scons tier=` builds a lower one)")
     return Board(
         name=_require(data, "name", str, where),
         description=_require(data, "description", str, where),
         cpu=_require(data, "cpu", str, where),
-        tier=_require(data, "tier", str, where),
         clock_hz=_require(data, "clock_hz", int, where),
         cc=_require(data, "cc", str, where),
-        cflags=_str_list(data, "cflags", where),
+        board_cflags=_str_list(data, "cflags", where),
         ldflags=_str_list(data, "ldflags", where),
         linker_script=_require(data, "linker_script", str, where, optional=True),
         stack_bytes=_require(data, "stack_bytes", int, where, optional=True),

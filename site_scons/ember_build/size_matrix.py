@@ -19,7 +19,7 @@ from pathlib import Path
 import yaml
 
 from compiler.program import write_atomically
-from ember_build.board import load_board
+from ember_build.board import known_boards, load_board
 from ember_build.toolchain import DEFAULT_OPTIMIZATION, flavour_suffix
 
 REPO = Path(__file__).resolve().parents[2]
@@ -62,7 +62,7 @@ def apps_and_variants(selection: str = "") -> list[tuple[str, str | None]]:
 
 def boards(selection: str = "") -> list[str]:
     """Every board but the host (flash and RAM mean nothing there), or `selection`."""
-    known = sorted(p.parent.name for p in (REPO / "bsp").glob("*/board.yaml") if p.parent.name != "host")
+    known = [name for name in known_boards() if name != "host"]
     chosen = [b for b in selection.split(",") if b] or known
     unknown = [b for b in chosen if b not in known]
     if unknown:

@@ -73,7 +73,9 @@ class SizeReport:
             "ram_total": sum(self.ram.values()),
             "components": [
                 {"name": name, "flash": self.flash.get(name, 0), "ram": self.ram.get(name, 0)}
-                for name in sorted(set(self.flash) | set(self.ram), key=lambda n: -(self.flash.get(n, 0) + self.ram.get(n, 0)))
+                # largest first; ties by name, so the order does not follow the set's (hash-seeded) one
+                for name in sorted(set(self.flash) | set(self.ram),
+                                   key=lambda n: (-(self.flash.get(n, 0) + self.ram.get(n, 0)), n))
             ],
         }
 

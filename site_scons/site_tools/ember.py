@@ -1,8 +1,10 @@
 """SCons tool `ember`: a construction environment for one board, from its board.yaml.
 
 Adds: compiler and flags (ember_build.toolchain, shared with the tests), include paths of the
-runtime and BSP, `env.EmberObjects(sources, obj_dir)` to compile into a variant folder, `Bin` /
-`Hex` builders for flashable images, and a link check that no heap allocator got linked.
+runtime and BSP, `env.EmberObjects(sources, obj_dir)` to compile into a variant folder,
+`env.EmberSchemaHeader()` for the runtime's em_schema.h (generated from the program schema into
+$BUILD/schema/), `Bin` / `Hex` builders for flashable images, and a link check that no heap
+allocator got linked.
 """
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from pathlib import Path
 
 from SCons.Script import Action, Builder
 
+from ember_build import schema_header
 from ember_build.elf_check import heap_symbols
 from ember_build.toolchain import BSP_INCLUDE_DIR, firmware_cflags, firmware_ldflags, lto_link_flags
 
@@ -36,6 +39,23 @@ def _objects(env, sources, obj_dir):
         rel = path.resolve().relative_to(REPO) if path.resolve().is_relative_to(REPO) else Path(path.name)
         objects += env.Object(str(Path(obj_dir) / rel.with_suffix(".o")), str(source))
     return objects
+
+
+def _write_schema_header(target, source, env) -> int:
+    schema_header.write_header(Path(str(target[0])), Path(str(source[0])))
+    return 0
+
+
+def _schema_header(env):
+    """em_schema.h (opcodes, option tags, field slots) from compiler/schema/program.fbs into
+    $BUILD/schema/, on the include path of everything built with `env` and its clones after this
+    call: the runtime, and the app, em_run or bench code that includes ember.h."""
+    folder = Path(env.subst("$BUILD")) / "schema"
+    header = env.Command(str(folder / schema_header.HEADER_NAME),
+                         [str(schema_header.SCHEMA), schema_header.__file__],
+                         Action(_write_schema_header, "SCHEMA $TARGET" if not env.get("VERBOSE") else None))
+    env.Append(CPPPATH=[str(folder)])
+    return header
 
 
 def generate(env, **kwargs) -> None:
@@ -71,6 +91,7 @@ def generate(env, **kwargs) -> None:
         env.Replace(CCCOMSTR="CC $TARGET", LINKCOMSTR="LINK $TARGET", ARCOMSTR="AR $TARGET",
                     RANLIBCOMSTR="RANLIB $TARGET")
     env.AddMethod(_objects, "EmberObjects")
+    env.AddMethod(_schema_header, "EmberSchemaHeader")
     env["CHECK_NO_HEAP"] = Action(_check_no_heap, "checking $TARGET links no heap")
 
 

@@ -47,7 +47,7 @@ def test_a_registry_without_an_op_links_none_of_its_code(anomaly_firmware, tmp_p
     registry.write_text(registry_c([OP_TABLE["fully_connected"]]))
     registry_object = tmp_path / "em_registry.o"
     subprocess.run([board.cc, *firmware_cflags(board), f"-I{REPO / 'runtime/include'}",
-                    f"-I{REPO / 'runtime/kernels/include'}", "-c", str(registry), "-o", str(registry_object)],
+                    f"-I{BUILD / 'schema'}", f"-I{REPO / 'runtime/kernels/include'}", "-c", str(registry), "-o", str(registry_object)],
                    check=True)
     app_objects = [p for p in (BUILD / "anomaly" / "obj").rglob("*.o") if p.name != "em_registry.o"]
     # the objects SConstruct builds for this board: its board.yaml sources and bsp/common

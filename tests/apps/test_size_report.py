@@ -248,3 +248,12 @@ def test_runtime_core_fits_4_kib_at_os_on_the_m55():
     size = json.loads((REPO / "build/corstone300-Os/anomaly/size.json").read_text())
     assert size["runtime_core_flash"] <= 4096, size["runtime_core_flash"]
     assert _component(size, "status names")["flash"] > 0
+
+
+def test_components_are_largest_first_and_ties_by_name():
+    """size.json's component order is the bytes', then the name's: the same build gives the same file."""
+    from ember_build.size_report import SizeReport
+
+    report = SizeReport(flash={"op conv2d": 100, "op depthwise_conv2d": 100, "kernel a": 300, "bsp": 5},
+                        ram={"bsp": 200})
+    assert [c["name"] for c in report.as_json()["components"]] == ["kernel a", "bsp", "op conv2d", "op depthwise_conv2d"]

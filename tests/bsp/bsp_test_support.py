@@ -20,6 +20,6 @@ QEMU_TIMEOUT_S = 30.0
 
 def qemu_board_names() -> list[str]:
     """Every board that runs under an emulator (board.yaml `emulator` set): the QEMU boards."""
-    from ember_build.board import known_boards, load_board
+    from ember_build.board import emulated_boards
 
-    return [name for name in known_boards() if load_board(name).emulator is not None]
+    return [board.name for board in emulated_boards()]

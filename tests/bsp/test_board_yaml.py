@@ -94,7 +94,10 @@ def write_variant(tmp_path: Path, change) -> Path:
 
 @pytest.mark.parametrize("change, field", [
     (lambda d: d.update(tier="neon"), "tier"),
+    (lambda d: d.update(tier="mve"), "tier"),  # even the right one: the tier is the CPU's, typed once
     (lambda d: d.pop("cpu"), "cpu"),
+    (lambda d: d.update(cpu="cortex-m99"), "cpu"),
+    (lambda d: d["cflags"].insert(0, "-mcpu=cortex-m55"), "cflags"),  # the CPU's flags are the table's
     (lambda d: d.update(clock_hz="fast"), "clock_hz"),
     (lambda d: d.update(linker_script="missing.ld"), "linker_script"),
     (lambda d: d["memory"][0].update(access="x"), "memory.itcm.access"),

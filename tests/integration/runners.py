@@ -10,14 +10,14 @@ from pathlib import Path
 import numpy as np
 
 from compiler.program import Program
-from ember_build.board import load_board
+from ember_build.board import load_board, one_board_per_tier
 from ember_build.qemu import run_firmware
 
 REPO = Path(__file__).resolve().parents[2]
 SCONS = Path(sys.executable).with_name("scons")
 TIMEOUT_S = 120.0
 # (board, compiler target) pairs the integration tests run on: scalar host and the MVE M55.
-DEVICES = [("host", "host"), ("corstone300", "cortex-m55")]
+DEVICES = [(name, load_board(name).cpu) for name in ("host", "corstone300")]
 
 
 @cache
@@ -61,9 +61,9 @@ def output_of(board: str, program: Program, inputs: list[np.ndarray], workdir: P
     return output
 
 
-# One board per ISA tier beside the host: MVE (M55), DSP (M4), scalar (M3).
-TIER_DEVICES = [("host", "host"), ("corstone300", "cortex-m55"), ("mps2_an386", "cortex-m4"),
-                ("mps2_an385", "cortex-m3")]
+# One QEMU board per ISA tier beside the host (bsp/): corstone300 (M55, mve), mps2_an386 (M4, dsp),
+# mps2_an385 (M3, scalar).
+TIER_DEVICES = [(b.name, b.cpu) for b in [load_board("host"), *one_board_per_tier()]]
 
 
 def outputs_of(board: str, program: Program, inputs: list[np.ndarray], workdir: Path) -> list[bytes]:

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from ember_build import bench
+from ember_build.board import one_board_per_tier
 from tests.integration.runners import output_of
 
-BOARDS = [("corstone300", "cortex-m55", "mve"), ("mps2_an386", "cortex-m4", "dsp"), ("mps2_an385", "cortex-m3", "scalar")]
+BOARDS = [(b.name, b.cpu, b.tier) for b in one_board_per_tier()]  # corstone300, mps2_an386, mps2_an385
 # Multiply-accumulates of the reference architectures (MLPerf Tiny: 2.66 M, 12.5 M, 7.5 M, 0.264 M).
 MACS = {"ds_cnn": 2_656_768, "resnet8": 12_501_632, "mobilenet_v1_025": 7_489_664, "autoencoder": 264_192}
 

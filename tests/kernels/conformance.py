@@ -330,12 +330,16 @@ class Device:
         return REPO / "build" / folder / ("em_run" if board.emulator is None else "em_run.elf")
 
 
+def _boards_that_run() -> list[Device]:
+    """Every board of bsp/ that runs here: the host, and each QEMU board (corstone300: M55 mve,
+    mps2_an386: M4 dsp, mps2_an505: M33 dsp, mps2_an385: M3 scalar)."""
+    from ember_build.board import emulated_boards
+
+    return [Device("host", "host"), *(Device(b.name, b.name) for b in emulated_boards())]
+
+
 DEVICES = [
-    Device("host", "host"),
-    Device("corstone300", "corstone300"),             # M55: mve
-    Device("mps2_an386", "mps2_an386"),               # M4: dsp
-    Device("mps2_an505", "mps2_an505"),               # M33: dsp
-    Device("mps2_an385", "mps2_an385"),               # M3: scalar
+    *_boards_that_run(),
     Device("corstone300-dsp", "corstone300", "dsp"),  # M55 built without MVE
     # M55 at -Os: some kernels choose smaller loop forms under __OPTIMIZE_SIZE__ (avg_pool's
     # division, add's row loop), which only a size-optimised build runs.

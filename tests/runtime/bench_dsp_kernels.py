@@ -22,15 +22,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import programs  # noqa: E402
 from build_host import build_em_run_firmware  # noqa: E402
 from compiler import reference  # noqa: E402
-from compiler.schema import program_generated as fb  # noqa: E402
 from compiler.target import Target  # noqa: E402
 from compiler.writer import write_program  # noqa: E402
+from ember_build.board import emulated_boards  # noqa: E402
 from test_conv_programs import conv_layer, graph_of  # noqa: E402
 from test_em_run_qemu import qemu  # noqa: E402
 
-CPUS = {"mps2_an386": "cortex-m4", "mps2_an505": "cortex-m33", "corstone300": "cortex-m55",
-        "mps2_an385": "cortex-m3"}
-TIER_ENUM = {"scalar": fb.Tier.SCALAR, "dsp": fb.Tier.DSP, "mve": fb.Tier.MVE}
+CPUS = {b.name: b.cpu for b in emulated_boards()}  # every QEMU board of bsp/
 
 CONV_CASES = {
     "conv 1x1 64->64 on 25x5": ((1, 25, 5, 64), "conv2d", dict(k=(1, 1), c_out=64, padding=(0, 0, 0, 0), in_zp=-3)),
@@ -59,7 +57,7 @@ def measure(board: str, scalar: bool) -> dict[str, int]:
     rng = np.random.default_rng(0)
     case = programs.fc_case(batches=1, n_in=640, n_out=128, seed=1)
     spec, _ = programs.fc_program(case, 1)
-    spec.tier = TIER_ENUM[target.tier]
+    spec.tier = target.tier.number
     x = rng.integers(-128, 128, size=(1, 640), dtype=np.int8)
     n, got = _run(elf, board, tmp, programs.build(spec), x)
     want = reference.fully_connected_s8(x, case.weights, case.bias, case.multiplier, case.shift,

@@ -7,25 +7,42 @@ Flags: C11, -O2, all warnings as errors, and -ffp-contract=off so that no float 
 into an FMA that the reference (NumPy float32) does not perform.
 
 Every build compiles its sources one per compiler call on all cores, then links (`build`); the
-host em_run of given flags is built once per test session (`build_em_run`).
+host em_run of given flags is built once per test session (`build_em_run`). The runtime's
+em_schema.h is generated from the schema once per session too, as the SCons build does
+(`schema_include_dir`), into a folder on INCLUDES.
 """
 from __future__ import annotations
 
 import functools
 import os
 import subprocess
+import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 RUNTIME = REPO / "runtime"
+if str(REPO / "site_scons") not in sys.path:
+    sys.path.insert(0, str(REPO / "site_scons"))
+
+from ember_build import schema_header  # noqa: E402
+
+
+@functools.cache
+def schema_include_dir() -> Path:
+    """A folder holding em_schema.h generated from compiler/schema/program.fbs (once per session)."""
+    folder = Path(tempfile.mkdtemp(prefix="ember_schema_"))
+    schema_header.write_header(folder / schema_header.HEADER_NAME)
+    return folder
+
 
 CFLAGS = ["-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-ffp-contract=off"]
 INCLUDES = [
     f"-I{RUNTIME / 'include'}",
     f"-I{RUNTIME / 'kernels' / 'include'}",
     f"-I{REPO / 'bsp' / 'include'}",
+    f"-I{schema_include_dir()}",
 ]
 
 
@@ -35,7 +52,6 @@ def kernel_sources() -> list[Path]:
 
 def all_ops_registry(out_dir: Path) -> Path:
     """The registry of every op of the compiler's operator table, generated as the build does."""
-    import sys
     sys.path.insert(0, str(REPO))
     from compiler.emit_c import registry_c
     from compiler.ops import OP_TABLE
@@ -137,8 +153,6 @@ def build_em_run_firmware(board_name: str, out_dir: Path, extra: list[str] | Non
     """em_run as firmware for a board (bsp/<board>/), with the board's own flags
     (site_scons/ember_build); on corstone300 the program buffer in ISRAM and the arena pool in
     SRAM, on other boards both in the largest arena region (as the SCons build places them)."""
-    import sys
-    sys.path.insert(0, str(REPO / "site_scons"))
     from ember_build.board import load_board
     from ember_build.toolchain import bsp_include_dirs, bsp_sources, firmware_cflags, firmware_ldflags
 

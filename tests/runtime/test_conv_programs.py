@@ -21,6 +21,7 @@ from compiler.ir import Graph, Op, Quant, Tensor
 from compiler.planner import Region, plan_memory
 from compiler.target import Target
 from compiler.writer import write_program
+from ember_build.board import load_board
 
 EM_ERR_BAD_OPERATOR = 10
 
@@ -107,7 +108,7 @@ def runner(request, tmp_path_factory, host):
     if request.param == "host":
         return host
     return Runner("m55", build_em_run_firmware("corstone300", tmp_path_factory.mktemp("conv_m55")),
-                  Target("cortex-m55"))
+                  Target(load_board("corstone300").cpu))
 
 
 # (input NHWC, layer kwargs); the comment names the MVE path the case reaches.

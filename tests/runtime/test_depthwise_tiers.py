@@ -22,9 +22,11 @@ from compiler.ir import Graph, Op, Quant, Tensor
 from compiler.planner import Region, plan_memory
 from compiler.target import Target
 from compiler.writer import write_program
+from ember_build.board import load_board, one_board_per_tier
 from test_em_run_qemu import qemu
 
-BOARDS = {"host": "host", "corstone300": "cortex-m55", "mps2_an386": "cortex-m4", "mps2_an385": "cortex-m3"}
+# board -> CPU: the host and a QEMU board of each tier (bsp/): corstone300, mps2_an386, mps2_an385
+BOARDS = {b.name: b.cpu for b in [load_board("host"), *one_board_per_tier()]}
 
 
 def dw_layer(rng, c: int, *, k=(3, 3), m=1, stride=(1, 1), dilation=(1, 1), padding=(1, 1, 1, 1),

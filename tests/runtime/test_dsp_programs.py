@@ -21,13 +21,14 @@ from compiler import reference
 from compiler.schema import program_generated as fb
 from compiler.target import Target
 from compiler.writer import write_program
+from ember_build.board import emulated_boards
 from test_conv_programs import CASES as CONV_CASES
 from test_conv_programs import conv_layer, graph_of
 from test_em_run_qemu import qemu
 from test_pool_add_programs import (ADD_CASES, POOL_CASES, add_graph, add_params, pool_attrs,
                                     pool_graph)
 
-BOARDS = {"mps2_an386": "cortex-m4", "mps2_an505": "cortex-m33"}
+BOARDS = {b.name: b.cpu for b in emulated_boards() if b.tier == "dsp"}  # the QEMU DSP boards: mps2_an386, mps2_an505
 
 pytestmark = pytest.mark.skipif(
     shutil.which("qemu-system-arm") is None or shutil.which("arm-none-eabi-gcc") is None,

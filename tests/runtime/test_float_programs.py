@@ -19,9 +19,11 @@ from compiler import reference
 from compiler.ir import Arena, Graph, Op, Tensor
 from compiler.program import Program
 from compiler.target import Target
+from ember_build.board import load_board, one_board_per_tier
 from tests.integration.runners import REPO, run
 
-BOARDS = {"host": "host", "corstone300": "cortex-m55", "mps2_an386": "cortex-m4", "mps2_an385": "cortex-m3"}
+# board -> CPU: the host and a QEMU board of each tier (bsp/): corstone300, mps2_an386, mps2_an385
+BOARDS = {b.name: b.cpu for b in [load_board("host"), *one_board_per_tier()]}
 ALIGN = 16
 
 

@@ -103,7 +103,7 @@ def _build_driver(graph: Graph, out: Path) -> Path:
     board = load_board("corstone300")
     names = list(graph.tensors)
     pinned = [i for i, n in enumerate(names) if graph.tensors[n].is_pinned]
-    (out / "em_model_program.c").write_text(program_array_c(write_program(graph, Target("cortex-m55")), "em_model_program"))
+    (out / "em_model_program.c").write_text(program_array_c(write_program(graph, Target(board.cpu)), "em_model_program"))
     (out / "em_model_program.h").write_text(program_header_c("em_model_program"))
     arenas = [(a.name, a.size) for a in graph.arenas]
     (out / "em_model_arena.h").write_text(arena_header_c(arenas[0][1], arenas[0][0], arenas[1:]))

@@ -20,6 +20,7 @@ from compiler.planner import Region, plan_memory
 from compiler.schema import program_generated as fb
 from compiler.target import Target
 from compiler.writer import write_program
+from ember_build.board import load_board
 
 EM_ERR_BAD_OPERATOR = 10
 
@@ -50,7 +51,7 @@ def runner(request, tmp_path_factory):
     if request.param == "host":
         return Runner("host", build_em_run(), Target("host"))
     return Runner("m55", build_em_run_firmware("corstone300", tmp_path_factory.mktemp("m55")),
-                  Target("cortex-m55"))
+                  Target(load_board("corstone300").cpu))
 
 
 @pytest.fixture(scope="module")

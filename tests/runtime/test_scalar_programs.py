@@ -18,6 +18,7 @@ from compiler import reference
 from compiler.schema import program_generated as fb
 from compiler.target import Target
 from compiler.writer import write_program
+from ember_build.board import load_board
 from test_conv_programs import CASES as CONV_CASES
 from test_conv_programs import conv_layer, graph_of
 from test_em_run_qemu import qemu
@@ -76,5 +77,5 @@ def test_conv_scalar_m3_matches_reference(m3, tmp_path, name):
     x[..., 0] = 127
     x[0, 0, :, :] = -128
     want = reference.run(graph, [x])[graph.outputs[0]]
-    got = run(m3, tmp_path, write_program(graph, Target("cortex-m3")), x).reshape(want.shape)
+    got = run(m3, tmp_path, write_program(graph, Target(load_board(BOARD).cpu)), x).reshape(want.shape)
     np.testing.assert_array_equal(got, want)

@@ -54,3 +54,19 @@ def test_rejects_a_program_for_another_tier(em_run, tmp_path):
     _, path = _program(tmp_path, "cortex-m55")
     run = subprocess.run([str(em_run), str(path)], capture_output=True, text=True, timeout=60)
     assert run.returncode != 0 and "em_run: EM_ERR_WRONG_TIER" in run.stdout
+
+
+
+def test_the_runtime_is_built_against_the_header_generated_from_the_schema(em_run):
+    """SCons wrote build/host/schema/em_schema.h from compiler/schema/program.fbs (the text
+    schema_header gives for it now), and the loader's object depends on it."""
+    from ember_build.schema_header import header_text, read_schema
+
+    assert (REPO / "build/host/schema/em_schema.h").read_text() == header_text(read_schema())
+    scons = Path(sys.executable).with_name("scons")
+    tree = subprocess.run([str(scons), "-n", "-Q", "--tree=all", "em_run", "board=host"], cwd=REPO,
+                          capture_output=True, text=True)
+    assert tree.returncode == 0, tree.stdout + tree.stderr
+    loader = tree.stdout.split("em_loader.o\n", 1)[1]
+    loader = loader[: loader.index(".o\n")]  # its dependencies, up to the next object
+    assert "build/host/schema/em_schema.h" in loader and "compiler/schema/program.fbs" in loader
