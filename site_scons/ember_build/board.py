@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import sys
 import types
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -45,12 +44,10 @@ from typing import Any, Mapping
 
 import yaml
 
+from compiler.target import CPUS, TIERS, Cpu, Tier  # the CPU table is the compiler's
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BSP_ROOT = REPO_ROOT / "bsp"
-if str(REPO_ROOT) not in sys.path:  # the CPU table is the compiler's
-    sys.path.insert(0, str(REPO_ROOT))
-
-from compiler.target import CPUS, TIERS, Cpu, Tier  # noqa: E402
 
 ACCESS_MODES = ("r", "rw", "rx", "rwx")
 SECTION_KINDS = ("text", "rodata", "data", "bss", "stack", "program")
