@@ -1058,14 +1058,14 @@ static void em_nn_conv2d_cols(const em_nn_context *ctx, const em_conv_params *p,
 
 /* em_conv2d_s8_get_buffer_size() and em_nn_conv_col_bytes(): em_nn_buffer_sizes.c */
 
-em_status em_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params,
-                       const em_per_channel_quant *quant, const em_conv_dims *dims,
-                       const int8_t *input, const int8_t *weights, const int32_t *bias,
-                       int8_t *output)
+em_nn_status em_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params,
+                          const em_per_channel_quant *quant, const em_conv_dims *dims,
+                          const int8_t *input, const int8_t *weights, const int32_t *bias,
+                          int8_t *output)
 {
     if (input == NULL || weights == NULL || output == NULL
-        || em_conv_s8_validate(params, quant, dims, false) != EM_OK) {
-        return EM_ERR_BAD_ARGUMENT;
+        || em_conv_s8_validate(params, quant, dims, false) != EM_NN_OK) {
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
     /* Locals, not the caller's structs: no int8 store can alias them, so the pixel loops keep
      * them in registers (measured on corstone300: ResNet-8 3,208,872 -> 3,194,007 instructions,
@@ -1074,11 +1074,11 @@ em_status em_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params,
     const em_conv_dims d = *dims;
 #if EM_NN_TIER_MVE
     if (!(EM_NN_VARIANT_CONV_MVE_PACK && EM_NN_VARIANT_CONV_MVE_TAPS) && !em_nn_conv_mve_linked(ctx, &p, &d)) {
-        return EM_ERR_VARIANT_NOT_LINKED; /* the compiler's kernel_variants.py chose otherwise */
+        return EM_NN_ERR_VARIANT_NOT_LINKED; /* the compiler's kernel_variants.py chose otherwise */
     }
     em_nn_conv2d_mve(ctx, &p, quant, &d, input, weights, bias, output);
 #else
     em_nn_conv2d_cols(ctx, &p, quant, &d, input, weights, bias, output);
 #endif
-    return EM_OK;
+    return EM_NN_OK;
 }

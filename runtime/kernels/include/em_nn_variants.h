@@ -12,7 +12,7 @@
  *   which mirrors each dispatch) defines every name: 1 exactly for the variants the program runs.
  * - Otherwise (the runtime library, em_run, the kernel tests): every variant is built.
  *
- * A program that reaches a variant its build left out fails with EM_ERR_VARIANT_NOT_LINKED (the
+ * A program that reaches a variant its build left out fails with EM_NN_ERR_VARIANT_NOT_LINKED (the
  * generic depthwise, conv2d and avg_pool entry points) or falls back to a linked general path (the
  * depthwise M = 1 fast path declines): never undefined behaviour. Only the MVE tier's variants
  * are selectable; the DSP and scalar paths are small and always built.
