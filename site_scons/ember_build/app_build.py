@@ -319,7 +319,7 @@ def compile_programs(app: App, module: ModuleType, board: Board, out: Path) -> d
 # every variant, the linker then never pulls). Only firmware whose program is fixed at build
 # time: the serving firmware and em_run load other programs and keep every variant.
 VARIANT_KERNEL_SOURCES = [REPO / "runtime" / "kernels" / f"{name}.c"
-                          for name in ("em_conv2d_s8", "em_depthwise_conv2d_s8", "em_depthwise_conv2d_m1_s8",
+                          for name in ("em_conv2d_s8_mve", "em_depthwise_conv2d_s8_mve", "em_depthwise_conv2d_m1_s8",
                                        "em_fully_connected_s8")]
 VARIANTS_DEFINE = "EM_NN_VARIANTS_SELECTED"
 VARIANTS_HEADER = "em_nn_variants_selected.h"

@@ -1,6 +1,6 @@
 """Every kernel compiles for every tier at every optimisation level a user may pick (opt=...):
 the hand-written loops ask GCC for up to 14 registers, which -O0 and -O1 do not always have
-(em_nn_support.h em_nn_dot4_s8_dsp, em_conv2d_s8.c em_nn_dot2x2*_s8_dsp, em_nn_dot4_cols_mve's
+(em_nn_support.h em_nn_dot4_s8_dsp, em_nn_conv2d_dsp.h em_nn_dot2x2*_s8_dsp, em_nn_dot4_cols_mve's
 CBZ), with runtime/kernels/include as the only include path (the kernels know no runtime).
 Compile only: the -O0 DSP build's bytes are the conformance suite's mps2_an386-O0 device."""
 from __future__ import annotations
