@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "em_nn_conv2d_mve.h"
+#include "em_nn_variants.h"
 
 #if EM_NN_TIER_MVE
 
@@ -154,6 +155,10 @@ EM_NN_NOINLINE void em_nn_conv_block_mve(const em_nn_conv_requant *q, em_nn_conv
     }
 }
 
+/* Built only where the variant is (em_nn_variants.h): left out, the block is the only caller of
+ * the requantization helpers here, which -Os then inlines into it instead of keeping them out
+ * of line for both (this file is compiled again for each program's variants, as the dispatch is). */
+#if EM_NN_VARIANT_CONV_MVE_TAPS
 /** One pixel and group without scratch (only then: the caller gave too little), so kept
  *  small: per output channel, tap by tap, each tap's Cg inputs read in place in tail-predicated
  *  16-byte steps (a padded tap: zero-point vectors; zeroed weight lanes end a tail). */
@@ -185,5 +190,6 @@ EM_NN_NOINLINE void em_nn_conv_taps_mve(const em_conv_params *p, const em_per_ch
         out[o] = em_nn_conv_output((uint32_t)acc, p, quant->multiplier[o], quant->shift[o]);
     }
 }
+#endif /* EM_NN_VARIANT_CONV_MVE_TAPS */
 
 #endif /* EM_NN_TIER_MVE */
