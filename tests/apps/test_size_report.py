@@ -76,6 +76,11 @@ def test_markdown_and_chart_are_written(size):
 
 def test_component_rules():
     assert component_of("runtime/kernels/em_fully_connected_s8.c") == "kernel fully_connected_s8"
+    for split in ("em_conv2d_s8_mve.c", "em_conv2d_dot2x3_mve.c", "em_conv2d_s8_scalar_dsp.c"):
+        assert component_of(f"runtime/kernels/{split}") == "kernel conv2d_s8"
+    assert component_of("runtime/kernels/em_depthwise_conv2d_s8_mve.c") == "kernel depthwise_conv2d_s8"
+    assert component_of("runtime/kernels/em_depthwise_m1_pixel_mve.c") == "kernel depthwise_conv2d_m1_s8"
+    assert component_of("runtime/kernels/em_depthwise_conv2d_m1_s8.c") == "kernel depthwise_conv2d_m1_s8"
     assert component_of("runtime/ops/em_op_quantize.c") == "op quantize"
     assert component_of("build/corstone300/anomaly/gen/em_registry.c") == "runtime core"
     assert component_of("bsp/common/em_print.c") == "bsp"
