@@ -14,6 +14,11 @@
 
 #if EM_NN_TIER_MVE
 
+/** Per image, pixels in blocks of up to EM_NN_CONV_BLOCK and, per block, each group: a pixel's
+ *  column is read in place or packed into the scratch (a window inside the input by
+ *  em_nn_copy_rows_mve, else em_nn_conv_pack_mve), and the columns go to em_nn_conv_block_mve
+ *  at the block's end or when the scratch is full; with no scratch for one column, a pixel
+ *  that needs packing runs tap by tap instead (em_nn_conv_taps_mve). */
 static void em_nn_conv2d_mve(const em_nn_context *ctx, const em_conv_params *p,
                              const em_per_channel_quant *quant, const em_conv_dims *d,
                              const int8_t *input, const int8_t *weights, const int32_t *bias,
