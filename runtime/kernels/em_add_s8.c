@@ -252,25 +252,25 @@ static EM_NN_ADD_BROADCAST_INLINE void em_nn_add_broadcast(const em_add_params *
     } while (em_nn_broadcast_next(w, &at));
 }
 
-em_status em_add_s8(const em_add_params *params, const em_broadcast_dims *dims, const int8_t *a,
-                    const int8_t *b, int8_t *output)
+em_nn_status em_add_s8(const em_add_params *params, const em_broadcast_dims *dims, const int8_t *a,
+                       const int8_t *b, int8_t *output)
 {
     em_nn_broadcast w;
     if (params == NULL || a == NULL || b == NULL || output == NULL || !em_nn_broadcast_plan(dims, &w)
         || !em_add_s8_params_valid(params)) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
     if (w.a_stride[0] == 0 || w.b_stride[0] == 0 || w.size[1] > 1) {
         em_nn_add_broadcast(params, &w, a, b, output);
-        return EM_OK;
+        return EM_NN_OK;
     }
     const int32_t n = w.size[0]; /* same shapes: one run */
 #if !EM_NN_TIER_MVE
     if (n >= EM_NN_ADD_TABLE_MIN) {
         em_nn_add_tabled(params, a, b, output, n);
-        return EM_OK;
+        return EM_NN_OK;
     }
 #endif
     em_nn_add_row(params, a, b, false, output, n);
-    return EM_OK;
+    return EM_NN_OK;
 }

@@ -110,12 +110,12 @@ static int em_nn_bmm_valid(const em_batch_matmul_params *p, const em_batch_matmu
     return a <= EM_NN_INT32_MAX && b <= EM_NN_INT32_MAX && out <= EM_NN_INT32_MAX;
 }
 
-em_status em_batch_matmul_s8(const em_batch_matmul_params *params, const em_batch_matmul_dims *dims,
-                             const int8_t *a, const int8_t *b, int8_t *output)
+em_nn_status em_batch_matmul_s8(const em_batch_matmul_params *params, const em_batch_matmul_dims *dims,
+                                const int8_t *a, const int8_t *b, int8_t *output)
 {
     if (params == NULL || dims == NULL || a == NULL || b == NULL || output == NULL
         || !em_nn_bmm_valid(params, dims)) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
     const int32_t rows = dims->rows, depth = dims->depth, columns = dims->columns;
     for (int32_t batch = 0; batch < dims->batches; batch++) {
@@ -126,5 +126,5 @@ em_status em_batch_matmul_s8(const em_batch_matmul_params *params, const em_batc
             em_nn_bmm_row(params, a_batch + (size_t)m * depth, b_batch, depth, columns, out + (size_t)m * columns);
         }
     }
-    return EM_OK;
+    return EM_NN_OK;
 }

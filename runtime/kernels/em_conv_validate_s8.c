@@ -8,11 +8,11 @@
 
 static bool em_nn_in_s8(int32_t v) { return v >= -128 && v <= 127; }
 
-em_status em_conv_s8_validate(const em_conv_params *p, const em_per_channel_quant *quant, const em_conv_dims *d,
-                              bool depthwise)
+em_nn_status em_conv_s8_validate(const em_conv_params *p, const em_per_channel_quant *quant, const em_conv_dims *d,
+                                 bool depthwise)
 {
     if (p == NULL || quant == NULL || d == NULL || quant->multiplier == NULL || quant->shift == NULL) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
     const bool channels_ok = depthwise
                                  ? p->depth_multiplier >= 1 && (int64_t)d->input_c * p->depth_multiplier == d->output_c
@@ -26,7 +26,7 @@ em_status em_conv_s8_validate(const em_conv_params *p, const em_per_channel_quan
                                  p->pad_bottom)
         || !em_nn_output_size_ok(d->output_w, d->input_w, d->kernel_w, p->stride_w, p->dilation_w, p->pad_left,
                                  p->pad_right)) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
-    return EM_OK;
+    return EM_NN_OK;
 }

@@ -106,24 +106,24 @@ static void em_nn_dequantize_mve(const int8_t *input, int32_t count, float scale
 }
 #endif
 
-em_status em_dequantize_s8_f32(const int8_t *input, int32_t count, float scale,
-                               int32_t zero_point, float *output)
+em_nn_status em_dequantize_s8_f32(const int8_t *input, int32_t count, float scale,
+                                  int32_t zero_point, float *output)
 {
     if (count < 0 || (count > 0 && (input == NULL || output == NULL))) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
 #if EM_NN_MVE_FLOAT
     if (em_nn_dequantize_mve_exact(scale)) {
         em_nn_dequantize_mve(input, count, scale, zero_point, output);
-        return EM_OK;
+        return EM_NN_OK;
     }
 #endif
 #if EM_NN_DEQUANTIZE_INT
     if (em_nn_dequantize_int_exact(scale)) {
         em_nn_dequantize_int(input, count, scale, zero_point, output);
-        return EM_OK;
+        return EM_NN_OK;
     }
 #endif
     em_nn_dequantize_scalar(input, count, scale, zero_point, output);
-    return EM_OK;
+    return EM_NN_OK;
 }

@@ -26,13 +26,13 @@ static const em_nn_float_binary_fn em_nn_float_binary_table[EM_FLOAT_BINARY_COUN
 
 /* noinline: its calls through the table stay in a function of this name, which the static stack
  * bound resolves them by (stack_bound.py KERNEL_POINTERS); LTO would inline it into its adapter. */
-__attribute__((noinline)) em_status em_float_binary_f32(int32_t function, const em_float_broadcast_dims *dims,
-                                                        const float *a, const float *b, em_float_activation act,
-                                                        float *output)
+__attribute__((noinline)) em_nn_status em_float_binary_f32(int32_t function, const em_float_broadcast_dims *dims,
+                                                           const float *a, const float *b, em_float_activation act,
+                                                           float *output)
 {
     if (function < 0 || function >= EM_FLOAT_BINARY_COUNT || dims == NULL || a == NULL || b == NULL
         || output == NULL || dims->rank < 1 || dims->rank > EM_FLOAT_MAX_RANK) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
     const em_nn_float_binary_fn fn = em_nn_float_binary_table[function];
     const int32_t last = dims->rank - 1;
@@ -61,7 +61,7 @@ __attribute__((noinline)) em_status em_float_binary_f32(int32_t function, const 
             axis--;
         }
         if (axis < 0) {
-            return EM_OK;
+            return EM_NN_OK;
         }
     }
 }

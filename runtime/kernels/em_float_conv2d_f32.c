@@ -7,13 +7,13 @@
 
 #include "em_nn_float_support.h"
 
-em_status em_float_conv2d_f32(const em_conv_dims *dims, const em_float_conv_params *params, const float *input,
-                              const float *weights, const float *bias, em_float_activation act, float *output)
+em_nn_status em_float_conv2d_f32(const em_conv_dims *dims, const em_float_conv_params *params, const float *input,
+                                 const float *weights, const float *bias, em_float_activation act, float *output)
 {
     if (dims == NULL || params == NULL || input == NULL || weights == NULL || bias == NULL || output == NULL
         || params->groups < 1 || dims->input_c % params->groups != 0 || dims->output_c % params->groups != 0
         || params->stride_h < 1 || params->stride_w < 1 || params->dilation_h < 1 || params->dilation_w < 1) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
     const int32_t group_in = dims->input_c / params->groups;
     const int32_t group_out = dims->output_c / params->groups;
@@ -52,5 +52,5 @@ em_status em_float_conv2d_f32(const em_conv_dims *dims, const em_float_conv_para
             }
         }
     }
-    return EM_OK;
+    return EM_NN_OK;
 }

@@ -6,13 +6,13 @@
 
 #include "em_nn_float_support.h"
 
-em_status em_float_fully_connected_f32(int32_t batches, int32_t input_features, int32_t output_features,
-                                       const float *input, const float *weights, const float *bias,
-                                       em_float_activation act, float *output)
+em_nn_status em_float_fully_connected_f32(int32_t batches, int32_t input_features, int32_t output_features,
+                                          const float *input, const float *weights, const float *bias,
+                                          em_float_activation act, float *output)
 {
     if (batches < 1 || input_features < 1 || output_features < 1 || input == NULL || weights == NULL
         || bias == NULL || output == NULL) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
     for (int32_t b = 0; b < batches; b++) {
         const float *row = input + (size_t)b * (size_t)input_features;
@@ -25,5 +25,5 @@ em_status em_float_fully_connected_f32(int32_t batches, int32_t input_features, 
             output[(size_t)b * (size_t)output_features + (size_t)o] = em_nn_float_clamp(acc, act.min, act.max);
         }
     }
-    return EM_OK;
+    return EM_NN_OK;
 }

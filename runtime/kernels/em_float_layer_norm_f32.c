@@ -7,11 +7,11 @@
 
 #include "em_nn_float_support.h"
 
-em_status em_float_layer_norm_f32(int32_t rows, int32_t depth, const float *input, const float *weight,
-                                  const float *bias, float epsilon, float *output)
+em_nn_status em_float_layer_norm_f32(int32_t rows, int32_t depth, const float *input, const float *weight,
+                                     const float *bias, float epsilon, float *output)
 {
     if (rows < 1 || depth < 1 || input == NULL || weight == NULL || bias == NULL || output == NULL) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
     const float n = (float)depth;
     for (int32_t r = 0; r < rows; r++) {
@@ -32,5 +32,5 @@ em_status em_float_layer_norm_f32(int32_t rows, int32_t depth, const float *inpu
             y[i] = (x[i] - mean) * inv * weight[i] + bias[i];
         }
     }
-    return EM_OK;
+    return EM_NN_OK;
 }

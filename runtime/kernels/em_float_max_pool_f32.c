@@ -6,12 +6,12 @@
 
 #include "em_nn_float_support.h"
 
-em_status em_float_max_pool_f32(const em_pool_dims *dims, const em_float_pool_params *params, const float *input,
-                                em_float_activation act, float *output)
+em_nn_status em_float_max_pool_f32(const em_pool_dims *dims, const em_float_pool_params *params, const float *input,
+                                   em_float_activation act, float *output)
 {
     if (dims == NULL || params == NULL || input == NULL || output == NULL || params->stride_h < 1
         || params->stride_w < 1) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
     const size_t row = (size_t)dims->input_w * (size_t)dims->channels;
     float *out = output;
@@ -36,5 +36,5 @@ em_status em_float_max_pool_f32(const em_pool_dims *dims, const em_float_pool_pa
             }
         }
     }
-    return EM_OK;
+    return EM_NN_OK;
 }

@@ -7,10 +7,10 @@
 
 #include "em_nn_float_support.h"
 
-em_status em_float_softmax_f32(int32_t rows, int32_t depth, const float *input, float *output)
+em_nn_status em_float_softmax_f32(int32_t rows, int32_t depth, const float *input, float *output)
 {
     if (rows < 1 || depth < 1 || input == NULL || output == NULL) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
     for (int32_t r = 0; r < rows; r++) {
         const float *x = input + (size_t)r * (size_t)depth;
@@ -28,5 +28,5 @@ em_status em_float_softmax_f32(int32_t rows, int32_t depth, const float *input, 
             y[i] = y[i] / sum;
         }
     }
-    return EM_OK;
+    return EM_NN_OK;
 }

@@ -51,16 +51,16 @@ static const em_nn_float_unary_fn em_nn_float_unary_table[EM_FLOAT_UNARY_COUNT] 
 };
 
 /* noinline: as em_float_binary_f32, for the static stack bound under LTO. */
-__attribute__((noinline)) em_status em_float_unary_f32(int32_t function, const em_float_unary_params *params,
-                                                       const float *input, int32_t count, float *output)
+__attribute__((noinline)) em_nn_status em_float_unary_f32(int32_t function, const em_float_unary_params *params,
+                                                          const float *input, int32_t count, float *output)
 {
     if (function < 0 || function >= EM_FLOAT_UNARY_COUNT || params == NULL || count < 0
         || (count > 0 && (input == NULL || output == NULL))) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
     const em_nn_float_unary_fn fn = em_nn_float_unary_table[function];
     for (int32_t i = 0; i < count; i++) {
         output[i] = fn(input[i], params);
     }
-    return EM_OK;
+    return EM_NN_OK;
 }

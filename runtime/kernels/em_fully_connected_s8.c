@@ -103,14 +103,14 @@ static void em_nn_fc_row_mve(const em_fc_params *params, const em_per_channel_qu
 
 #endif
 
-em_status em_fully_connected_s8(const em_fc_params *params, const em_per_channel_quant *quant,
-                                const em_fc_dims *dims, const int8_t *input, const int8_t *weights,
-                                const int32_t *bias, int8_t *output)
+em_nn_status em_fully_connected_s8(const em_fc_params *params, const em_per_channel_quant *quant,
+                                   const em_fc_dims *dims, const int8_t *input, const int8_t *weights,
+                                   const int32_t *bias, int8_t *output)
 {
     if (params == NULL || quant == NULL || dims == NULL || input == NULL || weights == NULL
         || output == NULL || quant->multiplier == NULL || quant->shift == NULL
         || dims->batches < 1 || dims->input_features < 1 || dims->output_features < 1) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
     const int32_t n_in = dims->input_features;
     const int32_t n_out = dims->output_features;
@@ -124,5 +124,5 @@ em_status em_fully_connected_s8(const em_fc_params *params, const em_per_channel
                           params->output_offset, params->activation_min, params->activation_max, out);
 #endif
     }
-    return EM_OK;
+    return EM_NN_OK;
 }

@@ -81,26 +81,26 @@ static void em_nn_lut_run_mve(const int8_t *input, int32_t count, const int8_t *
 }
 #endif
 
-em_status em_lut_channels_s8(const int8_t *input, int32_t outer, int32_t channels, int32_t inner,
-                             const int8_t *table, int8_t *output)
+em_nn_status em_lut_channels_s8(const int8_t *input, int32_t outer, int32_t channels, int32_t inner,
+                                const int8_t *table, int8_t *output)
 {
     if (outer < 0 || inner < 0 || channels < 1 || channels > EM_LUT_MAX_CHANNELS) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
     const int64_t rows = (int64_t)outer * channels; /* < 2^54: no overflow */
     if (rows > INT32_MAX || rows * inner > INT32_MAX) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
     if (rows * inner == 0) {
-        return EM_OK;
+        return EM_NN_OK;
     }
     if (input == NULL || table == NULL || output == NULL) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
 #if EM_NN_TIER_MVE
     if (inner == 1 && channels <= EM_NN_LUT_LANE_ROWS) {
         em_nn_lut_channels_last_mve(input, outer * channels, channels, table, output);
-        return EM_OK;
+        return EM_NN_OK;
     }
     if (inner == 1) { /* each row in blocks of 256 channels, each block channel 0.. of its rows */
         for (int32_t o = 0; o < outer; o++) {
@@ -111,7 +111,7 @@ em_status em_lut_channels_s8(const int8_t *input, int32_t outer, int32_t channel
             input += channels;
             output += channels;
         }
-        return EM_OK;
+        return EM_NN_OK;
     }
     if (inner >= EM_NN_LUT_MVE_RUN_MIN) {
         for (int32_t o = 0; o < outer; o++) {
@@ -122,7 +122,7 @@ em_status em_lut_channels_s8(const int8_t *input, int32_t outer, int32_t channel
                 output += inner;
             }
         }
-        return EM_OK;
+        return EM_NN_OK;
     }
 #endif
     if (inner == 1) { /* one element per channel: no inner loop */
@@ -133,7 +133,7 @@ em_status em_lut_channels_s8(const int8_t *input, int32_t outer, int32_t channel
                 row += EM_LUT_ROW;
             }
         }
-        return EM_OK;
+        return EM_NN_OK;
     }
     for (int32_t o = 0; o < outer; o++) {
         const int8_t *row = table;
@@ -143,5 +143,5 @@ em_status em_lut_channels_s8(const int8_t *input, int32_t outer, int32_t channel
             }
         }
     }
-    return EM_OK;
+    return EM_NN_OK;
 }

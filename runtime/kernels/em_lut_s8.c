@@ -12,10 +12,10 @@
 #include <arm_mve.h>
 #endif
 
-em_status em_lut_s8(const int8_t *input, int32_t count, const int8_t *table, int8_t *output)
+em_nn_status em_lut_s8(const int8_t *input, int32_t count, const int8_t *table, int8_t *output)
 {
     if (count < 0 || (count > 0 && (input == NULL || table == NULL || output == NULL))) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
 #if EM_NN_TIER_MVE
     const uint8_t *base = (const uint8_t *)table;
@@ -31,5 +31,5 @@ em_status em_lut_s8(const int8_t *input, int32_t count, const int8_t *table, int
         output[i] = table[(int32_t)input[i] + 128];
     }
 #endif
-    return EM_OK;
+    return EM_NN_OK;
 }

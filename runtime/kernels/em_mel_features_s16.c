@@ -447,9 +447,9 @@ int32_t em_mel_features_s16_get_buffer_size(int32_t fft_length, int32_t n_mels)
     return (int32_t)sizeof(int32_t) * (fft_length + 2 + 2 * n_mels);
 }
 
-em_status em_mel_features_s16(const em_nn_context *ctx, const em_mel_features_params *p,
-                              const em_mel_features_tables *t, int32_t batches, const int16_t *audio,
-                              float *output)
+em_nn_status em_mel_features_s16(const em_nn_context *ctx, const em_mel_features_params *p,
+                                 const em_mel_features_tables *t, int32_t batches, const int16_t *audio,
+                                 float *output)
 {
     if (ctx == NULL || p == NULL || t == NULL || audio == NULL || output == NULL || batches < 1
         || p->fft_length < 8 || p->fft_length > 4096 || (p->fft_length & (p->fft_length - 1)) != 0
@@ -458,7 +458,7 @@ em_status em_mel_features_s16(const em_nn_context *ctx, const em_mel_features_pa
         || (p->coefficients > 0 && t->dct == NULL) || ctx->buf == NULL
         || ((uintptr_t)ctx->buf & 3u) != 0u
         || ctx->size < em_mel_features_s16_get_buffer_size(p->fft_length, p->n_mels)) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
     const int32_t frames = (p->samples - p->frame_length) / p->frame_step + 1;
     const int32_t outputs = p->coefficients > 0 ? p->coefficients : p->n_mels;
@@ -468,7 +468,7 @@ em_status em_mel_features_s16(const em_nn_context *ctx, const em_mel_features_pa
     if (!em_nn_bytes_apart(ctx->buf, z_bytes, audio, (uintptr_t)batches * (uintptr_t)p->samples * sizeof *audio)
         || !em_nn_bytes_apart(ctx->buf, z_bytes, output,
                               (uintptr_t)batches * (uintptr_t)frames * (uintptr_t)outputs * sizeof *output)) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
     int32_t lo = p->fft_length, hi = 0; /* the bins the mel filters read */
     for (int32_t m = 0; m < p->n_mels; m++) {
@@ -484,5 +484,5 @@ em_status em_mel_features_s16(const em_nn_context *ctx, const em_mel_features_pa
                             lo, hi, (int32_t *)ctx->buf, output + ((size_t)b * (size_t)frames + (size_t)f) * (size_t)outputs);
         }
     }
-    return EM_OK;
+    return EM_NN_OK;
 }

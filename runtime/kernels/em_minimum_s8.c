@@ -6,7 +6,7 @@
 #include "em_nn_functions.h"
 #include "em_nn_min_max.h"
 
-em_status em_minimum_s8(const em_broadcast_dims *dims, const int8_t *a, const int8_t *b, int8_t *output)
+em_nn_status em_minimum_s8(const em_broadcast_dims *dims, const int8_t *a, const int8_t *b, int8_t *output)
 {
     return em_nn_min_max_s8(dims, a, b, output, false);
 }

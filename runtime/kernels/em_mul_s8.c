@@ -92,13 +92,13 @@ static __attribute__((noinline)) void em_nn_mul_group(const em_mul_params *p, co
     }
 }
 
-em_status em_mul_s8(const em_mul_params *params, const em_broadcast_dims *dims, const int8_t *a, const int8_t *b,
-                    int8_t *output)
+em_nn_status em_mul_s8(const em_mul_params *params, const em_broadcast_dims *dims, const int8_t *a, const int8_t *b,
+                       int8_t *output)
 {
     em_nn_broadcast w;
     if (params == NULL || a == NULL || b == NULL || output == NULL || !em_nn_broadcast_plan(dims, &w)
         || params->output_multiplier < 0 || params->output_shift < -31 || params->output_shift > 30) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
     const em_mul_params p = *params; /* locals: the int8 stores may alias *params */
     em_nn_broadcast_at at;
@@ -108,5 +108,5 @@ em_status em_mul_s8(const em_mul_params *params, const em_broadcast_dims *dims, 
         em_nn_mul_group(&p, &w, a + at.a, b + at.b, out);
         out += w.size[1] * w.size[0];
     } while (em_nn_broadcast_next(&w, &at));
-    return EM_OK;
+    return EM_NN_OK;
 }

@@ -22,13 +22,13 @@ static void em_pad_fill(uint8_t *out, int32_t count, const uint8_t *value, int32
     }
 }
 
-em_status em_pad(const void *input, const em_nn_shape *in_shape, const int32_t *before, const int32_t *after,
-                 const void *value, int32_t element_size, void *output)
+em_nn_status em_pad(const void *input, const em_nn_shape *in_shape, const int32_t *before, const int32_t *after,
+                    const void *value, int32_t element_size, void *output)
 {
     if (input == NULL || in_shape == NULL || before == NULL || after == NULL || value == NULL || output == NULL
         || in_shape->rank < 0 || in_shape->rank > EM_NN_MAX_RANK
         || !(element_size == 1 || element_size == 2 || element_size == 4)) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
     const int32_t rank = in_shape->rank;
     int32_t out_strides[EM_NN_MAX_RANK];
@@ -37,7 +37,7 @@ em_status em_pad(const void *input, const em_nn_shape *in_shape, const int32_t *
         const int64_t out_dim = (int64_t)before[k] + in_shape->dims[k] + after[k];
         /* half the int32 range in bytes: the run offsets below stay exact in int32 */
         if (before[k] < 0 || after[k] < 0 || in_shape->dims[k] < 1 || out_total * out_dim > INT32_MAX / 2 / element_size) {
-            return EM_ERR_BAD_ARGUMENT;
+            return EM_NN_ERR_BAD_ARGUMENT;
         }
         out_strides[k] = (int32_t)out_total;
         base += out_total * before[k];
@@ -70,5 +70,5 @@ em_status em_pad(const void *input, const em_nn_shape *in_shape, const int32_t *
             index[d] = 0;
         }
     }
-    return EM_OK;
+    return EM_NN_OK;
 }

@@ -31,10 +31,10 @@ static bool em_nn_pool_size_ok(int32_t n, int32_t h, int32_t w, int32_t c)
     return !__builtin_mul_overflow(n, h, &v) && !__builtin_mul_overflow(v, w, &v) && !__builtin_mul_overflow(v, c, &v);
 }
 
-em_status em_pool_s8_validate(const em_pool_params *params, const em_pool_dims *dims)
+em_nn_status em_pool_s8_validate(const em_pool_params *params, const em_pool_dims *dims)
 {
     if (params == NULL || dims == NULL) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
     const em_pool_params *p = params;
     const em_pool_dims *d = dims;
@@ -46,16 +46,16 @@ em_status em_pool_s8_validate(const em_pool_params *params, const em_pool_dims *
         || p->activation_min > p->activation_max
         || !em_nn_pool_size_ok(d->batches, d->input_h, d->input_w, d->channels)
         || !em_nn_pool_size_ok(d->batches, d->output_h, d->output_w, d->channels)) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
-    return EM_OK;
+    return EM_NN_OK;
 }
 
-em_status em_avg_pool_s8_validate(const em_pool_params *params, const em_pool_dims *dims)
+em_nn_status em_avg_pool_s8_validate(const em_pool_params *params, const em_pool_dims *dims)
 {
-    const em_status s = em_pool_s8_validate(params, dims);
-    if (s != EM_OK || (int64_t)params->kernel_h * params->kernel_w > EM_AVG_POOL_MAX_CELLS) {
-        return EM_ERR_BAD_ARGUMENT;
+    const em_nn_status s = em_pool_s8_validate(params, dims);
+    if (s != EM_NN_OK || (int64_t)params->kernel_h * params->kernel_w > EM_AVG_POOL_MAX_CELLS) {
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
-    return EM_OK;
+    return EM_NN_OK;
 }

@@ -198,22 +198,22 @@ static void em_nn_quantize_mve(const float *input, int32_t count, float inv_scal
 }
 #endif
 
-em_status em_quantize_f32_s8(const float *input, int32_t count, float inv_scale,
-                             int32_t zero_point, int8_t *output)
+em_nn_status em_quantize_f32_s8(const float *input, int32_t count, float inv_scale,
+                                int32_t zero_point, int8_t *output)
 {
     if (count < 0 || (count > 0 && (input == NULL || output == NULL))) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
 #if EM_NN_MVE_FLOAT
     if (em_nn_quantize_mve_exact(inv_scale)) {
         em_nn_quantize_mve(input, count, inv_scale, zero_point, output);
-        return EM_OK;
+        return EM_NN_OK;
     }
 #endif
 #if EM_NN_QUANTIZE_INT
     if (em_nn_quantize_int_exact(inv_scale)) {
         em_nn_quantize_int(input, count, inv_scale, zero_point, output);
-        return EM_OK;
+        return EM_NN_OK;
     }
 #endif
 #if EM_NN_QUANTIZE_MAGIC
@@ -221,5 +221,5 @@ em_status em_quantize_f32_s8(const float *input, int32_t count, float inv_scale,
 #else
     em_nn_quantize_scalar(input, count, inv_scale, zero_point, output);
 #endif
-    return EM_OK;
+    return EM_NN_OK;
 }

@@ -10,12 +10,12 @@
 #include "em_nn_data_movement.h"
 #include "em_nn_support.h"
 
-em_status em_requantize_s8(const int8_t *input, int32_t count, const em_requantize_params *params,
-                           int8_t *output)
+em_nn_status em_requantize_s8(const int8_t *input, int32_t count, const em_requantize_params *params,
+                              int8_t *output)
 {
     if (params == NULL || count < 0 || (count > 0 && (input == NULL || output == NULL))
         || params->output_multiplier < 0 || params->output_shift < -31 || params->output_shift > 30) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
     const em_requantize_params p = *params;
     int32_t i = 0;
@@ -35,5 +35,5 @@ em_status em_requantize_s8(const int8_t *input, int32_t count, const em_requanti
         value = value < -128 ? -128 : (value > 127 ? 127 : value);
         output[i] = (int8_t)value;
     }
-    return EM_OK;
+    return EM_NN_OK;
 }

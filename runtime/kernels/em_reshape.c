@@ -6,13 +6,13 @@
 
 #include "em_nn_data_movement.h"
 
-em_status em_reshape(const void *input, int32_t bytes, void *output)
+em_nn_status em_reshape(const void *input, int32_t bytes, void *output)
 {
     if (input == NULL || output == NULL || bytes < 0) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
     if (input != output) {
         __builtin_memmove(output, input, (size_t)bytes);
     }
-    return EM_OK;
+    return EM_NN_OK;
 }

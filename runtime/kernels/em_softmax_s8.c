@@ -111,12 +111,12 @@ bool em_softmax_s8_params_valid(const em_softmax_params *params, int32_t row_siz
            && params->input_left_shift >= 0 && params->input_left_shift <= 31 && params->diff_min <= 0;
 }
 
-em_status em_softmax_s8(const em_softmax_params *params, int32_t rows, int32_t row_size, const int8_t *input,
-                        int8_t *output)
+em_nn_status em_softmax_s8(const em_softmax_params *params, int32_t rows, int32_t row_size, const int8_t *input,
+                           int8_t *output)
 {
     if (!em_softmax_s8_params_valid(params, row_size) || rows < 0
         || (rows > 0 && (input == NULL || output == NULL))) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
     const em_softmax_params p = *params; /* not re-read after each int8 store (which may alias) */
     for (int32_t r = 0; r < rows; r++) {
@@ -148,5 +148,5 @@ em_status em_softmax_s8(const em_softmax_params *params, int32_t rows, int32_t r
             out[i] = (int8_t)value;
         }
     }
-    return EM_OK;
+    return EM_NN_OK;
 }

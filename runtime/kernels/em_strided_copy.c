@@ -26,13 +26,13 @@ static void em_nn_copy_run(uint8_t *out, const uint8_t *in, int32_t n, int32_t s
     }
 }
 
-em_status em_strided_copy(const void *input, const em_nn_shape *out_shape, const int32_t *in_strides,
-                          int32_t element_size, void *output)
+em_nn_status em_strided_copy(const void *input, const em_nn_shape *out_shape, const int32_t *in_strides,
+                             int32_t element_size, void *output)
 {
     if (input == NULL || out_shape == NULL || output == NULL || (in_strides == NULL && out_shape->rank > 0)
         || out_shape->rank < 0 || out_shape->rank > EM_NN_MAX_RANK
         || !(element_size == 1 || element_size == 2 || element_size == 4)) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
     /* Drop size-1 dimensions; merge a dimension into the previous one where their strides
      * chain (stride[k-1] == stride[k] · dims[k]), so contiguous runs get as long as they can. */
@@ -42,7 +42,7 @@ em_status em_strided_copy(const void *input, const em_nn_shape *out_shape, const
     for (int32_t k = 0; k < out_shape->rank; k++) {
         const int32_t d = out_shape->dims[k];
         if (d < 1 || in_strides[k] < 0) {
-            return EM_ERR_BAD_ARGUMENT;
+            return EM_NN_ERR_BAD_ARGUMENT;
         }
         total *= d;
         if (d == 1) {
@@ -64,13 +64,13 @@ em_status em_strided_copy(const void *input, const em_nn_shape *out_shape, const
     /* offsets stay below 2 · span elements (a counter's carry adds a stride before it
      * subtracts the dimension): half the int32 range in bytes keeps them exact */
     if (total > INT32_MAX || span > INT32_MAX / 2 / element_size) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
     const uint8_t *in = (const uint8_t *)input;
     uint8_t *out = (uint8_t *)output;
     if (rank == 0) {
         em_nn_copy_bytes(out, in, element_size);
-        return EM_OK;
+        return EM_NN_OK;
     }
     const int32_t run = dims[rank - 1];
     const int32_t run_stride = strides[rank - 1];
@@ -90,5 +90,5 @@ em_status em_strided_copy(const void *input, const em_nn_shape *out_shape, const
             index[d] = 0;
         }
     }
-    return EM_OK;
+    return EM_NN_OK;
 }

@@ -7,11 +7,11 @@
 
 #include "em_nn_data_movement.h"
 
-em_status em_transpose(const void *input, const em_nn_shape *in_shape, const int32_t *perm, int32_t element_size,
-                       void *output)
+em_nn_status em_transpose(const void *input, const em_nn_shape *in_shape, const int32_t *perm, int32_t element_size,
+                          void *output)
 {
     if (in_shape == NULL || perm == NULL || in_shape->rank < 0 || in_shape->rank > EM_NN_MAX_RANK) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
     const int32_t rank = in_shape->rank;
     int32_t in_strides[EM_NN_MAX_RANK];
@@ -25,7 +25,7 @@ em_status em_transpose(const void *input, const em_nn_shape *in_shape, const int
     bool seen[EM_NN_MAX_RANK] = {false};
     for (int32_t k = 0; k < rank; k++) {
         if (perm[k] < 0 || perm[k] >= rank || seen[perm[k]]) {
-            return EM_ERR_BAD_ARGUMENT;
+            return EM_NN_ERR_BAD_ARGUMENT;
         }
         seen[perm[k]] = true;
         out_shape.dims[k] = in_shape->dims[perm[k]];

@@ -137,13 +137,13 @@ static bool em_nn_tconv_valid(const em_transpose_conv_params *p, const em_per_ch
     return in <= EM_NN_INT32_MAX && out <= EM_NN_INT32_MAX && w <= EM_NN_INT32_MAX;
 }
 
-em_status em_transpose_conv2d_s8(const em_transpose_conv_params *params, const em_per_channel_quant *quant,
-                                 const em_conv_dims *dims, const int8_t *input, const int8_t *weights,
-                                 const int32_t *bias, int8_t *output)
+em_nn_status em_transpose_conv2d_s8(const em_transpose_conv_params *params, const em_per_channel_quant *quant,
+                                    const em_conv_dims *dims, const int8_t *input, const int8_t *weights,
+                                    const int32_t *bias, int8_t *output)
 {
     if (params == NULL || quant == NULL || dims == NULL || input == NULL || weights == NULL || output == NULL
         || !em_nn_tconv_valid(params, quant, dims)) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
     const em_transpose_conv_params p = *params; /* not re-read after each int8 store */
     const em_conv_dims d = *dims;
@@ -199,5 +199,5 @@ em_status em_transpose_conv2d_s8(const em_transpose_conv_params *params, const e
             }
         }
     }
-    return EM_OK;
+    return EM_NN_OK;
 }

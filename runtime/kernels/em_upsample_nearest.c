@@ -11,13 +11,13 @@
 #include "em_nn_copy.h"
 #include "em_nn_data_movement.h"
 
-em_status em_upsample_nearest(const void *input, int32_t batches, int32_t h, int32_t w, int32_t c,
-                              int32_t scale_h, int32_t scale_w, int32_t element_size, void *output)
+em_nn_status em_upsample_nearest(const void *input, int32_t batches, int32_t h, int32_t w, int32_t c,
+                                 int32_t scale_h, int32_t scale_w, int32_t element_size, void *output)
 {
     if (input == NULL || output == NULL || batches < 1 || h < 1 || w < 1 || c < 1 || scale_h < 1 || scale_w < 1
         || !(element_size == 1 || element_size == 2 || element_size == 4)
         || (int64_t)batches * h * scale_h * w * scale_w * c * element_size > INT32_MAX) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
     const int32_t pixel = c * element_size;
     const int32_t out_row = pixel * w * scale_w;
@@ -37,5 +37,5 @@ em_status em_upsample_nearest(const void *input, int32_t batches, int32_t h, int
             out += out_row;
         }
     }
-    return EM_OK;
+    return EM_NN_OK;
 }

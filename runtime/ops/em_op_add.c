@@ -64,8 +64,8 @@ static em_status em_add_eval(const em_op_context *ctx)
     em_broadcast_dims dims;
     /* true: check() verified the same shapes */
     (void)em_op_broadcast_dims(&a.in[EM_ADD_A], &a.in[EM_ADD_B], &a.output, &dims);
-    return em_add_s8(&a.params, &dims, (const int8_t *)a.in[EM_ADD_A].data,
-                     (const int8_t *)a.in[EM_ADD_B].data, (int8_t *)a.output.data);
+    return em_op_status(em_add_s8(&a.params, &dims, (const int8_t *)a.in[EM_ADD_A].data,
+                                  (const int8_t *)a.in[EM_ADD_B].data, (int8_t *)a.output.data));
 }
 
 const em_op_registration em_op_add = {EM_OP_ADD, "add", em_add_check, em_add_eval};

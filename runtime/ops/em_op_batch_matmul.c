@@ -76,8 +76,8 @@ static em_status em_bmm_eval(const em_op_context *ctx)
         return s;
     }
     const em_batch_matmul_dims dims = em_bmm_dims(&a);
-    return em_batch_matmul_s8(&a.params, &dims, (const int8_t *)a.in[EM_BMM_A].data,
-                              (const int8_t *)a.in[EM_BMM_B].data, (int8_t *)a.output.data);
+    return em_op_status(em_batch_matmul_s8(&a.params, &dims, (const int8_t *)a.in[EM_BMM_A].data,
+                                           (const int8_t *)a.in[EM_BMM_B].data, (int8_t *)a.output.data));
 }
 
 const em_op_registration em_op_batch_matmul = {EM_OP_BATCH_MATMUL, "batch_matmul", em_bmm_check, em_bmm_eval};

@@ -78,8 +78,8 @@ static em_status em_concat_eval(const em_op_context *ctx)
     int32_t offset = 0;
     for (uint32_t k = 0; s == EM_OK && k < a.n_inputs; k++) {
         const int32_t inner = (int32_t)em_concat_span(&a.in[k], a.axis, a.in[k].rank);
-        s = em_concat_copy_s8((const int8_t *)a.in[k].data, outer, inner, output_inner, offset,
-                              (int8_t *)a.output.data);
+        s = em_op_status(em_concat_copy_s8((const int8_t *)a.in[k].data, outer, inner, output_inner, offset,
+                                           (int8_t *)a.output.data));
         offset += inner;
     }
     return s;

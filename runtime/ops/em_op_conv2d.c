@@ -35,9 +35,9 @@ static em_status em_conv2d_eval(const em_op_context *ctx)
     const em_per_channel_quant quant = {em_op_vector_i32(ctx, &a.multiplier),
                                         em_op_vector_i32(ctx, &a.shift)};
     const em_nn_context nn = {a.scratch.data, (int32_t)a.scratch.size}; /* arena: 16-byte aligned */
-    return em_conv2d_s8(&nn, &a.params, &quant, &dims, (const int8_t *)a.in[EM_CONV_INPUT].data,
-                        (const int8_t *)a.in[EM_CONV_WEIGHTS].data,
-                        (const int32_t *)a.in[EM_CONV_BIAS].data, (int8_t *)a.output.data);
+    return em_op_status(em_conv2d_s8(&nn, &a.params, &quant, &dims, (const int8_t *)a.in[EM_CONV_INPUT].data,
+                                     (const int8_t *)a.in[EM_CONV_WEIGHTS].data,
+                                     (const int32_t *)a.in[EM_CONV_BIAS].data, (int8_t *)a.output.data));
 }
 
 const em_op_registration em_op_conv2d = {EM_OP_CONV_2D, "conv2d", em_conv2d_check, em_conv2d_eval};

@@ -51,7 +51,7 @@ em_status em_conv_check(const em_op_context *ctx, bool depthwise)
         return EM_ERR_BAD_OPERATOR;
     }
     const em_per_channel_quant quant = {em_op_vector_i32(ctx, &a.multiplier), em_op_vector_i32(ctx, &a.shift)};
-    if (em_conv_s8_validate(p, &quant, &d, depthwise) != EM_OK /* first: groups >= 1 below */
+    if (em_conv_s8_validate(p, &quant, &d, depthwise) != EM_NN_OK /* first: groups >= 1 below */
         || (depthwise ? p->groups != 1
                       : (p->depth_multiplier != 1 || em_op_dim(weights, 3) != d.input_c / p->groups))
         || em_op_dim(&a.in[EM_CONV_BIAS], 0) != d.output_c || em_op_dim(&a.output, 0) != d.batches

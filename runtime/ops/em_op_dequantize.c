@@ -42,8 +42,8 @@ static em_status em_dequantize_eval(const em_op_context *ctx)
     if (s != EM_OK) {
         return s;
     }
-    return em_dequantize_s8_f32((const int8_t *)a.input.data, (int32_t)em_tensor_elements(&a.input),
-                                a.scale, a.zero_point, (float *)a.output.data);
+    return em_op_status(em_dequantize_s8_f32((const int8_t *)a.input.data, (int32_t)em_tensor_elements(&a.input),
+                                             a.scale, a.zero_point, (float *)a.output.data));
 }
 
 const em_op_registration em_op_dequantize = {EM_OP_DEQUANTIZE, "dequantize", em_dequantize_check,

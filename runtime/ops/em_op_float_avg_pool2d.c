@@ -13,7 +13,8 @@ static em_status em_float_avg_pool_eval(const em_op_context *ctx)
         return s;
     }
     const em_pool_dims d = em_float_pool_dims(&a);
-    return em_float_avg_pool_f32(&d, &a.params, (const float *)a.input.data, a.act, (float *)a.output.data);
+    return em_op_status(em_float_avg_pool_f32(&d, &a.params, (const float *)a.input.data, a.act,
+                                              (float *)a.output.data));
 }
 
 const em_op_registration em_op_float_avg_pool2d = {EM_OP_FLOAT_AVG_POOL_2D, "float_avg_pool2d",

@@ -87,8 +87,8 @@ static em_status em_fbin_eval(const em_op_context *ctx)
     }
     em_float_broadcast_dims d;
     (void)em_fbin_dims(&a, &d); /* true: check() verified the same shapes */
-    return em_float_binary_f32(a.function, &d, (const float *)a.in[EM_FBIN_A].data,
-                               (const float *)a.in[EM_FBIN_B].data, a.act, (float *)a.output.data);
+    return em_op_status(em_float_binary_f32(a.function, &d, (const float *)a.in[EM_FBIN_A].data,
+                                            (const float *)a.in[EM_FBIN_B].data, a.act, (float *)a.output.data));
 }
 
 const em_op_registration em_op_float_binary = {EM_OP_FLOAT_BINARY, "float_binary", em_fbin_check, em_fbin_eval};

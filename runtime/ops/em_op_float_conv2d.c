@@ -86,9 +86,10 @@ static em_status em_fconv_eval(const em_op_context *ctx)
         return s;
     }
     const em_conv_dims d = em_fconv_dims(&a);
-    return em_float_conv2d_f32(&d, &a.params, (const float *)a.in[EM_FCONV_INPUT].data,
-                               (const float *)a.in[EM_FCONV_WEIGHTS].data, (const float *)a.in[EM_FCONV_BIAS].data,
-                               a.act, (float *)a.output.data);
+    return em_op_status(em_float_conv2d_f32(&d, &a.params, (const float *)a.in[EM_FCONV_INPUT].data,
+                                            (const float *)a.in[EM_FCONV_WEIGHTS].data,
+                                            (const float *)a.in[EM_FCONV_BIAS].data, a.act,
+                                            (float *)a.output.data));
 }
 
 const em_op_registration em_op_float_conv2d = {EM_OP_FLOAT_CONV_2D, "float_conv2d", em_fconv_check, em_fconv_eval};

@@ -58,10 +58,11 @@ static em_status em_ffc_eval(const em_op_context *ctx)
     }
     const em_tensor *weights = &a.in[EM_FFC_WEIGHTS];
     const int32_t rows = (int32_t)(em_tensor_elements(&a.in[EM_FFC_INPUT]) / (uint32_t)em_op_dim(weights, 1));
-    return em_float_fully_connected_f32(rows, em_op_dim(weights, 1),
-                                        em_op_dim(weights, 0), (const float *)a.in[EM_FFC_INPUT].data,
-                                        (const float *)weights->data, (const float *)a.in[EM_FFC_BIAS].data,
-                                        a.act, (float *)a.output.data);
+    return em_op_status(em_float_fully_connected_f32(rows, em_op_dim(weights, 1), em_op_dim(weights, 0),
+                                                     (const float *)a.in[EM_FFC_INPUT].data,
+                                                     (const float *)weights->data,
+                                                     (const float *)a.in[EM_FFC_BIAS].data, a.act,
+                                                     (float *)a.output.data));
 }
 
 const em_op_registration em_op_float_fully_connected = {EM_OP_FLOAT_FULLY_CONNECTED, "float_fully_connected",

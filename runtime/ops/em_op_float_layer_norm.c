@@ -47,9 +47,11 @@ static em_status em_fln_eval(const em_op_context *ctx)
         return s;
     }
     const int32_t depth = em_op_last_dim(&a.in[EM_FLN_INPUT]);
-    return em_float_layer_norm_f32((int32_t)em_tensor_elements(&a.output) / depth, depth,
-                                   (const float *)a.in[EM_FLN_INPUT].data, (const float *)a.in[EM_FLN_WEIGHT].data,
-                                   (const float *)a.in[EM_FLN_BIAS].data, a.epsilon, (float *)a.output.data);
+    return em_op_status(em_float_layer_norm_f32((int32_t)em_tensor_elements(&a.output) / depth, depth,
+                                                (const float *)a.in[EM_FLN_INPUT].data,
+                                                (const float *)a.in[EM_FLN_WEIGHT].data,
+                                                (const float *)a.in[EM_FLN_BIAS].data, a.epsilon,
+                                                (float *)a.output.data));
 }
 
 const em_op_registration em_op_float_layer_norm = {EM_OP_FLOAT_LAYER_NORM, "float_layer_norm", em_fln_check,

@@ -39,8 +39,8 @@ static em_status em_fsoftmax_eval(const em_op_context *ctx)
         return s;
     }
     const int32_t depth = em_op_last_dim(&a.input);
-    return em_float_softmax_f32((int32_t)em_tensor_elements(&a.input) / depth, depth, (const float *)a.input.data,
-                                (float *)a.output.data);
+    return em_op_status(em_float_softmax_f32((int32_t)em_tensor_elements(&a.input) / depth, depth,
+                                             (const float *)a.input.data, (float *)a.output.data));
 }
 
 const em_op_registration em_op_float_softmax = {EM_OP_FLOAT_SOFTMAX, "float_softmax", em_fsoftmax_check,

@@ -44,8 +44,8 @@ static em_status em_funary_eval(const em_op_context *ctx)
     if (s != EM_OK) {
         return s;
     }
-    return em_float_unary_f32(a.function, &a.params, (const float *)a.input.data,
-                              (int32_t)em_tensor_elements(&a.output), (float *)a.output.data);
+    return em_op_status(em_float_unary_f32(a.function, &a.params, (const float *)a.input.data,
+                                           (int32_t)em_tensor_elements(&a.output), (float *)a.output.data));
 }
 
 const em_op_registration em_op_float_unary = {EM_OP_FLOAT_UNARY, "float_unary", em_funary_check, em_funary_eval};

@@ -104,9 +104,9 @@ static em_status em_fc_eval(const em_op_context *ctx)
                              em_op_dim(&a.in[EM_FC_WEIGHTS], 0)};
     const em_per_channel_quant quant = {em_op_vector_i32(ctx, &a.multiplier),
                                         em_op_vector_i32(ctx, &a.shift)};
-    return em_fully_connected_s8(&a.params, &quant, &dims, (const int8_t *)a.in[EM_FC_INPUT].data,
-                                 (const int8_t *)a.in[EM_FC_WEIGHTS].data, (const int32_t *)a.in[EM_FC_BIAS].data,
-                                 (int8_t *)a.output.data);
+    return em_op_status(em_fully_connected_s8(&a.params, &quant, &dims, (const int8_t *)a.in[EM_FC_INPUT].data,
+                                              (const int8_t *)a.in[EM_FC_WEIGHTS].data,
+                                              (const int32_t *)a.in[EM_FC_BIAS].data, (int8_t *)a.output.data));
 }
 
 const em_op_registration em_op_fully_connected = {EM_OP_FULLY_CONNECTED, "fully_connected",

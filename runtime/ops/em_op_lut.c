@@ -102,16 +102,16 @@ static em_status em_lut_eval(const em_op_context *ctx)
     }
     const int8_t *table = (const int8_t *)a.in[EM_LUT_TABLE].data;
     if (a.in[EM_LUT_TABLE].rank == 1) {
-        return em_lut_s8((const int8_t *)a.in[EM_LUT_INPUT].data, (int32_t)em_tensor_elements(&a.output), table,
-                         (int8_t *)a.output.data);
+        return em_op_status(em_lut_s8((const int8_t *)a.in[EM_LUT_INPUT].data,
+                                      (int32_t)em_tensor_elements(&a.output), table, (int8_t *)a.output.data));
     }
     em_lut_channels v;
     s = em_lut_channels_of(ctx, &a.in[EM_LUT_INPUT], &v);
     if (s != EM_OK) {
         return s;
     }
-    return em_lut_channels_s8((const int8_t *)a.in[EM_LUT_INPUT].data, (int32_t)v.outer, (int32_t)v.channels,
-                              (int32_t)v.inner, table, (int8_t *)a.output.data);
+    return em_op_status(em_lut_channels_s8((const int8_t *)a.in[EM_LUT_INPUT].data, (int32_t)v.outer,
+                                           (int32_t)v.channels, (int32_t)v.inner, table, (int8_t *)a.output.data));
 }
 
 const em_op_registration em_op_lut = {EM_OP_LUT, "lut", em_lut_check, em_lut_eval};

@@ -162,8 +162,9 @@ static em_status em_mel_eval(const em_op_context *ctx)
     }
     const em_nn_context scratch = {a.out[EM_MEL_SCRATCH].data,
                                    (int32_t)(em_tensor_elements(&a.out[EM_MEL_SCRATCH]) * sizeof(int32_t))};
-    return em_mel_features_s16(&scratch, &a.params, &a.tables, a.batches, (const int16_t *)a.in[EM_MEL_AUDIO].data,
-                               (float *)a.out[EM_MEL_FEATURES].data);
+    return em_op_status(em_mel_features_s16(&scratch, &a.params, &a.tables, a.batches,
+                                            (const int16_t *)a.in[EM_MEL_AUDIO].data,
+                                            (float *)a.out[EM_MEL_FEATURES].data));
 }
 
 const em_op_registration em_op_mel_features = {EM_OP_MEL_FEATURES, "mel_features", em_mel_check, em_mel_eval};

@@ -13,7 +13,7 @@
 #include "em_op_support.h"
 
 /** em_minimum_s8 or em_maximum_s8. */
-typedef em_status (*em_op_min_max_kernel)(const em_broadcast_dims *dims, const int8_t *a, const int8_t *b, int8_t *out);
+typedef em_nn_status (*em_op_min_max_kernel)(const em_broadcast_dims *dims, const int8_t *a, const int8_t *b, int8_t *out);
 
 /** Operands and the kernel's dims; EM_ERR_BAD_OPERATOR for other dtypes or shapes that do not broadcast. */
 static inline em_status em_op_min_max_decode(const em_op_context *ctx, em_tensor *in, em_tensor *out,
@@ -43,7 +43,7 @@ static inline em_status em_op_min_max_eval(const em_op_context *ctx, em_op_min_m
     if (s != EM_OK) {
         return s;
     }
-    return kernel(&dims, (const int8_t *)in[0].data, (const int8_t *)in[1].data, (int8_t *)out.data);
+    return em_op_status(kernel(&dims, (const int8_t *)in[0].data, (const int8_t *)in[1].data, (int8_t *)out.data));
 }
 
 #endif /* EM_OP_MIN_MAX_H */

@@ -66,8 +66,8 @@ static em_status em_mul_eval(const em_op_context *ctx)
     em_broadcast_dims dims;
     /* true: check() verified the same shapes */
     (void)em_op_broadcast_dims(&a.in[EM_MUL_A], &a.in[EM_MUL_B], &a.output, &dims);
-    return em_mul_s8(&a.params, &dims, (const int8_t *)a.in[EM_MUL_A].data, (const int8_t *)a.in[EM_MUL_B].data,
-                     (int8_t *)a.output.data);
+    return em_op_status(em_mul_s8(&a.params, &dims, (const int8_t *)a.in[EM_MUL_A].data,
+                                  (const int8_t *)a.in[EM_MUL_B].data, (int8_t *)a.output.data));
 }
 
 const em_op_registration em_op_mul = {EM_OP_MUL, "mul", em_mul_check, em_mul_eval};

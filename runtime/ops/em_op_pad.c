@@ -56,7 +56,8 @@ static em_status em_pad_eval(const em_op_context *ctx)
     const int8_t code = (int8_t)a.value;
     const void *value = a.input.dtype == EM_DTYPE_INT8 ? (const void *)&code
                         : a.input.dtype == EM_DTYPE_FLOAT32 ? (const void *)&a.float_value : (const void *)&a.value;
-    return em_pad(a.input.data, &a.shape, a.before, a.after, value, em_op_element_size(a.input.dtype), a.output.data);
+    return em_op_status(em_pad(a.input.data, &a.shape, a.before, a.after, value, em_op_element_size(a.input.dtype),
+                               a.output.data));
 }
 
 const em_op_registration em_op_pad = {EM_OP_PAD, "pad", em_pad_check, em_pad_eval};

@@ -66,14 +66,14 @@ static inline em_pool_dims em_pool_dims_of(const em_pool_args *a)
  *  input and output agree), then the kernel's contract through @p validate, the kernel's own
  *  validator (em_pool_s8_validate() or em_avg_pool_s8_validate(): one copy serves load and invoke). */
 static inline em_status em_pool_check_shapes(const em_pool_args *a,
-                                             em_status (*validate)(const em_pool_params *, const em_pool_dims *))
+                                             em_nn_status (*validate)(const em_pool_params *, const em_pool_dims *))
 {
     if (!em_op_is(&a->input, EM_DTYPE_INT8, 4) || !em_op_is(&a->output, EM_DTYPE_INT8, 4)
         || em_op_dim(&a->output, 0) != em_op_dim(&a->input, 0) || em_op_dim(&a->output, 3) != em_op_dim(&a->input, 3)) {
         return EM_ERR_BAD_OPERATOR;
     }
     const em_pool_dims dims = em_pool_dims_of(a);
-    return validate(&a->params, &dims) == EM_OK ? EM_OK : EM_ERR_BAD_OPERATOR;
+    return validate(&a->params, &dims) == EM_NN_OK ? EM_OK : EM_ERR_BAD_OPERATOR;
 }
 
 #endif /* EM_OP_POOL_OPTIONS_H */

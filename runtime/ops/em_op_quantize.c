@@ -42,8 +42,8 @@ static em_status em_quantize_eval(const em_op_context *ctx)
     if (s != EM_OK) {
         return s;
     }
-    return em_quantize_f32_s8((const float *)a.input.data, (int32_t)em_tensor_elements(&a.output),
-                              a.inv_scale, a.zero_point, (int8_t *)a.output.data);
+    return em_op_status(em_quantize_f32_s8((const float *)a.input.data, (int32_t)em_tensor_elements(&a.output),
+                                           a.inv_scale, a.zero_point, (int8_t *)a.output.data));
 }
 
 const em_op_registration em_op_quantize = {EM_OP_QUANTIZE, "quantize", em_quantize_check,

@@ -48,8 +48,8 @@ static em_status em_requantize_eval(const em_op_context *ctx)
     if (s != EM_OK) {
         return s;
     }
-    return em_requantize_s8((const int8_t *)a.input.data, (int32_t)em_tensor_elements(&a.output), &a.params,
-                            (int8_t *)a.output.data);
+    return em_op_status(em_requantize_s8((const int8_t *)a.input.data, (int32_t)em_tensor_elements(&a.output),
+                                         &a.params, (int8_t *)a.output.data));
 }
 
 const em_op_registration em_op_requantize = {EM_OP_REQUANTIZE, "requantize", em_requantize_check,

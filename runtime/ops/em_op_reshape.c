@@ -38,7 +38,7 @@ static em_status em_reshape_eval(const em_op_context *ctx)
         return s;
     }
     const int32_t bytes = (int32_t)em_tensor_elements(&a.output) * em_op_element_size(a.output.dtype);
-    return em_reshape(a.input.data, bytes, a.output.data);
+    return em_op_status(em_reshape(a.input.data, bytes, a.output.data));
 }
 
 const em_op_registration em_op_reshape = {EM_OP_RESHAPE, "reshape", em_reshape_check, em_reshape_eval};

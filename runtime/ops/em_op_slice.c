@@ -51,8 +51,8 @@ static em_status em_slice_eval(const em_op_context *ctx)
     if (s != EM_OK) {
         return s;
     }
-    return em_slice(a.input.data, &a.in_shape, a.begin, a.step, &a.out_shape, em_op_element_size(a.input.dtype),
-                    a.output.data);
+    return em_op_status(em_slice(a.input.data, &a.in_shape, a.begin, a.step, &a.out_shape,
+                                 em_op_element_size(a.input.dtype), a.output.data));
 }
 
 const em_op_registration em_op_slice = {EM_OP_SLICE, "slice", em_slice_check, em_slice_eval};

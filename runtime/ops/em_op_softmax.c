@@ -54,8 +54,8 @@ static em_status em_softmax_eval(const em_op_context *ctx)
         return s;
     }
     const int32_t row = em_softmax_row(&a.input);
-    return em_softmax_s8(&a.params, (int32_t)(em_tensor_elements(&a.input) / (uint32_t)row), row,
-                         (const int8_t *)a.input.data, (int8_t *)a.output.data);
+    return em_op_status(em_softmax_s8(&a.params, (int32_t)(em_tensor_elements(&a.input) / (uint32_t)row), row,
+                                      (const int8_t *)a.input.data, (int8_t *)a.output.data));
 }
 
 const em_op_registration em_op_softmax = {EM_OP_SOFTMAX, "softmax", em_softmax_check, em_softmax_eval};

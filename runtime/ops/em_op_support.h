@@ -7,7 +7,33 @@
 
 #include <stdint.h>
 
+#include "em_nn_status.h"
 #include "em_registry.h"
+
+/* What a kernel reports (em_nn_status) and what the runtime calls it (em_status), one row per
+ * kernel status. */
+#define EM_OP_KERNEL_STATUSES(X)                             \
+    X(EM_NN_OK, EM_OK)                                       \
+    X(EM_NN_ERR_BAD_ARGUMENT, EM_ERR_BAD_ARGUMENT)           \
+    X(EM_NN_ERR_VARIANT_NOT_LINKED, EM_ERR_VARIANT_NOT_LINKED)
+
+/* The table holds every kernel status, and each pair shares its number: em_op_status() is then
+ * the identity, which costs no instruction and keeps an adapter's call of its kernel a tail
+ * call. A new kernel status gets a row here; a pair whose numbers differ stops the build. */
+#define EM_OP_KERNEL_STATUS_ROW(nn, em) +1
+_Static_assert(0 EM_OP_KERNEL_STATUSES(EM_OP_KERNEL_STATUS_ROW) == EM_NN_STATUS_COUNT,
+               "EM_OP_KERNEL_STATUSES lacks a row for an em_nn_status");
+#undef EM_OP_KERNEL_STATUS_ROW
+#define EM_OP_KERNEL_STATUS_SAME(nn, em) _Static_assert((int)(nn) == (int)(em), #nn " is not " #em);
+EM_OP_KERNEL_STATUSES(EM_OP_KERNEL_STATUS_SAME)
+#undef EM_OP_KERNEL_STATUS_SAME
+
+/** The runtime's status for a kernel's (EM_OP_KERNEL_STATUSES): every adapter passes the status
+ *  of the kernel it calls through this. */
+static inline em_status em_op_status(em_nn_status status)
+{
+    return (em_status)status;
+}
 
 /** True when @p t has dtype @p dtype and rank @p rank. */
 static inline bool em_op_is(const em_tensor *t, em_dtype dtype, int32_t rank)

@@ -48,7 +48,8 @@ static em_status em_transpose_eval(const em_op_context *ctx)
     if (s != EM_OK) {
         return s;
     }
-    return em_transpose(a.input.data, &a.shape, a.perm, em_op_element_size(a.input.dtype), a.output.data);
+    return em_op_status(em_transpose(a.input.data, &a.shape, a.perm, em_op_element_size(a.input.dtype),
+                                     a.output.data));
 }
 
 const em_op_registration em_op_transpose = {EM_OP_TRANSPOSE, "transpose", em_transpose_check, em_transpose_eval};

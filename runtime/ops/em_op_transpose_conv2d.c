@@ -95,9 +95,9 @@ static em_status em_tconv_eval(const em_op_context *ctx)
     }
     const em_conv_dims dims = em_tconv_dims(&a);
     const em_per_channel_quant quant = {em_op_vector_i32(ctx, &a.multiplier), em_op_vector_i32(ctx, &a.shift)};
-    return em_transpose_conv2d_s8(&a.params, &quant, &dims, (const int8_t *)a.in[EM_TCONV_INPUT].data,
-                                  (const int8_t *)a.in[EM_TCONV_WEIGHTS].data,
-                                  (const int32_t *)a.in[EM_TCONV_BIAS].data, (int8_t *)a.output.data);
+    return em_op_status(em_transpose_conv2d_s8(&a.params, &quant, &dims, (const int8_t *)a.in[EM_TCONV_INPUT].data,
+                                               (const int8_t *)a.in[EM_TCONV_WEIGHTS].data,
+                                               (const int32_t *)a.in[EM_TCONV_BIAS].data, (int8_t *)a.output.data));
 }
 
 const em_op_registration em_op_transpose_conv2d = {EM_OP_TRANSPOSE_CONV_2D, "transpose_conv2d", em_tconv_check,

@@ -45,8 +45,9 @@ static em_status em_upsample_eval(const em_op_context *ctx)
         return s;
     }
     const em_tensor *in = &a.input;
-    return em_upsample_nearest(in->data, em_op_dim(in, 0), em_op_dim(in, 1), em_op_dim(in, 2), em_op_dim(in, 3),
-                               a.scale_h, a.scale_w, em_op_element_size(in->dtype), a.output.data);
+    return em_op_status(em_upsample_nearest(in->data, em_op_dim(in, 0), em_op_dim(in, 1), em_op_dim(in, 2),
+                                            em_op_dim(in, 3), a.scale_h, a.scale_w, em_op_element_size(in->dtype),
+                                            a.output.data));
 }
 
 const em_op_registration em_op_upsample_nearest = {EM_OP_UPSAMPLE_NEAREST, "upsample_nearest", em_upsample_check,

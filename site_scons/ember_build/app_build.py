@@ -330,10 +330,15 @@ def compile_programs(app: App, module: ModuleType, board: Board, out: Path) -> d
 # dispatch chooses among selectable variants, compiled once more per program with its generated
 # em_nn_variants_selected.h, and linked before the runtime library (whose copies, built with
 # every variant, the linker then never pulls). Only firmware whose program is fixed at build
-# time: the serving firmware and em_run load other programs and keep every variant.
-VARIANT_KERNEL_SOURCES = [REPO / "runtime" / "kernels" / f"{name}.c"
-                          for name in ("em_conv2d_s8", "em_depthwise_conv2d_s8", "em_depthwise_conv2d_m1_s8",
-                                       "em_fully_connected_s8")]
+# time: the serving firmware and em_run load other programs and keep every variant. A kernel of
+# several files (runtime/kernels/README.md) comes whole, leaves first: its files link together
+# in the order its one file had, so the link's alignment padding stays as it was.
+VARIANT_KERNEL_SOURCES = [REPO / "runtime" / "kernels" / f"{name}.c" for name in (
+    "em_conv2d_dot2x3_mve", "em_conv2d_block_mve", "em_conv2d_pack_mve", "em_conv2d_s8_mve",
+    "em_depthwise_conv2d_s8_mve",
+    "em_depthwise_m1_block_mve", "em_depthwise_m1_pixel_mve", "em_depthwise_conv2d_m1_s8",
+    "em_fully_connected_s8",
+)]
 VARIANTS_DEFINE = "EM_NN_VARIANTS_SELECTED"
 VARIANTS_HEADER = "em_nn_variants_selected.h"
 

@@ -27,6 +27,10 @@ COMPONENT_RULES: list[tuple[str, str]] = [
     (r"runtime/core/", "runtime core"),
     (r"gen/em_registry\.c$", "runtime core"),
     (r"runtime/ops/em_op_(\w+)\.c$", r"op \1"),
+    # a kernel of several files (runtime/kernels/README.md) is one component
+    (r"runtime/kernels/em_conv2d_\w+\.c$", "kernel conv2d_s8"),
+    (r"runtime/kernels/em_depthwise_conv2d_s8_\w+\.c$", "kernel depthwise_conv2d_s8"),
+    (r"runtime/kernels/em_depthwise_m1_\w+\.c$", "kernel depthwise_conv2d_m1_s8"),
     (r"runtime/kernels/em_(\w+)\.c$", r"kernel \1"),
     (r"gen/em_model_program\.c$", "model constants"),
     (r"gen/em_test_vectors\.c$", "app test data"),

@@ -76,6 +76,11 @@ def test_markdown_and_chart_are_written(size):
 
 def test_component_rules():
     assert component_of("runtime/kernels/em_fully_connected_s8.c") == "kernel fully_connected_s8"
+    for split in ("em_conv2d_s8_mve.c", "em_conv2d_dot2x3_mve.c", "em_conv2d_s8_scalar_dsp.c"):
+        assert component_of(f"runtime/kernels/{split}") == "kernel conv2d_s8"
+    assert component_of("runtime/kernels/em_depthwise_conv2d_s8_mve.c") == "kernel depthwise_conv2d_s8"
+    assert component_of("runtime/kernels/em_depthwise_m1_pixel_mve.c") == "kernel depthwise_conv2d_m1_s8"
+    assert component_of("runtime/kernels/em_depthwise_conv2d_m1_s8.c") == "kernel depthwise_conv2d_m1_s8"
     assert component_of("runtime/ops/em_op_quantize.c") == "op quantize"
     assert component_of("build/corstone300/anomaly/gen/em_registry.c") == "runtime core"
     assert component_of("bsp/common/em_print.c") == "bsp"
@@ -216,7 +221,7 @@ def test_the_assembly_table_matches_every_naked_function_of_the_firmware():
             assert not _OTHER_SP.search(body), f"{source.name} {match.group(2)}: an SP change the test cannot count"
             pushes = sum(_pushed_words(p) for p in _PUSH.findall(body))
             found[(source.name, match.group(2))] = (4 * pushes, set(_CALL.findall(body)))
-    assert found[("em_conv2d_s8.c", "em_nn_dot2x3_rows_mve")][0] == 36
+    assert found[("em_conv2d_dot2x3_mve.c", "em_nn_dot2x3_rows_mve")][0] == 36
     assert ("counter_dwt.c", "em_cortex_m_systick_handler") in found and ("counter_systick.c", "em_cortex_m_systick_handler") in found
     assert {name for _, name in found} == set(ASSEMBLY)
     for (file, name), (frame, calls) in found.items():

@@ -492,7 +492,7 @@ C_CONSTANTS = [
     ("runtime/kernels/em_depthwise_conv2d_m1_s8.c", "EM_NN_DWF_ROWS_BYTES", conv_options.DEPTHWISE_ROWS_STACK),
     ("runtime/kernels/include/em_nn_functions.h", "EM_NN_DWF_MAX_TAPS", depthwise_conv2d.DW_FAST_MAX_TAPS),
     ("runtime/kernels/include/em_nn_functions.h", "EM_NN_DWF_MAX_CHANNELS", depthwise_conv2d.DW_FAST_MAX_CHANNELS),
-    ("runtime/kernels/em_conv2d_s8.c", "EM_NN_CONV_BLOCK", conv2d.CONV_MVE_BLOCK),
+    ("runtime/kernels/include/em_nn_conv2d_mve.h", "EM_NN_CONV_BLOCK", conv2d.CONV_MVE_BLOCK),
     ("runtime/kernels/em_add_s8.c", "EM_NN_ADD_TABLE_MIN", add.ADD_TABLE_MIN),
     ("runtime/kernels/em_lut_channels_s8.c", "EM_NN_LUT_MVE_RUN_MIN", lut.LUT_MVE_RUN_MIN),
 ]
@@ -506,9 +506,9 @@ def test_rule_constants_match_the_c_sources(path, name, value):
 
 def test_c_conditions_the_rules_copy_are_still_there():
     """The dispatch lines the rules mirror, verbatim: a change there must change the rule too."""
-    conv = (REPO / "runtime/kernels/em_conv2d_s8.c").read_text()
+    conv = (REPO / "runtime/kernels/include/em_nn_conv2d.h").read_text()
     assert "d->kernel_h == 1 && (d->kernel_w == 1 || p->dilation_w == 1) && p->groups == 1" in conv
-    assert "ctx->size >= 4 * col_bytes && k >= 32" in conv
+    assert "ctx->size >= 4 * col_bytes && k >= 32" in (REPO / "runtime/kernels/em_conv2d_s8_scalar_dsp.c").read_text()
     m1 = (REPO / "runtime/kernels/em_depthwise_conv2d_m1_s8.c").read_text()
     assert "p.depth_multiplier != 1 || kh * kw > EM_NN_DWF_MAX_TAPS || cs > EM_NN_DWF_MAX_CHANNELS" in m1
     assert "cs % 4 == 0 && kh == 3 && kw == 3 && p.stride_w == 1 && p.dilation_w == 1" in m1

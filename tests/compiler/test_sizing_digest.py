@@ -22,7 +22,7 @@ def test_the_digest_follows_the_sizing_code_and_the_headers_it_includes(tmp_path
     before = scratch.sources_digest(runtime)
     assert before == scratch.sources_digest(RUNTIME)
     names = {p.name for p in scratch._sizing_files(runtime)}
-    assert {"em_nn_buffer_sizes.c", "em_nn_functions.h", "em_status.h"} <= names
+    assert {"em_nn_buffer_sizes.c", "em_nn_functions.h", "em_nn_status.h"} <= names
     sizing = runtime / "kernels" / "em_nn_buffer_sizes.c"
     sizing.write_text(sizing.read_text() + "\nint em_nn_extra_sizing(void) { return 1; }\n")
     assert scratch.sources_digest(runtime) != before

@@ -345,7 +345,7 @@ DEVICES = [
     # division, add's row loop), which only a size-optimised build runs.
     Device("corstone300-Os", "corstone300", opt="-Os"),
     # M4 at -O0 (a debug build): the DSP dot products too wide for its registers run their C
-    # forms (em_nn_support.h em_nn_dot4_s8_dsp, em_conv2d_s8.c em_nn_dot2x2*_s8_dsp).
+    # forms (em_nn_support.h em_nn_dot4_s8_dsp, em_nn_conv2d_dsp.h em_nn_dot2x2*_s8_dsp).
     Device("mps2_an386-O0", "mps2_an386", opt="-O0"),
 ]
 

@@ -2,9 +2,21 @@
 from __future__ import annotations
 
 import ctypes
+import re
 from pathlib import Path
 
 import numpy as np
+
+STATUS_HEADER = Path(__file__).resolve().parents[2] / "runtime" / "kernels" / "include" / "em_nn_status.h"
+
+
+def kernel_statuses(header: Path = STATUS_HEADER) -> dict[str, int]:
+    """em_nn_status's names and numbers, as the kernels' own header defines them."""
+    return {name: int(value) for name, value in re.findall(r"^\s*(EM_NN_\w+)\s*=\s*(\d+)", header.read_text(), re.M)}
+
+
+_STATUSES = kernel_statuses()
+EM_NN_OK, EM_NN_ERR_BAD_ARGUMENT = _STATUSES["EM_NN_OK"], _STATUSES["EM_NN_ERR_BAD_ARGUMENT"]
 
 
 class FcParams(ctypes.Structure):

@@ -13,8 +13,7 @@ import pytest
 from build_host import build_kernels_lib
 from compiler import reference
 from compiler.fixedpoint import quantize_multiplier
-
-EM_OK, EM_ERR_BAD_ARGUMENT = 0, 12
+from kernels_ctypes import EM_NN_ERR_BAD_ARGUMENT, EM_NN_OK
 
 
 class ConvDims(ctypes.Structure):
@@ -118,7 +117,7 @@ def make_case(seed, depthwise, n, h, w, c_in, kh, kw, c_out_or_m, groups=1, extr
 
 def check(lib, depthwise, x, w, bias, mult, shift, **kw):
     status, got = run_kernel(lib, depthwise, x, w, bias, mult, shift, **kw)
-    assert status == EM_OK
+    assert status == EM_NN_OK
     kw.pop("out_hw", None)
     kw.pop("scratch", None)
     kw.setdefault("activation_min", -128)
@@ -234,7 +233,7 @@ def test_conv_rejects_bad_arguments(lib, bad):
     args.update(bad)
     status, _ = run_kernel(lib, False, args.pop("x"), args.pop("w"), args.pop("bias"), args.pop("mult"),
                            args.pop("shift"), **args)
-    assert status == EM_ERR_BAD_ARGUMENT
+    assert status == EM_NN_ERR_BAD_ARGUMENT
 
 
 @pytest.mark.parametrize("bad", [dict(depth_multiplier=2), dict(depth_multiplier=0), dict(out_hw=(5, 4)),
@@ -246,7 +245,7 @@ def test_depthwise_rejects_bad_arguments(lib, bad):
     args.update(bad)
     status, _ = run_kernel(lib, True, args.pop("x"), args.pop("w"), args.pop("bias"), args.pop("mult"),
                            args.pop("shift"), **args)
-    assert status == EM_ERR_BAD_ARGUMENT
+    assert status == EM_NN_ERR_BAD_ARGUMENT
 
 
 def test_buffer_sizes_on_the_host(lib):

@@ -11,7 +11,7 @@ from build_host import build_kernels_lib
 from cases.quantize import float32_ties
 from compiler import reference
 from compiler.fixedpoint import quantize_multiplier
-from kernels_ctypes import Kernels
+from kernels_ctypes import EM_NN_ERR_BAD_ARGUMENT, EM_NN_OK, Kernels
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +30,7 @@ def random_requant(rng, n_out, low=-12.0, high=3.0):
 def check_fc(kernels, x, w, bias, mult, shift, out_offset=0, act_min=-128, act_max=127):
     status, got = kernels.fully_connected_s8(x, w, bias, mult, shift, out_offset, act_min, act_max)
     want = reference.fully_connected_s8(x, w, bias, mult, shift, out_offset, act_min, act_max)
-    assert status == 0
+    assert status == EM_NN_OK
     np.testing.assert_array_equal(got, want)
 
 
@@ -111,7 +111,7 @@ def test_fc_rejects_bad_arguments(kernels):
     x = np.zeros((1, 1), dtype=np.int8)
     status, _ = kernels.fully_connected_s8(x, np.zeros((0, 1), np.int8), np.zeros(0, np.int32),
                                            np.zeros(0, np.int32), np.zeros(0, np.int32), 0, -128, 127)
-    assert status == 12  # EM_ERR_BAD_ARGUMENT: O = 0
+    assert status == EM_NN_ERR_BAD_ARGUMENT  # O = 0
 
 
 def test_fc_buffer_size_is_zero(kernels):
@@ -133,7 +133,7 @@ SPECIAL_FLOATS = np.array(
 def test_quantize_special_values(kernels, inv_scale, zero_point):
     inv = np.float32(inv_scale)
     status, got = kernels.quantize_f32_s8(SPECIAL_FLOATS, inv, zero_point)
-    assert status == 0
+    assert status == EM_NN_OK
     np.testing.assert_array_equal(got, reference.quantize_f32_s8(SPECIAL_FLOATS, inv, zero_point))
 
 
@@ -144,14 +144,14 @@ def test_quantize_random(kernels):
         inv = np.float32(1.0) / np.float32(scale)
         for zp in (-128, -7, 0, 127):
             status, got = kernels.quantize_f32_s8(x, inv, zp)
-            assert status == 0
+            assert status == EM_NN_OK
             np.testing.assert_array_equal(got, reference.quantize_f32_s8(x, inv, zp))
 
 
 def test_quantize_ties_round_half_even(kernels):
     x = np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5], dtype=np.float32)
     status, got = kernels.quantize_f32_s8(x, np.float32(1.0), 0)
-    assert status == 0
+    assert status == EM_NN_OK
     assert got.tolist() == [0, 2, 2, 0, -2, -2]
 
 
@@ -164,7 +164,7 @@ def test_dequantize_all_values(kernels, scale, zero_point):
     q = np.arange(-128, 128, dtype=np.int8)
     s = np.float32(scale)
     status, got = kernels.dequantize_s8_f32(q, s, zero_point)
-    assert status == 0
+    assert status == EM_NN_OK
     want = reference.dequantize_s8_f32(q, s, zero_point)
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
 
@@ -189,7 +189,7 @@ def test_quantize_bit_patterns_and_float_ties(kernels):
         edges = np.array([0.5, 0.49999997, 512.0, 511.99997, 255.5, 256.5, -255.5, -256.5], np.float32) / inv
         x = np.concatenate([near_ties, bits, denormal, edges.astype(np.float32)]).astype(np.float32)
         status, got = kernels.quantize_f32_s8(x, inv, zp)
-        assert status == 0
+        assert status == EM_NN_OK
         np.testing.assert_array_equal(got, reference.quantize_f32_s8(x, inv, zp), err_msg=f"inv {inv!r} zp {zp}")
 
 
@@ -202,11 +202,9 @@ def test_quantize_ties_of_the_float32_product(kernels):
         xe, ie = (x * np.float32(2.0**scale_exp)).astype(np.float32), np.float32(inv * 2.0**-scale_exp)
         for zp in (-128, 0, 127):
             status, got = kernels.quantize_f32_s8(xe, ie, zp)
-            assert status == 0
+            assert status == EM_NN_OK
             np.testing.assert_array_equal(got, reference.quantize_f32_s8(xe, ie, zp))
 
-
-EM_ERR_BAD_ARGUMENT = 12
 
 
 class _SoftmaxParams(ctypes.Structure):
@@ -231,11 +229,11 @@ def test_softmax_range_check_shared_with_the_adapter(kernels):
     rng = np.random.default_rng(5)
     x = rng.integers(-128, 128, size=(1, 4095), dtype=np.int8)
     status, got = _softmax(kernels, good, x)
-    assert status == 0
+    assert status == EM_NN_OK
     np.testing.assert_array_equal(got, reference.softmax_s8(x, **attrs))
-    assert _softmax(kernels, good, np.zeros((1, 4096), np.int8))[0] == EM_ERR_BAD_ARGUMENT
+    assert _softmax(kernels, good, np.zeros((1, 4096), np.int8))[0] == EM_NN_ERR_BAD_ARGUMENT
     for field, value in (("input_multiplier", -1), ("input_left_shift", 32), ("input_left_shift", -1),
                          ("diff_min", 1)):
         bad = _SoftmaxParams(good.input_multiplier, good.input_left_shift, good.diff_min)
         setattr(bad, field, value)
-        assert _softmax(kernels, bad, x)[0] == EM_ERR_BAD_ARGUMENT, field
+        assert _softmax(kernels, bad, x)[0] == EM_NN_ERR_BAD_ARGUMENT, field

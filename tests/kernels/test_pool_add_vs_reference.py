@@ -11,8 +11,8 @@ import pytest
 from build_host import build_kernels_lib
 from compiler import reference
 from compiler.fixedpoint import quantize_multiplier
+from kernels_ctypes import EM_NN_ERR_BAD_ARGUMENT, EM_NN_OK
 
-EM_ERR_BAD_ARGUMENT = 12
 MAX_RANK = 8  # EM_BROADCAST_MAX_RANK
 
 
@@ -79,7 +79,7 @@ def pool_reference(kind, x, kernel, stride, padding, *, include=True, zp=0, act=
 def check_pool(lib, kind, x, kernel, stride, padding, **kw):
     status, got = pool_call(lib, kind, x, kernel, stride, padding, **kw)
     want = pool_reference(kind, x, kernel, stride, padding, **kw)
-    assert status == 0
+    assert status == EM_NN_OK
     np.testing.assert_array_equal(got, want)
     return want
 
@@ -176,7 +176,7 @@ def test_pool_rejects_bad_arguments(lib, kind, bad):
     if "kernel" in bad or "stride" in bad:
         kw.setdefault("out_hw", (3, 2))
     status, _ = pool_call(lib, kind, x, args["kernel"], args["stride"], args["padding"], **kw)
-    assert status == EM_ERR_BAD_ARGUMENT
+    assert status == EM_NN_ERR_BAD_ARGUMENT
 
 
 INT32_MAX = 2**31 - 1
@@ -200,16 +200,16 @@ def test_pool_rejects_extents_beyond_int32(lib, kind, dims, params):
     out = np.zeros(1, np.int8)
     p = PoolParams(*params, 1, 0, -128, 127)
     status = getattr(lib, f"em_{kind}_pool_s8")(ctypes.byref(p), ctypes.byref(PoolDims(*dims)), _p(x), _p(out))
-    assert status == EM_ERR_BAD_ARGUMENT
+    assert status == EM_NN_ERR_BAD_ARGUMENT
 
 
 def test_avg_pool_rejects_huge_kernel_and_needs_no_scratch(lib):
     x = np.zeros((1, 1, 1, 1), np.int8)
     half = 1100  # kernel 2201 x 2201 > 2^22 cells over one real cell
     status, _ = pool_call(lib, "avg", x, (2201, 2201), (1, 1), (half, half, half, half), out_hw=(1, 1))
-    assert status == EM_ERR_BAD_ARGUMENT
+    assert status == EM_NN_ERR_BAD_ARGUMENT
     status, _ = pool_call(lib, "max", x, (2201, 2201), (1, 1), (half, half, half, half), out_hw=(1, 1))
-    assert status == 0
+    assert status == EM_NN_OK
     dims, params = PoolDims(1, 5, 25, 64, 1, 1), PoolParams(5, 25, 1, 1, 0, 0, 0, 0, 1, 0, -128, 127)
     assert lib.em_avg_pool_s8_get_buffer_size(ctypes.byref(params), ctypes.byref(dims)) == 0
 
@@ -257,7 +257,7 @@ def add_call(lib, a, b, params, dims=None):
 def check_add(lib, a, b, params):
     status, got = add_call(lib, a, b, params)
     want = reference.add_s8(a, b, **params)
-    assert status == 0
+    assert status == EM_NN_OK
     np.testing.assert_array_equal(got, want)
     return want
 
@@ -345,7 +345,7 @@ def test_add_rejects_bad_arguments(lib):
                        ("activation_min", -129),
                        ("activation_max", 128)]:
         status, _ = add_call(lib, a, a, dict(good, **{key: value}))
-        assert status == EM_ERR_BAD_ARGUMENT, key
+        assert status == EM_NN_ERR_BAD_ARGUMENT, key
     rank_9, rank_negative = broadcast_dims((2, 3), (2, 3), (2, 3)), broadcast_dims((2, 3), (2, 3), (2, 3))
     rank_9.rank, rank_negative.rank = 9, -1
     bad_dims = [
@@ -358,7 +358,7 @@ def test_add_rejects_bad_arguments(lib):
     ]
     for dims in bad_dims:
         status, _ = add_call(lib, a, a, good, dims)
-        assert status == EM_ERR_BAD_ARGUMENT, list(dims.shape)
+        assert status == EM_NN_ERR_BAD_ARGUMENT, list(dims.shape)
 
 
 def test_add_general_broadcast_walks_every_axis(lib):

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "em_status.h"
+#include "em_nn_status.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,48 +35,48 @@ typedef struct {
  * The engine under transpose and slice: output element i (row-major over @p out_shape) is
  * input element Σ_k i_k · @p in_strides[k] (strides in elements, >= 0). Dimensions of size 1
  * are dropped and mergeable ones merged first, so a contiguous innermost run is one memcpy.
- * @return EM_OK, or EM_ERR_BAD_ARGUMENT for NULL pointers, a rank or dimension out of range,
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for NULL pointers, a rank or dimension out of range,
  *         negative strides or an element size other than 1, 2, 4.
  */
-em_status em_strided_copy(const void *input, const em_nn_shape *out_shape, const int32_t *in_strides,
-                          int32_t element_size, void *output);
+em_nn_status em_strided_copy(const void *input, const em_nn_shape *out_shape, const int32_t *in_strides,
+                             int32_t element_size, void *output);
 
 /**
  * Transpose (reference.transpose): output dimension k is input dimension @p perm[k].
  * @param perm  [in_shape->rank], a permutation of 0..rank-1
  */
-em_status em_transpose(const void *input, const em_nn_shape *in_shape, const int32_t *perm, int32_t element_size,
-                       void *output);
+em_nn_status em_transpose(const void *input, const em_nn_shape *in_shape, const int32_t *perm, int32_t element_size,
+                          void *output);
 
 /**
  * Strided slice (reference.slice_): out[i] = in[begin + i · step] along every dimension k, for
  * i < out_shape->dims[k]. Requires begin[k] >= 0, step[k] >= 1 and
- * begin[k] + (out dims[k] - 1) · step[k] < in dims[k] (the caller checks; EM_ERR_BAD_ARGUMENT otherwise).
+ * begin[k] + (out dims[k] - 1) · step[k] < in dims[k] (the caller checks; EM_NN_ERR_BAD_ARGUMENT otherwise).
  */
-em_status em_slice(const void *input, const em_nn_shape *in_shape, const int32_t *begin, const int32_t *step,
-                   const em_nn_shape *out_shape, int32_t element_size, void *output);
+em_nn_status em_slice(const void *input, const em_nn_shape *in_shape, const int32_t *begin, const int32_t *step,
+                      const em_nn_shape *out_shape, int32_t element_size, void *output);
 
 /**
  * Constant pad (reference.pad): the output, of dims before[k] + in dims[k] + after[k], holds
  * the input at offset before[k] along every dimension and @p value (element_size bytes)
  * everywhere else. @param before, after [in_shape->rank], >= 0
  */
-em_status em_pad(const void *input, const em_nn_shape *in_shape, const int32_t *before, const int32_t *after,
-                 const void *value, int32_t element_size, void *output);
+em_nn_status em_pad(const void *input, const em_nn_shape *in_shape, const int32_t *before, const int32_t *after,
+                    const void *value, int32_t element_size, void *output);
 
 /**
  * Nearest-neighbour upsampling by integer factors (reference.upsample_nearest):
  * input [batches, h, w, c] -> output [batches, h · scale_h, w · scale_w, c],
  * out[n, y, x, :] = in[n, y / scale_h, x / scale_w, :]. All sizes >= 1.
  */
-em_status em_upsample_nearest(const void *input, int32_t batches, int32_t h, int32_t w, int32_t c,
-                              int32_t scale_h, int32_t scale_w, int32_t element_size, void *output);
+em_nn_status em_upsample_nearest(const void *input, int32_t batches, int32_t h, int32_t w, int32_t c,
+                                 int32_t scale_h, int32_t scale_w, int32_t element_size, void *output);
 
 /**
  * Reshape: @p bytes bytes of @p input to @p output (which may be @p input itself, when the
  * planner aliased them: then nothing moves; other overlaps are allowed too).
  */
-em_status em_reshape(const void *input, int32_t bytes, void *output);
+em_nn_status em_reshape(const void *input, int32_t bytes, void *output);
 
 /** Requantization of int8 codes (the schema's RequantizeOptions, reference.requantize_s8). */
 typedef struct {
@@ -91,8 +91,8 @@ typedef struct {
  * @param count  >= 0 elements; @p output may overlap @p input when it starts at or below it
  *               (elementwise, in increasing order: in place)
  */
-em_status em_requantize_s8(const int8_t *input, int32_t count, const em_requantize_params *params,
-                           int8_t *output);
+em_nn_status em_requantize_s8(const int8_t *input, int32_t count, const em_requantize_params *params,
+                              int8_t *output);
 
 #ifdef __cplusplus
 }

@@ -14,7 +14,7 @@
  * round those differently; everything else is bit-exact.
  *
  * 4-D feature maps are NHWC. Kernels never allocate; outputs must not overlap inputs unless
- * stated. Every kernel returns EM_ERR_BAD_ARGUMENT for NULL pointers or sizes out of range.
+ * stated. Every kernel returns EM_NN_ERR_BAD_ARGUMENT for NULL pointers or sizes out of range.
  */
 #ifndef EM_NN_FLOAT_H
 #define EM_NN_FLOAT_H
@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "em_nn_types.h"
-#include "em_status.h"
+#include "em_nn_status.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -110,9 +110,9 @@ typedef struct {
  * @param bias     [O] float32
  * @param output   [B, O] float32
  */
-em_status em_float_fully_connected_f32(int32_t batches, int32_t input_features, int32_t output_features,
-                                       const float *input, const float *weights, const float *bias,
-                                       em_float_activation act, float *output);
+em_nn_status em_float_fully_connected_f32(int32_t batches, int32_t input_features, int32_t output_features,
+                                          const float *input, const float *weights, const float *bias,
+                                          em_float_activation act, float *output);
 
 /**
  * Float grouped 2-D convolution, NHWC (reference.float_conv2d_f32); depthwise is groups = C_IN.
@@ -122,8 +122,8 @@ em_status em_float_fully_connected_f32(int32_t batches, int32_t input_features, 
  * @param dims    shapes (em_nn_types.h's em_conv_dims: N, H, W, C_IN, KH, KW, OH, OW, C_OUT)
  * @param input   [N, H, W, C_IN]; weights [C_OUT, KH, KW, Cg]; bias [C_OUT]; output [N, OH, OW, C_OUT]
  */
-em_status em_float_conv2d_f32(const em_conv_dims *dims, const em_float_conv_params *params, const float *input,
-                              const float *weights, const float *bias, em_float_activation act, float *output);
+em_nn_status em_float_conv2d_f32(const em_conv_dims *dims, const em_float_conv_params *params, const float *input,
+                                 const float *weights, const float *bias, em_float_activation act, float *output);
 
 /**
  * Float elementwise binary op with NumPy broadcasting (reference.float_binary_f32):
@@ -131,23 +131,23 @@ em_status em_float_conv2d_f32(const em_conv_dims *dims, const em_float_conv_para
  * @param function  EM_FLOAT_BINARY_*
  * @param dims      output shape and operand strides
  */
-em_status em_float_binary_f32(int32_t function, const em_float_broadcast_dims *dims, const float *a,
-                              const float *b, em_float_activation act, float *output);
+em_nn_status em_float_binary_f32(int32_t function, const em_float_broadcast_dims *dims, const float *a,
+                                 const float *b, em_float_activation act, float *output);
 
 /**
  * Float elementwise unary function (reference.float_unary_f32). May run in place.
  * @param function  EM_FLOAT_UNARY_*
  * @param count     elements, >= 0
  */
-em_status em_float_unary_f32(int32_t function, const em_float_unary_params *params, const float *input,
-                             int32_t count, float *output);
+em_nn_status em_float_unary_f32(int32_t function, const em_float_unary_params *params, const float *input,
+                                int32_t count, float *output);
 
 /**
  * Float softmax over the last axis (reference.float_softmax_f32): per row,
  * m = max, e[i] = expf(x[i] − m), s = e[0] + e[1] + …, out[i] = e[i] / s.
  * @param rows, depth  [rows, depth], each >= 1. May run in place.
  */
-em_status em_float_softmax_f32(int32_t rows, int32_t depth, const float *input, float *output);
+em_nn_status em_float_softmax_f32(int32_t rows, int32_t depth, const float *input, float *output);
 
 /**
  * Float layer norm over the last axis (reference.float_layer_norm_f32): per row,
@@ -155,24 +155,24 @@ em_status em_float_softmax_f32(int32_t rows, int32_t depth, const float *input, 
  * out[i] = (x[i] − mean) · inv · weight[i] + bias[i]. Sums in index order. May run in place.
  * @param rows, depth  [rows, D], each >= 1; weight, bias [D]
  */
-em_status em_float_layer_norm_f32(int32_t rows, int32_t depth, const float *input, const float *weight,
-                                  const float *bias, float epsilon, float *output);
+em_nn_status em_float_layer_norm_f32(int32_t rows, int32_t depth, const float *input, const float *weight,
+                                     const float *bias, float epsilon, float *output);
 
 /**
  * Float max pool, NHWC (reference.float_max_pool_f32): per output, m = -inf, then for each cell
  * of the window inside the input, in (ky, kx) order, m = x > m ? x : m; out = clamp(m).
  * @param input [N, H, W, C]; output [N, OH, OW, C] (dims from em_pool_dims)
  */
-em_status em_float_max_pool_f32(const em_pool_dims *dims, const em_float_pool_params *params, const float *input,
-                                em_float_activation act, float *output);
+em_nn_status em_float_max_pool_f32(const em_pool_dims *dims, const em_float_pool_params *params, const float *input,
+                                   em_float_activation act, float *output);
 
 /**
  * Float average pool, NHWC (reference.float_avg_pool_f32): per output, the sum (from 0, in (ky, kx)
  * order) of the window's cells inside the input, divided by (float)(kernel_h * kernel_w) when
  * count_include_pad, else by the number of those cells (>= 1: padding < kernel); out = clamp.
  */
-em_status em_float_avg_pool_f32(const em_pool_dims *dims, const em_float_pool_params *params, const float *input,
-                                em_float_activation act, float *output);
+em_nn_status em_float_avg_pool_f32(const em_pool_dims *dims, const em_float_pool_params *params, const float *input,
+                                   em_float_activation act, float *output);
 
 #ifdef __cplusplus
 }

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "em_nn_types.h"
-#include "em_status.h"
+#include "em_nn_status.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,11 +33,11 @@ extern "C" {
  * @param weights  [O, I] int8, -128..127, row-major (same layout on every tier)
  * @param bias     [O] int32, or NULL for zero bias
  * @param output   [B, O] int8, -128..127, row-major
- * @return EM_OK, or EM_ERR_BAD_ARGUMENT for a NULL pointer or dims < 1.
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for a NULL pointer or dims < 1.
  */
-em_status em_fully_connected_s8(const em_fc_params *params, const em_per_channel_quant *quant,
-                                const em_fc_dims *dims, const int8_t *input, const int8_t *weights,
-                                const int32_t *bias, int8_t *output);
+em_nn_status em_fully_connected_s8(const em_fc_params *params, const em_per_channel_quant *quant,
+                                   const em_fc_dims *dims, const int8_t *input, const int8_t *weights,
+                                   const int32_t *bias, int8_t *output);
 
 /**
  * Scratch bytes em_fully_connected_s8() needs on this build's tier for @p dims.
@@ -55,10 +55,10 @@ int32_t em_fully_connected_s8_get_buffer_size(const em_fc_dims *dims);
  * @param inv_scale   1 / scale, float32
  * @param zero_point  -128..127
  * @param output      [count] int8
- * @return EM_OK, or EM_ERR_BAD_ARGUMENT for a NULL pointer with count > 0 or count < 0.
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for a NULL pointer with count > 0 or count < 0.
  */
-em_status em_quantize_f32_s8(const float *input, int32_t count, float inv_scale,
-                             int32_t zero_point, int8_t *output);
+em_nn_status em_quantize_f32_s8(const float *input, int32_t count, float inv_scale,
+                                int32_t zero_point, int8_t *output);
 
 /**
  * int8 -> float32 (reference.dequantize_s8_f32): x = (float)(q - zero_point) * scale, float32.
@@ -67,10 +67,10 @@ em_status em_quantize_f32_s8(const float *input, int32_t count, float inv_scale,
  * @param scale       float32
  * @param zero_point  -128..127
  * @param output      [count] float32; must not overlap @p input
- * @return EM_OK, or EM_ERR_BAD_ARGUMENT for a NULL pointer with count > 0 or count < 0.
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for a NULL pointer with count > 0 or count < 0.
  */
-em_status em_dequantize_s8_f32(const int8_t *input, int32_t count, float scale,
-                               int32_t zero_point, float *output);
+em_nn_status em_dequantize_s8_f32(const int8_t *input, int32_t count, float scale,
+                                  int32_t zero_point, float *output);
 
 /**
  * The argument contract em_conv2d_s8() (@p depthwise false) and em_depthwise_conv2d_s8() (true)
@@ -79,10 +79,10 @@ em_status em_dequantize_s8_f32(const int8_t *input, int32_t count, float scale,
  * formula (em_nn_output_size_ok), input_zero_point, output_offset and clamps int8 with
  * activation_min <= activation_max; groups >= 1 dividing input_c and output_c (convolution) or
  * depth_multiplier >= 1 with input_c · depth_multiplier = output_c (depthwise). Per-channel
- * values are not read. @return EM_OK or EM_ERR_BAD_ARGUMENT.
+ * values are not read. @return EM_NN_OK or EM_NN_ERR_BAD_ARGUMENT.
  */
-em_status em_conv_s8_validate(const em_conv_params *params, const em_per_channel_quant *quant,
-                              const em_conv_dims *dims, bool depthwise);
+em_nn_status em_conv_s8_validate(const em_conv_params *params, const em_per_channel_quant *quant,
+                                 const em_conv_dims *dims, bool depthwise);
 
 /**
  * int8 grouped 2-D convolution, NHWC, per-output-channel requantization (reference.conv2d_s8):
@@ -106,12 +106,12 @@ em_status em_conv_s8_validate(const em_conv_params *params, const em_per_channel
  * @param output   [N, OH, OW, C_OUT] int8; pixels are written in order (at most 4 pixels'
  *                 reads and writes interleaved), so it may overlap @p input only from the
  *                 margin below it that compiler/in_place.py computes (window_margin)
- * @return EM_OK, or EM_ERR_BAD_ARGUMENT for a NULL pointer or out-of-range dims / params.
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for a NULL pointer or out-of-range dims / params.
  */
-em_status em_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params,
-                       const em_per_channel_quant *quant, const em_conv_dims *dims,
-                       const int8_t *input, const int8_t *weights, const int32_t *bias,
-                       int8_t *output);
+em_nn_status em_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params,
+                          const em_per_channel_quant *quant, const em_conv_dims *dims,
+                          const int8_t *input, const int8_t *weights, const int32_t *bias,
+                          int8_t *output);
 
 /**
  * Scratch bytes em_conv2d_s8() uses for its fastest path on this build's tier, with
@@ -144,12 +144,12 @@ int32_t em_nn_conv_col_bytes(const em_conv_params *params, const em_conv_dims *d
  * @param output   [N, OH, OW, C·M] int8; must not overlap @p input, except on the pixel-order
  *                 fast path (em_depthwise_conv2d_m1_s8.c; compiler/in_place.py) from the
  *                 margin below it that compiler/in_place.py computes
- * @return EM_OK, or EM_ERR_BAD_ARGUMENT for a NULL pointer or out-of-range dims / params.
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for a NULL pointer or out-of-range dims / params.
  */
-em_status em_depthwise_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params,
-                                 const em_per_channel_quant *quant, const em_conv_dims *dims,
-                                 const int8_t *input, const int8_t *weights, const int32_t *bias,
-                                 int8_t *output);
+em_nn_status em_depthwise_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params,
+                                    const em_per_channel_quant *quant, const em_conv_dims *dims,
+                                    const int8_t *input, const int8_t *weights, const int32_t *bias,
+                                    int8_t *output);
 
 /**
  * Internal to em_depthwise_conv2d_s8(): its fast path for depth multiplier 1 (every tier), called
@@ -205,13 +205,13 @@ static inline bool em_nn_output_size_ok(int32_t out, int32_t size, int32_t kerne
  * output_h / output_w equal to reference.output_size (PyTorch's and TFLite's formula). Under it
  * every window holds at least one real cell. A function of its own (em_pool_validate_s8.c), not
  * inline: the kernels and the adapters' load-time check() share one copy.
- * @return EM_OK or EM_ERR_BAD_ARGUMENT.
+ * @return EM_NN_OK or EM_NN_ERR_BAD_ARGUMENT.
  */
-em_status em_pool_s8_validate(const em_pool_params *params, const em_pool_dims *dims);
+em_nn_status em_pool_s8_validate(const em_pool_params *params, const em_pool_dims *dims);
 
 /** em_pool_s8_validate() and, for the average pool, kernel_h·kernel_w <= EM_AVG_POOL_MAX_CELLS:
- *  the whole contract of em_avg_pool_s8()'s params and dims. @return EM_OK or EM_ERR_BAD_ARGUMENT. */
-em_status em_avg_pool_s8_validate(const em_pool_params *params, const em_pool_dims *dims);
+ *  the whole contract of em_avg_pool_s8()'s params and dims. @return EM_NN_OK or EM_NN_ERR_BAD_ARGUMENT. */
+em_nn_status em_avg_pool_s8_validate(const em_pool_params *params, const em_pool_dims *dims);
 
 /**
  * int8 2-D max pooling, NHWC (reference.max_pool_s8): out[n, y, x, c] = clamp(max over the real
@@ -221,10 +221,10 @@ em_status em_avg_pool_s8_validate(const em_pool_params *params, const em_pool_di
  * @param dims     N, H, W, C, OH, OW
  * @param input    [N, H, W, C] int8, -128..127
  * @param output   [N, OH, OW, C] int8; must not overlap @p input
- * @return EM_OK, or EM_ERR_BAD_ARGUMENT for a NULL pointer or dims / params out of contract.
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for a NULL pointer or dims / params out of contract.
  */
-em_status em_max_pool_s8(const em_pool_params *params, const em_pool_dims *dims, const int8_t *input,
-                         int8_t *output);
+em_nn_status em_max_pool_s8(const em_pool_params *params, const em_pool_dims *dims, const int8_t *input,
+                            int8_t *output);
 
 /**
  * int8 2-D average pooling, NHWC (reference.avg_pool_s8):
@@ -236,10 +236,10 @@ em_status em_max_pool_s8(const em_pool_params *params, const em_pool_dims *dims,
  * @param dims     N, H, W, C, OH, OW
  * @param input    [N, H, W, C] int8, -128..127
  * @param output   [N, OH, OW, C] int8; must not overlap @p input
- * @return EM_OK, or EM_ERR_BAD_ARGUMENT for a NULL pointer or dims / params out of contract.
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for a NULL pointer or dims / params out of contract.
  */
-em_status em_avg_pool_s8(const em_pool_params *params, const em_pool_dims *dims, const int8_t *input,
-                         int8_t *output);
+em_nn_status em_avg_pool_s8(const em_pool_params *params, const em_pool_dims *dims, const int8_t *input,
+                            int8_t *output);
 
 /** Scratch bytes em_avg_pool_s8() needs: 0 on every tier (sums stay in registers). Compiles on
  *  the host. (em_max_pool_s8() and em_add_s8() never need scratch.) */
@@ -257,10 +257,10 @@ int32_t em_avg_pool_s8_get_buffer_size(const em_pool_params *params, const em_po
  * @param output   int8, row-major of dims->shape; may overlap an operand of the output's shape
  *                 when it starts at or below it (elements are read before they are written, in
  *                 increasing order); must not overlap a broadcast operand
- * @return EM_OK, or EM_ERR_BAD_ARGUMENT for a NULL pointer or dims / params out of range.
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for a NULL pointer or dims / params out of range.
  */
-em_status em_add_s8(const em_add_params *params, const em_broadcast_dims *dims, const int8_t *a,
-                    const int8_t *b, int8_t *output);
+em_nn_status em_add_s8(const em_add_params *params, const em_broadcast_dims *dims, const int8_t *a,
+                       const int8_t *b, int8_t *output);
 
 /** Whether @p params is within em_add_s8()'s ranges (em_add_params): the check em_add_s8() makes
  *  at every call, shared with the ADD adapter's load-time check(). @p params must not be NULL. */
@@ -272,9 +272,9 @@ bool em_add_s8_params_valid(const em_add_params *params);
  * @param count   0..INT32_MAX
  * @param table   256 int8 entries, entry k for input k - 128
  * @param output  @p count int8; may overlap @p input when it starts at or below it (in place)
- * @return EM_OK, or EM_ERR_BAD_ARGUMENT for a negative count or a NULL pointer with count > 0.
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for a negative count or a NULL pointer with count > 0.
  */
-em_status em_lut_s8(const int8_t *input, int32_t count, const int8_t *table, int8_t *output);
+em_nn_status em_lut_s8(const int8_t *input, int32_t count, const int8_t *table, int8_t *output);
 
 /** Most channels em_lut_channels_s8() takes: its table's bytes, channels · 256, fit an int32. */
 #define EM_LUT_MAX_CHANNELS (INT32_MAX / 256)
@@ -293,10 +293,10 @@ em_status em_lut_s8(const int8_t *input, int32_t count, const int8_t *table, int
  * @param table     [channels, 256] int8, row c the table of channel c (entry k for input k - 128)
  * @param output    [outer, channels, inner] int8; may overlap @p input when it starts at or below
  *                  it (in place); must not overlap @p table
- * @return EM_OK, or EM_ERR_BAD_ARGUMENT for sizes out of range or a NULL pointer with elements.
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for sizes out of range or a NULL pointer with elements.
  */
-em_status em_lut_channels_s8(const int8_t *input, int32_t outer, int32_t channels, int32_t inner,
-                             const int8_t *table, int8_t *output);
+em_nn_status em_lut_channels_s8(const int8_t *input, int32_t outer, int32_t channels, int32_t inner,
+                                const int8_t *table, int8_t *output);
 
 /** Quantization of an elementwise multiply (the schema's MulOptions, reference.mul_s8). */
 typedef struct {
@@ -318,10 +318,10 @@ typedef struct {
  * @param output   int8, row-major of dims->shape; may overlap an operand of the output's shape
  *                 when it starts at or below it (elements are read before they are written, in
  *                 increasing order); must not overlap a broadcast operand
- * @return EM_OK, or EM_ERR_BAD_ARGUMENT for a NULL pointer or dims / params out of range.
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for a NULL pointer or dims / params out of range.
  */
-em_status em_mul_s8(const em_mul_params *params, const em_broadcast_dims *dims, const int8_t *a, const int8_t *b,
-                    int8_t *output);
+em_nn_status em_mul_s8(const em_mul_params *params, const em_broadcast_dims *dims, const int8_t *a, const int8_t *b,
+                       int8_t *output);
 
 /**
  * Copies one concatenation input into its slice of the output (reference.concat_s8): for each of
@@ -330,10 +330,10 @@ em_status em_mul_s8(const em_mul_params *params, const em_broadcast_dims *dims, 
  * @param inner         >= 1: this input's elements per row (its axis size × the dims after it)
  * @param output_inner  >= inner + offset: the output's elements per row
  * @param offset        >= 0: where this input starts within an output row
- * @return EM_OK, or EM_ERR_BAD_ARGUMENT for NULL pointers or sizes out of range.
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for NULL pointers or sizes out of range.
  */
-em_status em_concat_copy_s8(const int8_t *input, int32_t outer, int32_t inner, int32_t output_inner,
-                            int32_t offset, int8_t *output);
+em_nn_status em_concat_copy_s8(const int8_t *input, int32_t outer, int32_t inner, int32_t output_inner,
+                               int32_t offset, int8_t *output);
 
 /** Softmax parameters (reference.softmax_parameters): beta · input scale · 2^26 as a Q31
  *  multiplier (>= 0) and a left shift (0..31); differences below diff_min (<= 0) give -128. */
@@ -358,10 +358,10 @@ bool em_softmax_s8_params_valid(const em_softmax_params *params, int32_t row_siz
  * @param row_size  1..EM_SOFTMAX_MAX_ROW values per row (the Q12.19 sum of exponentials must not overflow)
  * @param input     [rows, row_size] int8, -128..127
  * @param output    [rows, row_size] int8, scale 1/256, zero point -128; must not overlap input
- * @return EM_OK, or EM_ERR_BAD_ARGUMENT for NULL pointers or parameters out of range.
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for NULL pointers or parameters out of range.
  */
-em_status em_softmax_s8(const em_softmax_params *params, int32_t rows, int32_t row_size, const int8_t *input,
-                        int8_t *output);
+em_nn_status em_softmax_s8(const em_softmax_params *params, int32_t rows, int32_t row_size, const int8_t *input,
+                           int8_t *output);
 
 /**
  * int8 elementwise minimum (reference.minimum_s8) / maximum (reference.maximum_s8) of two
@@ -371,10 +371,10 @@ em_status em_softmax_s8(const em_softmax_params *params, int32_t rows, int32_t r
  * @param b        likewise, of dims->b_shape
  * @param output   int8, row-major of dims->shape; may be exactly an operand of the output's
  *                 shape (in place); must not overlap a broadcast operand
- * @return EM_OK, or EM_ERR_BAD_ARGUMENT for a NULL pointer or dims out of range.
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for a NULL pointer or dims out of range.
  */
-em_status em_minimum_s8(const em_broadcast_dims *dims, const int8_t *a, const int8_t *b, int8_t *output);
-em_status em_maximum_s8(const em_broadcast_dims *dims, const int8_t *a, const int8_t *b, int8_t *output);
+em_nn_status em_minimum_s8(const em_broadcast_dims *dims, const int8_t *a, const int8_t *b, int8_t *output);
+em_nn_status em_maximum_s8(const em_broadcast_dims *dims, const int8_t *a, const int8_t *b, int8_t *output);
 
 /** Parameters of a transposed 2-D convolution (the schema's TransposeConv2DOptions). */
 typedef struct {
@@ -406,11 +406,11 @@ typedef struct {
  * @param weights  [C_OUT, KH, KW, C_IN] int8, -128..127
  * @param bias     [C_OUT] int32 (input zero point NOT folded in), or NULL for zero bias
  * @param output   [N, OH, OW, C_OUT] int8; must not overlap @p input
- * @return EM_OK, or EM_ERR_BAD_ARGUMENT for a NULL pointer or out-of-range dims / params.
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for a NULL pointer or out-of-range dims / params.
  */
-em_status em_transpose_conv2d_s8(const em_transpose_conv_params *params, const em_per_channel_quant *quant,
-                                 const em_conv_dims *dims, const int8_t *input, const int8_t *weights,
-                                 const int32_t *bias, int8_t *output);
+em_nn_status em_transpose_conv2d_s8(const em_transpose_conv_params *params, const em_per_channel_quant *quant,
+                                    const em_conv_dims *dims, const int8_t *input, const int8_t *weights,
+                                    const int32_t *bias, int8_t *output);
 
 /** Quantization of a batched matmul of two activations (the schema's BatchMatmulOptions). */
 typedef struct {
@@ -440,10 +440,10 @@ typedef struct {
  * @param a       [B, M, K] int8, row-major
  * @param b       [B, K, N] int8, row-major
  * @param output  [B, M, N] int8; must not overlap @p a or @p b
- * @return EM_OK, or EM_ERR_BAD_ARGUMENT for a NULL pointer or dims / params out of range.
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for a NULL pointer or dims / params out of range.
  */
-em_status em_batch_matmul_s8(const em_batch_matmul_params *params, const em_batch_matmul_dims *dims,
-                             const int8_t *a, const int8_t *b, int8_t *output);
+em_nn_status em_batch_matmul_s8(const em_batch_matmul_params *params, const em_batch_matmul_dims *dims,
+                                const int8_t *a, const int8_t *b, int8_t *output);
 
 /** Shape and options of an audio front end (the schema's MelFeaturesOptions and the operands). */
 typedef struct {
@@ -475,12 +475,12 @@ typedef struct {
  * The caller guarantees the table ranges above (the adapter checks them at load time).
  * @param ctx   scratch: em_mel_features_s16_get_buffer_size() bytes, 4-byte aligned, sharing no
  *              byte with the audio or the output
- * @return EM_OK, or EM_ERR_BAD_ARGUMENT for NULL pointers, bad shapes, too small a scratch or one
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for NULL pointers, bad shapes, too small a scratch or one
  *         that overlaps the audio or the output.
  */
-em_status em_mel_features_s16(const em_nn_context *ctx, const em_mel_features_params *params,
-                              const em_mel_features_tables *tables, int32_t batches, const int16_t *audio,
-                              float *output);
+em_nn_status em_mel_features_s16(const em_nn_context *ctx, const em_mel_features_params *params,
+                                 const em_mel_features_tables *tables, int32_t batches, const int16_t *audio,
+                                 float *output);
 
 /** Scratch bytes of em_mel_features_s16(): 4 · (fft_length + 2 + 2 · n_mels) (every tier). */
 int32_t em_mel_features_s16_get_buffer_size(int32_t fft_length, int32_t n_mels);

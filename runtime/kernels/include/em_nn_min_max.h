@@ -82,13 +82,13 @@ static __attribute__((noinline)) void em_nn_min_max_group(const em_nn_broadcast 
     }
 }
 
-static inline __attribute__((always_inline)) em_status em_nn_min_max_s8(const em_broadcast_dims *dims,
-                                                                       const int8_t *a, const int8_t *b,
-                                                                       int8_t *output, bool is_max)
+static inline __attribute__((always_inline)) em_nn_status em_nn_min_max_s8(const em_broadcast_dims *dims,
+                                                                          const int8_t *a, const int8_t *b,
+                                                                          int8_t *output, bool is_max)
 {
     em_nn_broadcast w;
     if (a == NULL || b == NULL || output == NULL || !em_nn_broadcast_plan(dims, &w)) {
-        return EM_ERR_BAD_ARGUMENT;
+        return EM_NN_ERR_BAD_ARGUMENT;
     }
     em_nn_broadcast_at at;
     em_nn_broadcast_start(&w, &at);
@@ -97,7 +97,7 @@ static inline __attribute__((always_inline)) em_status em_nn_min_max_s8(const em
         em_nn_min_max_group(&w, a + at.a, b + at.b, out, is_max);
         out += w.size[1] * w.size[0];
     } while (em_nn_broadcast_next(&w, &at));
-    return EM_OK;
+    return EM_NN_OK;
 }
 
 #endif /* EM_NN_MIN_MAX_H */

@@ -12,7 +12,7 @@
  *   which mirrors each dispatch) defines every name: 1 exactly for the variants the program runs.
  * - Otherwise (the runtime library, em_run, the kernel tests): every variant is built.
  *
- * A program that reaches a variant its build left out fails with EM_ERR_VARIANT_NOT_LINKED (the
+ * A program that reaches a variant its build left out fails with EM_NN_ERR_VARIANT_NOT_LINKED (the
  * generic depthwise, conv2d and avg_pool entry points) or falls back to a linked general path (the
  * depthwise M = 1 fast path declines): never undefined behaviour. Only the MVE tier's variants
  * are selectable; the DSP and scalar paths are small and always built.
@@ -24,7 +24,7 @@
 #include "em_nn_variants_selected.h"
 #endif
 
-/* em_depthwise_conv2d_s8.c, the general path (MVE): 4-channel blocks of M = 1 with KW = 3
+/* em_depthwise_conv2d_s8_mve.c, the general path: 4-channel blocks of M = 1 with KW = 3
  * unrolled, of M = 1 with any KW, M = 1's last partial block (C % 4 != 0), and M > 1. */
 #ifndef EM_NN_VARIANT_DW_MVE_FULL_KW3
 #define EM_NN_VARIANT_DW_MVE_FULL_KW3 1
@@ -56,7 +56,7 @@
 #ifndef EM_NN_VARIANT_DWF_MVE_TAPS
 #define EM_NN_VARIANT_DWF_MVE_TAPS 1
 #endif
-/* em_conv2d_s8.c (MVE): packing a column into scratch (im2col), and tap by tap without scratch. */
+/* em_conv2d_s8_mve.c: packing a column into scratch (im2col), and tap by tap without scratch. */
 #ifndef EM_NN_VARIANT_CONV_MVE_PACK
 #define EM_NN_VARIANT_CONV_MVE_PACK 1
 #endif
