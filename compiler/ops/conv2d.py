@@ -28,7 +28,7 @@ from compiler.schema import program_generated as fb
 aten = torch.ops.aten
 
 
-# em_conv2d_s8.c: EM_NN_CONV_BLOCK (MVE pixels per block); DSP pairs pay from K = 32.
+# em_nn_conv2d_mve.h: EM_NN_CONV_BLOCK (MVE pixels per block); DSP pairs pay from K = 32.
 CONV_MVE_BLOCK = 4
 CONV_DSP_PAIRS_MIN_K = 32
 
@@ -76,7 +76,7 @@ def _column_bytes(graph: Graph, op: Op) -> int:
 
 
 def _path(graph: Graph, op: Op, tier: str, linked: frozenset[str]) -> str:
-    """em_conv2d_s8.c: a pixel's column is the input itself where em_nn_conv_in_place() holds,
+    """em_conv2d_s8_mve.c / em_conv2d_s8_scalar_dsp.c: a pixel's column is the input itself where em_nn_conv_in_place() holds,
     else packed into scratch (im2col) when a column fits, else read tap by tap. MVE:
     em_nn_conv2d_mve, blocks of EM_NN_CONV_BLOCK pixels, min(4, scratch / col16) packed columns;
     DSP: em_nn_conv2d_cols with pairs when scratch >= 4·col4 and K >= 32; scalar: em_nn_dot_rows_s8."""
@@ -108,7 +108,7 @@ def _path(graph: Graph, op: Op, tier: str, linked: frozenset[str]) -> str:
 
 
 def _takes_variants(graph: Graph, ops: list[Op], total_macs: int) -> set[str]:
-    """em_conv2d_s8.c em_nn_conv_mve_linked(): nothing when every column is in place, else
+    """em_conv2d_s8_mve.c em_nn_conv_mve_linked(): nothing when every column is in place, else
     packing when a column fits the scratch, else taps."""
     used: set[str] = set()
     for op in ops:

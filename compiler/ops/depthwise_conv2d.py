@@ -70,7 +70,7 @@ def _blocks(graph: Graph, op: Op) -> bool:
 
 
 def _generic_path(op: Op, tier: str, why: str) -> str:
-    """em_depthwise_conv2d_s8.c after the fast path declined."""
+    """em_depthwise_conv2d_s8_{mve,scalar_dsp}.c after the fast path declined."""
     m = op.attrs.get("depth_multiplier", 1)
     if tier == "mve":
         path = "MVE 4-channel lanes" if m == 1 else f"MVE 4-channel lanes, gathers with stride M={m}"
@@ -145,7 +145,7 @@ def _rows_staged(graph: Graph, op: Op) -> bool:
 
 
 def _generic_variants(op: Op, c: int, kw: int) -> set[str]:
-    """em_depthwise_conv2d_s8.c em_nn_dw_mve_linked()."""
+    """em_depthwise_conv2d_s8_mve.c em_nn_dw_mve_linked()."""
     if op.attrs.get("depth_multiplier", 1) != 1:
         return {"DW_MVE_STRIDED"}
     full = set() if c < 4 else {"DW_MVE_FULL_KW3" if kw == 3 else "DW_MVE_FULL"}
