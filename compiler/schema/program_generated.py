@@ -53,6 +53,7 @@ class OpCode(object):
     TRANSPOSE_CONV_2D = 28
     BATCH_MATMUL = 29
     MEL_FEATURES = 30
+    ARG_MAX = 31
 
 
 # The elementwise function of FLOAT_BINARY.
@@ -114,6 +115,7 @@ class OpOptions(object):
     TransposeConv2DOptions = 25
     BatchMatmulOptions = 26
     MelFeaturesOptions = 27
+    ArgMaxOptions = 28
 
 
 # Affine quantization: real = scale * (q - zero_point). One entry per tensor, or one per
@@ -2929,6 +2931,49 @@ def MelFeaturesOptionsAddLogScale(builder, logScale):
     builder.PrependInt32Slot(2, logScale, 0)
 
 def MelFeaturesOptionsEnd(builder):
+    return builder.EndObject()
+
+
+
+# ARG_MAX: int8 [..., R, ...] -> int32 indices, the input's shape without `axis` (or with it
+# kept at 1: the same elements), each the position of the largest value along `axis`, the first
+# of equal ones (compiler/ops/arg_max.py). The codes order as the values do (scale > 0).
+class ArgMaxOptions(object):
+    __slots__ = ['_tab']
+
+    @classmethod
+    def GetRootAs(cls, buf, offset=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
+        x = ArgMaxOptions()
+        x.Init(buf, n + offset)
+        return x
+
+    @classmethod
+    def GetRootAsArgMaxOptions(cls, buf, offset=0):
+        """This method is deprecated. Please switch to GetRootAs."""
+        return cls.GetRootAs(buf, offset)
+    @classmethod
+    def ArgMaxOptionsBufferHasIdentifier(cls, buf, offset, size_prefixed=False):
+        return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x45\x4D\x42\x52", size_prefixed=size_prefixed)
+
+    # ArgMaxOptions
+    def Init(self, buf, pos):
+        self._tab = flatbuffers.table.Table(buf, pos)
+
+    # ArgMaxOptions
+    def Axis(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+def ArgMaxOptionsStart(builder):
+    builder.StartObject(1)
+
+def ArgMaxOptionsAddAxis(builder, axis):
+    builder.PrependInt32Slot(0, axis, 0)
+
+def ArgMaxOptionsEnd(builder):
     return builder.EndObject()
 
 

@@ -485,6 +485,16 @@ em_nn_status em_mel_features_s16(const em_nn_context *ctx, const em_mel_features
 /** Scratch bytes of em_mel_features_s16(): 4 · (fft_length + 2 + 2 · n_mels) (every tier). */
 int32_t em_mel_features_s16_get_buffer_size(int32_t fft_length, int32_t n_mels);
 
+/**
+ * int8 arg max along one axis (compiler/ops/arg_max.py): input [outer][count][inner] ->
+ * output [outer][inner], each the position 0..count-1 of the largest code along the middle axis,
+ * the first of equal ones. The codes order as the real values do, so no quantization is needed.
+ * @param input   int8, -128..127, row-major [outer][count][inner]
+ * @param output  int32, row-major [outer][inner]; must not overlap the input
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for a NULL pointer, outer or inner < 0, count < 1.
+ */
+em_nn_status em_arg_max_s8(const int8_t *input, int32_t outer, int32_t count, int32_t inner, int32_t *output);
+
 #ifdef __cplusplus
 }
 #endif
