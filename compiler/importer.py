@@ -170,7 +170,6 @@ REWRITES = {
     "embedding": "A table lookup by index has no kernel: feed one-hot vectors to an nn.Linear instead.",
     "index_select": "Indexing by a tensor has no kernel: use slices (x[:, 2:5]) or torch.cat of slices.",
     "gather": "Indexing by a tensor has no kernel: use slices, or a matmul with a one-hot constant.",
-    "argmax": "Return the scores and take the arg max in the application (one pass over int8 codes).",
     "argmin": "Return the scores and take the arg min in the application (one pass over int8 codes).",
     "topk": "Return the scores and pick the best ones in the application.",
     "sort": "Return the values and sort them in the application.",

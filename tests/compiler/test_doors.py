@@ -27,7 +27,7 @@ class Unlowerable(nn.Module):
 
     def forward(self, x: torch.Tensor):
         y = torch.cumsum(self.fc(x), 1)  # LINE cumsum
-        return y, torch.sort(x)[0], torch.argmax(y, 1)  # LINE sort
+        return y, torch.sort(x)[0], torch.argmin(y, 1)  # LINE sort
 
 
 def _line(tag: str) -> int:
@@ -40,7 +40,7 @@ def test_every_unsupported_op_is_reported_in_one_run_with_its_line_and_a_rewrite
         compiler.lower(Unlowerable(), (torch.randn(1, 8),), [torch.randn(4, 8)])
     message = str(error.value)
     assert message.startswith("3 ops of the model cannot be lowered")
-    for op in ("cumsum", "sort", "argmax"):
+    for op in ("cumsum", "sort", "argmin"):
         assert f"aten.{op}" in message
     assert f"test_doors.py:{_line('cumsum')}" in message and f"test_doors.py:{_line('sort')}" in message
     assert "torch.triu" in message and "in the application" in message  # concrete rewrites
