@@ -22,7 +22,7 @@ from compiler.fixedpoint import quantize_multiplier
 from compiler.ir import Graph, Op
 from compiler.ops import broadcast, overlap
 from compiler.ops.float_binary import read_binary
-from compiler.ops.spec import Import, Lowering, OpSpec
+from compiler.ops.spec import Import, Lowering, OpSpec, int_options
 from compiler.quantized_pattern import clamp_range, match, nhwc_operand, replace
 from compiler.reference import ADD_LEFT_SHIFT
 from compiler.schema import program_generated as fb
@@ -42,17 +42,7 @@ def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
     return [reference.add_s8(inputs[0], inputs[1], **{k: op.attrs[k] for k in FIELDS})]
 
 
-def _write(builder, op: Op) -> int:
-    fb.AddOptionsStart(builder)
-    for attr, schema in zip(FIELDS, SCHEMA_NAMES):
-        getattr(fb, f"AddOptionsAdd{schema}")(builder, int(op.attrs[attr]))
-    return fb.AddOptionsEnd(builder)
-
-
-def _read(table) -> dict:
-    o = fb.AddOptions()
-    o.Init(table.Bytes, table.Pos)
-    return {attr: getattr(o, schema)() for attr, schema in zip(FIELDS, SCHEMA_NAMES)}
+_write, _read = int_options("AddOptions", tuple(zip(FIELDS, SCHEMA_NAMES)))
 
 
 def _path(graph: Graph, op: Op, tier: str, linked: frozenset[str]) -> str:

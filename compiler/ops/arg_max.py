@@ -15,7 +15,7 @@ from compiler.aten_node import given_args, input_rank, origin_of
 from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op, Tensor
 from compiler.layout import ember_axis, reshaped
-from compiler.ops.spec import Import, Lowering, OpSpec
+from compiler.ops.spec import Import, Lowering, OpSpec, int_options
 from compiler.quantized_pattern import dequantized_source
 from compiler.schema import program_generated as fb
 
@@ -26,16 +26,7 @@ def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
     return [np.argmax(inputs[0], axis=op.attrs["axis"]).astype(np.int32)]  # np.argmax: the first of ties
 
 
-def _write(builder, op: Op) -> int:
-    fb.ArgMaxOptionsStart(builder)
-    fb.ArgMaxOptionsAddAxis(builder, op.attrs["axis"])
-    return fb.ArgMaxOptionsEnd(builder)
-
-
-def _read(table) -> dict:
-    options = fb.ArgMaxOptions()
-    options.Init(table.Bytes, table.Pos)
-    return {"axis": options.Axis()}
+_write, _read = int_options("ArgMaxOptions", (("axis", "Axis"),))
 
 
 def _import_argmax(node: Node, args: list) -> tuple[str, dict]:

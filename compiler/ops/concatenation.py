@@ -18,7 +18,7 @@ from torch.fx import Node
 from compiler import reference
 from compiler.ir import Graph, Op, Tensor
 from compiler.layout import ember_axis, requantized
-from compiler.ops.spec import Import, Lowering, OpSpec
+from compiler.ops.spec import Import, Lowering, OpSpec, int_options
 from compiler.quantized_pattern import match, replace
 from compiler.schema import program_generated as fb
 
@@ -34,16 +34,7 @@ def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
     return [reference.concat_s8(inputs, axis=op.attrs["axis"])]
 
 
-def _write(builder, op: Op) -> int:
-    fb.ConcatenationOptionsStart(builder)
-    fb.ConcatenationOptionsAddAxis(builder, op.attrs["axis"])
-    return fb.ConcatenationOptionsEnd(builder)
-
-
-def _read(table) -> dict:
-    options = fb.ConcatenationOptions()
-    options.Init(table.Bytes, table.Pos)
-    return {"axis": options.Axis()}
+_write, _read = int_options("ConcatenationOptions", (("axis", "Axis"),))
 
 
 def _lower(graph: Graph, cat: Op) -> None:

@@ -14,7 +14,7 @@ from compiler.fixedpoint import quantize_multiplier
 from compiler.ir import Graph, Op
 from compiler.ops import overlap
 from compiler.ops.float_binary import read_binary
-from compiler.ops.spec import Import, Lowering, OpSpec, tier_paths
+from compiler.ops.spec import Import, Lowering, OpSpec, int_options, tier_paths
 from compiler.quantized_pattern import QuantizedOp, clamp_range, match, nhwc_operand, replace
 from compiler.schema import program_generated as fb
 
@@ -31,17 +31,7 @@ def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
     return [reference.mul_s8(inputs[0], inputs[1], **{attr: op.attrs[attr] for attr, _ in FIELDS})]
 
 
-def _write(builder, op: Op) -> int:
-    fb.MulOptionsStart(builder)
-    for attr, schema in FIELDS:
-        getattr(fb, f"MulOptionsAdd{schema}")(builder, int(op.attrs[attr]))
-    return fb.MulOptionsEnd(builder)
-
-
-def _read(table) -> dict:
-    options = fb.MulOptions()
-    options.Init(table.Bytes, table.Pos)
-    return {attr: getattr(options, schema)() for attr, schema in FIELDS}
+_write, _read = int_options("MulOptions", FIELDS)
 
 
 def lower_product(graph: Graph, matched: QuantizedOp, kind: str) -> None:

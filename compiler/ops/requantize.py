@@ -6,7 +6,7 @@ import numpy as np
 from compiler import reference
 from compiler.ir import Op
 from compiler.ops import overlap
-from compiler.ops.spec import OpSpec, tier_paths
+from compiler.ops.spec import OpSpec, int_options, tier_paths
 from compiler.schema import program_generated as fb
 
 
@@ -18,17 +18,7 @@ def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
     return [reference.requantize_s8(inputs[0], **{attr: op.attrs[attr] for attr, _ in FIELDS})]
 
 
-def _write(builder, op: Op) -> int:
-    fb.RequantizeOptionsStart(builder)
-    for attr, schema in FIELDS:
-        getattr(fb, f"RequantizeOptionsAdd{schema}")(builder, int(op.attrs[attr]))
-    return fb.RequantizeOptionsEnd(builder)
-
-
-def _read(table) -> dict:
-    o = fb.RequantizeOptions()
-    o.Init(table.Bytes, table.Pos)
-    return {attr: getattr(o, schema)() for attr, schema in FIELDS}
+_write, _read = int_options("RequantizeOptions", FIELDS)
 
 
 REQUANTIZE = OpSpec(

@@ -16,6 +16,7 @@ from types import MappingProxyType
 import numpy as np
 
 from compiler.ir import Graph, Op
+from compiler.schema import program_generated as fb
 
 
 # (graph, op, tier, variants the program links) -> the path `op` runs, in words.
@@ -144,6 +145,23 @@ FLOAT_PATH: Mapping[str, str] = MappingProxyType({"*": "portable float32"})  # f
 def tier_paths(mve: str, dsp: str | None = None, scalar: str = "scalar") -> dict[str, str]:
     """A path table for an op whose path depends on the tier alone (dsp None: as scalar)."""
     return {"mve": mve, "dsp": scalar if dsp is None else dsp, "scalar": scalar}
+
+
+def int_options(table: str, fields: tuple[tuple[str, str], ...]) -> tuple[Callable, Callable]:
+    """(write_options, read_options) of an options table of int fields: `fields` pairs each op
+    attr with its field's name in the generated code (("axis", "Axis"), …)."""
+    def write(builder, op: Op) -> int:
+        getattr(fb, f"{table}Start")(builder)
+        for attr, name in fields:
+            getattr(fb, f"{table}Add{name}")(builder, int(op.attrs[attr]))
+        return getattr(fb, f"{table}End")(builder)
+
+    def read(options_table) -> dict:
+        options = getattr(fb, table)()
+        options.Init(options_table.Bytes, options_table.Pos)
+        return {attr: getattr(options, name)() for attr, name in fields}
+
+    return write, read
 
 
 def int_vector(builder, values) -> int:
