@@ -195,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", action="store_true", help="print the report as JSON instead of tables")
     p.add_argument("--model-explorer", type=Path, metavar="FILE",
                    help="write the lowered graph for Google's Model Explorer (view: model-explorer FILE)")
-    p.add_argument("--profile", type=Path, help="tools/profile.py's profile.json: each op's count in the report, "
+    p.add_argument("--profile", type=Path, help="tools/op_profile.py's profile.json: each op's count in the report, "
                    "and as Model Explorer node values (FILE.node_data.json next to the --model-explorer FILE)")
     p.set_defaults(handler=_inspect)
     p = commands.add_parser("run", help="run a program on the reference interpreter")

@@ -54,7 +54,7 @@ class ProgramFormatError(EmberCompileError):
 
 
 class ProfileFormatError(EmberCompileError):
-    """A profile file (tools/profile.py's profile.json) that is missing, malformed or of another program."""
+    """A profile file (tools/op_profile.py's profile.json) that is missing, malformed or of another program."""
 
 
 class FrontEndError(EmberCompileError):

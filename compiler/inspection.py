@@ -8,7 +8,7 @@ size; as a table for a person, JSON for a machine, or a graph for Google's Model
 
 The Model Explorer file is a GraphCollection of the `ai-edge-model-explorer` package's graph
 builder (nodes = ops, edges = tensors, the report's data as node attributes); open it with
-`model-explorer FILE`. With a profile (tools/profile.py's profile.json) each op's count is a
+`model-explorer FILE`. With a profile (tools/op_profile.py's profile.json) each op's count is a
 column of the table, a field of the JSON and a value of a node data file (FILE with
 .node_data.json) that colours the hot layers: `model-explorer FILE --node_data_paths=...`.
 """
@@ -135,7 +135,7 @@ def text(report: dict) -> str:
 
 
 def load_profile(path: Path, report: dict) -> dict:
-    """tools/profile.py's profile.json, checked against the program: per op a "count"."""
+    """tools/op_profile.py's profile.json, checked against the program: per op a "count"."""
     path = Path(path)
     if not path.is_file():
         raise ProfileFormatError(f"profile {path} does not exist: write one with "
@@ -146,7 +146,7 @@ def load_profile(path: Path, report: dict) -> dict:
         counts = [int(layer["count"]) for layer in layers]
         kinds = [layer["op"] for layer in layers]
     except (ValueError, KeyError, TypeError) as error:
-        raise ProfileFormatError(f"profile {path} is not tools/profile.py's profile.json "
+        raise ProfileFormatError(f"profile {path} is not tools/op_profile.py's profile.json "
                                  f"(a 'layers' list with 'op' and 'count' per op): {error!r}") from error
     if kinds != [o["op"] for o in report["ops"]]:
         raise ProfileFormatError(f"profile {path} has {len(kinds)} ops that are not this program's "

@@ -1,6 +1,6 @@
 """What reports say about each op of a lowered graph: its layer's name, its shapes, its MACs.
 
-Used by the benchmark (site_scons/ember_build/bench.py), the profiler (tools/profile.py) and
+Used by the benchmark (site_scons/ember_build/bench.py), the profiler (tools/op_profile.py) and
 `python -m compiler inspect`, so that all three name and count layers alike.
 """
 from __future__ import annotations

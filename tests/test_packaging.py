@@ -89,6 +89,15 @@ def test_tools_import_nothing_of_tests():
     assert offending == set()
 
 
+def test_no_module_of_ours_shadows_the_standard_librarys():
+    """A folder of ours on sys.path (a script run as `python tools/x.py`, a test's path edit, a
+    spawned worker inheriting either) must not hide a standard module: tools/profile.py once
+    stood in for `profile`, which cProfile (imported by torch._dynamo) imports, and every zoo
+    worker died at import."""
+    ours = {path.stem for path in [*_python_files(), *(REPO / "tests").rglob("*.py")]}
+    assert ours & set(sys.stdlib_module_names) == set()
+
+
 def test_the_build_imports_no_tool():
     """Tools import ember_build (boards, QEMU); the build runs a tool as a program of its own."""
     offending = {f"{path.relative_to(REPO)}: {name}" for path in _python_files()

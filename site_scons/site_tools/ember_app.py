@@ -12,7 +12,7 @@ Steps, each a node SCons can skip when up to date:
 4. (run=1) run it (QEMU or natively), compare with the reference, write report.json; the
    build fails unless every output matches byte for byte.
 (profile=1 run=1) the serving firmware with per-operator counts, run in QEMU over the serial
-   link by tools/profile.py: profile.json, profile.md and profile.png.
+   link by tools/op_profile.py: profile.json, profile.md and profile.png.
 (numerics=1) the serving firmware, then tools/debug_numerics.py: per layer, float vs PT2E vs
    reference vs device: numerics.md, numerics.json.
 (serve=1) instead of 3-4: the serving firmware (serve/firmware.elf): the app's firmware files but
@@ -102,7 +102,7 @@ def _tool(module: str, env, *args: str) -> int:
 
 
 def _profile(target, source, env) -> int:
-    return _tool("profile", env, "--elf", str(source[0]), "--gen", str(Path(str(source[1])).parent),
+    return _tool("op_profile", env, "--elf", str(source[0]), "--gen", str(Path(str(source[1])).parent),
                  "--out", str(Path(str(target[0])).parent))
 
 

@@ -193,7 +193,7 @@ def test_missing_or_malformed_profile_is_a_named_error(program_file, report, tmp
         load_profile(tmp_path / "none.json", report)
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    with pytest.raises(ProfileFormatError, match="not tools/profile.py's profile.json"):
+    with pytest.raises(ProfileFormatError, match="not tools/op_profile.py's profile.json"):
         load_profile(bad, report)
     bad.write_text(json.dumps({"layers": [{"op": "conv2d", "count": 1}]}))
     with pytest.raises(ProfileFormatError, match="not this program's"):

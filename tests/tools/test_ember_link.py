@@ -166,7 +166,7 @@ def test_random_and_corrupted_frames_then_a_correct_answer(firmware, expected):
 
 def test_profile_read_back():
     """`scons app=anomaly profile=1 run=1`: the profiling serving firmware in QEMU, read back over
-    the link by tools/profile.py into profile.json / .md / .png."""
+    the link by tools/op_profile.py into profile.json / .md / .png."""
     _build("board=corstone300", "profile=1", "run=1")
     out = REPO / "build/corstone300-profile/anomaly"
     profile = json.loads((out / "profile.json").read_text())

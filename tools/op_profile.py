@@ -2,9 +2,9 @@
 
     ./scons app=kws profile=1 run=1                  # QEMU: builds, serves, profiles, writes
                                                      # build/<board>-profile/kws/profile.{json,md,png}
-    python -m tools.profile --port /dev/ttyACM0 --program build/ra8d1-profile/kws/gen/program.embr \
+    python -m tools.op_profile --port /dev/ttyACM0 --program build/ra8d1-profile/kws/gen/program.embr \
         [--input x.npy] [--out DIR]                  # a real board running `serve=1 profile=1` firmware
-    python -m tools.profile --board corstone300 --elf build/corstone300-profile/kws/serve/firmware.elf \
+    python -m tools.op_profile --board corstone300 --elf build/corstone300-profile/kws/serve/firmware.elf \
         --gen build/corstone300-profile/kws/gen --out DIR   # what profile=1 run=1 runs (QEMU)
 
 The serving firmware built with profile=1 counts every operator's eval() (instructions under
