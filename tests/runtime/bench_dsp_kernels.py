@@ -51,7 +51,7 @@ def _run(elf: Path, board: str, tmp: Path, data: bytes, x: np.ndarray):
 
 def measure(board: str, scalar: bool) -> dict[str, int]:
     tmp = Path(tempfile.mkdtemp(prefix="bench_dsp_"))
-    elf = build_em_run_firmware(board, tmp, ["-DEM_NN_FORCE_SCALAR"] if scalar else None)
+    elf = build_em_run_firmware(board, ["-DEM_NN_FORCE_SCALAR"] if scalar else None)
     target = Target(CPUS[board], "scalar" if scalar else "")
     counts = {}
     rng = np.random.default_rng(0)

@@ -149,15 +149,22 @@ def em_run_sources(out_dir: Path) -> list[Path]:
     return runtime_sources(out_dir) + sorted((REPO / "tools" / "em_run").glob("*.c")) + bsp_common_sources()
 
 
-def build_em_run_firmware(board_name: str, out_dir: Path, extra: list[str] | None = None) -> Path:
+def build_em_run_firmware(board_name: str, extra: list[str] | None = None) -> Path:
     """em_run as firmware for a board (bsp/<board>/), with the board's own flags
     (site_scons/ember_build); on corstone300 the program buffer in ISRAM and the arena pool in
-    SRAM, on other boards both in the largest arena region (as the SCons build places them)."""
+    SRAM, on other boards both in the largest arena region (as the SCons build places them).
+    Built once per session for each board and extra flags, in a folder of its own."""
+    return _em_run_firmware(board_name, tuple(extra or ()))
+
+
+@functools.cache
+def _em_run_firmware(board_name: str, extra: tuple[str, ...]) -> Path:
     from ember_build.board import load_board
     from ember_build.toolchain import bsp_include_dirs, bsp_sources, firmware_cflags, firmware_ldflags
 
     board = load_board(board_name)
-    out = Path(out_dir) / f"em_run_{board_name}.elf"
+    out_dir = Path(tempfile.mkdtemp(prefix=f"ember_em_run_{board_name}_"))
+    out = out_dir / f"em_run_{board_name}.elf"
     if board_name == "corstone300":
         placement = ["-DEM_RUN_PROGRAM_SECTION=.em_arena.isram", "-DEM_RUN_ARENA_SECTION=.em_arena.sram"]
     else:  # as tools/em_run/SConscript: both in the board's largest arena region
@@ -166,7 +173,7 @@ def build_em_run_firmware(board_name: str, out_dir: Path, extra: list[str] | Non
                      f"-DEM_RUN_ARENA_SECTION=.em_arena.{largest.name}"]
     includes = INCLUDES + [f"-I{d}" for d in bsp_include_dirs(board)]
     flags = [*firmware_cflags(board), "-ffp-contract=off", "-fno-fast-math", *placement,
-             *(extra or []), *includes]
+             *extra, *includes]
     # Our sources warning-free (-Werror); the BSP is built with the board's flags as they are.
     _compile([board.cc, *flags, "-Werror", "-fsyntax-only", *map(str, em_run_sources(out_dir))])
     return build(board.cc, flags, em_run_sources(out_dir) + bsp_sources(board), out,

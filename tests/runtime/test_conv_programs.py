@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from build_host import REPO, build_em_run, build_em_run_firmware
+from build_host import build_em_run, build_em_run_firmware
 from compiler import reference
 from compiler.fixedpoint import quantize_multiplier
 from compiler.ir import Graph, Op, Quant, Tensor
@@ -104,10 +104,10 @@ def host():
 
 
 @pytest.fixture(scope="module", params=["host", "m55"])
-def runner(request, tmp_path_factory, host):
+def runner(request, host):
     if request.param == "host":
         return host
-    return Runner("m55", build_em_run_firmware("corstone300", tmp_path_factory.mktemp("conv_m55")),
+    return Runner("m55", build_em_run_firmware("corstone300"),
                   Target(load_board("corstone300").cpu))
 
 

@@ -126,11 +126,11 @@ CHAINS = _chains()
 
 
 @pytest.fixture(scope="module", params=list(BOARDS))
-def device(request, tmp_path_factory):
+def device(request):
     board = request.param
     if board == "host":
         return board, build_em_run()
-    return board, build_em_run_firmware(board, tmp_path_factory.mktemp(board))
+    return board, build_em_run_firmware(board)
 
 
 # Helium's fast-path walks the chains above must keep taking (kernel_variants mirrors the C):

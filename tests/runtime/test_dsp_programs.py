@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import programs
-from build_host import REPO, build_em_run_firmware
+from build_host import build_em_run_firmware
 from compiler import reference
 from compiler.schema import program_generated as fb
 from compiler.target import Target
@@ -56,9 +56,9 @@ class DspRunner:
 
 
 @pytest.fixture(scope="module", params=list(BOARDS))
-def dsp(request, tmp_path_factory):
+def dsp(request):
     board = request.param
-    return DspRunner(board, build_em_run_firmware(board, tmp_path_factory.mktemp(board)))
+    return DspRunner(board, build_em_run_firmware(board))
 
 
 def test_wrong_tier_refused(dsp, tmp_path):

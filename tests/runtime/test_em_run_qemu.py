@@ -18,8 +18,8 @@ pytestmark = pytest.mark.qemu  # builds Arm firmware / runs it in QEMU (tests/ti
 
 
 @pytest.fixture(scope="module")
-def firmware(tmp_path_factory):
-    return build_em_run_firmware("corstone300", tmp_path_factory.mktemp("m55"))
+def firmware():
+    return build_em_run_firmware("corstone300")
 
 
 def qemu(elf: Path, cwd: Path, args: str, board: str = "corstone300") -> subprocess.CompletedProcess:

@@ -47,10 +47,10 @@ class Runner:
 
 
 @pytest.fixture(scope="module", params=["host", "m55"])
-def runner(request, tmp_path_factory):
+def runner(request):
     if request.param == "host":
         return Runner("host", build_em_run(), Target("host"))
-    return Runner("m55", build_em_run_firmware("corstone300", tmp_path_factory.mktemp("m55")),
+    return Runner("m55", build_em_run_firmware("corstone300"),
                   Target(load_board("corstone300").cpu))
 
 

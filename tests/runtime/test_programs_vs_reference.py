@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import programs
-from build_host import REPO, build_em_run, build_em_run_firmware
+from build_host import build_em_run, build_em_run_firmware
 from compiler import reference
 from compiler.schema import program_generated as fb
 
@@ -40,10 +40,10 @@ class Runner:
 
 
 @pytest.fixture(scope="module", params=["host", "m55"])
-def runner(request, tmp_path_factory):
+def runner(request):
     if request.param == "host":
         return Runner("host", build_em_run(), fb.Tier.SCALAR)
-    return Runner("m55", build_em_run_firmware("corstone300", tmp_path_factory.mktemp("m55")),
+    return Runner("m55", build_em_run_firmware("corstone300"),
                   fb.Tier.MVE)
 
 

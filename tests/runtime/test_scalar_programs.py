@@ -29,8 +29,8 @@ BOARD = "mps2_an385"
 
 
 @pytest.fixture(scope="module")
-def m3(tmp_path_factory) -> Path:
-    return build_em_run_firmware(BOARD, tmp_path_factory.mktemp(BOARD))
+def m3() -> Path:
+    return build_em_run_firmware(BOARD)
 
 
 def run(elf: Path, tmp_path: Path, data: bytes, x: np.ndarray) -> np.ndarray:
