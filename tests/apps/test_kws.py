@@ -84,10 +84,8 @@ def test_responder_labels_are_the_models():
 
 
 @pytest.mark.qemu
-def test_corstone300_matches_the_reference_and_names_the_keyword():
-    run = subprocess.run([str(SCONS), "app=kws", "board=corstone300", "run=1"], cwd=REPO,
-                         capture_output=True, text=True, timeout=900)
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+def test_corstone300_matches_the_reference_and_names_the_keyword(kws_corstone300_run):
+    run = kws_corstone300_run
     report = json.loads((REPO / "build/corstone300/kws/report.json").read_text())
     assert report["match"] is True and report["mismatched_vectors"] == [] and report["vectors"] == 4
     assert report["instructions_per_inference"] > 1_000_000  # front end + DS-CNN
