@@ -13,6 +13,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
 import yaml
@@ -25,6 +26,9 @@ from compiler.planner import Region
 from compiler.program import Program, write_atomically
 from compiler.target import Target
 from ember_build.board import Board
+
+if TYPE_CHECKING:  # the build imports torch only where it lowers
+    import torch
 
 REPO = Path(__file__).resolve().parents[2]
 APPS = REPO / "apps"

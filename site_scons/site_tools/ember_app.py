@@ -194,8 +194,8 @@ def build_app(env, app: str, run: bool = False, train: bool = False, model: str 
                     app_env.Value(lowering_c_digest())])
     names = (GENERATED if not settings.programs else  # one program file per program (compile_programs)
              [n for n in GENERATED if n != "program.embr"] + [f"program-{p}.embr" for p in settings.programs])
-    generated = app_env.Command([str(gen / name) for name in names], model_inputs,
-                                Action(_compile_model, f"compiling model of {app} for {board.name}, tier {board.tier}"))
+    app_env.Command([str(gen / name) for name in names], model_inputs,
+                    Action(_compile_model, f"compiling model of {app} for {board.name}, tier {board.tier}"))
     firmware = REPO / "apps" / app / "firmware"
     # firmware/*.c, then the variant's folder and app.yaml's `firmware:` folders; a folder's own
     # main.c replaces firmware/main.c (model=cascade of person_detect)
