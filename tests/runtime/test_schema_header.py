@@ -19,6 +19,11 @@ HEADER = schema_include_dir() / "em_schema.h"
 CONSTANT = re.compile(r"\b(EM_[A-Z0-9_]+) = (-?\d+)\b")
 
 
+def _values(enum: type) -> dict[str, int]:
+    """The names and values of one of flatc's generated Python enum classes."""
+    return {n: v for n, v in vars(enum).items() if not n.startswith("_")}
+
+
 def _constants(text: str) -> dict[str, int]:
     return {name: int(value) for name, value in CONSTANT.findall(text)}
 
@@ -50,9 +55,9 @@ def test_enums_and_union_tags_are_the_values_of_flatcs_python_code():
     named = {"OpCode": "EM_OP_", "Tier": "EM_TIER_", "DType": "EM_DTYPE_",
              "FloatBinaryFunction": "EM_FLOAT_BINARY_FUNCTION_", "FloatUnaryFunction": "EM_FLOAT_UNARY_FUNCTION_"}
     for enum, prefix in named.items():
-        values = {n: v for n, v in vars(getattr(fb, enum)).items() if not n.startswith("_")}
+        values = _values(getattr(fb, enum))
         assert {prefix + n: v for n, v in values.items()}.items() <= c.items(), enum
-    tags = {n: v for n, v in vars(fb.OpOptions).items() if not n.startswith("_")}
+    tags = _values(fb.OpOptions)
     assert c["EM_OPTIONS_NONE"] == tags.pop("NONE") == 0
     assert c["EM_OPTIONS_CONV_2D"] == tags["Conv2DOptions"] and c["EM_OPTIONS_MIN_MAX"] == tags["MinMaxOptions"]
     assert len([n for n in c if n.startswith("EM_OPTIONS_")]) == len(tags) + 1
@@ -85,9 +90,10 @@ def _changed_schema(tmp_path: Path, *edits: tuple[str, str]) -> Path:
 def test_the_header_follows_the_schema(tmp_path):
     """An appended opcode, option table and field each become a constant; nothing is listed by hand.
     The edits append after whatever is last today, so adding an op does not break this test."""
-    last_op, last_code = max(((n, v) for n, v in vars(fb.OpCode).items() if not n.startswith("_")),
-                             key=lambda item: item[1])
-    tags = {n: v for n, v in vars(fb.OpOptions).items() if not n.startswith("_")}
+    opcodes = _values(fb.OpCode)
+    last_op = max(opcodes, key=opcodes.get)
+    last_code = opcodes[last_op]
+    tags = _values(fb.OpOptions)
     last_options = max(tags, key=tags.get)
     fbs = _changed_schema(
         tmp_path,
