@@ -58,12 +58,14 @@ def capture(module: torch.fx.GraphModule, inputs: tuple) -> dict[str, torch.Tens
 
 def _to_ember_layout(value: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
     """A PyTorch value in an Ember tensor's layout: a 4-D map NCHW → NHWC (PyTorch's 4-D
-    activations are all NCHW, Ember's all NHWC), other ranks as they are."""
+    activations are all NCHW, Ember's all NHWC) and then under the tensor's shape (a reduction's
+    result is named on the op that computes it, whose [N·H·W, 1] holds the map's NHWC bytes:
+    lower_reductions), other ranks as they are."""
     if value.size != int(np.prod(shape)):
         return None
-    if value.ndim == 4 and len(shape) == 4:
+    if value.ndim == 4:
         value = value.transpose(0, 2, 3, 1)
-    return value.reshape(shape) if value.shape == tuple(shape) or value.ndim != 4 else None
+    return value.reshape(shape)
 
 
 def dequantize(graph: Graph, name: str, value: np.ndarray) -> np.ndarray:

@@ -78,6 +78,24 @@ class _Builder:
         return self.add(kind, [rows, w, b], (outer, 1), attrs)
 
 
+def _name_the_rounding_op(graph: Graph, ops: list[Op], computed: str, output: str) -> None:
+    """When only reshapes follow the pool / fully connected layer that computes the reduction,
+    that op's output takes the name PyTorch gave the result (`output`) and the reshapes' the
+    derived one: the bytes are the same, a fold may remove the reshapes (a linear reads through a
+    flatten), and tools/debug_numerics then still finds PyTorch's codes for the op that rounds."""
+    after = ops[[op.outputs for op in ops].index([computed]) + 1:]
+    if not after or any(op.kind != "reshape" for op in after) or output in graph.outputs:
+        return
+    graph.replace_uses(output, computed)  # the reduction's readers read the last reshape
+    a, b = graph.tensors[computed], graph.tensors[output]
+    a.name, b.name = output, computed
+    graph.tensors[output], graph.tensors[computed] = a, b
+    swap = {computed: output, output: computed}
+    for op in ops:
+        op.inputs = [swap.get(t, t) for t in op.inputs]
+        op.outputs = [swap.get(t, t) for t in op.outputs]
+
+
 def _lower_int8(graph: Graph, op: Op) -> None:
     matched = match(graph, op, ("int8",), op.attrs["function"])
     (x, x_quant), out_quant = matched.sources[0], matched.out_quant
@@ -101,6 +119,7 @@ def _lower_int8(graph: Graph, op: Op) -> None:
             "fully_connected", {"multiplier": multiplier, "shift": shift, "output_offset": int(out_quant.zero_point[0]),
                                 "activation_min": -128, "activation_max": 127})
     *leading, last = build.finish(result, axes, matched.output)
+    _name_the_rounding_op(graph, [*leading, last], result, matched.output)
     replace(graph, matched, last)
     index = graph.ops.index(last)
     graph.ops[index:index] = leading

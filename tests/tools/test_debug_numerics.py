@@ -14,7 +14,7 @@ import torch
 from torch import nn
 
 from compiler.pipeline import lower
-from tools.debug_numerics import compare, report, sqnr, stage_values
+from tools.debug_numerics import compare, op_by_op_lsb, report, sqnr, stage_values
 
 REPO = Path(__file__).resolve().parents[2]
 SCONS = Path(sys.executable).with_name("scons")
@@ -68,6 +68,36 @@ def test_first_divergence_is_the_first_layer_where_the_device_differs(cnn):
     assert f"first divergence: layer 2" in text
     assert data["layers"][2]["device_max_lsb"] == 1 and data["layers"][2]["device_equal"] < 1.0
     assert data["layers"][1]["device_equal"] == 1.0
+
+
+class Squeeze(nn.Module):
+    """Reductions as users write them: a global mean into a linear (squeeze-and-excitation), a
+    mean over W kept as a map."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(3)
+        self.conv, self.fc = nn.Conv2d(3, 8, 3, padding=1), nn.Linear(8, 8)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        x = self.conv(x)
+        return self.fc(x.mean((2, 3))), x.mean(3, keepdim=True) * 2.0
+
+
+def test_op_by_op_compares_every_op_that_rounds_a_reduction():
+    """A reduction is a pool or a ones-row linear and then reshapes that a later fold may
+    remove: the op that rounds keeps PyTorch's name, so it and the linear reading it are each
+    compared on PyTorch's codes (se_resnet's linear was compared on Ember's pool output instead,
+    two roundings apart, and was 2 LSB off)."""
+    generator = torch.Generator().manual_seed(4)
+    calibration = [torch.randn(1, 3, 6, 7, generator=generator) for _ in range(8)]
+    program = lower(Squeeze().eval(), (calibration[0],), calibration, "cortex-m55", report_fallbacks=False)
+    x = np.random.default_rng(5).standard_normal((1, 6, 7, 3)).astype(np.float32)
+    rows = op_by_op_lsb(program, [x])
+    compared = {k for k, *_ in rows}
+    rounding = [k for k, op in enumerate(program.graph.ops) if op.kind in ("avg_pool2d", "fully_connected", "lut")]
+    assert len(rounding) == 4 and set(rounding) <= compared, (program.graph.summary(), rows)
+    assert max(lsb for *_, lsb in rows) <= 1, rows
 
 
 def test_sqnr():
