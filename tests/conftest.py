@@ -1,7 +1,12 @@
-"""Shared test set-up: the repository root and site_scons on sys.path, and the test tiers
-(tests/tiers.py: qemu, slow and fuzz markers; `./scons test fast=1` runs the host tier)."""
+"""Shared test set-up: the repository root and site_scons on sys.path, the test tiers
+(tests/tiers.py: qemu, slow and fuzz markers; `./scons test fast=1` runs the host tier), and
+the parallel run (`./scons test` hands pytest-xdist one worker per core, a test file per worker
+at a time): each worker builds into its own tree, build/workers/<worker>/ (EMBER_BUILD, set
+before anything reads ember_build.paths), so two workers' SCons runs never share a build, and
+the longest files are handed out first, so no worker is left with one at the end."""
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -9,6 +14,8 @@ REPO = Path(__file__).resolve().parents[1]
 for path in (REPO, REPO / "site_scons"):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
+if "PYTEST_XDIST_WORKER" in os.environ and "EMBER_BUILD" not in os.environ:
+    os.environ["EMBER_BUILD"] = str(REPO / "build" / "workers" / os.environ["PYTEST_XDIST_WORKER"])
 
 import compiler  # noqa: E402,F401  (quiets torchao's import-time logging before any test imports it)
 import pytest  # noqa: E402
@@ -21,9 +28,17 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{name}: {meaning}")
 
 
+# Files of minutes, the longest first (`--durations`): a parallel run starts with them.
+LONGEST_FIRST = ("tests/zoo/test_zoo.py", "tests/apps/test_anomaly.py", "tests/kernels/test_conformance.py",
+                 "tests/apps/test_lto.py", "tests/apps/test_person_detect.py")
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the order
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Marks qemu what runs on an Arm device (tests/tiers.py); skips it where the toolchain or
-    QEMU is missing."""
+    QEMU is missing; puts LONGEST_FIRST's files first (a stable sort: each file keeps its order)."""
+    rank = {path: k for k, path in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
     skip = pytest.mark.skip(reason="needs arm-none-eabi-gcc and qemu-system-arm (./scons installs them)")
     for item in items:
         if runs_on_arm(item):

@@ -22,8 +22,8 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from ember_build.paths import BUILD_ROOT
 
-REPO = Path(__file__).resolve().parents[1]
 
 from compiler import reference
 from compiler.fixedpoint import quantize_multiplier
@@ -141,7 +141,7 @@ def main() -> int:
     ap.add_argument("--elf", type=Path, default=None)
     ap.add_argument("--only", default="", help="run the layers whose name matches this regular expression")
     args = ap.parse_args()
-    elf = args.elf or REPO / "build" / args.board / "em_run.elf"
+    elf = args.elf or BUILD_ROOT / args.board / "em_run.elf"
     print(f"| layer ({args.board}, {args.target}) | instructions | MACs or elements | per instruction |")
     print("|---|---:|---:|---:|")
     for name, build in LAYERS.items():

@@ -21,8 +21,8 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from ember_build.paths import BUILD_ROOT
 
-REPO = Path(__file__).resolve().parents[1]
 
 from compiler import reference
 from compiler.fixedpoint import quantize_multiplier
@@ -189,7 +189,7 @@ def main() -> int:
     print("|---|---|---:|---:|---:|")
     table = {}
     for board in args.board:
-        elf = args.elf or REPO / "build" / board / "em_run.elf"
+        elf = args.elf or BUILD_ROOT / board / "em_run.elf"
         table[board] = {name: n for name, (n, _) in measure(board, elf, names).items()}
     if args.json is not None:
         args.json.write_text(json.dumps(table, indent=1))

@@ -23,8 +23,8 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from ember_build.paths import BUILD_ROOT
 
-REPO = Path(__file__).resolve().parents[1]
 
 from compiler import reference
 from compiler.fixedpoint import quantize_multiplier
@@ -146,7 +146,7 @@ def run_once(board: str, elf: Path, data: bytes, x: np.ndarray, work: Path) -> t
 
 
 def measure(board: str, names: list[str], work: Path) -> dict[str, dict]:
-    elf = REPO / "build" / board / "em_run.elf"
+    elf = BUILD_ROOT / board / "em_run.elf"
     if not elf.exists():
         raise SystemExit(f"no em_run firmware for {board}: build it with `./scons em_run board={board}`")
     target = Target(load_board(board).cpu)

@@ -18,8 +18,8 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from ember_build.paths import BUILD_ROOT
 
-REPO = Path(__file__).resolve().parents[1]
 
 from compiler import reference
 from compiler.fixedpoint import quantize_multiplier
@@ -75,7 +75,7 @@ def count_twice(board: str, workdir: Path) -> int:
     QEMU; two identical runs must print the same count."""
     counts = []
     for _ in range(2):
-        result = run_firmware(load_board(board), REPO / "build" / board / "em_run.elf",
+        result = run_firmware(load_board(board), BUILD_ROOT / board / "em_run.elf",
                               "p.embr --input x.bin --output y.bin", timeout_s=600, cwd=workdir)
         assert result.exit_code == 0, result.console_text
         counts.append(int(re.search(r"instructions: (\d+)", result.console_text).group(1)))

@@ -19,8 +19,8 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from ember_build.paths import BUILD_ROOT
 
-REPO = Path(__file__).resolve().parents[1]
 
 from compiler import kernel_variants, reference
 from compiler.ir import Graph, Op, Quant, Tensor
@@ -84,7 +84,7 @@ def main() -> None:
     parser.add_argument("--elf", type=Path, default=None, help="default: the board's (and tier's) em_run.elf")
     args = parser.parse_args()
     target = Target(load_board(args.board).cpu, args.tier)
-    elf = args.elf or REPO / "build" / (args.board + (f"-{args.tier}" if args.tier else "")) / "em_run.elf"
+    elf = args.elf or BUILD_ROOT / (args.board + (f"-{args.tier}" if args.tier else "")) / "em_run.elf"
     print(f"| case ({args.board}, {target.tier}) | path | instructions | per element |\n|---|---|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
         for name in CASES:

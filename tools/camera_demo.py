@@ -30,8 +30,8 @@ from pathlib import Path
 import numpy as np
 
 from tools.ember_link import Link, add_device_arguments, board_of, serve
+from ember_build.paths import BUILD_ROOT
 
-REPO = Path(__file__).resolve().parents[1]
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp"}
 BOX_BYTES = 10  # i8 score, u8 cell, u16 x0, y0, x1, y1 (apps/person_detect/firmware/yolo/link_result.c)
 DISPLAY_SIDE = 512
@@ -199,7 +199,7 @@ def main() -> None:
 
     if args.board:
         board = board_of(args)
-        base = next((p for p in (REPO / "build" / board.build_name / n for n in ("person_detect-yolo", "person_detect"))
+        base = next((p for p in (BUILD_ROOT / board.build_name / n for n in ("person_detect-yolo", "person_detect"))
                      if (p / "serve").exists()), None)
         if base is None and (args.elf is None or args.program is None):
             raise SystemExit(f"error: no serving firmware: build it with `./scons app=person_detect board={args.board} serve=1`")

@@ -32,8 +32,8 @@ from compiler.ir import Graph
 from compiler.layers import layer_name
 from compiler.program import Program, write_atomically
 from tools.ember_link import Link, LinkError, serve
+from ember_build.paths import BUILD_ROOT
 
-REPO = Path(__file__).resolve().parents[1]
 
 
 class NumericsError(LinkError):
@@ -309,7 +309,7 @@ def main() -> None:
     from ember_build.board import load_board
 
     board = load_board(args.board).for_tier(args.tier)
-    base = args.build or REPO / "build" / board.build_name / (f"{args.app}-{args.model}" if args.model else args.app)
+    base = args.build or BUILD_ROOT / board.build_name / (f"{args.app}-{args.model}" if args.model else args.app)
     elf = base / "serve" / ("firmware.elf" if board.emulator else "firmware")
     if not args.no_device and not args.port and not elf.exists():
         raise SystemExit(f"error: no serving firmware at {elf}: build it with "

@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from tools.ember_link import Link, add_device_arguments, board_of, serve
+from ember_build.paths import BUILD_ROOT
 
-REPO = Path(__file__).resolve().parents[1]
 SPOKEN_PEAK = 0.5  # espeak-ng's clip (peak 1) scaled to a normal speaking level
 
 
@@ -106,7 +106,7 @@ def main() -> None:
         raise SystemExit("error: nothing to send: give --say WORDS and/or --wav FILES")
     if args.board:
         board = board_of(args)
-        base = REPO / "build" / board.build_name / "kws"
+        base = BUILD_ROOT / board.build_name / "kws"
         elf = args.elf or base / "serve" / ("firmware.elf" if board.emulator else "firmware")
         if not elf.exists():
             raise SystemExit(f"error: no serving firmware at {elf}: build it with `./scons app=kws board={args.board} serve=1`")

@@ -7,9 +7,9 @@ subclass of it) whose message names the expected layout and says how to fix it.
 from __future__ import annotations
 
 from pathlib import Path
+from ember_build.paths import BUILD_ROOT
 
-REPO = Path(__file__).resolve().parents[2]
-CACHE_ROOT = REPO / "build" / "data"
+CACHE_ROOT = BUILD_ROOT / "data"
 
 
 class DatasetError(Exception):

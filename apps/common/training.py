@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 import torch
 from tqdm import tqdm
+from ember_build.paths import BUILD_ROOT
 
-REPO = Path(__file__).resolve().parents[2]
-STATE_ROOT = REPO / "build" / "train"
+STATE_ROOT = BUILD_ROOT / "train"
 
 
 class ResumeError(RuntimeError):

@@ -27,9 +27,9 @@ import torch
 from apps.common.training import TrainRun, finish, fit, save_checkpoint, seed_everything, training_arguments
 from apps.person_detect import data, detect
 from apps.person_detect.model import BUILDERS, MODELS, checkpoint_path
+from ember_build.paths import BUILD_ROOT
 
-REPO = Path(__file__).resolve().parents[2]
-CACHE = REPO / "build" / "data" / "person_detect"
+CACHE = BUILD_ROOT / "data" / "person_detect"
 # per model: image size, training scenes (per epoch when fresh) and seed, validation scenes and
 # seed, epochs, learning rate, batch size; fresh: new rendered scenes every epoch
 SETTINGS = {

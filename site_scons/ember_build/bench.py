@@ -30,9 +30,10 @@ import numpy as np
 from compiler.layers import layer_rows
 from compiler.target import CPUS
 from ember_build.board import Board, emulated_boards
+from ember_build.paths import BUILD_ROOT
 
 REPO = Path(__file__).resolve().parents[2]
-BENCH_DIR = REPO / "build" / "bench"
+BENCH_DIR = BUILD_ROOT / "bench"
 # Every board QEMU runs (bsp/: one per tier, and the M33 as a second DSP core), best tier first.
 BOARDS = tuple(b.name for b in emulated_boards())
 RUN_TIMEOUT_S = 300.0

@@ -21,9 +21,10 @@ import yaml
 from compiler.program import write_atomically
 from ember_build.board import known_boards, load_board
 from ember_build.toolchain import DEFAULT_OPTIMIZATION, flavour_suffix
+from ember_build.paths import BUILD_ROOT
 
 REPO = Path(__file__).resolve().parents[2]
-OUT = REPO / "build"
+OUT = BUILD_ROOT
 
 
 class SizeMatrixError(ValueError):

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from apps.anomaly import model as anomaly_model
+from ember_build.paths import BUILD_ROOT
 
 REPO = Path(__file__).resolve().parents[2]
 SCONS = Path(sys.executable).with_name("scons")
@@ -20,7 +21,7 @@ def _build_and_run(board: str) -> dict:
     run = subprocess.run([str(SCONS), "app=anomaly", f"board={board}", "run=1"], cwd=REPO,
                          capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    return json.loads((REPO / "build" / board / "anomaly" / "report.json").read_text())
+    return json.loads((BUILD_ROOT / board / "anomaly" / "report.json").read_text())
 
 
 @pytest.mark.parametrize("board,unit", [("corstone300", "instructions (QEMU)"), ("mps2_an386", "instructions (QEMU)"), ("mps2_an505", "instructions (QEMU)"), ("mps2_an385", "instructions (QEMU)"), ("host", "ns (host)")])
@@ -41,7 +42,7 @@ def test_device_outputs_equal_the_reference(board, unit):
     # the device's verdicts are the reference's: same score (to the bit), same threshold, same decision
     assert report["verdicts"] == report["reference_verdicts"]
     assert [v["index"] for v in report["verdicts"]] == list(range(6))
-    expected = np.load(REPO / "build" / board / "anomaly" / "gen" / "expected.npz")
+    expected = np.load(BUILD_ROOT / board / "anomaly" / "gen" / "expected.npz")
     scores = anomaly_model.device_score(expected["outputs"].reshape(6, -1))
     assert report["scores"] == [float(s) for s in scores]  # score_bits: the firmware's anomaly_score
     threshold = anomaly_model.threshold()
@@ -62,7 +63,7 @@ def test_qemu_instruction_counts_are_repeatable():
 def test_firmware_links_no_heap():
     from ember_build.elf_check import heap_symbols
 
-    elf = REPO / "build/corstone300/anomaly/firmware.elf"
+    elf = BUILD_ROOT / "corstone300/anomaly/firmware.elf"
     if not elf.exists():
         _build_and_run("corstone300")
     assert heap_symbols(elf) == []

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from ember_build.figures import FiguresError, accuracy, markdown
+from ember_build.paths import BUILD_ROOT
 
 REPO = Path(__file__).resolve().parents[2]
 SCONS = Path(sys.executable).with_name("scons")
@@ -21,7 +22,7 @@ def test_anomaly_figures_are_measured():
     run = subprocess.run([str(SCONS), "app=anomaly", "board=corstone300", "figures=1"], cwd=REPO,
                          capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    out = REPO / "build/corstone300/anomaly"
+    out = BUILD_ROOT / "corstone300/anomaly"
     figures = json.loads((out / "figures.json").read_text())
     report = json.loads((out / "report.json").read_text())
     assert figures["accuracy"]["metric"] == "AUC" and figures["accuracy"]["samples"] == 1000

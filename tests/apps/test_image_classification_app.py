@@ -16,6 +16,7 @@ import torch
 import compiler
 from apps.common.datasets import DatasetError
 from apps.image_classification import data, model, train
+from ember_build.paths import BUILD_ROOT
 
 REPO = Path(__file__).resolve().parents[2]
 SCONS = Path(sys.executable).with_name("scons")
@@ -128,12 +129,12 @@ def test_app_matches_the_reference_on_corstone300():
     run = subprocess.run([str(SCONS), "app=image_classification", "board=corstone300", "run=1"], cwd=REPO,
                          capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    report = json.loads((REPO / "build/corstone300/image_classification/report.json").read_text())
+    report = json.loads((BUILD_ROOT / "corstone300/image_classification/report.json").read_text())
     assert report["match"] is True and report["vectors"] == 4 and report["mismatched_vectors"] == []
     assert report["counter_unit"] == "instructions (QEMU)" and report["instructions_per_inference"] > 1_000_000
     # the responder names a class of the checkpoint for every image, with a probability in 0..1000
     lines = [line for line in run.stdout.splitlines() if line.startswith("EM class ")]
     assert len(lines) == 4 and all(line.split()[3] in data.CLASSES for line in lines)
-    expected = np.load(REPO / "build/corstone300/image_classification/gen/expected.npz")["outputs"]
+    expected = np.load(BUILD_ROOT / "corstone300/image_classification/gen/expected.npz")["outputs"]
     for line, output in zip(lines, expected):
         assert line.split()[3] == data.CLASSES[int(np.argmax(output))]

@@ -15,6 +15,7 @@ import torch
 
 from apps.kws import data, model as kws_model
 from compiler.audio_features import MFCC_KWS, mfcc
+from ember_build.paths import BUILD_ROOT
 
 REPO = Path(__file__).resolve().parents[2]
 SCONS = Path(sys.executable).with_name("scons")
@@ -86,10 +87,10 @@ def test_responder_labels_are_the_models():
 @pytest.mark.qemu
 def test_corstone300_matches_the_reference_and_names_the_keyword(kws_corstone300_run):
     run = kws_corstone300_run
-    report = json.loads((REPO / "build/corstone300/kws/report.json").read_text())
+    report = json.loads((BUILD_ROOT / "corstone300/kws/report.json").read_text())
     assert report["match"] is True and report["mismatched_vectors"] == [] and report["vectors"] == 4
     assert report["instructions_per_inference"] > 1_000_000  # front end + DS-CNN
-    expected = np.load(REPO / "build/corstone300/kws/gen/expected.npz")
+    expected = np.load(BUILD_ROOT / "corstone300/kws/gen/expected.npz")
     assert expected["inputs"].dtype == np.int16
     keywords = dict(re.findall(r"^EM keyword (\d+) (\w+) score=\d+$", run.stdout, re.M))
     for i, output in enumerate(expected["outputs"]):
@@ -114,8 +115,8 @@ def test_serving_firmware_answers_the_keyword():
     build = subprocess.run([str(SCONS), "app=kws", "board=host", "serve=1"], cwd=REPO, capture_output=True,
                            text=True, timeout=900)
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
-    expected = np.load(REPO / "build/host/kws/gen/expected.npz")
-    with serve(load_board("host"), REPO / "build/host/kws/serve/firmware") as link:
+    expected = np.load(BUILD_ROOT / "host/kws/gen/expected.npz")
+    with serve(load_board("host"), BUILD_ROOT / "host/kws/serve/firmware") as link:
         for clip, output in zip(expected["inputs"][:2], expected["outputs"][:2]):
             link.set_input(0, clip)
             link.run()

@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 
 from ember_build.elf_check import flash_bytes
+from ember_build.paths import BUILD_ROOT
 
 pytestmark = pytest.mark.qemu  # builds Arm firmware / runs it in QEMU (tests/tiers.py)
 
 REPO = Path(__file__).resolve().parents[2]
-LTO = REPO / "build" / "corstone300-Os-lto" / "kws"
-PLAIN = REPO / "build" / "corstone300-Os" / "kws"
+LTO = BUILD_ROOT / "corstone300-Os-lto" / "kws"
+PLAIN = BUILD_ROOT / "corstone300-Os" / "kws"
 
 
 def _scons(*args: str) -> None:

@@ -14,6 +14,7 @@ import pytest
 
 from apps.person_detect import detect
 from apps.person_detect.detect import Q, IntBox, average_precision
+from ember_build.paths import BUILD_ROOT
 
 REPO = Path(__file__).resolve().parents[2]
 SCONS = Path(sys.executable).with_name("scons")
@@ -214,7 +215,7 @@ def test_app_matches_on_corstone300(model):
     run = subprocess.run([str(SCONS), "app=person_detect", f"model={model}", "board=corstone300", "run=1"],
                          cwd=REPO, capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    report = json.loads((REPO / "build/corstone300" / f"person_detect-{model}" / "report.json").read_text())
+    report = json.loads((BUILD_ROOT / "corstone300" / f"person_detect-{model}" / "report.json").read_text())
     assert report["match"] is True and report["mismatched_vectors"] == [] and report["missing_lines"] == []
     assert report["variant"] == model and report["vectors"] == 4
     assert report["instructions_per_inference"] > 0

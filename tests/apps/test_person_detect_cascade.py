@@ -19,11 +19,12 @@ from elftools.elf.sections import SymbolTableSection
 from compiler import kernel_variants as kv
 from compiler.ops import OP_TABLE
 from compiler.program import Program
+from ember_build.paths import BUILD_ROOT
 
 pytestmark = pytest.mark.qemu  # builds Arm firmware / runs it in QEMU (tests/tiers.py)
 
 REPO = Path(__file__).resolve().parents[2]
-OUT = REPO / "build" / "corstone300" / "person_detect-cascade"
+OUT = BUILD_ROOT / "corstone300" / "person_detect-cascade"
 # The selectable variants that are functions of their own (the others are inlined into their
 # kernel's dispatch: their header switch is checked instead).
 VARIANT_FUNCTIONS = {

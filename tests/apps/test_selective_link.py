@@ -13,11 +13,12 @@ from compiler.emit_c import registry_c
 from compiler.ops import OP_TABLE
 from ember_build.board import load_board
 from ember_build.toolchain import firmware_cflags, firmware_ldflags
+from ember_build.paths import BUILD_ROOT
 
 pytestmark = pytest.mark.qemu  # builds Arm firmware / runs it in QEMU (tests/tiers.py)
 
 REPO = Path(__file__).resolve().parents[2]
-BUILD = REPO / "build" / "corstone300"
+BUILD = BUILD_ROOT / "corstone300"
 DROPPED = ["em_op_quantize", "em_quantize_f32_s8", "em_op_dequantize", "em_dequantize_s8_f32"]
 KEPT = ["em_op_fully_connected", "em_fully_connected_s8", "em_program_load", "em_program_invoke"]
 

@@ -12,9 +12,10 @@ import pytest
 
 from ember_build.elf_check import flash_bytes
 from ember_build.size_report import component_of
+from ember_build.paths import BUILD_ROOT
 
 REPO = Path(__file__).resolve().parents[2]
-OUT = REPO / "build" / "corstone300" / "anomaly"
+OUT = BUILD_ROOT / "corstone300" / "anomaly"
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +42,7 @@ def test_every_flash_byte_counts_once_with_soft_float_aliases():
     build = subprocess.run([str(scons), "app=anomaly", "board=mps2_an385"], cwd=REPO, capture_output=True, text=True,
                            timeout=900)
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
-    out = REPO / "build" / "mps2_an385" / "anomaly"
+    out = BUILD_ROOT / "mps2_an385" / "anomaly"
     size = json.loads((out / "size.json").read_text())
     assert size["flash_total"] == flash_bytes(out / "firmware.elf")
     assert sum(c["flash"] for c in size["components"]) == size["flash_total"]
@@ -250,7 +251,7 @@ def test_runtime_core_fits_4_kib_at_os_on_the_m55():
     build = subprocess.run([str(scons), "app=anomaly", "board=corstone300", "opt=-Os"], cwd=REPO,
                            capture_output=True, text=True, timeout=900)
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
-    size = json.loads((REPO / "build/corstone300-Os/anomaly/size.json").read_text())
+    size = json.loads((BUILD_ROOT / "corstone300-Os/anomaly/size.json").read_text())
     assert size["runtime_core_flash"] <= 4096, size["runtime_core_flash"]
     assert _component(size, "status names")["flash"] > 0
 

@@ -14,11 +14,11 @@ from elftools.elf.sections import SymbolTableSection
 
 from compiler import kernel_variants as kv
 from compiler.program import Program
+from ember_build.paths import BUILD_ROOT
 
 pytestmark = pytest.mark.qemu  # builds Arm firmware / runs it in QEMU (tests/tiers.py)
 
-REPO = Path(__file__).resolve().parents[2]
-OUT = REPO / "build" / "corstone300" / "kws"
+OUT = BUILD_ROOT / "corstone300" / "kws"
 # em_depthwise_conv2d_s8_mve.c's general blocks, the fast path's other pixel, conv2d's taps
 LEFT_OUT = ["em_nn_dw_block_full", "em_nn_dw_block_full_kw3", "em_nn_dw_block_tail", "em_nn_dw_block_strided",
             "em_nn_dwf_pixel_left", "em_nn_conv_taps_mve"]
@@ -53,7 +53,7 @@ def test_unused_variants_are_not_linked(kws):
 
 
 def test_the_library_keeps_every_variant_for_other_programs(kws):
-    objects = REPO / "build" / "corstone300" / "runtime" / "runtime" / "kernels"
+    objects = BUILD_ROOT / "corstone300" / "runtime" / "runtime" / "kernels"
     sources = ("em_depthwise_conv2d_s8_mve", "em_depthwise_conv2d_m1_s8", "em_depthwise_m1_pixel_mve", "em_depthwise_m1_block_mve",
                "em_conv2d_s8_mve", "em_conv2d_pack_mve", "em_conv2d_block_mve")
     functions = set().union(*(_functions(objects / f"{name}.o") for name in sources))

@@ -21,6 +21,7 @@ from elftools.elf.elffile import ELFFile
 from bsp_test_support import REPO_ROOT
 from ember_build.board import known_boards, load_board
 from ember_build.toolchain import firmware_cflags
+from ember_build.paths import BUILD_ROOT
 
 SCONS = Path(sys.executable).with_name("scons")
 SILICON_BOARDS = ["ra8d1", "alif_e8"]
@@ -74,7 +75,7 @@ def firmware(request):
     run = subprocess.run([str(SCONS), "app=anomaly", f"board={board.name}"], cwd=REPO_ROOT,
                          capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    return board, REPO_ROOT / "build" / board.name / "anomaly"
+    return board, BUILD_ROOT / board.name / "anomaly"
 
 
 def _region_of(board, address: int, size: int):

@@ -16,6 +16,7 @@ import pytest
 
 from ember_build.board import TIERS, TierOverrideError, known_boards, load_board
 from ember_build.toolchain import firmware_cflags
+from ember_build.paths import BUILD_ROOT
 
 REPO = Path(__file__).resolve().parents[2]
 SCONS = Path(sys.executable).with_name("scons")
@@ -68,7 +69,7 @@ def test_scons_refuses_mve_on_an_m4_before_building():
     assert run.returncode == 2, out
     assert "TierOverrideError" in out and "cannot run tier 'mve'" in out and "scalar, dsp" in out
     assert "CC " not in out and "compiling model" not in out
-    assert not (REPO / "build" / "mps2_an386-mve").exists()
+    assert not (BUILD_ROOT / "mps2_an386-mve").exists()
 
 
 def _objdump(elf: Path) -> str:
@@ -85,7 +86,7 @@ def test_dsp_override_firmware_has_no_mve_instruction():
 
     dsp = Device("corstone300-dsp", "corstone300", "dsp").build_runner()
     mve = Device("corstone300", "corstone300").build_runner()
-    assert dsp == REPO / "build" / "corstone300-dsp" / "em_run.elf" and mve == REPO / "build" / "corstone300" / "em_run.elf"
+    assert dsp == BUILD_ROOT / "corstone300-dsp" / "em_run.elf" and mve == BUILD_ROOT / "corstone300" / "em_run.elf"
     found = [line for line in _objdump(dsp).splitlines() if MVE_INSTRUCTION.search(line)]
     assert not found, "\n".join(found[:20])
     assert sum(1 for line in _objdump(mve).splitlines() if MVE_INSTRUCTION.search(line)) > 100

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from ember_build.paths import BUILD_ROOT
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(REPO), str(REPO / "tests" / "runtime"), str(Path(__file__).parent)]
@@ -21,7 +22,7 @@ from tools.ember_link import (GET_OUTPUT, GET_PROFILE, GET_RESULT, GET_TENSOR, I
 
 pytestmark = pytest.mark.fuzz  # tests/tiers.py
 
-ARTIFACTS = REPO / "build" / "fuzz-link"  # crashing inputs are kept here for replay
+ARTIFACTS = BUILD_ROOT / "fuzz-link"  # crashing inputs are kept here for replay
 
 
 def _sessions() -> dict[str, bytes]:

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from ember_build.paths import BUILD_ROOT
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(REPO), str(REPO / "tests" / "runtime"), str(Path(__file__).parent)]
@@ -15,7 +16,7 @@ from make_corpus import write_corpus  # noqa: E402
 
 pytestmark = pytest.mark.fuzz  # tests/tiers.py
 
-ARTIFACTS = REPO / "build" / "fuzz"  # crashing inputs are kept here for replay
+ARTIFACTS = BUILD_ROOT / "fuzz"  # crashing inputs are kept here for replay
 # Inputs the fuzzer once crashed on (README.md), run with the seeds: each must load or be refused cleanly.
 REGRESSIONS = Path(__file__).parent / "regressions"
 

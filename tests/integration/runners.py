@@ -12,6 +12,7 @@ import numpy as np
 from compiler.program import Program
 from ember_build.board import load_board, one_board_per_tier
 from ember_build.qemu import run_firmware
+from ember_build.paths import BUILD_ROOT
 
 REPO = Path(__file__).resolve().parents[2]
 SCONS = Path(sys.executable).with_name("scons")
@@ -25,7 +26,7 @@ def build_runner(board: str) -> Path:
     """`scons em_run board=<board>` (once per board and test session); the runner's path."""
     build = subprocess.run([str(SCONS), "em_run", f"board={board}"], cwd=REPO, capture_output=True, text=True)
     assert build.returncode == 0, build.stdout + build.stderr
-    return REPO / "build" / board / ("em_run" if board == "host" else "em_run.elf")
+    return BUILD_ROOT / board / ("em_run" if board == "host" else "em_run.elf")
 
 
 def _invoke(board: str, program: Program, inputs: list[np.ndarray], workdir: Path,

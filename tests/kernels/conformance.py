@@ -29,6 +29,7 @@ from compiler.ir import NUMPY_DTYPES, Graph, Op, Quant, Tensor
 from compiler.ops import OP_TABLE
 from compiler.planner import Region, plan_memory
 from compiler.target import TIERS, Target
+from ember_build.paths import BUILD_ROOT
 
 REPO = Path(__file__).resolve().parents[2]
 CASES_PACKAGE = "cases"
@@ -327,7 +328,7 @@ class Device:
             raise RuntimeError(f"{' '.join(args)} failed:\n{build.stdout}{build.stderr}")
         board = self.load()
         folder = board.build_name + (f"-{self.opt.lstrip('-')}" if self.opt else "")
-        return REPO / "build" / folder / ("em_run" if board.emulator is None else "em_run.elf")
+        return BUILD_ROOT / folder / ("em_run" if board.emulator is None else "em_run.elf")
 
 
 def _boards_that_run() -> list[Device]:

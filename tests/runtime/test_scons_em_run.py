@@ -11,6 +11,7 @@ import torch
 
 import compiler
 from tests.compiler.models import calibration, mlp
+from ember_build.paths import BUILD_ROOT
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -20,7 +21,7 @@ def em_run() -> Path:
     scons = Path(sys.executable).with_name("scons")
     build = subprocess.run([str(scons), "em_run", "board=host"], cwd=REPO, capture_output=True, text=True)
     assert build.returncode == 0, build.stdout + build.stderr
-    return REPO / "build/host/em_run"
+    return BUILD_ROOT / "host/em_run"
 
 
 def _program(tmp_path: Path, target: str) -> tuple[compiler.Program, Path]:
@@ -62,11 +63,11 @@ def test_the_runtime_is_built_against_the_header_generated_from_the_schema(em_ru
     schema_header gives for it now), and the loader's object depends on it."""
     from ember_build.schema_header import header_text, read_schema
 
-    assert (REPO / "build/host/schema/em_schema.h").read_text() == header_text(read_schema())
+    assert (BUILD_ROOT / "host/schema/em_schema.h").read_text() == header_text(read_schema())
     scons = Path(sys.executable).with_name("scons")
     tree = subprocess.run([str(scons), "-n", "-Q", "--tree=all", "em_run", "board=host"], cwd=REPO,
                           capture_output=True, text=True)
     assert tree.returncode == 0, tree.stdout + tree.stderr
     loader = tree.stdout.split("em_loader.o\n", 1)[1]
     loader = loader[: loader.index(".o\n")]  # its dependencies, up to the next object
-    assert "build/host/schema/em_schema.h" in loader and "compiler/schema/program.fbs" in loader
+    assert "host/schema/em_schema.h" in loader and "compiler/schema/program.fbs" in loader

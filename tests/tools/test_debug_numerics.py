@@ -15,6 +15,7 @@ from torch import nn
 
 from compiler.pipeline import lower
 from tools.debug_numerics import compare, op_by_op_lsb, report, sqnr, stage_values
+from ember_build.paths import BUILD_ROOT
 
 REPO = Path(__file__).resolve().parents[2]
 SCONS = Path(sys.executable).with_name("scons")
@@ -111,7 +112,7 @@ def test_scons_numerics_on_the_anomaly_app():
     run = subprocess.run([str(SCONS), "app=anomaly", "board=corstone300", "numerics=1"], cwd=REPO,
                          capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    data = json.loads((REPO / "build/corstone300/anomaly/numerics.json").read_text())
+    data = json.loads((BUILD_ROOT / "corstone300/anomaly/numerics.json").read_text())
     assert data["first_divergence"] is None and "agree on every layer" in data["verdict"]
     layers = data["layers"]
     assert len(layers) == 15 and all(layer["device_equal"] == 1.0 for layer in layers)  # front end, reshape, quantize, 10 dense, sub, dequantize

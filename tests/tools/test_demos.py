@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tools.camera_demo import DemoError, parse_boxes
+from ember_build.paths import BUILD_ROOT
 
 REPO = Path(__file__).resolve().parents[2]
 SCONS = Path(sys.executable).with_name("scons")
@@ -24,7 +25,7 @@ def _scons(*args: str) -> str:
 @pytest.mark.qemu
 def test_camera_demo_boxes_equal_the_reference():
     _scons("app=person_detect", "model=yolo", "demo=camera", "source=synthetic", "frames=4")
-    out = REPO / "build/corstone300/person_detect-yolo/demo"
+    out = BUILD_ROOT / "corstone300/person_detect-yolo/demo"
     demo = json.loads((out / "demo.json").read_text())
     assert demo["frames"] == 4 and demo["frames_equal_to_reference"] == 4
     assert all(frame["device_count"] > 1_000_000 for frame in demo["per_frame"])
@@ -34,7 +35,7 @@ def test_camera_demo_boxes_equal_the_reference():
 @pytest.mark.qemu
 def test_keyword_demo_on_spoken_words():
     text = _scons("app=kws", "demo=kws", "words=yes,stop")
-    detections = json.loads((REPO / "build/corstone300/kws/demo/demo.json").read_text())
+    detections = json.loads((BUILD_ROOT / "corstone300/kws/demo/demo.json").read_text())
     assert [d["clip"] for d in detections] == ["yes", "stop"]
     assert all(d["equal_to_reference"] for d in detections) and "yes: " in text
     assert all(0.0 <= d["score"] <= 1.0 for d in detections)

@@ -19,6 +19,7 @@ import pytest
 
 from ember_build.board import load_board
 from tools.ember_link import (GET_TENSOR, INFO, RUN, SET_INPUT, DeviceError, Link, LinkError, LinkTimeout, frame, serve)
+from ember_build.paths import BUILD_ROOT
 
 pytestmark = pytest.mark.qemu  # builds Arm firmware / runs it in QEMU (tests/tiers.py)
 
@@ -37,13 +38,13 @@ def _build(*args: str) -> None:
 def firmware() -> dict[str, Path]:
     _build("board=corstone300")
     _build("board=host")
-    return {"corstone300": REPO / "build/corstone300/anomaly/serve/firmware.elf",
-            "host": REPO / "build/host/anomaly/serve/firmware"}
+    return {"corstone300": BUILD_ROOT / "corstone300/anomaly/serve/firmware.elf",
+            "host": BUILD_ROOT / "host/anomaly/serve/firmware"}
 
 
 @pytest.fixture(scope="module")
 def expected() -> tuple[np.ndarray, np.ndarray]:
-    data = np.load(REPO / "build/corstone300/anomaly/gen/expected.npz")
+    data = np.load(BUILD_ROOT / "corstone300/anomaly/gen/expected.npz")
     return data["inputs"], data["outputs"]  # int16 audio windows: the program starts with the log-mel front end
 
 
@@ -61,7 +62,7 @@ def test_requests_reproduce_the_reference(firmware, expected, board):
         assert info.app == "anomaly" and info.tier == ("mve" if board == "corstone300" else "scalar")
         assert [t.shape for t in info.inputs] == [(1, 3072)] and info.inputs[0].dtype == np.int16
         assert info.arena_bytes[0] > 0 and info.max_payload == 4096 and not info.has_profile
-        program = (REPO / f"build/{board}/anomaly/gen/program.embr").read_bytes()
+        program = (BUILD_ROOT / f"{board}/anomaly/gen/program.embr").read_bytes()
         assert info.program_id == zlib.crc32(program) and info.program_bytes == len(program)
         for i in range(len(expected[0])):
             _check_inference(link, expected, i)
@@ -168,7 +169,7 @@ def test_profile_read_back():
     """`scons app=anomaly profile=1 run=1`: the profiling serving firmware in QEMU, read back over
     the link by tools/op_profile.py into profile.json / .md / .png."""
     _build("board=corstone300", "profile=1", "run=1")
-    out = REPO / "build/corstone300-profile/anomaly"
+    out = BUILD_ROOT / "corstone300-profile/anomaly"
     profile = json.loads((out / "profile.json").read_text())
     from compiler.program import Program
 

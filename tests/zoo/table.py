@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from pathlib import Path
 
 from tests.zoo.architectures import ARCHITECTURES
 from tests.zoo.harness import Lowered, lower_all
+from ember_build.paths import BUILD_ROOT
 
-REPO = Path(__file__).resolve().parents[2]
 
 
 def _status(result: Lowered) -> str:
@@ -55,7 +54,7 @@ def table(results: dict[str, Lowered]) -> str:
 
 def main() -> None:
     text = table(lower_all([("tests.zoo.architectures", "ARCHITECTURES")])[0])
-    out = REPO / "build" / "zoo.md"
+    out = BUILD_ROOT / "zoo.md"
     out.parent.mkdir(exist_ok=True)
     out.write_text(text)
     sys.stdout.write(text)

@@ -1,0 +1,11 @@
+"""Where Ember's builds go: `build/` in the checkout, or the folder the EMBER_BUILD environment
+variable names (an out-of-tree build). Every build tree holds its own SCons signature database
+(SConstruct), so two builds in two trees never share state: the test runner gives each of its
+workers one (tests/conftest.py)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+BUILD_ROOT = Path(os.environ.get("EMBER_BUILD") or REPO / "build").resolve()
