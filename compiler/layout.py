@@ -46,6 +46,12 @@ def nhwc_is_nchw_order(shape: tuple[int, ...]) -> bool:
     return c == 1 or h * w == 1
 
 
+def reshape_reorders(source: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    """True when a reshape in PyTorch's row-major order is not a view of Ember's bytes: a 4-D
+    side whose NHWC bytes are not in NCHW order (reshaped then goes through NCHW)."""
+    return any(len(shape) == 4 and not nhwc_is_nchw_order(shape) for shape in (source, target))
+
+
 def same_quant(a: Quant, b: Quant) -> bool:
     return np.array_equal(a.scale, b.scale) and np.array_equal(a.zero_point, b.zero_point)
 
@@ -89,11 +95,11 @@ def reshaped(graph: Graph, source: str, target: str, origin: str) -> list[Op]:
     def intermediate(stem: str, shape: tuple[int, ...]) -> str:
         return graph.add_tensor(Tensor(graph.unique_name(stem), dst.dtype, shape, dst.quant)).name
 
-    if len(src.shape) == 4 and not nhwc_is_nchw_order(src.shape):
+    if reshape_reorders(src.shape, ()):
         nchw = intermediate(f"{source}_nchw", tuple(src.shape[k] for k in TO_NCHW))
         ops.append(Op("transpose", [source], [nchw], {"perm": list(TO_NCHW)}, origin))
         source = nchw
-    if len(dst.shape) == 4 and not nhwc_is_nchw_order(dst.shape):
+    if reshape_reorders((), dst.shape):
         nchw = intermediate(f"{target}_nchw", tuple(dst.shape[k] for k in TO_NCHW))
         ops += [Op("reshape", [source], [nchw], {}, origin),
                 Op("transpose", [nchw], [target], {"perm": list(TO_NHWC)}, origin)]

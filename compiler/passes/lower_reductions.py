@@ -18,7 +18,7 @@ import numpy as np
 
 from compiler.ir import Graph, Op, Quant, Tensor
 from compiler.options import LoweringOptions
-from compiler.layout import ember_axis, reduction_view, requantized, reshaped
+from compiler.layout import ember_axis, reduction_view, requantized, reshape_reorders, reshaped
 from compiler.quantized_pattern import add_constant, match, replace, requantization
 
 
@@ -79,14 +79,11 @@ class _Builder:
 
 
 def _name_the_rounding_op(graph: Graph, ops: list[Op], computed: str, output: str) -> None:
-    """When only reshapes follow the pool / fully connected layer that computes the reduction,
-    that op's output takes the name PyTorch gave the result (`output`) and the reshapes' the
-    derived one: the bytes are the same, a fold may remove the reshapes (a linear reads through a
-    flatten), and tools/debug_numerics then still finds PyTorch's codes for the op that rounds."""
-    after = ops[[op.outputs for op in ops].index([computed]) + 1:]
-    if not after or any(op.kind != "reshape" for op in after) or output in graph.outputs:
-        return
-    graph.replace_uses(output, computed)  # the reduction's readers read the last reshape
+    """`computed` (the pool's or the fully connected layer's output) takes the name PyTorch gave
+    the result (`output`), and the view that ends the chain the derived one: the bytes are the
+    same, a fold may remove the views (a linear reads through a flatten), and tools/debug_numerics
+    then still finds PyTorch's codes for the op that rounds."""
+    graph.replace_uses(output, computed)  # the reduction's readers read the last view
     a, b = graph.tensors[computed], graph.tensors[output]
     a.name, b.name = output, computed
     graph.tensors[output], graph.tensors[computed] = a, b
@@ -119,7 +116,9 @@ def _lower_int8(graph: Graph, op: Op) -> None:
             "fully_connected", {"multiplier": multiplier, "shift": shift, "output_offset": int(out_quant.zero_point[0]),
                                 "activation_min": -128, "activation_max": 127})
     *leading, last = build.finish(result, axes, matched.output)
-    _name_the_rounding_op(graph, [*leading, last], result, matched.output)
+    kept, shape = _kept_shape(x, axes), graph.tensors[matched.output].shape
+    if (kept == tuple(shape) or not reshape_reorders(kept, shape)) and matched.output not in graph.outputs:
+        _name_the_rounding_op(graph, [*leading, last], result, matched.output)  # only views follow it
     replace(graph, matched, last)
     index = graph.ops.index(last)
     graph.ops[index:index] = leading
