@@ -10,7 +10,13 @@ from compiler.ir import Tensor
 
 # input shape ([B, I] or [B, H, W, C]), O
 SHAPES = [((1, 1), 1), ((2, 7), 5), ((3, 33), 6), ((1, 640), 13), ((2, 130), 11), ((1, 16), 32),
-          ((4, 19), 3), ((1, 3, 5, 7), 9), ((1, 1000), 2)]
+          ((4, 19), 3), ((1, 3, 5, 7), 9), ((1, 1000), 2),
+          # the M3's 4-row / 6-row groups: 0, 1 and many steps of four or eight inputs, tails 1..7
+          ((1, 3), 5), ((2, 4), 4), ((1, 7), 9), ((2, 8), 6), ((1, 15), 13),
+          # DSP: 16-input passes, 4-input steps, a tail of 3; MVE: 16-lane blocks and their tails
+          ((2, 47), 9), ((3, 17), 5), ((3, 16), 128), ((2, 33), 7),
+          # the DS-CNN / anomaly classifier sizes: many 4-row groups over long rows
+          ((1, 640), 128), ((3, 640), 5)]
 
 
 
