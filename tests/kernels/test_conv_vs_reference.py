@@ -42,8 +42,8 @@ def _ptr(a: np.ndarray, ctype):
 
 
 @pytest.fixture(scope="module")
-def lib(tmp_path_factory):
-    lib = ctypes.CDLL(str(build_kernels_lib(tmp_path_factory.mktemp("conv_kernels"))))
+def lib():
+    lib = ctypes.CDLL(str(build_kernels_lib()))
     for name in ("em_conv2d_s8", "em_depthwise_conv2d_s8"):
         getattr(lib, name).restype = ctypes.c_int
         getattr(lib, f"{name}_get_buffer_size").restype = ctypes.c_int32

@@ -15,8 +15,8 @@ from kernels_ctypes import EM_NN_ERR_BAD_ARGUMENT, EM_NN_OK, Kernels
 
 
 @pytest.fixture(scope="module")
-def kernels(tmp_path_factory):
-    return Kernels(build_kernels_lib(tmp_path_factory.mktemp("kernels")))
+def kernels():
+    return Kernels(build_kernels_lib())
 
 
 def random_requant(rng, n_out, low=-12.0, high=3.0):

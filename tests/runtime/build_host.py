@@ -7,14 +7,18 @@ Flags: C11, -O2, all warnings as errors, and -ffp-contract=off so that no float 
 into an FMA that the reference (NumPy float32) does not perform.
 
 Every build compiles its sources one per compiler call on all cores, then links (`build`); the
-host em_run of given flags is built once per test session (`build_em_run`). The runtime's
+kernels library and the host and firmware em_run of given flags are built once per test run,
+shared by its pytest-xdist workers (`_shared`: a folder per build, made under a file lock). The runtime's
 em_schema.h is generated from the schema once per session too, as the SCons build does
 (`schema_include_dir`), into a folder on INCLUDES.
 """
 from __future__ import annotations
 
+import fcntl
 import functools
+import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,6 +31,35 @@ if str(REPO / "site_scons") not in sys.path:
     sys.path.insert(0, str(REPO / "site_scons"))
 
 from ember_build import schema_header  # noqa: E402
+
+
+@functools.cache
+def _run_folder() -> Path:
+    """This test run's build folder: one for all pytest-xdist workers of a run (its run id), one
+    per process otherwise."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if run is None:
+        return Path(tempfile.mkdtemp(prefix="ember_builds_"))
+    folder = Path(tempfile.gettempdir()) / f"ember_builds_{run}"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+def _shared(name: str, key: tuple, make) -> Path:
+    """`make(folder)` (a build into `folder`, returning its product), done once per run for
+    (`name`, `key`): the first worker to ask builds while holding the folder's lock, the others
+    wait for it and take its product; a failed build leaves no product behind."""
+    folder = _run_folder() / f"{name}_{hashlib.sha256(repr(key).encode()).hexdigest()[:16]}"
+    with open(f"{folder}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = folder.with_suffix(".done")
+        if done.exists():
+            return Path(done.read_text())
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir()
+        product = make(folder)
+        done.write_text(str(product))
+        return product
 
 
 @functools.cache
@@ -106,11 +139,11 @@ def build(cc: str, flags: list[str], sources: list[Path], out: Path, link: list[
     return out
 
 
-def build_kernels_lib(out_dir: Path, cc: str | None = None) -> Path:
-    """libember_kernels.so: the kernels only, for ctypes."""
+def build_kernels_lib(cc: str | None = None) -> Path:
+    """libember_kernels.so: the kernels only, for ctypes (built once per run)."""
     cc = cc or os.environ.get("CC", "cc")
-    return build(cc, [*CFLAGS, "-fPIC", "-shared", *INCLUDES], kernel_sources(), Path(out_dir) / "libember_kernels.so",
-                 ["-lm"])
+    return _shared("kernels", (cc,), lambda folder: build(cc, [*CFLAGS, "-fPIC", "-shared", *INCLUDES], kernel_sources(),
+                                                          folder / "libember_kernels.so", ["-lm"]))
 
 
 def build_em_run(cc: str | None = None, extra: list[str] | None = None) -> Path:
@@ -121,9 +154,11 @@ def build_em_run(cc: str | None = None, extra: list[str] | None = None) -> Path:
 
 @functools.cache
 def _em_run(cc: str, extra: tuple[str, ...]) -> Path:
-    out_dir = Path(tempfile.mkdtemp(prefix="ember_em_run_"))
-    sources = em_run_sources(out_dir) + host_bsp_sources()
-    return build(cc, [*CFLAGS, *extra, *INCLUDES], sources, out_dir / "em_run", ["-lm"])
+    def make(out_dir: Path) -> Path:
+        sources = em_run_sources(out_dir) + host_bsp_sources()
+        return build(cc, [*CFLAGS, *extra, *INCLUDES], sources, out_dir / "em_run", ["-lm"])
+
+    return _shared("em_run", (cc, extra), make)
 
 
 def build_fuzzer(out_dir: Path) -> Path:
@@ -163,18 +198,21 @@ def _em_run_firmware(board_name: str, extra: tuple[str, ...]) -> Path:
     from ember_build.toolchain import bsp_include_dirs, bsp_sources, firmware_cflags, firmware_ldflags
 
     board = load_board(board_name)
-    out_dir = Path(tempfile.mkdtemp(prefix=f"ember_em_run_{board_name}_"))
-    out = out_dir / f"em_run_{board_name}.elf"
-    if board_name == "corstone300":
-        placement = ["-DEM_RUN_PROGRAM_SECTION=.em_arena.isram", "-DEM_RUN_ARENA_SECTION=.em_arena.sram"]
-    else:  # as tools/em_run/SConscript: both in the board's largest arena region
-        largest = max((r for r in board.memory if r.arena), key=lambda r: r.size)
-        placement = [f"-DEM_RUN_PROGRAM_SECTION=.em_arena.{largest.name}",
-                     f"-DEM_RUN_ARENA_SECTION=.em_arena.{largest.name}"]
-    includes = INCLUDES + [f"-I{d}" for d in bsp_include_dirs(board)]
-    flags = [*firmware_cflags(board), "-ffp-contract=off", "-fno-fast-math", *placement,
-             *extra, *includes]
-    # Our sources warning-free (-Werror); the BSP is built with the board's flags as they are.
-    _compile([board.cc, *flags, "-Werror", "-fsyntax-only", *map(str, em_run_sources(out_dir))])
-    return build(board.cc, flags, em_run_sources(out_dir) + bsp_sources(board), out,
-                 [*firmware_ldflags(board), f"-Wl,-Map={out.with_suffix('.map')}", "-lm"])
+
+    def make(out_dir: Path) -> Path:
+        out = out_dir / f"em_run_{board_name}.elf"
+        if board_name == "corstone300":
+            placement = ["-DEM_RUN_PROGRAM_SECTION=.em_arena.isram", "-DEM_RUN_ARENA_SECTION=.em_arena.sram"]
+        else:  # as tools/em_run/SConscript: both in the board's largest arena region
+            largest = max((r for r in board.memory if r.arena), key=lambda r: r.size)
+            placement = [f"-DEM_RUN_PROGRAM_SECTION=.em_arena.{largest.name}",
+                         f"-DEM_RUN_ARENA_SECTION=.em_arena.{largest.name}"]
+        includes = INCLUDES + [f"-I{d}" for d in bsp_include_dirs(board)]
+        flags = [*firmware_cflags(board), "-ffp-contract=off", "-fno-fast-math", *placement,
+                 *extra, *includes]
+        # Our sources warning-free (-Werror); the BSP is built with the board's flags as they are.
+        _compile([board.cc, *flags, "-Werror", "-fsyntax-only", *map(str, em_run_sources(out_dir))])
+        return build(board.cc, flags, em_run_sources(out_dir) + bsp_sources(board), out,
+                     [*firmware_ldflags(board), f"-Wl,-Map={out.with_suffix('.map')}", "-lm"])
+
+    return _shared(f"em_run_{board_name}", extra, make)
