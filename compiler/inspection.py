@@ -22,7 +22,7 @@ import numpy as np
 
 from compiler.errors import ProfileFormatError
 from compiler.ir import Graph, Quant, Tensor
-from compiler.kernel_variants import kernel_variant, linked_variants
+from compiler.kernel_variants import chosen_variants, kernel_variant
 from compiler.layers import layer_rows
 from compiler.planner import aliases
 
@@ -57,12 +57,13 @@ def describe(program) -> dict:
     """The whole report as plain data (JSON-ready)."""
     graph, tier = program.graph, program.target.tier
     alias_of = aliases(graph)
-    linked = frozenset(linked_variants(graph, tier))
+    chosen = chosen_variants(graph, tier)
     ops = []
     for i, (op, row) in enumerate(zip(graph.ops, layer_rows(graph))):
         constants = sum(graph.tensors[t].nbytes for t in op.inputs if graph.tensors[t].is_constant)
         ops.append({"index": i, "layer": row["layer"], "op": op.kind, "shape": row["shape"],
-                    "variant": kernel_variant(graph, op, tier, linked), "macs": row["macs"], "constant_bytes": constants,
+                    "variant": kernel_variant(graph, op, tier, chosen[i]),
+                    "variants": sorted(chosen[i]), "macs": row["macs"], "constant_bytes": constants,
                     "origin": op.origin, "inputs": [_tensor(graph, t, alias_of) for t in op.inputs],
                     "outputs": [_tensor(graph, t, alias_of) for t in op.outputs]})
     users: dict[str, list[int]] = {}

@@ -1,37 +1,77 @@
-"""Which kernel path each op of a lowered graph runs on its program's tier, and which selectable
-Helium variants its firmware must link: read from the ops' records (OpSpec.path, .variants,
-.takes_variants in compiler/ops/), each of which mirrors its kernel's C dispatch.
+"""The kernel variants each op of a lowered graph runs, chosen here and recorded in its program.
 
-Used by `python -m compiler inspect` (and its Model Explorer graph) and by the build's selective
-link below the op (runtime/kernels/include/em_nn_variants.h). tests/compiler/test_inspect.py
-checks each rule's branches on shapes that take them.
+On Helium some kernels have variants (specialised loops, each a C function of its own): which
+ones an op runs is the compiler's choice, by its record's rule (OpSpec.variants and
+.choose_variants in compiler/ops/). The writer records the choice in the op's options
+(Conv2DOptions.paths, FullyConnectedOptions.paths) as bits of the kernels' EM_NN_PATH_<NAME>,
+whose one definition this module reads from runtime/kernels/include/em_nn_variants.h; the kernel
+runs what the bits say, the adapter's check() refuses bits that do not fit the layer, and a
+firmware links exactly the variants its program's bits name (emit_c.variants_h). Nothing mirrors
+a dispatch: the C decides nothing these choices cover.
+
+Also used by `python -m compiler inspect` (and its Model Explorer graph) to name each op's path.
 """
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 from compiler import macs
 from compiler.ir import Graph, Op
 from compiler.ops import OP_TABLE
 
+VARIANTS_HEADER = Path(__file__).resolve().parents[1] / "runtime" / "kernels" / "include" / "em_nn_variants.h"
+
+
+def _path_bits(header: Path) -> dict[str, int]:
+    """`#define EM_NN_PATH_<NAME> (1u << n)` of the kernels' header: name -> bit."""
+    found = re.findall(r"^#define EM_NN_PATH_(\w+) \(1u << (\d+)\)$", header.read_text(), re.MULTILINE)
+    return {name: 1 << int(n) for name, n in found}
+
+
+PATH_BITS: dict[str, int] = _path_bits(VARIANTS_HEADER)
+
 # Every selectable variant (its EM_NN_VARIANT_<NAME> macro), in the records' order.
 SELECTABLE_VARIANTS: tuple[str, ...] = tuple(name for spec in OP_TABLE.values() for name in spec.variants)
 
 
-def linked_variants(graph: Graph, tier: str) -> set[str]:
-    """The selectable variants the ops of `graph` take on `tier`; none below MVE, whose paths are
-    not selectable."""
+def bits_of(names: frozenset[str] | set[str]) -> int:
+    return sum(PATH_BITS[name] for name in names)
+
+
+def names_of(bits: int) -> frozenset[str]:
+    return frozenset(name for name, bit in PATH_BITS.items() if bits & bit)
+
+
+def chosen_variants(graph: Graph, tier: str) -> list[frozenset[str]]:
+    """Per op of `graph`, in order: the variants it runs on `tier`. An op read from a program
+    (attrs["paths"]) keeps the ones recorded there; the others take their record's rule on
+    Helium and none below it, whose paths are not selectable."""
+    chosen: list[frozenset[str]] = [names_of(op.attrs["paths"]) if "paths" in op.attrs else frozenset()
+                                    for op in graph.ops]
     if tier != "mve":
-        return set()
+        return chosen
     total = macs.graph_macs(graph)
-    used: set[str] = set()
     for spec in OP_TABLE.values():
-        ops = [op for op in graph.ops if op.kind == spec.kind]
-        if ops and spec.takes_variants is not None:
-            used |= spec.takes_variants(graph, ops, total)
-    return used
+        if spec.choose_variants is None:
+            continue
+        at = [i for i, op in enumerate(graph.ops) if op.kind == spec.kind and "paths" not in op.attrs]
+        if at:
+            for i, names in zip(at, spec.choose_variants(graph, [graph.ops[i] for i in at], total)):
+                chosen[i] = frozenset(names)
+    return chosen
 
 
-def kernel_variant(graph: Graph, op: Op, tier: str, linked: frozenset[str] | None = None) -> str:
-    """The path `op` runs on `tier` (`linked`: the graph's linked_variants, computed when None)."""
-    if linked is None:
-        linked = frozenset(linked_variants(graph, tier))
-    return OP_TABLE[op.kind].kernel_path(graph, op, tier, linked)
+def linked_variants(graph: Graph, tier: str) -> set[str]:
+    """The variants a firmware of `graph` on `tier` links: those its ops run."""
+    return set().union(*chosen_variants(graph, tier))
+
+
+def kernel_variant(graph: Graph, op: Op, tier: str, chosen: frozenset[str] | None = None) -> str:
+    """The path `op` runs on `tier` (`chosen`: its variants, from chosen_variants when None)."""
+    if chosen is None:
+        at = next((i for i, other in enumerate(graph.ops) if other is op), None)
+        # an op of the graph is chosen for with its kind's others; one outside it, alone
+        chosen = (chosen_variants(graph, tier)[at] if at is not None
+                  else chosen_variants(Graph(graph.tensors, [op], graph.inputs, graph.outputs), tier)[0])
+    return OP_TABLE[op.kind].kernel_path(graph, op, tier, chosen)

@@ -1,10 +1,13 @@
 """Serializes lowered Ember IR into a program file (FlatBuffers, compiler/schema/program.fbs)."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import flatbuffers
 import numpy as np
 
 from compiler.ir import Graph, Tensor
+from compiler.kernel_variants import bits_of, chosen_variants
 from compiler.ops import OP_TABLE
 from compiler.schema import program_generated as fb
 from compiler.target import Target
@@ -82,9 +85,11 @@ def write_program(graph: Graph, target: Target, name: str = "model") -> bytes:
         tensors.append(fb.TensorEnd(builder))
 
     operators = []
-    for op in graph.ops:
+    for op, variants in zip(graph.ops, chosen_variants(graph, target.tier)):
         spec = OP_TABLE[op.kind]
-        options = spec.write_options(builder, op)
+        # the kernel variants the compiler chose: the op's options record them (their `paths`)
+        recorded = replace(op, attrs={**op.attrs, "paths": bits_of(variants)}) if variants else op
+        options = spec.write_options(builder, recorded)
         inputs = builder.CreateNumpyVector(np.array([index[t] for t in op.inputs], np.int32))
         outputs = builder.CreateNumpyVector(np.array([index[t] for t in op.outputs], np.int32))
         origin = builder.CreateString(op.origin)

@@ -45,7 +45,7 @@ def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
 _write, _read = int_options("AddOptions", tuple(zip(FIELDS, SCHEMA_NAMES)))
 
 
-def _path(graph: Graph, op: Op, tier: str, linked: frozenset[str]) -> str:
+def _path(graph: Graph, op: Op, tier: str, chosen: frozenset[str]) -> str:
     """em_add_s8.c: MVE 4 lanes; scalar and DSP tabulate each input's rescaling when neither
     operand is broadcast (one run of two arrays) and the output has >= EM_NN_ADD_TABLE_MIN
     elements."""

@@ -75,17 +75,18 @@ def _column_bytes(graph: Graph, op: Op) -> int:
     return kh * kw * cg
 
 
-def _path(graph: Graph, op: Op, tier: str, linked: frozenset[str]) -> str:
+def _path(graph: Graph, op: Op, tier: str, chosen: frozenset[str]) -> str:
     """em_conv2d_s8_mve.c / em_conv2d_s8_scalar_dsp.c: a pixel's column is the input itself where em_nn_conv_in_place() holds,
-    else packed into scratch (im2col) when a column fits, else read tap by tap. MVE:
-    em_nn_conv2d_mve, blocks of EM_NN_CONV_BLOCK pixels, min(4, scratch / col16) packed columns;
+    else packed into scratch (im2col) when a column fits, else read tap by tap. MVE, as the
+    chosen variants say: em_nn_conv2d_mve, blocks of EM_NN_CONV_BLOCK pixels, min(4,
+    scratch / col16) packed columns with CONV_MVE_PACK;
     DSP: em_nn_conv2d_cols with pairs when scratch >= 4·col4 and K >= 32; scalar: em_nn_dot_rows_s8."""
     _, kh, kw, _ = graph.tensors[op.inputs[1]].shape
     k = _column_bytes(graph, op)
     in_place, pixels = _in_place_columns(graph, op)
     scratch = planned_scratch(graph, op, CONV2D_STACK_SCRATCH)
     if tier == "mve":
-        packable = min(CONV_MVE_BLOCK, scratch // round_up(k, 16))
+        packable = min(CONV_MVE_BLOCK, scratch // round_up(k, 16)) if "CONV_MVE_PACK" in chosen else 0
         can_pack = packable > 0
     else:
         can_pack = scratch >= round_up(k, 4)
@@ -107,17 +108,18 @@ def _path(graph: Graph, op: Op, tier: str, linked: frozenset[str]) -> str:
     return f"{columns}; {loop}"
 
 
-def _takes_variants(graph: Graph, ops: list[Op], total_macs: int) -> set[str]:
-    """em_conv2d_s8_mve.c em_nn_conv_mve_linked(): nothing when every column is in place, else
-    packing when a column fits the scratch, else taps."""
-    used: set[str] = set()
-    for op in ops:
-        in_place, pixels = _in_place_columns(graph, op)
-        if in_place == pixels:
-            continue
-        packs = planned_scratch(graph, op, CONV2D_STACK_SCRATCH) >= round_up(_column_bytes(graph, op), 16)
-        used.add("CONV_MVE_PACK" if packs else "CONV_MVE_TAPS")
-    return used
+def _choose_variants(graph: Graph, ops: list[Op], total_macs: int) -> list[set[str]]:
+    """Per op: nothing when every column is in place, else packing when a column fits the
+    scratch, else taps (em_conv2d_s8_paths_ok() checks the choice covers the layer)."""
+    return [_op_variants(graph, op) for op in ops]
+
+
+def _op_variants(graph: Graph, op: Op) -> set[str]:
+    in_place, pixels = _in_place_columns(graph, op)
+    if in_place == pixels:
+        return set()
+    packs = planned_scratch(graph, op, CONV2D_STACK_SCRATCH) >= round_up(_column_bytes(graph, op), 16)
+    return {"CONV_MVE_PACK" if packs else "CONV_MVE_TAPS"}
 
 
 def _lower(graph: Graph, conv: Op) -> None:
@@ -177,7 +179,7 @@ CONV2D = OpSpec(
     scratch=_scratch,
     path=_path,
     variants=("CONV_MVE_PACK", "CONV_MVE_TAPS"),
-    takes_variants=_takes_variants,
+    choose_variants=_choose_variants,
     weighted=True,
     take_zero_pad=conv_options.take_zero_pad,
 )

@@ -45,6 +45,7 @@ def write(builder, op: Op) -> int:
     fb.Conv2DOptionsAddActivationMax(builder, a["activation_max"])
     fb.Conv2DOptionsAddOutputMultiplier(builder, multiplier)
     fb.Conv2DOptionsAddOutputShift(builder, shift)
+    fb.Conv2DOptionsAddPaths(builder, a.get("paths", 0))
     return fb.Conv2DOptionsEnd(builder)
 
 
@@ -63,6 +64,7 @@ def read(table) -> dict:
         "activation_max": o.ActivationMax(),
         "multiplier": o.OutputMultiplierAsNumpy().astype(np.int32),
         "shift": o.OutputShiftAsNumpy().astype(np.int32),
+        "paths": o.Paths(),
     }
 
 

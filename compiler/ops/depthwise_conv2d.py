@@ -82,9 +82,10 @@ def _generic_path(op: Op, tier: str, why: str) -> str:
 
 
 def _declined(graph: Graph, op: Op, tier: str) -> str | None:
-    """Why em_nn_depthwise_m1_s8() declines the layer on `tier`, or None when it takes it:
-    M 1, KH·KW <= 49, C <= 512; on MVE also no weight −128 and C >= 16 or its 3x3 4-pixel blocks
-    (every shift <= −2)."""
+    """Why the layer takes the general path on `tier`, or None when it takes the M = 1 fast path:
+    M 1, KH·KW <= 49, C <= 512 (below Helium em_nn_depthwise_m1_s8() tests these); on Helium,
+    the compiler's choice, also constant weights with none −128 (what the check at load needs)
+    and C >= 16 or its 3x3 4-pixel blocks (every shift <= −2)."""
     c = graph.tensors[op.inputs[0]].shape[3]
     kh, kw, _ = graph.tensors[op.inputs[1]].shape
     m = op.attrs.get("depth_multiplier", 1)
@@ -99,7 +100,9 @@ def _declined(graph: Graph, op: Op, tier: str) -> str | None:
     if c < DW_FAST_MVE_MIN_CHANNELS and not _blocks(graph, op):
         return f"C {c} < {DW_FAST_MVE_MIN_CHANNELS}, not 3x3 stride 1 with C % 4 == 0"
     weights = graph.tensors[op.inputs[1]].data
-    if weights is not None and bool(np.any(weights == -128)):
+    if weights is None:
+        return "weights are not constants"
+    if bool(np.any(weights == -128)):
         return "a weight is -128"
     if c < DW_FAST_MVE_MIN_CHANNELS and not _block4(graph, op):
         return f"C {c} < {DW_FAST_MVE_MIN_CHANNELS}, a shift > -2"
@@ -110,20 +113,20 @@ def _block4(graph: Graph, op: Op) -> bool:
     return _blocks(graph, op) and not bool(np.any(np.asarray(op.attrs["shift"]) > -2))
 
 
-def _path(graph: Graph, op: Op, tier: str, linked: frozenset[str]) -> str:
-    """em_depthwise_conv2d_s8() first tries em_nn_depthwise_m1_s8() (em_depthwise_conv2d_m1_s8.c),
-    else the generic path; on MVE the fast path's padded rows are staged when they fit the
-    scratch (_rows_staged)."""
+def _path(graph: Graph, op: Op, tier: str, chosen: frozenset[str]) -> str:
+    """em_depthwise_conv2d_s8(): on Helium the variants chosen for it (_op_variants); below, it
+    first tries em_nn_depthwise_m1_s8() (em_depthwise_conv2d_m1_s8.c), else the generic path."""
+    if tier == "mve":
+        if not chosen & FAST_VARIANTS:
+            return _generic_path(op, tier, _declined(graph, op, tier) or "as chosen")
+        blocks = "3x3 4-pixel blocks" if "DWF_MVE_BLOCK4" in chosen else "16 channels per step"
+        walk = "padded rows staged" if "DWF_MVE_ROWS" in chosen else (
+            "tap tables at the borders" if "DWF_MVE_BLOCK4" in chosen else "tap tables")
+        return f"M=1 fast path; MVE {blocks}, {walk}"
     why = _declined(graph, op, tier)
     if why is not None:
         return _generic_path(op, tier, why)
-    if tier != "mve":
-        return f"M=1 fast path; tap tables, {'DSP' if tier == 'dsp' else 'scalar'} pixel by pixel"
-    staged = _rows_staged(graph, op)
-    if not _block4(graph, op):
-        return "M=1 fast path; MVE 16 channels per step, " + ("padded rows staged" if staged else "tap tables")
-    return ("M=1 fast path; MVE 3x3 4-pixel blocks" +
-            (", padded rows staged" if staged else ", tap tables at the borders"))
+    return f"M=1 fast path; tap tables, {'DSP' if tier == 'dsp' else 'scalar'} pixel by pixel"
 
 
 def rows_bytes(graph: Graph, op: Op) -> int:
@@ -145,7 +148,7 @@ def _rows_staged(graph: Graph, op: Op) -> bool:
 
 
 def _generic_variants(op: Op, c: int, kw: int) -> set[str]:
-    """em_depthwise_conv2d_s8_mve.c em_nn_dw_mve_linked()."""
+    """The general path's blocks that cover the layer (em_depthwise_conv2d_s8_paths_ok())."""
     if op.attrs.get("depth_multiplier", 1) != 1:
         return {"DW_MVE_STRIDED"}
     full = set() if c < 4 else {"DW_MVE_FULL_KW3" if kw == 3 else "DW_MVE_FULL"}
@@ -153,24 +156,27 @@ def _generic_variants(op: Op, c: int, kw: int) -> set[str]:
 
 
 def _op_variants(graph: Graph, op: Op) -> set[str]:
-    """_path() as variants: the fast path's pixel, block and staged rows, or the general path's
-    blocks (also when the weights are not constants: the fast path may decline)."""
+    """The fast path's pixel form, its 4-pixel blocks and its staged rows or tap tables where it
+    takes the layer (constant weights only: the check at load reads them), else the general
+    path's blocks."""
     c = graph.tensors[op.inputs[0]].shape[3]
     kw = graph.tensors[op.inputs[1]].shape[1]
-    generic = _generic_variants(op, c, kw)
     if _declined(graph, op, "mve") is not None:
-        return generic
+        return _generic_variants(op, c, kw)
     left = bool(np.any(np.asarray(op.attrs["shift"]) > -2))
     fast = {"DWF_MVE_PIXEL_LEFT" if left else "DWF_MVE_PIXEL"}
     if _block4(graph, op):
         fast.add("DWF_MVE_BLOCK4")
     # the padded rows staged in the scratch, else the walk over the input with tap tables
     fast.add("DWF_MVE_ROWS" if _rows_staged(graph, op) else "DWF_MVE_TAPS")
-    return fast if graph.tensors[op.inputs[1]].data is not None else fast | generic
+    return fast
 
 
-def _takes_variants(graph: Graph, ops: list[Op], total_macs: int) -> set[str]:
-    return set().union(*(_op_variants(graph, op) for op in ops))
+def _choose_variants(graph: Graph, ops: list[Op], total_macs: int) -> list[set[str]]:
+    return [_op_variants(graph, op) for op in ops]
+
+
+FAST_VARIANTS = frozenset({"DWF_MVE_PIXEL", "DWF_MVE_PIXEL_LEFT", "DWF_MVE_BLOCK4", "DWF_MVE_ROWS", "DWF_MVE_TAPS"})
 
 
 DEPTHWISE_CONV2D = OpSpec(
@@ -188,7 +194,7 @@ DEPTHWISE_CONV2D = OpSpec(
     path=_path,
     variants=("DW_MVE_FULL_KW3", "DW_MVE_FULL", "DW_MVE_TAIL", "DW_MVE_STRIDED",
               "DWF_MVE_PIXEL", "DWF_MVE_PIXEL_LEFT", "DWF_MVE_BLOCK4", "DWF_MVE_ROWS", "DWF_MVE_TAPS"),
-    takes_variants=_takes_variants,
+    choose_variants=_choose_variants,
     weighted=True,
     take_zero_pad=conv_options.take_zero_pad,
 )

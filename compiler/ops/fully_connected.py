@@ -49,6 +49,7 @@ def _write(builder, op: Op) -> int:
     fb.FullyConnectedOptionsAddActivationMax(builder, a["activation_max"])
     fb.FullyConnectedOptionsAddOutputMultiplier(builder, multiplier)
     fb.FullyConnectedOptionsAddOutputShift(builder, shift)
+    fb.FullyConnectedOptionsAddPaths(builder, a.get("paths", 0))
     return fb.FullyConnectedOptionsEnd(builder)
 
 
@@ -58,6 +59,7 @@ def _read(table) -> dict:
     return {
         "multiplier": options.OutputMultiplierAsNumpy().astype(np.int32),
         "shift": options.OutputShiftAsNumpy().astype(np.int32),
+        "paths": options.Paths(),
         "output_offset": options.OutputOffset(),
         "activation_min": options.ActivationMin(),
         "activation_max": options.ActivationMax(),
@@ -70,24 +72,26 @@ def _macs(graph: Graph, op: Op) -> int:
 
 
 # A variant that only saves instructions (its kernel has a compact path for every shape) is
-# linked only where its ops do at least this share of the program's MACs. The four-row pass saves
+# chosen only where its ops do at least this share of the program's MACs. The four-row pass saves
 # about 0.15 instructions per MAC and costs about 450 bytes at -Os: below 1 % of the MACs it saves
 # under 0.4 % of an inference (the MLPerf models' classifiers are 0.01..0.03 %). Helium only: the
 # DSP and scalar tiers' four-row loops are the convolutions' too.
 ROWS4_MIN_MAC_SHARE = 0.01
 
 
-def _takes_variants(graph: Graph, ops: list[Op], total_macs: int) -> set[str]:
-    """FC_MVE_ROWS4 where the fully connected layers do ROWS4_MIN_MAC_SHARE of the MACs."""
+def _choose_variants(graph: Graph, ops: list[Op], total_macs: int) -> list[set[str]]:
+    """FC_MVE_ROWS4 for every fully connected layer where they do ROWS4_MIN_MAC_SHARE of the
+    MACs, else the one-row loop alone (a firmware then links no four-row pass)."""
     macs = sum(_macs(graph, op) for op in ops)
-    return {"FC_MVE_ROWS4"} if macs > 0 and macs >= ROWS4_MIN_MAC_SHARE * total_macs else set()
+    rows4 = macs > 0 and macs >= ROWS4_MIN_MAC_SHARE * total_macs
+    return [{"FC_MVE_ROWS4"} if rows4 else set() for _ in ops]
 
 
-def _path(graph: Graph, op: Op, tier: str, linked: frozenset[str]) -> str:
-    """em_fully_connected_s8.c: four rows per input load where FC_MVE_ROWS4 is linked, else (MVE)
+def _path(graph: Graph, op: Op, tier: str, chosen: frozenset[str]) -> str:
+    """em_fully_connected_s8.c: four rows per input load where FC_MVE_ROWS4 is chosen, else (MVE)
     one row at a time; DSP four rows (SMLAD), scalar six then four."""
     if tier == "mve":
-        return "MVE 4 rows x 16 lanes" if "FC_MVE_ROWS4" in linked else "MVE 1 row x 16 lanes (compact: FC is a sliver of the MACs)"
+        return "MVE 4 rows x 16 lanes" if "FC_MVE_ROWS4" in chosen else "MVE 1 row x 16 lanes (compact: FC is a sliver of the MACs)"
     return {"dsp": "DSP 4 rows (SMLAD)"}.get(tier, "scalar 6/4 rows")
 
 
@@ -156,6 +160,6 @@ FULLY_CONNECTED = OpSpec(
     macs=_macs,
     path=_path,
     variants=("FC_MVE_ROWS4",),
-    takes_variants=_takes_variants,
+    choose_variants=_choose_variants,
     weighted=True,
 )

@@ -52,7 +52,7 @@ def _read(table) -> dict:
     return {} if axis == LAST_AXIS else {"axis": axis}
 
 
-def _path(graph: Graph, op: Op, tier: str, linked: frozenset[str]) -> str:
+def _path(graph: Graph, op: Op, tier: str, chosen: frozenset[str]) -> str:
     """em_op_lut.c: a [256] table runs em_lut_s8 (MVE 16-lane byte gather, else scalar); a
     [C, 256] one em_lut_channels_s8 over [outer, C, inner] around `axis` (absent: the last):
     on MVE 8 channels a gather when inner == 1, em_lut_s8 per run when inner >= LUT_MVE_RUN_MIN,

@@ -32,7 +32,7 @@ def _write(builder, op: Op) -> int:
     return fb.ReshapeOptionsEnd(builder)
 
 
-def _path(graph: Graph, op: Op, tier: str, linked: frozenset[str]) -> str:
+def _path(graph: Graph, op: Op, tier: str, chosen: frozenset[str]) -> str:
     """em_reshape.c: nothing to do when the planner gave the output the input's bytes."""
     src, dst = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
     same = (not src.is_constant and src.offset is not None and src.offset == dst.offset and src.arena == dst.arena)

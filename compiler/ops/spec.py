@@ -91,12 +91,12 @@ class OpSpec:
     scratch: Callable[[ctypes.CDLL, Graph, Op], int] | None = None
     # The kernel path on a tier: a rule, or {tier or "*": path} when the tier alone decides.
     path: PathRule | Mapping[str, str] = field(default_factory=lambda: {"*": "portable"})
-    # Helium variants the firmware links only when a program takes them (EM_NN_VARIANT_<NAME>,
-    # runtime/kernels/include/em_nn_variants.h), and the rule: (graph, the graph's ops of this
-    # kind, the graph's MACs) -> the ones they take. It mirrors the kernel's dispatch: a variant
-    # left out fails at run time with EM_ERR_VARIANT_NOT_LINKED.
+    # Its kernel's Helium variants (EM_NN_PATH_<NAME> of runtime/kernels/include/em_nn_variants.h)
+    # and the rule that chooses them: (graph, the graph's ops of this kind, the graph's MACs) ->
+    # per op, the variants it runs. The choice is written into the program and the kernel runs it
+    # (compiler/kernel_variants.py); the adapter's check() refuses a choice that does not fit.
     variants: tuple[str, ...] = ()
-    takes_variants: Callable[[Graph, list[Op], int], set[str]] | None = None
+    choose_variants: Callable[[Graph, list[Op], int], list[set[str]]] | None = None
     # What reports add to its shapes (compiler/layers.py), e.g. a convolution's " k3x3/2".
     shape_note: Callable[[Graph, Op], str] | None = None
     # Its constants (weights, bias) only its kernel reads, at run time, so they may be copied to
@@ -125,17 +125,18 @@ class OpSpec:
     def __post_init__(self) -> None:
         if not self.registration.startswith("em_op_"):
             raise ValueError(f"{self.kind}: registration symbol must start with em_op_")
-        if bool(self.variants) != (self.takes_variants is not None):
-            raise ValueError(f"{self.kind}: selectable variants and the rule that takes them come together")
+        if bool(self.variants) != (self.choose_variants is not None):
+            raise ValueError(f"{self.kind}: selectable variants and the rule that chooses them come together")
 
     def margin(self, graph: Graph, op: Op, index: int) -> int | None:
         """offset(input `index`) − offset(output) needed for op's output (its first: a second one
         is kernel scratch) to overlap that input; None: no overlap (a constant input never)."""
         return None if graph.tensors[op.inputs[index]].is_constant else self.in_place(graph, op, index)
 
-    def kernel_path(self, graph: Graph, op: Op, tier: str, linked: frozenset[str]) -> str:
+    def kernel_path(self, graph: Graph, op: Op, tier: str, chosen: frozenset[str]) -> str:
+        """What `op` runs on `tier`, given the variants chosen for it (kernel_variants)."""
         if callable(self.path):
-            return self.path(graph, op, tier, linked)
+            return self.path(graph, op, tier, chosen)
         return self.path.get(tier, self.path.get("*", "scalar"))
 
 

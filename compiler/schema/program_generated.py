@@ -696,8 +696,19 @@ class FullyConnectedOptions(object):
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
         return o == 0
 
+    # The kernel variants the compiler chose for this op on the program's tier: bits
+    # EM_NN_PATH_<NAME> of runtime/kernels/include/em_nn_variants.h (compiler/kernel_variants.py).
+    # 0 below MVE. A program written before this field has 0, and its Helium layers that need a
+    # variant are refused at load (EM_ERR_BAD_OPERATOR): recompile it.
+    # FullyConnectedOptions
+    def Paths(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(14))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Uint32Flags, o + self._tab.Pos)
+        return 0
+
 def FullyConnectedOptionsStart(builder):
-    builder.StartObject(5)
+    builder.StartObject(6)
 
 def FullyConnectedOptionsAddOutputOffset(builder, outputOffset):
     builder.PrependInt32Slot(0, outputOffset, 0)
@@ -719,6 +730,9 @@ def FullyConnectedOptionsAddOutputShift(builder, outputShift):
 
 def FullyConnectedOptionsStartOutputShiftVector(builder, numElems):
     return builder.StartVector(4, numElems, 4)
+
+def FullyConnectedOptionsAddPaths(builder, paths):
+    builder.PrependUint32Slot(5, paths, 0)
 
 def FullyConnectedOptionsEnd(builder):
     return builder.EndObject()
@@ -903,8 +917,19 @@ class Conv2DOptions(object):
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(34))
         return o == 0
 
+    # The kernel variants the compiler chose for this op on the program's tier: bits
+    # EM_NN_PATH_<NAME> of runtime/kernels/include/em_nn_variants.h (compiler/kernel_variants.py).
+    # 0 below MVE. A program written before this field has 0, and its Helium layers that need a
+    # variant are refused at load (EM_ERR_BAD_OPERATOR): recompile it.
+    # Conv2DOptions
+    def Paths(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(36))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Uint32Flags, o + self._tab.Pos)
+        return 0
+
 def Conv2DOptionsStart(builder):
-    builder.StartObject(16)
+    builder.StartObject(17)
 
 def Conv2DOptionsAddStrideH(builder, strideH):
     builder.PrependInt32Slot(0, strideH, 1)
@@ -959,6 +984,9 @@ def Conv2DOptionsAddOutputShift(builder, outputShift):
 
 def Conv2DOptionsStartOutputShiftVector(builder, numElems):
     return builder.StartVector(4, numElems, 4)
+
+def Conv2DOptionsAddPaths(builder, paths):
+    builder.PrependUint32Slot(16, paths, 0)
 
 def Conv2DOptionsEnd(builder):
     return builder.EndObject()

@@ -28,8 +28,9 @@ typedef enum {
     EM_ERR_UNALIGNED = 13,       /**< program or arena not aligned as required */
     EM_ERR_CONSTANTS_NOT_COPIED = 14, /**< the program pins constants to RAM (app.yaml memory: pin:)
                                            and em_program_copy_constants() has not copied them */
-    EM_ERR_VARIANT_NOT_LINKED = 15 /**< a kernel path this firmware was built without (its
-                                        generated em_nn_variants_selected.h left it out) */
+    EM_ERR_VARIANT_NOT_LINKED = 15 /**< the program chose a kernel variant this firmware was built
+                                        without (its em_nn_variants_selected.h left it out),
+                                        or one of a tier without variants: at load */
 } em_status;
 
 /** "EM_OK", "EM_ERR_TRUNCATED", ...; "EM_ERR_UNKNOWN_STATUS" for any other value. */

@@ -74,7 +74,8 @@ static void em_nn_conv2d_mve(const em_nn_context *ctx, const em_conv_params *p,
                             em_nn_conv_pack_mve(p, d, x_image + g * cg, iy0, ix0, col);
                         }
                         cols[n_cols++].col = col;
-                    } else if (EM_NN_VARIANT_CONV_MVE_TAPS) { /* no scratch: this pixel's taps in place */
+                    } else if (EM_NN_VARIANT_CONV_MVE_TAPS) { /* no packing: this pixel's taps in place
+                                                               * (em_conv2d_s8_paths_ok(): chosen) */
                         em_nn_conv_taps_mve(p, quant, d, x_image + g * cg, iy0, ix0, g * og, (g + 1) * og,
                                             weights, bias, out_image + px * d->output_c);
                         start = px + 1;
@@ -89,19 +90,28 @@ static void em_nn_conv2d_mve(const em_nn_context *ctx, const em_conv_params *p,
     }
 }
 
-/** Whether this build holds the paths em_nn_conv2d_mve() takes (em_nn_variants.h): none when
- *  every pixel's column is in place (em_nn_conv_in_place() of the first and the last pixel, as
- *  the window's corner only grows with the pixel), else packing when a column fits the scratch,
- *  else taps. */
-static bool em_nn_conv_mve_linked(const em_nn_context *ctx, const em_conv_params *p, const em_conv_dims *d)
+/** Whether the paths of @p ctx cover every pixel em_nn_conv2d_mve() computes with its scratch
+ *  (ctx->size bytes): none needed when every pixel's column is in place (em_nn_conv_in_place() of the first
+ *  and the last pixel, as the window's corner only grows with the pixel), else packing with
+ *  scratch for a column, or taps. */
+static bool em_nn_conv_mve_covered(const em_nn_context *ctx, const em_conv_params *p, const em_conv_dims *d)
 {
     if (em_nn_conv_in_place(p, d, -p->pad_top, -p->pad_left)
         && em_nn_conv_in_place(p, d, (d->output_h - 1) * p->stride_h - p->pad_top,
                                (d->output_w - 1) * p->stride_w - p->pad_left)) {
         return true;
     }
-    const bool packs = ctx != NULL && ctx->buf != NULL && ctx->size >= em_nn_conv_col_bytes(p, d);
-    return packs ? EM_NN_VARIANT_CONV_MVE_PACK : EM_NN_VARIANT_CONV_MVE_TAPS;
+    return (EM_NN_TAKES(ctx->paths, CONV_MVE_PACK) && ctx->size >= em_nn_conv_col_bytes(p, d))
+           || EM_NN_TAKES(ctx->paths, CONV_MVE_TAPS);
+}
+
+em_nn_status em_conv2d_s8_paths_ok(const em_nn_context *ctx, const em_conv_params *params, const em_conv_dims *dims)
+{
+    const em_nn_status s = em_nn_paths_linked(ctx->paths, EM_NN_PATHS_CONV);
+    if (s != EM_NN_OK) {
+        return s;
+    }
+    return em_nn_conv_mve_covered(ctx, params, dims) ? EM_NN_OK : EM_NN_ERR_BAD_ARGUMENT;
 }
 
 em_nn_status em_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params,
@@ -117,10 +127,10 @@ em_nn_status em_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params
      * them in registers. */
     const em_conv_params p = *params;
     const em_conv_dims d = *dims;
-    if (!(EM_NN_VARIANT_CONV_MVE_PACK && EM_NN_VARIANT_CONV_MVE_TAPS) && !em_nn_conv_mve_linked(ctx, &p, &d)) {
-        return EM_NN_ERR_VARIANT_NOT_LINKED; /* the compiler's kernel_variants.py chose otherwise */
-    }
-    em_nn_conv2d_mve(ctx, &p, quant, &d, input, weights, bias, output);
+    /* the scratch packs columns only where the program chose packing */
+    const em_nn_context c = {ctx != NULL && EM_NN_TAKES(ctx->paths, CONV_MVE_PACK) ? ctx->buf : NULL,
+                             ctx != NULL ? ctx->size : 0, 0u};
+    em_nn_conv2d_mve(&c, &p, quant, &d, input, weights, bias, output);
     return EM_NN_OK;
 }
 

@@ -97,7 +97,7 @@ __attribute__((noinline)) bool em_nn_depthwise_m1_s8(const em_nn_context *ctx, c
                                                      const int8_t *input, const int8_t *weights, const int32_t *bias,
                                                      int8_t *output)
 {
-    (void)ctx; /* Helium's row path only */
+    (void)ctx; /* Helium's paths and row path only */
     const em_conv_params p = *params;
     const em_conv_dims d = *dims;
     const int32_t cs = d.input_c, kh = d.kernel_h, kw = d.kernel_w;
@@ -105,9 +105,9 @@ __attribute__((noinline)) bool em_nn_depthwise_m1_s8(const em_nn_context *ctx, c
         return false;
     }
 #if EM_NN_TIER_MVE
-    /* built without any tap-table pixel (em_nn_variants.h): the general path, as when declining */
-    if (!(EM_NN_VARIANT_DWF_MVE_PIXEL || EM_NN_VARIANT_DWF_MVE_PIXEL_LEFT)) {
-        return false;
+    const uint32_t paths = ctx != NULL ? ctx->paths : 0u;
+    if ((paths & EM_NN_PATHS_DWF) == 0u) {
+        return false; /* the compiler chose the general path */
     }
 #endif
     em_nn_dwf k;
@@ -121,45 +121,18 @@ __attribute__((noinline)) bool em_nn_depthwise_m1_s8(const em_nn_context *ctx, c
     k.mult = quant->multiplier;
     k.shift = quant->shift;
 #if EM_NN_TIER_MVE
-    const bool blocks = cs % 4 == 0 && kh == 3 && kw == 3 && p.stride_w == 1 && p.dilation_w == 1;
-    if (cs < 16 && !blocks) { /* under one 16-lane group per pixel: the general path's 4-lane
-                               * blocks do better. From 16 channels this path, even where it is
-                               * slightly slower, spares a firmware the general path's code
-                               * (runtime/kernels/README.md). */
-        return false;
-    }
-    /* The int16 pair sums need weights >= −127; a positive pre-shift takes the slower form. */
-    {
-        int8x16_t lowest = vdupq_n_s8(127);
-        const int32_t n = k.taps * cs;
-        for (int32_t i = 0; i < n; i += 16) {
-            lowest = vminq_s8(lowest, vldrbq_z_s8(weights + i, vctp8q((uint32_t)(n - i))));
-        }
-        if (vminvq_s8(127, lowest) == -128) {
-            return false;
-        }
-    }
-    bool left = false;
-    for (int32_t c = 0; c < cs; c++) {
-        left = left || quant->shift[c] > -2;
-    }
-    /* a variant left out of the build (em_nn_variants.h) is never taken: declining to the
-     * general path */
-    void (*pixel)(const em_nn_dwf *, const uintptr_t *, uintptr_t, int8_t *) = NULL;
-    if (left) {
-        pixel = EM_NN_VARIANT_DWF_MVE_PIXEL_LEFT ? em_nn_dwf_pixel_left : NULL;
-    } else if (EM_NN_VARIANT_DWF_MVE_PIXEL) {
-        pixel = em_nn_dwf_pixel;
-    }
+    /* The program's paths (em_nn_variants.h), checked at load by em_depthwise_conv2d_s8_paths_ok():
+     * the tap-table pixel, or its form for a shift > −2; the 4-pixel blocks where the shape has
+     * them (3x3, stride_w and dilation_w 1, C % 4 == 0). */
+    void (*pixel)(const em_nn_dwf *, const uintptr_t *, uintptr_t, int8_t *) =
+        EM_NN_TAKES(paths, DWF_MVE_PIXEL_LEFT) ? em_nn_dwf_pixel_left
+        : EM_NN_TAKES(paths, DWF_MVE_PIXEL)    ? em_nn_dwf_pixel
+                                                 : NULL;
     if (pixel == NULL) {
         return false;
     }
-    /* 4 inner pixels of a row at a time where that pays; NULL: none */
-    const em_nn_dwf_block_fn block4 =
-        EM_NN_VARIANT_DWF_MVE_BLOCK4 && blocks && !left ? em_nn_dwf_block4_3x3_unit : NULL;
-    if (cs < 16 && block4 == NULL) {
-        return false;
-    }
+    const bool blocks = cs % 4 == 0 && kh == 3 && kw == 3 && p.stride_w == 1 && p.dilation_w == 1;
+    const em_nn_dwf_block_fn block4 = EM_NN_TAKES(paths, DWF_MVE_BLOCK4) && blocks ? em_nn_dwf_block4_3x3_unit : NULL;
 #else
     bool simple = p.activation_min == -128 && p.activation_max == 127;
     for (int32_t c = 0; c < cs; c++) {
@@ -170,12 +143,13 @@ __attribute__((noinline)) bool em_nn_depthwise_m1_s8(const em_nn_context *ctx, c
 #endif
 #if EM_NN_TIER_MVE
     const int32_t rows_bytes = em_nn_dwf_rows_bytes(&p, &d);
-    if (EM_NN_VARIANT_DWF_MVE_ROWS && rows_bytes > 0 && ctx != NULL && ctx->buf != NULL && ctx->size >= rows_bytes) {
+    if (EM_NN_TAKES(paths, DWF_MVE_ROWS) && rows_bytes > 0 && ctx != NULL && ctx->buf != NULL
+        && ctx->size >= rows_bytes) {
         em_nn_dwf_rows_mve(&k, &p, &d, input, output, (int8_t *)ctx->buf, rows_bytes / kh, block4, pixel);
         return true;
     }
-    if (!EM_NN_VARIANT_DWF_MVE_TAPS) {
-        return false; /* the tap tables below are left out of this build: the general path */
+    if (!EM_NN_TAKES(paths, DWF_MVE_TAPS)) {
+        return false; /* no path of the program's for this layer: the general path refuses it */
     }
 #endif
     int8_t zp_row[EM_NN_DWF_MAX_CHANNELS];

@@ -6,9 +6,9 @@
  * Every path computes the int32 dot products exactly (wrapping like the reference) and
  * requantizes with em_nn_requantize_s8() (em_nn_dot_s8.h) or the bit-exact 4-lane
  * em_nn_requantize_mve(), so they match compiler/reference.py:fully_connected_s8 byte for byte.
- * MVE: four weight rows per pass share each 16-byte input load (the FC_MVE_ROWS4 variant, linked
- * where fully connected layers are a real share of a program's MACs: compiler/kernel_variants.py),
- * then one row at a time; full 16-lane steps run unpredicated, the tail uses predicated zeroing
+ * MVE: four weight rows per pass share each 16-byte input load (the FC_MVE_ROWS4 variant, where
+ * params->paths has it: the compiler chooses it where fully connected layers are a real share of
+ * a program's MACs), then one row at a time; full 16-lane steps run unpredicated, the tail uses predicated zeroing
  * loads (vctp8q), never reading past a row.
  * DSP: four weight rows per pass share each input word and its two SXTB16 (em_nn_dot4_s8_dsp:
  * two SMLAD per four int8 pairs, 16 inputs per loop pass); a row tail of 1..3 int8 runs scalar,
@@ -49,14 +49,14 @@ static inline int32_t em_nn_dot_s8_mve(const int8_t *x, const int8_t *w, int32_t
 }
 
 /** One input row against weight rows 0..O-1: four rows per pass share each input load (where
- *  FC_MVE_ROWS4 is linked), then one row at a time. */
+ *  the op's paths take FC_MVE_ROWS4), then one row at a time. */
 static void em_nn_fc_row_mve(const em_fc_params *params, const em_per_channel_quant *quant,
                              int32_t n_in, int32_t n_out, const int8_t *x, const int8_t *weights,
                              const int32_t *bias, int8_t *out)
 {
     int32_t o = 0;
-    /* a build without the four-row pass (em_nn_variants.h) runs every row below */
-    for (; EM_NN_VARIANT_FC_MVE_ROWS4 && o + 4 <= n_out; o += 4) {
+    const bool rows4 = EM_NN_TAKES(params->paths, FC_MVE_ROWS4); /* else every row below */
+    for (; rows4 && o + 4 <= n_out; o += 4) {
         const int8_t *w0 = weights + (int32_t)o * n_in;
         const int8_t *w1 = w0 + n_in;
         const int8_t *w2 = w1 + n_in;

@@ -5,7 +5,7 @@
  */
 #include "em_op_conv_options.h"
 
-#include "em_nn_functions.h" /* em_conv_s8_validate */
+#include "em_nn_functions.h" /* em_conv_s8_validate, the *_paths_ok() */
 
 em_status em_conv_decode(const em_op_context *ctx, em_conv_args *a)
 {
@@ -20,6 +20,8 @@ em_status em_conv_decode(const em_op_context *ctx, em_conv_args *a)
     if (s == EM_OK) s = em_op_option_i32s(ctx, 0u, defaults, 14u, (int32_t *)(void *)&a->params);
     if (s == EM_OK) s = em_op_option_vector(ctx, EM_CONV_2D_OPTIONS_OUTPUT_MULTIPLIER, &a->multiplier);
     if (s == EM_OK) s = em_op_option_vector(ctx, EM_CONV_2D_OPTIONS_OUTPUT_SHIFT, &a->shift);
+    if (s == EM_OK) s = em_op_option_i32s(ctx, EM_CONV_2D_OPTIONS_PATHS, defaults + 4 /* a 0 */, 1u,
+                                            (int32_t *)(void *)&a->paths);
     return s;
 }
 
@@ -61,5 +63,8 @@ em_status em_conv_check(const em_op_context *ctx, bool depthwise)
     if (a.in[EM_CONV_INPUT].size > INT32_MAX || weights->size > INT32_MAX || a.output.size > INT32_MAX) {
         return EM_ERR_BAD_OPERATOR;
     }
-    return EM_OK;
+    /* the kernel variants the program chose (em_nn_variants.h), for the scratch it planned */
+    const em_nn_context nn = {NULL, a.scratch.size > INT32_MAX ? INT32_MAX : (int32_t)a.scratch.size, a.paths};
+    return em_op_paths_status(depthwise ? em_depthwise_conv2d_s8_paths_ok(&nn, p, &quant, &d, (const int8_t *)weights->data)
+                                        : em_conv2d_s8_paths_ok(&nn, p, &d));
 }

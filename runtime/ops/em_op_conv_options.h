@@ -19,6 +19,7 @@ typedef struct {
     em_tensor output, scratch;      /**< scratch.data NULL, size 0 when the operator has none */
     em_conv_params params;
     em_fb_vector multiplier, shift; /**< per-channel requantization */
+    uint32_t paths;                 /**< the kernel variants the program chose (em_nn_variants.h) */
 } em_conv_args;
 
 /**
@@ -39,7 +40,9 @@ em_conv_dims em_conv_dims_of(const em_conv_args *a, bool depthwise);
  * a malformed operator is EM_ERR_BAD_OPERATOR at load and eval() calls the kernel without further
  * checks. Operand dtypes and ranks; the kernels' contract (em_conv_s8_validate); then what only
  * the operands tell: CONV_2D's depth_multiplier 1 and weights' C_IN / groups, DEPTHWISE_CONV_2D's
- * groups 1, bias and output shapes, every tensor below 2 GiB (the kernels index with int32).
+ * groups 1, bias and output shapes, every tensor below 2 GiB (the kernels index with int32);
+ * last, the kernel variants the program chose, asked of em_conv2d_s8_paths_ok() /
+ * em_depthwise_conv2d_s8_paths_ok(): EM_ERR_VARIANT_NOT_LINKED for one this firmware left out.
  * One function for both: linked once when either adapter is.
  */
 em_status em_conv_check(const em_op_context *ctx, bool depthwise);

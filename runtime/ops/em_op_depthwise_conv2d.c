@@ -31,7 +31,7 @@ static em_status em_dw_eval(const em_op_context *ctx)
     const em_conv_dims dims = em_conv_dims_of(&a, true);
     const em_per_channel_quant quant = {em_op_vector_i32(ctx, &a.multiplier),
                                         em_op_vector_i32(ctx, &a.shift)};
-    const em_nn_context nn = {a.scratch.data, (int32_t)a.scratch.size}; /* arena: 16-byte aligned */
+    const em_nn_context nn = {a.scratch.data, (int32_t)a.scratch.size, a.paths}; /* arena: 16-byte aligned */
     return em_op_status(em_depthwise_conv2d_s8(&nn, &a.params, &quant, &dims,
                                                (const int8_t *)a.in[EM_CONV_INPUT].data,
                                                (const int8_t *)a.in[EM_CONV_WEIGHTS].data,

@@ -2,11 +2,15 @@
  * @file em_op_fully_connected.c
  * @brief FULLY_CONNECTED adapter: input [B, I] int8 — or a feature map [B, H, W, C] read as
  *        [B, H·W·C] (the compiler folds a flatten into the linear) — weights [O, I] int8,
- *        bias [O] int32 -> output [B, O] int8, FullyConnectedOptions (multiplier/shift [O]).
+ *        bias [O] int32 -> output [B, O] int8, FullyConnectedOptions (multiplier/shift [O], paths:
+ *        EM_NN_PATHS_FC bits, checked at load by em_nn_paths_linked()).
  *
  * The output must not overlap the input (the planner must not alias them).
  */
+#include <stddef.h>
+
 #include "em_nn_functions.h"
+#include "em_nn_variants.h"
 #include "em_op_support.h"
 
 enum { EM_FC_INPUT, EM_FC_WEIGHTS, EM_FC_BIAS, EM_FC_N_INPUTS };
@@ -36,12 +40,13 @@ static em_status em_fc_decode(const em_op_context *ctx, em_fc_args *a)
     em_fc_params *p = &a->params;
     em_status s = em_op_operands(ctx, a->in, EM_FC_N_INPUTS, &a->output, 1u);
     if (s == EM_OK) s = em_op_options(ctx, EM_OPTIONS_FULLY_CONNECTED);
-    /* slots OUTPUT_OFFSET (0) .. ACTIVATION_MAX (2) are em_fc_params' fields in order */
-    _Static_assert(sizeof(em_fc_params) == 3u * sizeof(int32_t) && EM_FULLY_CONNECTED_OPTIONS_OUTPUT_OFFSET == 0
+    /* slots OUTPUT_OFFSET (0) .. ACTIVATION_MAX (2) are em_fc_params' first fields in order */
+    _Static_assert(offsetof(em_fc_params, paths) == 3u * sizeof(int32_t) && EM_FULLY_CONNECTED_OPTIONS_OUTPUT_OFFSET == 0
                        && EM_FULLY_CONNECTED_OPTIONS_ACTIVATION_MAX == 2,
                    "em_fc_params must be the options' slots 0..2 in order");
     static const int8_t defaults[3] = {0, -128, 127};
     if (s == EM_OK) s = em_op_option_i32s(ctx, 0u, defaults, 3u, (int32_t *)(void *)p);
+    if (s == EM_OK) s = em_op_option_i32s(ctx, EM_FULLY_CONNECTED_OPTIONS_PATHS, defaults /* a 0 */, 1u, (int32_t *)(void *)&p->paths);
     if (s == EM_OK) s = em_fc_option_vector(ctx, EM_FULLY_CONNECTED_OPTIONS_OUTPUT_MULTIPLIER, &a->multiplier);
     if (s == EM_OK) s = em_fc_option_vector(ctx, EM_FULLY_CONNECTED_OPTIONS_OUTPUT_SHIFT, &a->shift);
     return s;
@@ -90,7 +95,7 @@ static em_status em_fc_check(const em_op_context *ctx)
             return EM_ERR_BAD_OPERATOR;
         }
     }
-    return EM_OK;
+    return em_op_paths_status(em_nn_paths_linked(p->paths, EM_NN_PATHS_FC));
 }
 
 static em_status em_fc_eval(const em_op_context *ctx)

@@ -161,7 +161,8 @@ static em_status em_mel_eval(const em_op_context *ctx)
         return s;
     }
     const em_nn_context scratch = {a.out[EM_MEL_SCRATCH].data,
-                                   (int32_t)(em_tensor_elements(&a.out[EM_MEL_SCRATCH]) * sizeof(int32_t))};
+                                   (int32_t)(em_tensor_elements(&a.out[EM_MEL_SCRATCH]) * sizeof(int32_t)),
+                                   0u /* no variants */};
     return em_op_status(em_mel_features_s16(&scratch, &a.params, &a.tables, a.batches,
                                             (const int16_t *)a.in[EM_MEL_AUDIO].data,
                                             (float *)a.out[EM_MEL_FEATURES].data));

@@ -35,6 +35,15 @@ static inline em_status em_op_status(em_nn_status status)
     return (em_status)status;
 }
 
+/** check()'s status for a kernel's verdict on the paths an op records (em_nn_variants.h): a
+ *  variant this build left out is EM_ERR_VARIANT_NOT_LINKED, any other refusal a malformed
+ *  operator. */
+static inline em_status em_op_paths_status(em_nn_status status)
+{
+    return status == EM_NN_OK ? EM_OK
+           : status == EM_NN_ERR_VARIANT_NOT_LINKED ? EM_ERR_VARIANT_NOT_LINKED : EM_ERR_BAD_OPERATOR;
+}
+
 /** True when @p t has dtype @p dtype and rank @p rank. */
 static inline bool em_op_is(const em_tensor *t, em_dtype dtype, int32_t rank)
 {

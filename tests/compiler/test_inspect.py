@@ -505,14 +505,15 @@ def test_rule_constants_match_the_c_sources(path, name, value):
 
 
 def test_c_conditions_the_rules_copy_are_still_there():
-    """The dispatch lines the rules mirror, verbatim: a change there must change the rule too."""
+    """The dispatch lines the path descriptions (and below Helium, pixel_order) follow, verbatim: a
+    change there must change the rule too. Helium's variants are the compiler's choice, refused
+    at load where they do not fit (tests/runtime/test_kernel_paths.py)."""
     conv = (REPO / "runtime/kernels/include/em_nn_conv2d.h").read_text()
     assert "d->kernel_h == 1 && (d->kernel_w == 1 || p->dilation_w == 1) && p->groups == 1" in conv
     assert "ctx->size >= 4 * col_bytes && k >= 32" in (REPO / "runtime/kernels/em_conv2d_s8_scalar_dsp.c").read_text()
     m1 = (REPO / "runtime/kernels/em_depthwise_conv2d_m1_s8.c").read_text()
     assert "p.depth_multiplier != 1 || kh * kw > EM_NN_DWF_MAX_TAPS || cs > EM_NN_DWF_MAX_CHANNELS" in m1
     assert "cs % 4 == 0 && kh == 3 && kw == 3 && p.stride_w == 1 && p.dilation_w == 1" in m1
-    assert "quant->shift[c] > -2" in m1 and "cs < 16" in m1
     lut = (REPO / "runtime/kernels/em_lut_channels_s8.c").read_text()
     assert "if (inner == 1) {" in lut and "if (inner >= EM_NN_LUT_MVE_RUN_MIN) {" in lut
     assert "if (a.in[EM_LUT_TABLE].rank == 1) {" in (REPO / "runtime/ops/em_op_lut.c").read_text()

@@ -21,7 +21,7 @@ EM_NN_OK, EM_NN_ERR_BAD_ARGUMENT = _STATUSES["EM_NN_OK"], _STATUSES["EM_NN_ERR_B
 
 class FcParams(ctypes.Structure):
     _fields_ = [("output_offset", ctypes.c_int32), ("activation_min", ctypes.c_int32),
-                ("activation_max", ctypes.c_int32)]
+                ("activation_max", ctypes.c_int32), ("paths", ctypes.c_uint32)]
 
 
 class PerChannelQuant(ctypes.Structure):

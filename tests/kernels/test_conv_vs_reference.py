@@ -13,20 +13,8 @@ import pytest
 from build_host import build_kernels_lib
 from compiler import reference
 from compiler.fixedpoint import quantize_multiplier
+from compiler.ops.conv_options import ConvDims, ConvParams  # the kernels' structs, field for field
 from kernels_ctypes import EM_NN_ERR_BAD_ARGUMENT, EM_NN_OK
-
-
-class ConvDims(ctypes.Structure):
-    _fields_ = [(name, ctypes.c_int32) for name in (
-        "batches", "input_h", "input_w", "input_c", "kernel_h", "kernel_w", "output_h", "output_w",
-        "output_c")]
-
-
-class ConvParams(ctypes.Structure):
-    _fields_ = [(name, ctypes.c_int32) for name in (
-        "stride_h", "stride_w", "dilation_h", "dilation_w", "pad_top", "pad_bottom", "pad_left",
-        "pad_right", "groups", "depth_multiplier", "input_zero_point", "output_offset",
-        "activation_min", "activation_max")]
 
 
 class PerChannelQuant(ctypes.Structure):
@@ -34,7 +22,7 @@ class PerChannelQuant(ctypes.Structure):
 
 
 class NnContext(ctypes.Structure):
-    _fields_ = [("buf", ctypes.c_void_p), ("size", ctypes.c_int32)]
+    _fields_ = [("buf", ctypes.c_void_p), ("size", ctypes.c_int32), ("paths", ctypes.c_uint32)]  # em_nn_context
 
 
 def _ptr(a: np.ndarray, ctype):

@@ -133,7 +133,7 @@ def device(request):
     return board, build_em_run_firmware(board)
 
 
-# Helium's fast-path walks the chains above must keep taking (kernel_variants mirrors the C):
+# Helium's fast-path walks the compiler chooses for the chains above (kernel_variants):
 # a limit moved in the kernels must not silently leave a walk untested.
 HELIUM_WALKS = {"blocks": "DWF_MVE_ROWS", "fast": "DWF_MVE_ROWS", "blocks_wide": "DWF_MVE_TAPS",
                 "taps_wide": "DWF_MVE_TAPS"}

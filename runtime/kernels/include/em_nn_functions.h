@@ -96,7 +96,10 @@ em_nn_status em_conv_s8_validate(const em_conv_params *params, const em_per_chan
  *                 ctx->size holds (em_conv2d_s8_get_buffer_size() for its fastest path; one
  *                 column is enough for the column path); NULL, or less than one column, selects
  *                 taps read in place (same bytes, fewer MACs per instruction), as does a
- *                 scratch over the input on the DSP and scalar tiers (they memcpy the patches)
+ *                 scratch over the input on the DSP and scalar tiers (they memcpy the patches);
+ *                 on Helium, ctx->paths as em_conv2d_s8_paths_ok() accepts them (packing only
+ *                 with CONV_MVE_PACK; pixels the paths do not cover stay unwritten, never a read
+ *                 or write out of bounds)
  * @param params   strides, dilations, paddings, groups, zero points, clamps (ranges: em_conv_params)
  * @param quant    multiplier[output_c], shift[output_c] (-31..30)
  * @param dims     shapes; output_h / output_w must follow the output size formula
@@ -112,6 +115,17 @@ em_nn_status em_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params
                           const em_per_channel_quant *quant, const em_conv_dims *dims,
                           const int8_t *input, const int8_t *weights, const int32_t *bias,
                           int8_t *output);
+
+/**
+ * Whether ctx->paths (EM_NN_PATHS_CONV bits of em_nn_variants.h, the variants the compiler
+ * chose) lets em_conv2d_s8() compute every output pixel of @p dims with ctx->size bytes of
+ * scratch (ctx->buf is not read). Helium: where a pixel's column is not the input itself, CONV_MVE_PACK with scratch for
+ * a column, or CONV_MVE_TAPS; below Helium, paths 0. Called by the adapter's check() at load;
+ * em_conv2d_s8() trusts it. params and dims already passed em_conv_s8_validate().
+ * @return EM_NN_OK, EM_NN_ERR_VARIANT_NOT_LINKED for a variant this build left out, or
+ *         EM_NN_ERR_BAD_ARGUMENT for paths that do not cover the layer or name another kernel's.
+ */
+em_nn_status em_conv2d_s8_paths_ok(const em_nn_context *ctx, const em_conv_params *params, const em_conv_dims *dims);
 
 /**
  * Scratch bytes em_conv2d_s8() uses for its fastest path on this build's tier, with
@@ -134,7 +148,9 @@ int32_t em_nn_conv_col_bytes(const em_conv_params *params, const em_conv_dims *d
  *                                    · w[ky, kx, o] + bias[o], mult[o], shift[o]) + output_offset)
  * with in_pad padded by input_zero_point as for em_conv2d_s8().
  *
- * @param ctx      unused today (no scratch on any tier); may be NULL
+ * @param ctx      Helium: scratch for the staged rows (em_depthwise_conv2d_s8_get_buffer_size()) and
+ *                 the paths em_depthwise_conv2d_s8_paths_ok() accepts (channels they do not cover
+ *                 stay unwritten; none at all: EM_NN_ERR_VARIANT_NOT_LINKED); may be NULL below
  * @param params   strides, dilations, paddings, depth_multiplier, zero points, clamps
  * @param quant    multiplier[output_c], shift[output_c] (-31..30)
  * @param dims     shapes; output_c == input_c · depth_multiplier
@@ -152,9 +168,24 @@ em_nn_status em_depthwise_conv2d_s8(const em_nn_context *ctx, const em_conv_para
                                     int8_t *output);
 
 /**
+ * As em_conv2d_s8_paths_ok(), for em_depthwise_conv2d_s8() (ctx->paths: EM_NN_PATHS_DEPTHWISE bits). Helium:
+ * either the general path's 4-channel blocks that cover the layer (DW_MVE_STRIDED for M > 1,
+ * DW_MVE_FULL or DW_MVE_FULL_KW3 for KW 3, DW_MVE_TAIL for C % 4 != 0), or the M = 1 fast path's
+ * (EM_NN_PATHS_DWF): KH·KW <= EM_NN_DWF_MAX_TAPS, C <= EM_NN_DWF_MAX_CHANNELS, constant
+ * @p weights [KH, KW, C] with none −128, one pixel form (DWF_MVE_PIXEL only where every shift
+ * <= −2, else DWF_MVE_PIXEL_LEFT), DWF_MVE_BLOCK4 only where every shift <= −2 (the blocks run
+ * where the shape has them: 3x3, stride_w and dilation_w 1, C % 4 == 0), and DWF_MVE_ROWS where em_nn_dwf_rows_bytes() fits
+ * ctx->size, else DWF_MVE_TAPS. Reads every weight: a load-time check.
+ * @param weights  NULL when they are not constants (then only the general path fits)
+ */
+em_nn_status em_depthwise_conv2d_s8_paths_ok(const em_nn_context *ctx, const em_conv_params *params,
+                                             const em_per_channel_quant *quant, const em_conv_dims *dims,
+                                             const int8_t *weights);
+
+/**
  * Internal to em_depthwise_conv2d_s8(): its fast path for depth multiplier 1 (every tier), called
- * after the arguments were validated. Takes KH·KW <= 49 and C <= 512; on Helium also needs every
- * weight >= −127 (int16 pair sums) and C >= 16 (or the 3x3 4-pixel blocks).
+ * after the arguments were validated. Takes KH·KW <= 49 and C <= 512; on Helium only where
+ * params->paths chose it (and em_depthwise_conv2d_s8_paths_ok() accepted them).
  * @return true when it computed the output, false when the general path must.
  */
 bool em_nn_depthwise_m1_s8(const em_nn_context *ctx, const em_conv_params *params,

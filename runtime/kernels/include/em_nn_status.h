@@ -18,8 +18,8 @@ typedef enum {
     EM_NN_OK = 0,
     EM_NN_ERR_BAD_ARGUMENT = 12,       /**< a NULL pointer, or a size, shape or parameter
                                             outside the kernel's documented range */
-    EM_NN_ERR_VARIANT_NOT_LINKED = 15  /**< the shapes need a kernel path this build left out
-                                            (em_nn_variants.h) */
+    EM_NN_ERR_VARIANT_NOT_LINKED = 15  /**< the caller chose a kernel variant this build left
+                                            out (em_nn_variants.h) */
 } em_nn_status;
 
 /** How many statuses em_nn_status has (the runtime's mapping checks it holds each). */

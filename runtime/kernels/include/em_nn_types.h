@@ -24,6 +24,7 @@ typedef struct {
     int32_t output_offset;   /**< output zero point, -128..127 */
     int32_t activation_min;  /**< lower clamp, -128..activation_max */
     int32_t activation_max;  /**< upper clamp, activation_min..127 */
+    uint32_t paths;          /**< the variants to run, EM_NN_PATHS_FC bits (em_nn_variants.h); 0 below MVE */
 } em_fc_params;
 
 /** Per output channel requantization: real ≈ multiplier[o] * 2^(shift[o] - 31). */
@@ -63,10 +64,12 @@ typedef struct {
     int32_t activation_max;    /**< upper clamp, activation_min..127 */
 } em_conv_params;
 
-/** The caller's scratch buffer for one kernel call (see the kernel's *_get_buffer_size()). */
+/** What the caller gives one kernel call beside its operands: the scratch buffer (see the kernel's
+ *  *_get_buffer_size()) and the variants the compiler chose for the layer (em_nn_variants.h). */
 typedef struct {
-    void *buf;     /**< 4-byte aligned, or NULL */
-    int32_t size;  /**< bytes at buf, >= 0 */
+    void *buf;       /**< 4-byte aligned, or NULL */
+    int32_t size;    /**< bytes at buf, >= 0 */
+    uint32_t paths;  /**< EM_NN_PATH_* bits of the kernel's variants to run (0: none; below MVE always 0) */
 } em_nn_context;
 
 /** Shapes of a 2-D pooling layer (max_pool2d, avg_pool2d), NHWC:

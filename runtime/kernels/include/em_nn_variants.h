@@ -1,24 +1,35 @@
 /**
  * @file em_nn_variants.h
- * @brief Which specialised kernel paths (variants) a build links: selective build below the op.
+ * @brief The specialised kernel paths (variants) a program may choose, and which ones a build links.
  *
- * A kernel's public entry point chooses a variant from the tier, the shapes, the options and the
- * weights. Each EM_NN_VARIANT_<NAME> below is 1 when that variant is built and 0 when not; a
- * dispatch reaches a variant only through `if (EM_NN_VARIANT_<NAME> && ...)`, so a 0 leaves the
- * variant's static function unreferenced and the compiler drops it.
+ * The compiler chooses, for each op, the variants its kernel runs (compiler/kernel_variants.py,
+ * from the op's record in compiler/ops/) and writes them into the program as a bit set of the
+ * EM_NN_PATH_<NAME> below (Conv2DOptions.paths, FullyConnectedOptions.paths); the adapter passes
+ * it in em_conv_params.paths / em_fc_params.paths. A kernel runs what the bits say and decides
+ * nothing itself; the adapter's check() asks the kernel's *_paths_ok() at load whether the bits
+ * are linked and cover the op's shapes, weights and scratch. compiler/kernel_variants.py reads
+ * the bit of each name from this file: it is their one definition.
  *
+ * Each EM_NN_VARIANT_<NAME> is 1 when that variant is built and 0 when not; a kernel reaches a
+ * variant only through EM_NN_TAKES(paths, NAME), so a 0 leaves its static function unreferenced
+ * and the compiler drops it.
  * - Built with EM_NN_VARIANTS_SELECTED defined (a program's firmware): the generated
- *   em_nn_variants_selected.h (compiler/emit_c.py variants_h(), from compiler/kernel_variants.py,
- *   which mirrors each dispatch) defines every name: 1 exactly for the variants the program runs.
+ *   em_nn_variants_selected.h (compiler/emit_c.py variants_h(), from the bits the program
+ *   records) defines every name: 1 exactly for the variants the program runs.
  * - Otherwise (the runtime library, em_run, the kernel tests): every variant is built.
  *
- * A program that reaches a variant its build left out fails with EM_NN_ERR_VARIANT_NOT_LINKED (the
- * generic depthwise, conv2d and avg_pool entry points) or falls back to a linked general path (the
- * depthwise M = 1 fast path declines): never undefined behaviour. Only the MVE tier's variants
- * are selectable; the DSP and scalar paths are small and always built.
+ * A program whose bits name a variant its build left out is refused at load with
+ * EM_NN_ERR_VARIANT_NOT_LINKED, one whose bits do not cover its shapes with
+ * EM_NN_ERR_BAD_ARGUMENT: never undefined behaviour. Only the MVE tier's paths are chosen this
+ * way; below it a program's bits are 0 and the DSP and scalar paths, small, are always built.
  */
 #ifndef EM_NN_VARIANTS_H
 #define EM_NN_VARIANTS_H
+
+#include <stdint.h>
+
+#include "em_nn_status.h"
+#include "em_nn_tier.h"
 
 #ifdef EM_NN_VARIANTS_SELECTED
 #include "em_nn_variants_selected.h"
@@ -68,5 +79,59 @@
 #ifndef EM_NN_VARIANT_FC_MVE_ROWS4
 #define EM_NN_VARIANT_FC_MVE_ROWS4 1
 #endif
+
+/* The bit of each variant in a program's paths; compiler/kernel_variants.py reads them from these
+ * lines, written as (1u << n). Bits are stable: programs record them. */
+#define EM_NN_PATH_DW_MVE_FULL_KW3 (1u << 0)
+#define EM_NN_PATH_DW_MVE_FULL (1u << 1)
+#define EM_NN_PATH_DW_MVE_TAIL (1u << 2)
+#define EM_NN_PATH_DW_MVE_STRIDED (1u << 3)
+#define EM_NN_PATH_DWF_MVE_PIXEL (1u << 4)
+#define EM_NN_PATH_DWF_MVE_PIXEL_LEFT (1u << 5)
+#define EM_NN_PATH_DWF_MVE_BLOCK4 (1u << 6)
+#define EM_NN_PATH_DWF_MVE_ROWS (1u << 7)
+#define EM_NN_PATH_DWF_MVE_TAPS (1u << 8)
+#define EM_NN_PATH_CONV_MVE_PACK (1u << 9)
+#define EM_NN_PATH_CONV_MVE_TAPS (1u << 10)
+#define EM_NN_PATH_FC_MVE_ROWS4 (1u << 11)
+
+/** Whether a kernel takes variant NAME: chosen in @p paths and built (a constant 0 when not). */
+#define EM_NN_TAKES(paths, NAME) (EM_NN_VARIANT_##NAME && ((paths) & EM_NN_PATH_##NAME) != 0u)
+
+/** NAME's bit where this build links the variant, else 0; EM_NN_PATHS_LINKED: every linked bit
+ *  (none below MVE, whose kernels have no selectable variant). */
+#define EM_NN_LINKED_BIT(NAME) (EM_NN_TIER_MVE && EM_NN_VARIANT_##NAME ? EM_NN_PATH_##NAME : 0u)
+#define EM_NN_PATHS_LINKED                                                                         \
+    (EM_NN_LINKED_BIT(DW_MVE_FULL_KW3) | EM_NN_LINKED_BIT(DW_MVE_FULL) | EM_NN_LINKED_BIT(DW_MVE_TAIL) | \
+     EM_NN_LINKED_BIT(DW_MVE_STRIDED) | EM_NN_LINKED_BIT(DWF_MVE_PIXEL) |                            \
+     EM_NN_LINKED_BIT(DWF_MVE_PIXEL_LEFT) | EM_NN_LINKED_BIT(DWF_MVE_BLOCK4) |                       \
+     EM_NN_LINKED_BIT(DWF_MVE_ROWS) | EM_NN_LINKED_BIT(DWF_MVE_TAPS) |                               \
+     EM_NN_LINKED_BIT(CONV_MVE_PACK) | EM_NN_LINKED_BIT(CONV_MVE_TAPS) | EM_NN_LINKED_BIT(FC_MVE_ROWS4))
+
+/** The variants of each kernel: a program's bits for an op name no other. */
+#define EM_NN_PATHS_DEPTHWISE                                                                      \
+    (EM_NN_PATH_DW_MVE_FULL_KW3 | EM_NN_PATH_DW_MVE_FULL | EM_NN_PATH_DW_MVE_TAIL |                 \
+     EM_NN_PATH_DW_MVE_STRIDED | EM_NN_PATH_DWF_MVE_PIXEL | EM_NN_PATH_DWF_MVE_PIXEL_LEFT |         \
+     EM_NN_PATH_DWF_MVE_BLOCK4 | EM_NN_PATH_DWF_MVE_ROWS | EM_NN_PATH_DWF_MVE_TAPS)
+/* ... of which the depthwise M = 1 fast path's (em_depthwise_conv2d_m1_s8.c) */
+#define EM_NN_PATHS_DWF                                                                            \
+    (EM_NN_PATH_DWF_MVE_PIXEL | EM_NN_PATH_DWF_MVE_PIXEL_LEFT | EM_NN_PATH_DWF_MVE_BLOCK4 |        \
+     EM_NN_PATH_DWF_MVE_ROWS | EM_NN_PATH_DWF_MVE_TAPS)
+#define EM_NN_PATHS_CONV (EM_NN_PATH_CONV_MVE_PACK | EM_NN_PATH_CONV_MVE_TAPS)
+#define EM_NN_PATHS_FC EM_NN_PATH_FC_MVE_ROWS4
+
+/**
+ * The first test of a kernel's *_paths_ok(): @p paths names only variants of @p kernel_paths
+ * (one of EM_NN_PATHS_*), each linked in this build.
+ * @return EM_NN_OK, EM_NN_ERR_BAD_ARGUMENT for a bit of another kernel or none, or
+ *         EM_NN_ERR_VARIANT_NOT_LINKED for a variant this build left out.
+ */
+static inline em_nn_status em_nn_paths_linked(uint32_t paths, uint32_t kernel_paths)
+{
+    if ((paths & ~kernel_paths) != 0u) {
+        return EM_NN_ERR_BAD_ARGUMENT;
+    }
+    return (paths & ~(uint32_t)EM_NN_PATHS_LINKED) != 0u ? EM_NN_ERR_VARIANT_NOT_LINKED : EM_NN_OK;
+}
 
 #endif
