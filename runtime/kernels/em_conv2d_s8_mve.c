@@ -105,7 +105,7 @@ static bool em_nn_conv_mve_covered(const em_nn_context *ctx, const em_conv_param
            || EM_NN_TAKES(ctx->paths, CONV_MVE_TAPS);
 }
 
-em_nn_status em_conv2d_s8_paths_ok(const em_nn_context *ctx, const em_conv_params *params, const em_conv_dims *dims)
+EM_NN_LOAD_TIME em_nn_status em_conv2d_s8_paths_ok(const em_nn_context *ctx, const em_conv_params *params, const em_conv_dims *dims)
 {
     const em_nn_status s = em_nn_paths_linked(ctx->paths, EM_NN_PATHS_CONV);
     if (s != EM_NN_OK) {

@@ -35,13 +35,13 @@ em_nn_status em_conv_s8_validate(const em_conv_params *p, const em_per_channel_q
 #if !EM_NN_TIER_MVE
 /* Below Helium no variant is chosen: a program's paths must be 0 (em_nn_variants.h). The Helium
  * forms are in em_conv2d_s8_mve.c and em_depthwise_conv2d_s8_mve.c. */
-em_nn_status em_conv2d_s8_paths_ok(const em_nn_context *ctx, const em_conv_params *params, const em_conv_dims *dims)
+EM_NN_LOAD_TIME em_nn_status em_conv2d_s8_paths_ok(const em_nn_context *ctx, const em_conv_params *params, const em_conv_dims *dims)
 {
     (void)params, (void)dims;
     return em_nn_paths_linked(ctx->paths, EM_NN_PATHS_CONV);
 }
 
-em_nn_status em_depthwise_conv2d_s8_paths_ok(const em_nn_context *ctx, const em_conv_params *params,
+EM_NN_LOAD_TIME em_nn_status em_depthwise_conv2d_s8_paths_ok(const em_nn_context *ctx, const em_conv_params *params,
                                              const em_per_channel_quant *quant, const em_conv_dims *dims,
                                              const int8_t *weights)
 {

@@ -421,7 +421,7 @@ static bool em_nn_dwf_paths_fit(const em_nn_context *ctx, const em_conv_params *
            || (paths & EM_NN_PATH_DWF_MVE_TAPS) != 0u;
 }
 
-em_nn_status em_depthwise_conv2d_s8_paths_ok(const em_nn_context *ctx, const em_conv_params *params,
+EM_NN_LOAD_TIME em_nn_status em_depthwise_conv2d_s8_paths_ok(const em_nn_context *ctx, const em_conv_params *params,
                                              const em_per_channel_quant *quant, const em_conv_dims *dims,
                                              const int8_t *weights)
 {

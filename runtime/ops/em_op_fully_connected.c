@@ -46,7 +46,7 @@ static em_status em_fc_decode(const em_op_context *ctx, em_fc_args *a)
                    "em_fc_params must be the options' slots 0..2 in order");
     static const int8_t defaults[3] = {0, -128, 127};
     if (s == EM_OK) s = em_op_option_i32s(ctx, 0u, defaults, 3u, (int32_t *)(void *)p);
-    if (s == EM_OK) s = em_op_option_i32s(ctx, EM_FULLY_CONNECTED_OPTIONS_PATHS, defaults /* a 0 */, 1u, (int32_t *)(void *)&p->paths);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_FULLY_CONNECTED_OPTIONS_PATHS, 0, (int32_t *)(void *)&p->paths);
     if (s == EM_OK) s = em_fc_option_vector(ctx, EM_FULLY_CONNECTED_OPTIONS_OUTPUT_MULTIPLIER, &a->multiplier);
     if (s == EM_OK) s = em_fc_option_vector(ctx, EM_FULLY_CONNECTED_OPTIONS_OUTPUT_SHIFT, &a->shift);
     return s;

@@ -120,6 +120,13 @@
 #define EM_NN_PATHS_CONV (EM_NN_PATH_CONV_MVE_PACK | EM_NN_PATH_CONV_MVE_TAPS)
 #define EM_NN_PATHS_FC EM_NN_PATH_FC_MVE_ROWS4
 
+/* A kernel's *_paths_ok() runs once, at load: compiled for size (GCC optimises cold functions so). */
+#if defined(__GNUC__)
+#define EM_NN_LOAD_TIME __attribute__((cold))
+#else
+#define EM_NN_LOAD_TIME
+#endif
+
 /**
  * The first test of a kernel's *_paths_ok(): @p paths names only variants of @p kernel_paths
  * (one of EM_NN_PATHS_*), each linked in this build.
