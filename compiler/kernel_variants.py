@@ -19,8 +19,9 @@ from pathlib import Path
 from compiler import macs
 from compiler.ir import Graph, Op
 from compiler.ops import OP_TABLE
+from compiler.scratch import runtime_root
 
-VARIANTS_HEADER = Path(__file__).resolve().parents[1] / "runtime" / "kernels" / "include" / "em_nn_variants.h"
+VARIANTS_HEADER = runtime_root() / "kernels" / "include" / "em_nn_variants.h"
 
 
 def _path_bits(header: Path) -> dict[str, int]:
