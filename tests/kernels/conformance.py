@@ -212,18 +212,22 @@ def random_broadcast_shapes(op: str, count: int, general: int = 0) -> list[tuple
 
 
 def elementwise_cases(op: str, shapes: list[tuple], params, twice_shape: tuple) -> list[Case]:
-    """Cases of a broadcasting binary op (add, mul): one per (a shape, b shape, b constant?), with
-    attrs `params(rng, k)`, and x op x on `twice_shape`."""
+    """Cases of a broadcasting binary op (add, mul): one per (a shape, b shape, constant), the
+    constant True (b is one), "a" (a is: the first operand) or False (both are program inputs),
+    with attrs `params(rng, k)`, and x op x on `twice_shape`."""
     out = []
-    for k, (a_shape, b_shape, b_constant) in enumerate(shapes):
+    for k, (a_shape, b_shape, constant) in enumerate(shapes):
         rng = rng_for(op, k)
         p = params(rng, k)
         a, b = edge_int8(rng, a_shape), edge_int8(rng, b_shape)
-        operands = [int8_tensor("a", a_shape), int8_tensor("b", b_shape, data=b if b_constant else None)]
-        name = f"{'x'.join(map(str, a_shape))}_{op}_{'x'.join(map(str, b_shape))}{'_const' if b_constant else ''}"
+        a_constant, b_constant = constant == "a", constant is True
+        operands = [int8_tensor("a", a_shape, data=a if a_constant else None),
+                    int8_tensor("b", b_shape, data=b if b_constant else None)]
+        suffix = "_const_a" if a_constant else "_const" if b_constant else ""
+        name = f"{'x'.join(map(str, a_shape))}_{op}_{'x'.join(map(str, b_shape))}{suffix}"
         out.append(single_op(op, operands, int8_tensor("y", np.broadcast_shapes(a_shape, b_shape)), p,
-                             [a] if b_constant else [a, b], name=name,
-                             params={"a": a_shape, "b": b_shape, "b_constant": b_constant, **p}))
+                             [b] if a_constant else [a] if b_constant else [a, b], name=name,
+                             params={"a": a_shape, "b": b_shape, "constant": constant, **p}))
     rng = rng_for(op, "twice")
     p = params(rng, 1)
     x = edge_int8(rng, twice_shape)

@@ -1,11 +1,8 @@
-"""CONV_2D and DEPTHWISE_CONV_2D as whole programs (compiler IR -> planner -> writer) through em_run
-on the host (scalar) and as Cortex-M55 firmware in QEMU (MVE), against compiler.reference.run byte
-for byte; malformed Conv2DOptions and shapes are refused at load with EM_ERR_BAD_OPERATOR.
-
-The MVE cases are chosen to reach every path of the Helium kernels through the adapter's 2304 B
-stack scratch: in-place 1x1 columns, blocks of up to 4 packed columns (fewer when K is large, a
-flush when the scratch is full), no scratch (K > 2304, tap by tap), K % 16 tails of the
-tail-predicated loop, channel remainders, groups, depth multipliers (gathers), borders."""
+"""CONV_2D and DEPTHWISE_CONV_2D in a program of several layers (compiler IR -> planner -> writer)
+through em_run on the host (scalar) and as Cortex-M55 firmware in QEMU (MVE), against
+compiler.reference.run byte for byte; malformed Conv2DOptions and shapes are refused at load with
+EM_ERR_BAD_OPERATOR. Single layers, every path of every tier, are the conformance suite's
+(tests/kernels/cases/conv2d.py, depthwise_conv2d.py)."""
 from __future__ import annotations
 
 import subprocess
@@ -109,57 +106,6 @@ def runner(request, host):
         return host
     return Runner("m55", build_em_run_firmware("corstone300"),
                   Target(load_board("corstone300").cpu))
-
-
-# (input NHWC, layer kwargs); the comment names the MVE path the case reaches.
-CASES = {
-    "conv3x3_c3_pairs_odd_pixels": ((1, 7, 9, 3), "conv2d", dict(c_out=16, in_zp=-128, out_zp=5)),
-    "conv3x3_s2_asym_c3": ((2, 9, 8, 3), "conv2d", dict(c_out=5, stride=(2, 2), padding=(0, 1, 0, 1), in_zp=127)),
-    "conv1x1_in_place_c64": ((1, 5, 5, 64), "conv2d", dict(k=(1, 1), c_out=33, padding=(0, 0, 0, 0), in_zp=7)),
-    "conv1x1_padded_borders": ((1, 3, 10, 17), "conv2d", dict(k=(1, 1), c_out=6, padding=(1, 0, 0, 1), in_zp=-3)),
-    "conv1x3_row_in_place": ((1, 4, 9, 17), "conv2d", dict(k=(1, 3), c_out=7, padding=(0, 0, 1, 1), in_zp=-128)),
-    "conv3x3_c64_one_column": ((1, 5, 4, 64), "conv2d", dict(c_out=6, in_zp=-128, out_zp=-20)),
-    "conv3x3_c260_taps_no_scratch": ((1, 4, 3, 260), "conv2d", dict(c_out=7, in_zp=127)),
-    # Column blocks (MVE: up to 4 pixels per block, tail-predicated K loop; scalar / DSP: dot4):
-    # K % 16 = 15 and 1, channel tails 3 and 1, a last block of 1, strided 1x1, DS-CNN's first conv.
-    "conv1x1_k15_c7_blocks": ((1, 3, 7, 15), "conv2d", dict(k=(1, 1), c_out=7, padding=(0, 0, 0, 0), in_zp=-128)),
-    "conv1x1_s2_k33_c5": ((1, 6, 7, 33), "conv2d", dict(k=(1, 1), c_out=5, stride=(2, 2), padding=(0, 0, 0, 0), in_zp=127)),
-    "conv10x4_s2_c1_dscnn_first": ((1, 12, 6, 1), "conv2d", dict(k=(10, 4), c_out=8, stride=(2, 2), padding=(4, 5, 1, 1), in_zp=-128)),
-    "conv3x3_c32_k288_blocks": ((1, 5, 7, 32), "conv2d", dict(c_out=9, in_zp=-1, out_zp=-128)),
-    "conv5x3_dil2_c17": ((1, 9, 8, 17), "conv2d", dict(k=(5, 3), c_out=9, dilation=(2, 2), padding=(2, 3, 1, 2), in_zp=-128)),
-    "conv_groups4_c32": ((1, 6, 5, 32), "conv2d", dict(c_out=8, groups=4, padding=(1, 0, 2, 1), in_zp=127)),
-    "conv_groups3_c6": ((2, 5, 6, 6), "conv2d", dict(k=(3, 2), c_out=9, groups=3, stride=(2, 1), dilation=(2, 1), padding=(3, 0, 1, 0), in_zp=1)),
-    "conv_c1_k1": ((1, 5, 4, 1), "conv2d", dict(k=(1, 1), c_out=3, padding=(0, 0, 0, 0), in_zp=-128)),
-    "dw3x3_dscnn_c64": ((1, 25, 5, 64), "depthwise_conv2d", dict(in_zp=-128, out_zp=3)),
-    "dw3x3_m2_s2_c3": ((2, 7, 9, 3), "depthwise_conv2d", dict(m=2, stride=(2, 2), padding=(0, 1, 1, 0), in_zp=127)),
-    "dw5x3_m3_c17": ((1, 6, 11, 17), "depthwise_conv2d", dict(k=(5, 3), m=3, stride=(1, 2), padding=(2, 2, 1, 1), in_zp=-128)),
-    "dw3x3_dil2_c5": ((1, 9, 9, 5), "depthwise_conv2d", dict(dilation=(2, 2), padding=(2, 1, 2, 3), in_zp=127)),
-    "dw3x3_c32_m2_wide_pad": ((1, 8, 7, 32), "depthwise_conv2d", dict(m=2, stride=(2, 1), dilation=(1, 2), padding=(1, 1, 2, 2), in_zp=-7)),
-    "dw_all_padding_rows": ((1, 2, 3, 6), "depthwise_conv2d", dict(padding=(2, 2, 2, 2), in_zp=127)),
-    "dw10x4_c7": ((1, 10, 4, 7), "depthwise_conv2d", dict(k=(10, 4), stride=(2, 1), padding=(4, 5, 1, 2), in_zp=-128)),
-    "dw3x3_c16_wide": ((1, 4, 13, 16), "depthwise_conv2d", dict(in_zp=0, act=(-20, 100))),
-    # MVE per-block paths: border columns from per-block sums (<= 8) or tap by tap (more), top/bottom
-    # rows tap by tap, interior runs of 4 and a last run of 1..3, partial last channel block.
-    "dw3x3_c1_runs_4_4_1": ((1, 5, 11, 1), "depthwise_conv2d", dict(in_zp=-128)),
-    "dw3x3_c15_run_2": ((1, 4, 4, 15), "depthwise_conv2d", dict(in_zp=5)),
-    "dw3x3_c17_run_4_3": ((1, 3, 9, 17), "depthwise_conv2d", dict(in_zp=-1, out_zp=-4)),
-    "dw3x3_c33_s2_right_border": ((1, 7, 8, 33), "depthwise_conv2d", dict(stride=(2, 2), padding=(1, 1, 1, 1), in_zp=100)),
-    "dw1x11_c16_ten_border_columns": ((1, 3, 10, 16), "depthwise_conv2d", dict(k=(1, 11), padding=(0, 0, 5, 5), in_zp=-128)),
-    "dw3x3_c16_m2_border_sums": ((1, 5, 6, 16), "depthwise_conv2d", dict(m=2, padding=(2, 1, 2, 1), in_zp=3)),
-}
-
-
-@pytest.mark.parametrize("name", list(CASES))
-def test_conv_op_matches_reference(runner, tmp_path, name):
-    shape, kind, kwargs = CASES[name]
-    seed = sum(map(ord, name))
-    rng = np.random.default_rng(seed)
-    layer = conv_layer(kind, rng, shape[3], **kwargs)
-    graph = graph_of(shape, [layer])
-    x = rng.integers(-128, 128, size=shape, dtype=np.int8)
-    x[..., 0] = 127
-    x[0, 0, :, :] = -128
-    runner.check(tmp_path, graph, x)
 
 
 def test_small_cnn_matches_reference(runner, tmp_path):

@@ -1,7 +1,7 @@
 """add (and sub: add with one input multiplier negated): the broadcast forms with fast paths (same
 shape, scalar, channel row; either operand broadcast) and general NumPy broadcasts (both operands
 broadcast, middle axes, per-row columns, ranks 0..5 mixed, the walk's odometer), both operands
-program inputs or one constant, x + x, zero points at the ends, scales far apart, shifts > 0 with
+program inputs or one constant (either one), x + x, zero points at the ends, scales far apart, shifts > 0 with
 clamps, odd lengths around the SIMD words."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from compiler import reference
 from compiler.fixedpoint import quantize_multiplier
 from conformance import Case, elementwise_cases, random_broadcast_shapes
 
-# a shape, b shape, b constant?
+# a shape, b shape, constant (True: b, "a": a, False: neither)
 SHAPES = [((1, 8, 8, 32), (1, 8, 8, 32), False), ((2, 3, 5, 7), (2, 3, 5, 7), True),
           ((1, 4, 3, 17), (1,), True), ((2, 3, 3, 5), (1, 1, 1, 1), False), ((2, 4, 5, 19), (1, 1, 1, 19), True),
           ((3, 6, 33), (33,), False), ((1, 1, 1, 1), (1, 1, 1, 1), False), ((1, 1, 1, 19), (2, 4, 5, 19), False),
@@ -23,6 +23,9 @@ GENERAL = [((1, 4, 4, 1), (1, 1, 1, 13), False), ((1, 8, 1), (1, 1, 8), False), 
            ((5, 1, 1, 3, 1), (1, 4, 2, 1, 7), False), ((9,), (4, 1), True), ((), (3, 5), False),
            ((1, 1, 33), (3, 7, 1), False), ((2, 1, 3, 1, 2), (1, 2, 1, 3, 1), False)]
 SHAPES += GENERAL + random_broadcast_shapes("add", 0, general=10)
+# the constant as the first operand ("a"), of the same shape, broadcast, or a middle axis
+SHAPES += [((2, 3, 5, 7), (2, 3, 5, 7), "a"), ((1,), (1, 4, 3, 17), "a"), ((1, 1, 1, 19), (2, 4, 5, 19), "a"),
+           ((33,), (3, 6, 33), "a"), ((1, 3, 1), (2, 3, 4), "a"), ((2, 1, 1), (2, 3, 4), "a")]
 
 
 def params(rng, k: int) -> dict:
