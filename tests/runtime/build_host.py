@@ -22,6 +22,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -121,20 +122,26 @@ def _compile(cmd: list[str]) -> None:
         raise RuntimeError(f"build failed: {' '.join(cmd)}\n{result.stdout}{result.stderr}")
 
 
-def build(cc: str, flags: list[str], sources: list[Path], out: Path, link: list[str] | None = None) -> Path:
-    """`out` from `sources`: each compiled with `flags` in a call of its own (the calls on all
-    cores; one call for a whole runtime runs on one), then linked with `flags` and `link`."""
-    objects = out.parent / f"{out.name}.objects"
-    objects.mkdir(parents=True, exist_ok=True)
+def build(cc: str, flags: list[str], sources: list[Path], out: Path, link: list[str] | None = None,
+          only: dict[Path, list[str]] | None = None) -> Path:
+    """`out` from `sources`: each compiled with `flags` (and `only`[source], flags of that source
+    alone) in a call of its own (the calls on all cores; one call for a whole runtime runs on one),
+    then linked with `flags` and `link`. An object compiled alike before in this test run (same
+    compiler, flags and source) is reused: the sources and headers do not change during a run."""
+    objects = _run_folder() / "objects"
+    objects.mkdir(exist_ok=True)
 
-    def compile_one(numbered: tuple[int, Path]) -> str:
-        k, source = numbered
-        obj = objects / f"{k:03d}_{source.stem}.o"  # numbered: sources of one name in two folders
-        _compile([cc, *flags, "-c", str(source), "-o", str(obj)])
+    def compile_one(source: Path) -> str:
+        command = [cc, *flags, *(only or {}).get(source, []), "-c", str(source)]
+        obj = objects / f"{source.stem}_{hashlib.sha256(repr(command).encode()).hexdigest()[:16]}.o"
+        if not obj.exists():  # compiled beside, then renamed: a worker never links a partial object
+            partial = obj.with_name(f"{obj.name}.{os.getpid()}.{threading.get_ident()}")
+            _compile([*command, "-o", str(partial)])
+            os.replace(partial, obj)
         return str(obj)
 
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
-        built = list(pool.map(compile_one, enumerate(sources)))
+        built = list(pool.map(compile_one, sources))
     _compile([cc, *flags, *built, *(link or []), "-o", str(out)])
     return out
 
@@ -146,19 +153,21 @@ def build_kernels_lib(cc: str | None = None) -> Path:
                                                           folder / "libember_kernels.so", ["-lm"]))
 
 
-def build_em_run(cc: str | None = None, extra: list[str] | None = None) -> Path:
+def build_em_run(cc: str | None = None, extra: list[str] | None = None, main: list[str] | None = None) -> Path:
     """The host em_run executable (runtime + all ops + host BSP), built once per session for
-    each compiler and extra flags, in a folder of its own."""
-    return _em_run(cc or os.environ.get("CC", "cc"), tuple(extra or ()))
+    each compiler and extra flags, in a folder of its own. `main`: flags for em_run's own source
+    only (its buffers' capacities): the runtime's objects are then those of the build without."""
+    return _em_run(cc or os.environ.get("CC", "cc"), tuple(extra or ()), tuple(main or ()))
 
 
 @functools.cache
-def _em_run(cc: str, extra: tuple[str, ...]) -> Path:
+def _em_run(cc: str, extra: tuple[str, ...], main: tuple[str, ...]) -> Path:
     def make(out_dir: Path) -> Path:
         sources = em_run_sources(out_dir) + host_bsp_sources()
-        return build(cc, [*CFLAGS, *extra, *INCLUDES], sources, out_dir / "em_run", ["-lm"])
+        only = {source: list(main) for source in sources if source.parent.name == "em_run"}
+        return build(cc, [*CFLAGS, *extra, *INCLUDES], sources, out_dir / "em_run", ["-lm"], only)
 
-    return _shared("em_run", (cc, extra), make)
+    return _shared("em_run", (cc, extra, main), make)
 
 
 def build_fuzzer(out_dir: Path) -> Path:

@@ -180,13 +180,13 @@ def test_the_capacity_the_message_names_is_enough(tmp_path, fc):
     spec, _ = programs.fc_program(batches=2)
     spec.arenas = [spec.arenas[0], ("dtcm", 16)]
     (tmp_path / "two.embr").write_bytes(programs.build(spec))
-    small = build_em_run(extra=["-DEM_RUN_ARENA_CAPACITY=64"])
+    small = build_em_run(main=["-DEM_RUN_ARENA_CAPACITY=64"])
     result = run(small, tmp_path, "two.embr", "--input", "x.bin")
     assert result.returncode == EM_ERR_ARENA_TOO_SMALL
     asked = re.search(r"arena 1 needs 16 bytes, 0 are left of em_run's 64-byte arena pool: "
                       r"rebuild em_run with -DEM_RUN_ARENA_CAPACITY=(\d+) or more", result.stdout)
     assert asked and int(asked.group(1)) == 80, result.stdout
-    enough = build_em_run(extra=[f"-DEM_RUN_ARENA_CAPACITY={asked.group(1)}"])
+    enough = build_em_run(main=[f"-DEM_RUN_ARENA_CAPACITY={asked.group(1)}"])
     assert run(enough, tmp_path, "two.embr", "--input", "x.bin").returncode == 0
 
 
