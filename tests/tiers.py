@@ -4,7 +4,9 @@
   device other than the host (a board of bsp/, a Cortex-M CPU, or an object whose board or name is one)
   gets it by itself, so a new device table needs no marks; a file or test that builds firmware
   without such a parameter says so (`pytestmark = pytest.mark.qemu`).
-- slow: host only, but minutes (the zoo).
+- slow: host only, but long: the zoo (minutes), and SCons builds of whole firmware on the host
+  (an app, em_run as README builds it; 10-25 s each). The host C they build is built and
+  tested in the fast tier too, by tests/runtime/build_host.py.
 - fuzz: runs a fuzzer for --fuzz-seconds.
 `./scons test fast=1` runs what carries none of them: the host tier.
 """
@@ -19,7 +21,7 @@ from ember_build.board import known_boards
 
 TIERS = {
     "qemu": "builds Arm firmware or runs it in QEMU (needs arm-none-eabi-gcc and qemu-system-arm)",
-    "slow": "host only, but minutes long (not in `./scons test fast=1`)",
+    "slow": "host only, but long: the zoo, SCons builds of firmware on the host (not in `./scons test fast=1`)",
     "fuzz": "runs a fuzzer for --fuzz-seconds",
 }
 HAVE_ARM = all(shutil.which(tool) for tool in ("arm-none-eabi-gcc", "qemu-system-arm"))

@@ -24,6 +24,7 @@ def _build_and_run(board: str) -> dict:
     return json.loads((BUILD_ROOT / board / "anomaly" / "report.json").read_text())
 
 
+@pytest.mark.slow  # an SCons build on the host (tests/tiers.py)
 @pytest.mark.parametrize("board,unit", [("corstone300", "instructions (QEMU)"), ("mps2_an386", "instructions (QEMU)"), ("mps2_an505", "instructions (QEMU)"), ("mps2_an385", "instructions (QEMU)"), ("host", "ns (host)")])
 def test_device_outputs_equal_the_reference(board, unit):
     report = _build_and_run(board)

@@ -105,6 +105,7 @@ def test_training_smoke(tmp_path):
     assert (tmp_path / "checkpoint.pt").exists() and 0.0 <= meta["test_accuracy"] <= 1.0
 
 
+@pytest.mark.slow  # an SCons build on the host (tests/tiers.py)
 def test_serving_firmware_answers_the_keyword():
     """`scons app=kws serve=1 board=host`: GET_RESULT names the top class of the last RUN."""
     import struct

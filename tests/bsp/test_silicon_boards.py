@@ -157,6 +157,7 @@ def test_no_semihosting_call_is_linked(firmware):
     assert {"em_bsp_exit", "em_bsp_console_write", "em_bsp_counter_read"} <= names
 
 
+@pytest.mark.slow  # an SCons build on the host (tests/tiers.py)
 def test_run_is_refused_for_a_real_board():
     run = subprocess.run([str(SCONS), "app=anomaly", "board=ra8d1", "run=1", "-n"], cwd=REPO_ROOT,
                          capture_output=True, text=True, timeout=300)

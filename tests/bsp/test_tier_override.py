@@ -62,6 +62,7 @@ def test_a_tier_the_cpu_cannot_run_is_a_named_error(name, tier):
         load_board(name).for_tier(tier)
 
 
+@pytest.mark.slow  # an SCons build on the host (tests/tiers.py)
 def test_scons_refuses_mve_on_an_m4_before_building():
     run = subprocess.run([str(SCONS), "app=anomaly", "board=mps2_an386", "tier=mve"], cwd=REPO,
                          capture_output=True, text=True, timeout=120)

@@ -14,6 +14,7 @@ from tests.compiler.models import calibration, mlp
 from ember_build.paths import BUILD_ROOT
 
 REPO = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow  # SCons builds on the host (tests/tiers.py)
 
 
 @pytest.fixture(scope="module")
