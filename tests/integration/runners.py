@@ -3,7 +3,6 @@ emulated boards) and returns its first output, so every integration test drives 
 from __future__ import annotations
 
 import subprocess
-import sys
 from functools import cache
 from pathlib import Path
 
@@ -12,10 +11,9 @@ import numpy as np
 from compiler.program import Program
 from ember_build.board import load_board, one_board_per_tier
 from ember_build.qemu import run_firmware
-from ember_build.paths import BUILD_ROOT
+from tests.runtime.build_host import scons_em_run
 
 REPO = Path(__file__).resolve().parents[2]
-SCONS = Path(sys.executable).with_name("scons")
 TIMEOUT_S = 120.0
 # (board, compiler target) pairs the integration tests run on: scalar host and the MVE M55.
 DEVICES = [(name, load_board(name).cpu) for name in ("host", "corstone300")]
@@ -23,10 +21,8 @@ DEVICES = [(name, load_board(name).cpu) for name in ("host", "corstone300")]
 
 @cache
 def build_runner(board: str) -> Path:
-    """`scons em_run board=<board>` (once per board and test session); the runner's path."""
-    build = subprocess.run([str(SCONS), "em_run", f"board={board}"], cwd=REPO, capture_output=True, text=True)
-    assert build.returncode == 0, build.stdout + build.stderr
-    return BUILD_ROOT / board / ("em_run" if board == "host" else "em_run.elf")
+    """`scons em_run board=<board>` (once per board and test run); the runner's path."""
+    return scons_em_run(board)
 
 
 def _invoke(board: str, program: Program, inputs: list[np.ndarray], workdir: Path,

@@ -29,13 +29,12 @@ from compiler.ir import NUMPY_DTYPES, Graph, Op, Quant, Tensor
 from compiler.ops import OP_TABLE
 from compiler.planner import Region, plan_memory
 from compiler.target import TIERS, Target
-from ember_build.paths import BUILD_ROOT
+from build_host import scons_em_run
 
 REPO = Path(__file__).resolve().parents[2]
 CASES_PACKAGE = "cases"
 CASES_DIR = Path(__file__).parent / CASES_PACKAGE
 ARENA_BYTES = 256 * 1024  # em_run's pool is 512 KiB: every case must plan into this
-SCONS = Path(sys.executable).with_name("scons")
 RUN_TIMEOUT_S = 300.0
 EXIT_CASES_FAILED = 65  # em_run --batch's exit status once a case did not match (tools/em_run/em_run.c)
 
@@ -324,15 +323,8 @@ class Device:
         return Target(board.cpu, board.tier)
 
     def build_runner(self) -> Path:
-        """`scons em_run board=<board> [tier=<tier>]`; the runner's path."""
-        args = ([str(SCONS), "-j2", "em_run", f"board={self.board}"] + ([f"tier={self.tier}"] if self.tier else [])
-                + ([f"opt={self.opt}"] if self.opt else []))
-        build = subprocess.run(args, cwd=REPO, capture_output=True, text=True)
-        if build.returncode != 0:
-            raise RuntimeError(f"{' '.join(args)} failed:\n{build.stdout}{build.stderr}")
-        board = self.load()
-        folder = board.build_name + (f"-{self.opt.lstrip('-')}" if self.opt else "")
-        return BUILD_ROOT / folder / ("em_run" if board.emulator is None else "em_run.elf")
+        """`scons em_run board=<board> [tier=<tier>] [opt=<opt>]`, once per test run; its path."""
+        return scons_em_run(self.board, self.tier, self.opt)
 
 
 def _boards_that_run() -> list[Device]:

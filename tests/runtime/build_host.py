@@ -193,6 +193,26 @@ def em_run_sources(out_dir: Path) -> list[Path]:
     return runtime_sources(out_dir) + sorted((REPO / "tools" / "em_run").glob("*.c")) + bsp_common_sources()
 
 
+def scons_em_run(board_name: str, tier: str = "", opt: str = "") -> Path:
+    """em_run as README builds it (`scons em_run board=<board> [tier=] [opt=]`), once for every
+    worker of this test run: in a build tree (EMBER_BUILD) of its own per board, tier and opt, one
+    SCons run at a time; the first worker to ask builds, the others find it built. Its path."""
+    from ember_build.board import load_board
+
+    tree = _run_folder() / "_".join(["scons", board_name, tier, opt.lstrip("-")])
+    args = [str(Path(sys.executable).with_name("scons")), "-j2", "em_run", f"board={board_name}"]
+    args += [f"tier={tier}"] * bool(tier) + [f"opt={opt}"] * bool(opt)
+    with open(f"{tree}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        build = subprocess.run(args, cwd=REPO, capture_output=True, text=True,
+                               env={**os.environ, "EMBER_BUILD": str(tree)})
+    if build.returncode != 0:
+        raise RuntimeError(f"{' '.join(args)} failed:\n{build.stdout}{build.stderr}")
+    board = load_board(board_name).for_tier(tier)
+    folder = board.build_name + (f"-{opt.lstrip('-')}" if opt else "")
+    return tree / folder / ("em_run" if board.emulator is None else "em_run.elf")
+
+
 def build_em_run_firmware(board_name: str, extra: list[str] | None = None) -> Path:
     """em_run as firmware for a board (bsp/<board>/), with the board's own flags
     (site_scons/ember_build); on corstone300 the program buffer in ISRAM and the arena pool in
