@@ -80,14 +80,15 @@ def _objdump(elf: Path) -> str:
 
 @pytest.mark.qemu
 def test_dsp_override_firmware_has_no_mve_instruction():
-    """em_run for corstone300 tier=dsp lands in build/corstone300-dsp/ beside the default build,
-    and its disassembly has no Helium instruction (the default build's has many: the check bites)."""
+    """em_run for corstone300 tier=dsp lands in <build>/corstone300-dsp/, apart from the default
+    build's <build>/corstone300/, and its disassembly has no Helium instruction (the default
+    build's has many: the check bites)."""
     sys.path.insert(0, str(REPO / "tests" / "kernels"))
     from conformance import Device
 
     dsp = Device("corstone300-dsp", "corstone300", "dsp").build_runner()
     mve = Device("corstone300", "corstone300").build_runner()
-    assert dsp == BUILD_ROOT / "corstone300-dsp" / "em_run.elf" and mve == BUILD_ROOT / "corstone300" / "em_run.elf"
+    assert dsp.parts[-2:] == ("corstone300-dsp", "em_run.elf") and mve.parts[-2:] == ("corstone300", "em_run.elf")
     found = [line for line in _objdump(dsp).splitlines() if MVE_INSTRUCTION.search(line)]
     assert not found, "\n".join(found[:20])
     assert sum(1 for line in _objdump(mve).splitlines() if MVE_INSTRUCTION.search(line)) > 100

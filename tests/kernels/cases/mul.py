@@ -19,6 +19,8 @@ SHAPES += [((3, 1, 9), (3, 7, 1), False), ((1, 6, 1, 1), (1, 1, 5, 16), True), (
            ((4, 4, 17), (4, 1, 17), True), ((1, 24), (5, 1), False), ((7, 3, 1, 2), (3, 4, 1), False),
            ((1, 2, 1, 4, 1), (3, 1, 5, 1, 6), False), ((), (2, 3), True), ((2, 1, 3, 1, 2), (1, 2, 1, 3, 1), False)]
 SHAPES += random_broadcast_shapes("mul", 0, general=10)
+# a rank-1 row under a 4-D map, and two 3-D / 4-D operands both broadcast
+SHAPES += [((17,), (2, 3, 5, 17), False), ((3, 1, 17), (2, 1, 5, 1), False), ((2, 3, 5, 17), (2, 1, 5, 17), True)]
 
 
 def params(rng, k: int) -> dict:
