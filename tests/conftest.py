@@ -32,7 +32,7 @@ def pytest_configure(config: pytest.Config) -> None:
 LONGEST_FIRST = ("tests/zoo/test_zoo.py", "tests/apps/test_anomaly.py", "tests/kernels/test_conformance.py",
                  "tests/apps/test_lto.py", "tests/apps/test_person_detect.py",
                  # then the fast tier's longest (`./scons test fast=1 pytest_args="tests --durations=0"`)
-                 "tests/zoo/test_architectures.py", "tests/runtime/test_lut_programs.py",
+                 "tests/runtime/test_lut_programs.py",
                  "tests/compiler/test_float_graph_passes.py", "tests/integration/test_mlperf_tiny.py",
                  "tests/integration/test_float_fallback.py", "tests/kernels/test_mel_features_programs.py")
 

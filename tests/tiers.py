@@ -4,7 +4,7 @@
   device other than the host (a board of bsp/, a Cortex-M CPU, or an object whose board or name is one)
   gets it by itself, so a new device table needs no marks; a file or test that builds firmware
   without such a parameter says so (`pytestmark = pytest.mark.qemu`).
-- slow: host only, but long: the zoo (minutes), and SCons builds of whole firmware on the host
+- slow: host only, but long: the zoo (minutes; its architectures' own checks too), and SCons builds of whole firmware on the host
   (an app, em_run as README builds it; 10-25 s each). The host C they build is built and
   tested in the fast tier too, by tests/runtime/build_host.py.
 - fuzz: runs a fuzzer for --fuzz-seconds.

@@ -9,6 +9,7 @@ from torch import nn
 
 from tests.zoo.architectures import ARCHITECTURES, macs
 
+pytestmark = pytest.mark.slow  # the zoo, with test_zoo.py (tests/tiers.py)
 MAX_PARAMS, MAX_MACS, MAX_INPUT = 300_000, 20_000_000, 96 * 96 * 3
 FAMILIES = {"vision", "audio", "sequence", "tabular", "multi-io"}
 
