@@ -1,6 +1,9 @@
 """softmax (last axis): row lengths 1..300 around the SIMD widths, input scales small to large
-(diff_min cuts), rows all equal, one -128 among 127s and the reverse, output fixed at 1/256, -128."""
+(diff_min cuts), rows all equal, one -128 among 127s and the reverse, ramps, one dominant value,
+values near the top, output fixed at 1/256, -128."""
 from __future__ import annotations
+
+import numpy as np
 
 from compiler import reference
 from conformance import Case, edge_int8, int8_tensor, rng_for, single_op
@@ -23,8 +26,32 @@ def random_shapes(count: int = 8) -> list:
 SHAPES += random_shapes()
 
 
-def cases() -> list[Case]:
+# rows chosen to break it, per (row length, input scale): flat rows (7, -128, 127), a ramp, one
+# dominant value, random values, values near the top
+EDGE_ROWS = [(1, 0.1), (12, 0.05), (37, 0.5), (300, 0.02), (10, 4.0)]
+
+
+def edge_rows(width: int) -> np.ndarray:
+    rng = rng_for("softmax", "edges", width)
+    rows = [np.full(width, 7), np.full(width, -128), np.full(width, 127), np.arange(width) % 256 - 128,
+            np.where(np.arange(width) == width // 2, 127, -128), rng.integers(-128, 128, width),
+            rng.integers(100, 128, width)]
+    return np.stack(rows).astype(np.int8)
+
+
+def edge_cases() -> list[Case]:
     out = []
+    for width, scale in EDGE_ROWS:
+        x = edge_rows(width)
+        attrs = reference.softmax_parameters(scale)
+        out.append(single_op("softmax", [int8_tensor("x", x.shape, 0, scale)], int8_tensor("y", x.shape, -128, 1 / 256),
+                             attrs, [x], name=f"edge_rows_{width}_scale{scale}",
+                             params={"shape": x.shape, "input_scale": scale, **attrs}))
+    return out
+
+
+def cases() -> list[Case]:
+    out = edge_cases()
     for k, (shape, scale) in enumerate(SHAPES):
         rng = rng_for("softmax", k)
         x = edge_int8(rng, shape)
