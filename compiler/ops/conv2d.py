@@ -21,7 +21,7 @@ from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op
 from compiler.ops import conv_options, overlap
 from compiler.ops.conv_options import CONV2D_STACK_SCRATCH, inside, planned_scratch, round_up
-from compiler.ops.spec import Import, Lowering, OpSpec
+from compiler.ops.spec import Import, Lowering, OpSpec, each_op
 from compiler.quantized_pattern import add_constant, clamp_range, match, replace, weighted_constants
 from compiler.schema import program_generated as fb
 
@@ -108,13 +108,9 @@ def _path(graph: Graph, op: Op, tier: str, chosen: frozenset[str]) -> str:
     return f"{columns}; {loop}"
 
 
-def _choose_variants(graph: Graph, ops: list[Op], total_macs: int) -> list[set[str]]:
-    """Per op: nothing when every column is in place, else packing when a column fits the
-    scratch, else taps (em_conv2d_s8_paths_ok() checks the choice covers the layer)."""
-    return [_op_variants(graph, op) for op in ops]
-
-
 def _op_variants(graph: Graph, op: Op) -> set[str]:
+    """Nothing when every column is in place, else packing when a column fits the scratch, else
+    taps (em_conv2d_s8_paths_ok() checks the choice covers the layer)."""
     in_place, pixels = _in_place_columns(graph, op)
     if in_place == pixels:
         return set()
@@ -179,7 +175,7 @@ CONV2D = OpSpec(
     scratch=_scratch,
     path=_path,
     variants=("CONV_MVE_PACK", "CONV_MVE_TAPS"),
-    choose_variants=_choose_variants,
+    choose_variants=each_op(_op_variants),
     weighted=True,
     take_zero_pad=conv_options.take_zero_pad,
 )

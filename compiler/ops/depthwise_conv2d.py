@@ -9,7 +9,7 @@ from compiler import reference
 from compiler.ir import Graph, Op
 from compiler.ops import conv_options, overlap
 from compiler.ops.conv_options import DEPTHWISE_ROWS_STACK, planned_scratch
-from compiler.ops.spec import OpSpec
+from compiler.ops.spec import OpSpec, each_op
 from compiler.schema import program_generated as fb
 
 
@@ -18,6 +18,9 @@ from compiler.schema import program_generated as fb
 DW_FAST_MAX_TAPS = 49
 DW_FAST_MAX_CHANNELS = 512
 DW_FAST_MVE_MIN_CHANNELS = 16
+# Helium's variants (em_nn_variants.h): the general path's blocks, the M = 1 fast path's forms
+GENERAL_VARIANTS = ("DW_MVE_FULL_KW3", "DW_MVE_FULL", "DW_MVE_TAIL", "DW_MVE_STRIDED")
+FAST_VARIANTS = ("DWF_MVE_PIXEL", "DWF_MVE_PIXEL_LEFT", "DWF_MVE_BLOCK4", "DWF_MVE_ROWS", "DWF_MVE_TAPS")
 
 
 def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
@@ -117,7 +120,7 @@ def _path(graph: Graph, op: Op, tier: str, chosen: frozenset[str]) -> str:
     """em_depthwise_conv2d_s8(): on Helium the variants chosen for it (_op_variants); below, it
     first tries em_nn_depthwise_m1_s8() (em_depthwise_conv2d_m1_s8.c), else the generic path."""
     if tier == "mve":
-        if not chosen & FAST_VARIANTS:
+        if chosen.isdisjoint(FAST_VARIANTS):
             return _generic_path(op, tier, _declined(graph, op, tier) or "as chosen")
         blocks = "3x3 4-pixel blocks" if "DWF_MVE_BLOCK4" in chosen else "16 channels per step"
         walk = "padded rows staged" if "DWF_MVE_ROWS" in chosen else (
@@ -172,12 +175,6 @@ def _op_variants(graph: Graph, op: Op) -> set[str]:
     return fast
 
 
-def _choose_variants(graph: Graph, ops: list[Op], total_macs: int) -> list[set[str]]:
-    return [_op_variants(graph, op) for op in ops]
-
-
-FAST_VARIANTS = frozenset({"DWF_MVE_PIXEL", "DWF_MVE_PIXEL_LEFT", "DWF_MVE_BLOCK4", "DWF_MVE_ROWS", "DWF_MVE_TAPS"})
-
 
 DEPTHWISE_CONV2D = OpSpec(
     kind="depthwise_conv2d",
@@ -192,9 +189,8 @@ DEPTHWISE_CONV2D = OpSpec(
     in_place=_in_place,
     scratch=_scratch,
     path=_path,
-    variants=("DW_MVE_FULL_KW3", "DW_MVE_FULL", "DW_MVE_TAIL", "DW_MVE_STRIDED",
-              "DWF_MVE_PIXEL", "DWF_MVE_PIXEL_LEFT", "DWF_MVE_BLOCK4", "DWF_MVE_ROWS", "DWF_MVE_TAPS"),
-    choose_variants=_choose_variants,
+    variants=GENERAL_VARIANTS + FAST_VARIANTS,
+    choose_variants=each_op(_op_variants),
     weighted=True,
     take_zero_pad=conv_options.take_zero_pad,
 )

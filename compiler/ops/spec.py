@@ -143,6 +143,11 @@ class OpSpec:
 FLOAT_PATH: Mapping[str, str] = MappingProxyType({"*": "portable float32"})  # float ops: one C on every tier
 
 
+def each_op(rule: Callable[[Graph, Op], set[str]]) -> Callable[[Graph, list[Op], int], list[set[str]]]:
+    """A choose_variants rule from one that looks at each op alone."""
+    return lambda graph, ops, total_macs: [rule(graph, op) for op in ops]
+
+
 def tier_paths(mve: str, dsp: str | None = None, scalar: str = "scalar") -> dict[str, str]:
     """A path table for an op whose path depends on the tier alone (dsp None: as scalar)."""
     return {"mve": mve, "dsp": scalar if dsp is None else dsp, "scalar": scalar}

@@ -8,6 +8,7 @@ have made; what the compiler does choose is what conformance and the apps run.""
 from __future__ import annotations
 
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -17,12 +18,11 @@ from build_host import build_em_run, build_em_run_firmware
 from compiler import emit_c
 from compiler import kernel_variants as kv
 from compiler import reference
-from compiler.ir import Graph, Op, Quant, Tensor
-from compiler.planner import Region, plan_memory
+from compiler.ir import Graph, Tensor
 from compiler.reader import read_program
 from compiler.target import Target
 from compiler.writer import write_program
-from conformance import Device, run_batch
+from conformance import Device, conv_case, int8_tensor, run_batch, single_op
 from test_depthwise_tiers import chain, dw_layer
 
 M55 = Target("cortex-m55")
@@ -32,29 +32,21 @@ HEADER = kv.VARIANTS_HEADER.read_text()
 def _conv(rng: np.random.Generator, shape=(1, 6, 7, 5), c_out=8) -> Graph:
     """A 3x3 conv2d with padding 1 (its border columns need packing or taps), scratch planned."""
     w = rng.integers(-128, 128, size=(c_out, 3, 3, shape[3]), dtype=np.int8)
-    tensors = {"x": Tensor("x", "int8", shape, Quant.per_tensor(0.05, -3)),
-               "w": Tensor("w", "int8", w.shape, data=w),
-               "b": Tensor("b", "int32", (c_out,), data=rng.integers(-5000, 5000, size=c_out, dtype=np.int32)),
-               "y": Tensor("y", "int8", (*shape[:3], c_out), Quant.per_tensor(0.1, 4))}
     attrs = dict(stride=(1, 1), dilation=(1, 1), padding=(1, 1, 1, 1), groups=1, depth_multiplier=1,
                  input_zero_point=-3, output_offset=4, activation_min=-128, activation_max=127,
                  multiplier=np.full(c_out, 1 << 30, np.int32), shift=np.full(c_out, -8, np.int32))
-    graph = Graph(tensors, [Op("conv2d", ["x", "w", "b"], ["y"], attrs, origin="test")], ["x"], ["y"])
-    plan_memory(graph, Region("sram", 1 << 16))
-    return graph
+    bias = rng.integers(-5000, 5000, size=c_out, dtype=np.int32)
+    return conv_case("conv2d", "paths", np.zeros(shape, np.int8), w, bias, attrs, {}).graph
 
 
 def _fc(rng: np.random.Generator, n_in=40, n_out=9) -> Graph:
     w = rng.integers(-128, 128, size=(n_out, n_in), dtype=np.int8)
-    tensors = {"x": Tensor("x", "int8", (2, n_in), Quant.per_tensor(0.05, 0)),
-               "w": Tensor("w", "int8", w.shape, data=w),
-               "b": Tensor("b", "int32", (n_out,), data=rng.integers(-5000, 5000, size=n_out, dtype=np.int32)),
-               "y": Tensor("y", "int8", (2, n_out), Quant.per_tensor(0.1, 0))}
     attrs = dict(output_offset=-2, activation_min=-128, activation_max=127,
                  multiplier=np.full(n_out, 1 << 30, np.int32), shift=np.full(n_out, -7, np.int32))
-    graph = Graph(tensors, [Op("fully_connected", ["x", "w", "b"], ["y"], attrs, origin="test")], ["x"], ["y"])
-    plan_memory(graph, Region("sram", 1 << 16))
-    return graph
+    operands = [int8_tensor("x", (2, n_in)), int8_tensor("w", w.shape, data=w),
+                Tensor("b", "int32", (n_out,), data=rng.integers(-5000, 5000, size=n_out, dtype=np.int32))]
+    return single_op("fully_connected", operands, int8_tensor("y", (2, n_out), -2), attrs, [np.zeros((2, n_in), np.int8)],
+                     name="paths", params={}).graph
 
 
 def _layers() -> dict[str, Graph]:
@@ -103,8 +95,7 @@ def _with_paths(graph: Graph, names: set[str] | None) -> Graph:
     if names is None:
         return graph
     op = graph.ops[0]
-    return Graph(graph.tensors, [Op(op.kind, op.inputs, op.outputs, {**op.attrs, "paths": kv.bits_of(names)},
-                                    op.origin)], graph.inputs, graph.outputs, graph.arenas)
+    return replace(graph, ops=[replace(op, attrs={**op.attrs, "paths": kv.bits_of(names)})])
 
 
 def _input(graph: Graph) -> np.ndarray:
