@@ -54,7 +54,7 @@ em_status em_op_operands(const em_op_context *ctx, em_tensor *inputs, uint32_t n
     if (ctx->inputs.len != n_inputs || ctx->outputs.len != n_outputs) {
         return EM_ERR_BAD_OPERATOR;
     }
-    if (ctx->verified) {
+    if (em_op_trusted(ctx)) {
         /* One loop over both lists: a single inlined copy of the trusted tensor reads. */
         const em_trusted_view v = em_trusted_view_of(ctx->program);
         for (uint32_t side = 0; side < 2u; side++) {

@@ -17,6 +17,8 @@
 #include "em_program_view.h"
 #include "em_registry.h"
 
+#if !EM_SEALED /* sealed firmware verifies nothing at run time: em_program_open_sealed() */
+
 /** Arenas: count, tables, names and sizes into @p program. */
 static em_status em_load_arenas(const em_program_view *v, em_program *program)
 {
@@ -244,6 +246,8 @@ em_status em_program_load(em_program *program, const void *data, size_t size)
     return EM_OK;
 }
 
+#endif /* !EM_SEALED */
+
 uint32_t em_program_arena_size(const em_program *program, uint32_t index)
 {
     if (program == NULL || index >= program->n_arenas || index >= EM_MAX_ARENAS) {
@@ -265,6 +269,7 @@ em_status em_program_copy_constants(em_program *program, uint8_t *const *arenas,
     /* Every pin checked before any byte is copied (a bad one copies nothing); the load verified
      * the arena index, offset and size of every arena tensor. */
     const em_fb_buf b = {program->data, (uint32_t)program->size};
+#if !EM_SEALED /* sealed: the build's verifier checked every pin */
     em_program_view v;
     em_status s = program->n_pinned > 0u ? em_program_view_open(&b, &v) : EM_OK;
     uint32_t pins = 0u;
@@ -279,6 +284,7 @@ em_status em_program_copy_constants(em_program *program, uint8_t *const *arenas,
     if (s != EM_OK) {
         return s;
     }
+#endif
     for (uint32_t i = 0; program->n_pinned > 0u && i < program->n_tensors; i++) {
         const em_fb_table t = em_fb_trusted_vector_table(&b, program->tensors_pos, i);
         const int32_t source = em_fb_trusted_i32(&b, &t, EM_TENSOR_INITIAL_BUFFER, -1);

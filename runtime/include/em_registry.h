@@ -4,7 +4,7 @@
  *
  * Each adapter `runtime/ops/em_op_<name>.c` defines one registration:
  *
- *     const em_op_registration em_op_<name> = {EM_OP_<NAME>, "<name>", check, eval};
+ *     const em_op_registration em_op_<name> = {EM_OP_<NAME>, "<name>", EM_OP_CHECK(check), EM_OP_EVAL(eval)};
  *
  * - check() runs once, in em_program_load(): it verifies everything its eval() will rely on
  *   (arity, dtypes, shapes, option tables and option vector lengths), so that eval() can never
@@ -50,6 +50,24 @@ extern "C" {
 
 struct em_program_view;
 
+/* Who verifies (runtime/README.md, "Who verifies what"). By default em_program_load() runs every
+ * operator's check() and em_program_invoke() its eval(). Two builds link only one of them:
+ * - EM_SEALED=1: firmware bound to the one program the build verified on the host
+ *   (em_program_open_sealed()): no check() is linked, and eval()'s reads are trusted reads only;
+ * - EM_VERIFY_ONLY=1: the host build of a device tier's verifier (tools/em_verify): no eval() is
+ *   linked, so none of that tier's kernels are needed. */
+#ifndef EM_SEALED
+#define EM_SEALED 0
+#endif
+#ifndef EM_VERIFY_ONLY
+#define EM_VERIFY_ONLY 0
+#endif
+
+/** An adapter's check and eval for its registration, a null pointer where the build links none
+ *  (still named, so it compiles and -Wunused stays quiet; the optimiser then drops it). */
+#define EM_OP_CHECK(fn) (EM_SEALED ? (em_op_fn)0 : (fn))
+#define EM_OP_EVAL(fn) (EM_VERIFY_ONLY ? (em_op_fn)0 : (fn))
+
 /** The accessors below are forced inline: eval() runs them at every invoke. */
 #if defined(__GNUC__)
 #define EM_OP_INLINE static inline __attribute__((always_inline))
@@ -73,6 +91,13 @@ typedef struct {
 } em_op_context;
 
 typedef em_status (*em_op_fn)(const em_op_context *ctx);
+
+/** True when @p ctx's reads are trusted (eval(), or any read in sealed firmware): the accessors
+ *  then read without checks, and a sealed build links no checked reader at all. */
+EM_OP_INLINE bool em_op_trusted(const em_op_context *ctx)
+{
+    return EM_SEALED || ctx->verified;
+}
 
 /** One operator adapter. */
 typedef struct {
@@ -116,7 +141,7 @@ EM_OP_INLINE em_status em_op_options(const em_op_context *ctx, uint8_t type)
 EM_OP_INLINE em_status em_op_option_i32(const em_op_context *ctx, uint32_t slot, int32_t def,
                                          int32_t *out)
 {
-    if (ctx->verified) {
+    if (em_op_trusted(ctx)) {
         *out = em_fb_trusted_i32(&ctx->buf, &ctx->options, slot, def);
         return EM_OK;
     }
@@ -126,7 +151,7 @@ EM_OP_INLINE em_status em_op_option_i32(const em_op_context *ctx, uint32_t slot,
 EM_OP_INLINE em_status em_op_option_f32(const em_op_context *ctx, uint32_t slot, float def,
                                          float *out)
 {
-    if (ctx->verified) {
+    if (em_op_trusted(ctx)) {
         *out = em_fb_trusted_f32(&ctx->buf, &ctx->options, slot, def);
         return EM_OK;
     }
@@ -143,7 +168,7 @@ EM_OP_INLINE em_status em_op_option_f32(const em_op_context *ctx, uint32_t slot,
 EM_OP_INLINE em_status em_op_option_vector(const em_op_context *ctx, uint32_t slot,
                                             em_fb_vector *out)
 {
-    if (ctx->verified) {
+    if (em_op_trusted(ctx)) {
         *out = em_fb_trusted_vector(&ctx->buf, &ctx->options, slot);
         return EM_OK;
     }

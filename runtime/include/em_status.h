@@ -28,9 +28,11 @@ typedef enum {
     EM_ERR_UNALIGNED = 13,       /**< program or arena not aligned as required */
     EM_ERR_CONSTANTS_NOT_COPIED = 14, /**< the program pins constants to RAM (app.yaml memory: pin:)
                                            and em_program_copy_constants() has not copied them */
-    EM_ERR_VARIANT_NOT_LINKED = 15 /**< the program chose a kernel variant this firmware was built
-                                        without (its em_nn_variants_selected.h left it out),
-                                        or one of a tier without variants: at load */
+    EM_ERR_VARIANT_NOT_LINKED = 15, /**< the program chose a kernel variant this firmware was built
+                                         without (its em_nn_variants_selected.h left it out),
+                                         or one of a tier without variants: at load */
+    EM_ERR_PROGRAM_CORRUPT = 16     /**< sealed firmware: the program's bytes are not the ones the
+                                         build verified (their CRC-32 differs): nothing runs */
 } em_status;
 
 /** "EM_OK", "EM_ERR_TRUNCATED", ...; "EM_ERR_UNKNOWN_STATUS" for any other value. */

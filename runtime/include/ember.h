@@ -11,6 +11,9 @@
  *   points into the program bytes. Copying it is fine; editing its fields is not.
  *
  * Verify once, then trust
+ * - A program is verified once, where it crosses a trust boundary: a program linked into sealed
+ *   firmware was verified by the build on the host (em_program_open_sealed() checks its CRC-32);
+ *   one that arrives at run time is verified on the device by em_program_load().
  * - em_program_load() verifies everything invoke will read: every table, vector and string in
  *   bounds, every tensor's bytes inside its buffer or arena, every operator's operands, options
  *   and opcode (each operator's own check()). Only on success does it mark the em_program as
@@ -103,10 +106,28 @@ em_tier em_runtime_tier(void);
  * vector inside the buffer, every tensor index, every tensor's size against its shape and
  * dtype and its bytes inside its buffer or arena, every operator's arity and options, and
  * that every opcode is in this firmware's registry.
+ * Not in sealed firmware (EM_SEALED=1), which verifies nothing at run time.
  * @param data  program bytes, 4-byte aligned (16 recommended for in-place constants)
  * @return EM_OK, or the status naming the first problem found.
  */
 em_status em_program_load(em_program *program, const void *data, size_t size);
+
+/**
+ * Opens a program that the build verified on the host, in firmware sealed to it (the default app
+ * build, EM_SEALED=1; runtime/README.md, "Who verifies what"). It checks only that the bytes
+ * are the verified ones, by their CRC-32, and then trusts them as em_program_load() would after
+ * verifying: no structural check and no operator's check() is linked. Never pass bytes that
+ * arrive at run time (over a link, from a file or external flash): em_program_load() them.
+ * @param data   program bytes, 4-byte aligned, as the build verified them
+ * @param crc32  em_program_crc32() of those bytes, recorded by the build (<symbol>_crc32 in the
+ *               generated em_model_program.c)
+ * @return EM_OK; EM_ERR_BAD_ARGUMENT; EM_ERR_UNALIGNED; EM_ERR_PROGRAM_CORRUPT when the bytes'
+ *         CRC-32 is not @p crc32 (the struct is then cleared and nothing may run).
+ */
+em_status em_program_open_sealed(em_program *program, const void *data, size_t size, uint32_t crc32);
+
+/** CRC-32 of @p size bytes (IEEE 802.3, as zlib's crc32): what binds a sealed program. */
+uint32_t em_program_crc32(const void *data, size_t size);
 
 /**
  * Copies the program's constants pinned to RAM (app.yaml `memory: pin:`, e.g. the weights of the

@@ -185,19 +185,7 @@ static void em_nn_add_tabled(const em_add_params *params, const int8_t *a, const
 
 #endif
 
-bool em_add_s8_params_valid(const em_add_params *p)
-{
-    const bool offsets = p->a_offset >= -127 && p->a_offset <= 128 && p->b_offset >= -127
-                         && p->b_offset <= 128 && p->output_offset >= -128 && p->output_offset <= 127;
-    /* input multipliers of either sign (a negative one subtracts that input: SUB) */
-    const bool multipliers = p->a_multiplier != EM_NN_INT32_MIN && p->b_multiplier != EM_NN_INT32_MIN
-                             && p->output_multiplier >= 0;
-    const bool shifts = p->a_shift >= -31 && p->a_shift <= 30 && p->b_shift >= -31 && p->b_shift <= 30
-                        && p->output_shift >= -31 && p->output_shift <= 30;
-    const bool clamps = p->activation_min >= -128 && p->activation_max <= 127
-                        && p->activation_min <= p->activation_max;
-    return offsets && multipliers && shifts && clamps;
-}
+/* em_add_s8_params_valid(): em_add_validate_s8.c */
 
 /** One group of runs (em_nn_broadcast.h: the outer indices fixed), a never repeated. Out of
  *  line: its loop keeps its pointers in registers, the walk's odometer on the stack. */

@@ -90,29 +90,7 @@ static void em_nn_conv2d_mve(const em_nn_context *ctx, const em_conv_params *p,
     }
 }
 
-/** Whether the paths of @p ctx cover every pixel em_nn_conv2d_mve() computes with its scratch
- *  (ctx->size bytes): none needed when every pixel's column is in place (em_nn_conv_in_place() of the first
- *  and the last pixel, as the window's corner only grows with the pixel), else packing with
- *  scratch for a column, or taps. */
-static bool em_nn_conv_mve_covered(const em_nn_context *ctx, const em_conv_params *p, const em_conv_dims *d)
-{
-    if (em_nn_conv_in_place(p, d, -p->pad_top, -p->pad_left)
-        && em_nn_conv_in_place(p, d, (d->output_h - 1) * p->stride_h - p->pad_top,
-                               (d->output_w - 1) * p->stride_w - p->pad_left)) {
-        return true;
-    }
-    return (EM_NN_TAKES(ctx->paths, CONV_MVE_PACK) && ctx->size >= em_nn_conv_col_bytes(p, d))
-           || EM_NN_TAKES(ctx->paths, CONV_MVE_TAPS);
-}
-
-EM_NN_LOAD_TIME em_nn_status em_conv2d_s8_paths_ok(const em_nn_context *ctx, const em_conv_params *params, const em_conv_dims *dims)
-{
-    const em_nn_status s = em_nn_paths_linked(ctx->paths, EM_NN_PATHS_CONV);
-    if (s != EM_NN_OK) {
-        return s;
-    }
-    return em_nn_conv_mve_covered(ctx, params, dims) ? EM_NN_OK : EM_NN_ERR_BAD_ARGUMENT;
-}
+/* em_conv2d_s8_paths_ok(): em_conv_validate_s8.c (the verifier's, built for the host too) */
 
 em_nn_status em_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params,
                           const em_per_channel_quant *quant, const em_conv_dims *dims,

@@ -442,10 +442,7 @@ static void em_nn_mel_frame(const int16_t *x, const em_mel_features_params *p, c
     }
 }
 
-int32_t em_mel_features_s16_get_buffer_size(int32_t fft_length, int32_t n_mels)
-{
-    return (int32_t)sizeof(int32_t) * (fft_length + 2 + 2 * n_mels);
-}
+/* em_mel_features_s16_get_buffer_size(): em_nn_buffer_sizes.c */
 
 em_nn_status em_mel_features_s16(const em_nn_context *ctx, const em_mel_features_params *p,
                                  const em_mel_features_tables *t, int32_t batches, const int16_t *audio,

@@ -90,3 +90,8 @@ int32_t em_avg_pool_s8_get_buffer_size(const em_pool_params *params, const em_po
     (void)dims;
     return 0;
 }
+
+int32_t em_mel_features_s16_get_buffer_size(int32_t fft_length, int32_t n_mels)
+{
+    return (int32_t)sizeof(int32_t) * (fft_length + 2 + 2 * n_mels);
+}

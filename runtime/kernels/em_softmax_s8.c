@@ -105,11 +105,7 @@ static __attribute__((noinline)) int32_t em_nn_softmax_exp(int32_t diff, const e
     return em_nn_exp_on_negative_values(scaled);
 }
 
-bool em_softmax_s8_params_valid(const em_softmax_params *params, int32_t row_size)
-{
-    return params != NULL && row_size >= 1 && row_size <= EM_SOFTMAX_MAX_ROW && params->input_multiplier >= 0
-           && params->input_left_shift >= 0 && params->input_left_shift <= 31 && params->diff_min <= 0;
-}
+/* em_softmax_s8_params_valid(): em_softmax_validate_s8.c */
 
 em_nn_status em_softmax_s8(const em_softmax_params *params, int32_t rows, int32_t row_size, const int8_t *input,
                            int8_t *output)

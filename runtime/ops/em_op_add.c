@@ -68,4 +68,4 @@ static em_status em_add_eval(const em_op_context *ctx)
                                   (const int8_t *)a.in[EM_ADD_B].data, (int8_t *)a.output.data));
 }
 
-const em_op_registration em_op_add = {EM_OP_ADD, "add", em_add_check, em_add_eval};
+const em_op_registration em_op_add = {EM_OP_ADD, "add", EM_OP_CHECK(em_add_check), EM_OP_EVAL(em_add_eval)};

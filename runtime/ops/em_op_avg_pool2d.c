@@ -28,5 +28,5 @@ static em_status em_avg_pool_eval(const em_op_context *ctx)
     return em_op_status(em_avg_pool_s8(&a.params, &dims, (const int8_t *)a.input.data, (int8_t *)a.output.data));
 }
 
-const em_op_registration em_op_avg_pool2d = {EM_OP_AVG_POOL_2D, "avg_pool2d", em_avg_pool_check,
-                                             em_avg_pool_eval};
+const em_op_registration em_op_avg_pool2d = {EM_OP_AVG_POOL_2D, "avg_pool2d", EM_OP_CHECK(em_avg_pool_check),
+                                             EM_OP_EVAL(em_avg_pool_eval)};

@@ -73,6 +73,9 @@ static em_status em_concat_eval(const em_op_context *ctx)
 {
     em_concat_args a;
     em_status s = em_concat_decode(ctx, &a);
+    if (s != EM_OK) {
+        return s;
+    }
     const int32_t outer = (int32_t)em_concat_span(&a.output, 0, a.axis);
     const int32_t output_inner = (int32_t)em_concat_span(&a.output, a.axis, a.output.rank);
     int32_t offset = 0;
@@ -85,5 +88,5 @@ static em_status em_concat_eval(const em_op_context *ctx)
     return s;
 }
 
-const em_op_registration em_op_concatenation = {EM_OP_CONCATENATION, "concatenation", em_concat_check,
-                                                em_concat_eval};
+const em_op_registration em_op_concatenation = {EM_OP_CONCATENATION, "concatenation", EM_OP_CHECK(em_concat_check),
+                                                EM_OP_EVAL(em_concat_eval)};

@@ -54,7 +54,7 @@ static inline em_status em_op_option_ints(const em_op_context *ctx, uint32_t slo
     if (s != EM_OK) {
         return s;
     }
-    if (!ctx->verified && v.len != (uint32_t)len) {
+    if (!em_op_trusted(ctx) && v.len != (uint32_t)len) {
         return EM_ERR_BAD_OPERATOR;
     }
     *out = em_op_vector_i32(ctx, &v);

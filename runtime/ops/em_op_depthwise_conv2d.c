@@ -39,4 +39,4 @@ static em_status em_dw_eval(const em_op_context *ctx)
 }
 
 const em_op_registration em_op_depthwise_conv2d = {EM_OP_DEPTHWISE_CONV_2D, "depthwise_conv2d",
-                                                   em_dw_check, em_dw_eval};
+                                                   EM_OP_CHECK(em_dw_check), EM_OP_EVAL(em_dw_eval)};

@@ -46,5 +46,5 @@ static em_status em_dequantize_eval(const em_op_context *ctx)
                                              a.scale, a.zero_point, (float *)a.output.data));
 }
 
-const em_op_registration em_op_dequantize = {EM_OP_DEQUANTIZE, "dequantize", em_dequantize_check,
-                                             em_dequantize_eval};
+const em_op_registration em_op_dequantize = {EM_OP_DEQUANTIZE, "dequantize", EM_OP_CHECK(em_dequantize_check),
+                                             EM_OP_EVAL(em_dequantize_eval)};

@@ -92,4 +92,4 @@ static em_status em_fconv_eval(const em_op_context *ctx)
                                             (float *)a.output.data));
 }
 
-const em_op_registration em_op_float_conv2d = {EM_OP_FLOAT_CONV_2D, "float_conv2d", em_fconv_check, em_fconv_eval};
+const em_op_registration em_op_float_conv2d = {EM_OP_FLOAT_CONV_2D, "float_conv2d", EM_OP_CHECK(em_fconv_check), EM_OP_EVAL(em_fconv_eval)};

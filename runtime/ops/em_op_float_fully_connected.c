@@ -66,4 +66,4 @@ static em_status em_ffc_eval(const em_op_context *ctx)
 }
 
 const em_op_registration em_op_float_fully_connected = {EM_OP_FLOAT_FULLY_CONNECTED, "float_fully_connected",
-                                                        em_ffc_check, em_ffc_eval};
+                                                        EM_OP_CHECK(em_ffc_check), EM_OP_EVAL(em_ffc_eval)};

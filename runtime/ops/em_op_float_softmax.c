@@ -43,5 +43,5 @@ static em_status em_fsoftmax_eval(const em_op_context *ctx)
                                              (const float *)a.input.data, (float *)a.output.data));
 }
 
-const em_op_registration em_op_float_softmax = {EM_OP_FLOAT_SOFTMAX, "float_softmax", em_fsoftmax_check,
-                                                em_fsoftmax_eval};
+const em_op_registration em_op_float_softmax = {EM_OP_FLOAT_SOFTMAX, "float_softmax", EM_OP_CHECK(em_fsoftmax_check),
+                                                EM_OP_EVAL(em_fsoftmax_eval)};

@@ -115,4 +115,4 @@ static em_status em_fc_eval(const em_op_context *ctx)
 }
 
 const em_op_registration em_op_fully_connected = {EM_OP_FULLY_CONNECTED, "fully_connected",
-                                                  em_fc_check, em_fc_eval};
+                                                  EM_OP_CHECK(em_fc_check), EM_OP_EVAL(em_fc_eval)};

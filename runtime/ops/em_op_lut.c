@@ -114,4 +114,4 @@ static em_status em_lut_eval(const em_op_context *ctx)
                                            (int32_t)v.channels, (int32_t)v.inner, table, (int8_t *)a.output.data));
 }
 
-const em_op_registration em_op_lut = {EM_OP_LUT, "lut", em_lut_check, em_lut_eval};
+const em_op_registration em_op_lut = {EM_OP_LUT, "lut", EM_OP_CHECK(em_lut_check), EM_OP_EVAL(em_lut_eval)};

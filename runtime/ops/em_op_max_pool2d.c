@@ -27,5 +27,5 @@ static em_status em_max_pool_eval(const em_op_context *ctx)
     return em_op_status(em_max_pool_s8(&a.params, &dims, (const int8_t *)a.input.data, (int8_t *)a.output.data));
 }
 
-const em_op_registration em_op_max_pool2d = {EM_OP_MAX_POOL_2D, "max_pool2d", em_max_pool_check,
-                                             em_max_pool_eval};
+const em_op_registration em_op_max_pool2d = {EM_OP_MAX_POOL_2D, "max_pool2d", EM_OP_CHECK(em_max_pool_check),
+                                             EM_OP_EVAL(em_max_pool_eval)};

@@ -70,4 +70,4 @@ static em_status em_mul_eval(const em_op_context *ctx)
                                   (const int8_t *)a.in[EM_MUL_B].data, (int8_t *)a.output.data));
 }
 
-const em_op_registration em_op_mul = {EM_OP_MUL, "mul", em_mul_check, em_mul_eval};
+const em_op_registration em_op_mul = {EM_OP_MUL, "mul", EM_OP_CHECK(em_mul_check), EM_OP_EVAL(em_mul_eval)};

@@ -60,4 +60,4 @@ static em_status em_pad_eval(const em_op_context *ctx)
                                a.output.data));
 }
 
-const em_op_registration em_op_pad = {EM_OP_PAD, "pad", em_pad_check, em_pad_eval};
+const em_op_registration em_op_pad = {EM_OP_PAD, "pad", EM_OP_CHECK(em_pad_check), EM_OP_EVAL(em_pad_eval)};

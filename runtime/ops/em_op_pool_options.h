@@ -24,7 +24,7 @@ typedef struct {
 static inline em_status em_pool_option_bool(const em_op_context *ctx, uint32_t slot, bool def, int32_t *out)
 {
     uint8_t v = def ? 1u : 0u;
-    if (ctx->verified) {
+    if (em_op_trusted(ctx)) {
         v = em_fb_trusted_u8(&ctx->buf, &ctx->options, slot, v);
     } else {
         const em_status s = em_fb_field_u8(&ctx->buf, &ctx->options, slot, v, &v);

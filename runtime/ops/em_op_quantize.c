@@ -46,5 +46,5 @@ static em_status em_quantize_eval(const em_op_context *ctx)
                                            a.inv_scale, a.zero_point, (int8_t *)a.output.data));
 }
 
-const em_op_registration em_op_quantize = {EM_OP_QUANTIZE, "quantize", em_quantize_check,
-                                           em_quantize_eval};
+const em_op_registration em_op_quantize = {EM_OP_QUANTIZE, "quantize", EM_OP_CHECK(em_quantize_check),
+                                           EM_OP_EVAL(em_quantize_eval)};

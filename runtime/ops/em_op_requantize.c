@@ -52,5 +52,5 @@ static em_status em_requantize_eval(const em_op_context *ctx)
                                          &a.params, (int8_t *)a.output.data));
 }
 
-const em_op_registration em_op_requantize = {EM_OP_REQUANTIZE, "requantize", em_requantize_check,
-                                             em_requantize_eval};
+const em_op_registration em_op_requantize = {EM_OP_REQUANTIZE, "requantize", EM_OP_CHECK(em_requantize_check),
+                                             EM_OP_EVAL(em_requantize_eval)};

@@ -55,4 +55,4 @@ static em_status em_slice_eval(const em_op_context *ctx)
                                  em_op_element_size(a.input.dtype), a.output.data));
 }
 
-const em_op_registration em_op_slice = {EM_OP_SLICE, "slice", em_slice_check, em_slice_eval};
+const em_op_registration em_op_slice = {EM_OP_SLICE, "slice", EM_OP_CHECK(em_slice_check), EM_OP_EVAL(em_slice_eval)};

@@ -6,7 +6,9 @@ Steps, each a node SCons can skip when up to date:
 1. (train=1) retrain the model: apps/<app>/train.py writes the checkpoint.
 2. compile the model (ember_build.app_build.compile_app): program.embr, its C array, the
    generated registry, test vectors, the arena header and the reference outputs.
-3. compile and link the firmware (BSP + app firmware + generated C + runtime library);
+3. verify the program on the host with the tier's verifier (tools/em_verify), then compile and
+   link the firmware sealed to it (BSP + app firmware + generated C + the runtime without checks;
+   verify=1: the runtime that verifies the program at start-up);
    a flashable .hex beside the ELF (and a .bin for boards with one flash region); the link fails if a heap allocator got linked; size.json,
    size.md and size.png say what takes the flash and the RAM (ember_build.size_report).
 4. (run=1) run it (QEMU or natively), compare with the reference, write report.json; the
@@ -71,6 +73,20 @@ def _run_and_check(target, source, env) -> int:
     if result.timed_out:
         print(f"error: firmware did not finish within {RUN_TIMEOUT_S:.0f} s")
     return 0 if report["match"] else 1
+
+
+def _verify_on_host(target, source, env) -> int:
+    """The tier's verifier (source[0], tools/em_verify) over the program files (source[1:]): the
+    sealed firmware links them only if it accepts each, as a verify=1 firmware would at start-up."""
+    run = subprocess.run([str(source[0]), *(str(s) for s in source[1:])], capture_output=True, text=True)
+    if run.returncode != 0:
+        refused = [line for line in run.stdout.splitlines() if not line.endswith(" EM_OK")]
+        print(f"error: the firmware's verifier refuses the program the compiler wrote: {'; '.join(refused) or run.stderr}\n"
+              "This is a bug in Ember (every program the compiler writes must load): please report it with the "
+              "program file. `verify=1` builds firmware that checks it on the device instead.")
+        return 1
+    Path(str(target[0])).write_text(run.stdout)
+    return 0
 
 
 def _size_report(target, source, env) -> int:
@@ -138,7 +154,8 @@ def _train(target, source, env) -> int:
 
 
 def _serving_firmware(env, app: str, out: Path, app_sources: list[str], generated_sources: list[str]) -> list:
-    """serve/firmware.elf: link_main.c and the link instead of the app's main.c."""
+    """serve/firmware.elf: link_main.c and the link instead of the app's main.c (sealed, as the
+    app's firmware is, unless verify=1)."""
     serve = out / "serve"
     env = env.Clone()
     env.Append(CPPDEFINES=[("EM_APP_NAME", f'\\"{app}\\"')])
@@ -146,7 +163,8 @@ def _serving_firmware(env, app: str, out: Path, app_sources: list[str], generate
                + [s for s in app_sources if Path(s).name != "main.c"] + generated_sources)
     objects = env.EmberObjects(sources, serve / "obj")
     elf = env.Program(str(serve / ("firmware.elf" if env["EMBER_CROSS"] else "firmware")),
-                      objects + env["BSP_OBJECTS"] + env["RUNTIME_LIB"])
+                      objects + env["BSP_OBJECTS"] + env["EMBER_APP_RUNTIME"])
+    env.Depends(elf, env["EMBER_APP_VERIFIED"])
     if env["EMBER_CROSS"]:
         env.AddPostAction(elf, env["CHECK_NO_HEAP"])
         return [elf, env.Hex(str(serve / "firmware.hex"), elf)]
@@ -196,6 +214,17 @@ def build_app(env, app: str, run: bool = False, train: bool = False, model: str 
              [n for n in GENERATED if n != "program.embr"] + [f"program-{p}.embr" for p in settings.programs])
     app_env.Command([str(gen / name) for name in names], model_inputs,
                     Action(_compile_model, f"compiling model of {app} for {board.name}, tier {board.tier}"))
+    # Sealed firmware (the default) links the programs the host verifier accepted, bound by their
+    # CRC-32, and a runtime without any check; verify=1 firmware verifies them on the device.
+    program_files = [str(gen / n) for n in names if n.endswith(".embr")]
+    if env.get("EMBER_VERIFY"):
+        app_env["EMBER_APP_RUNTIME"], app_env["EMBER_APP_VERIFIED"] = env["RUNTIME_LIB"], []
+    else:
+        app_env.Append(CPPDEFINES=[("EM_SEALED", "1")])
+        app_env["EMBER_APP_RUNTIME"] = env["RUNTIME_LIB_SEALED"]
+        app_env["EMBER_APP_VERIFIED"] = app_env.Command(
+            str(gen / "verified.txt"), env["EM_VERIFY"] + program_files,
+            Action(_verify_on_host, f"verifying the program on the host as {board.tier} firmware would"))
     firmware = REPO / "apps" / app / "firmware"
     # firmware/*.c, then the variant's folder and app.yaml's `firmware:` folders; a folder's own
     # main.c replaces firmware/main.c (model=cascade of person_detect)
@@ -231,7 +260,8 @@ def build_app(env, app: str, run: bool = False, train: bool = False, model: str 
     if app_env["EMBER_CROSS"]:
         app_env.Append(LINKFLAGS=[f"-Wl,-Map={out / 'firmware.map'}"])
     elf = app_env.Program(str(out / ("firmware.elf" if app_env["EMBER_CROSS"] else "firmware")),
-                          objects + env["BSP_OBJECTS"] + env["RUNTIME_LIB"])
+                          objects + env["BSP_OBJECTS"] + app_env["EMBER_APP_RUNTIME"])
+    app_env.Depends(elf, app_env["EMBER_APP_VERIFIED"])
     targets = [elf]
     if app_env["EMBER_CROSS"]:
         app_env.AddPostAction(elf, env["CHECK_NO_HEAP"])

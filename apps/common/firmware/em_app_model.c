@@ -36,8 +36,8 @@ int em_app_fail(const char *what, em_status status) {
 /* Loading, shared by the one-program open and the several-program one; always inlined so that a
  * one-program firmware's em_app_model_open is the code it always was. */
 static inline __attribute__((always_inline)) em_status open_embedded(em_app_model *model, const uint8_t *data,
-                                                                     size_t size) {
-    em_status status = em_program_load(&model->program, data, size);
+                                                                     size_t size, uint32_t crc32) {
+    em_status status = em_app_open_linked(&model->program, data, size, crc32);
     if (status == EM_OK) {
         status = em_app_copy_constants(&model->program);
     }
@@ -62,12 +62,12 @@ static inline __attribute__((always_inline)) em_status open_embedded(em_app_mode
 
 #ifdef EM_MODEL_PROGRAMS
 /* Several programs (em_model_program.h from compiler.program.emit_programs_c): the app names each. */
-em_status em_app_model_open_program(em_app_model *model, const uint8_t *program, size_t size) {
-    return open_embedded(model, program, size);
+em_status em_app_model_open_program(em_app_model *model, const uint8_t *program, size_t size, uint32_t crc32) {
+    return open_embedded(model, program, size, crc32);
 }
 #else
 em_status em_app_model_open(em_app_model *model) {
-    return open_embedded(model, em_model_program, em_model_program_size);
+    return open_embedded(model, em_model_program, em_model_program_size, em_model_program_crc32);
 }
 #endif
 

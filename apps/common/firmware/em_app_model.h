@@ -38,6 +38,27 @@ extern const uint32_t *const em_app_arena_sizes;
  *  after loading, before the first invoke (em_app_model_open does it). */
 em_status em_app_copy_constants(em_program *program);
 
+#ifndef EM_SEALED
+#define EM_SEALED 0
+#endif
+
+/**
+ * Opens a program linked into this firmware. Sealed firmware (the default app build, EM_SEALED=1)
+ * checks only its CRC-32: the build verified the bytes on the host (runtime/README.md, "Who
+ * verifies what"); a `verify=1` build verifies them here with em_program_load().
+ * @return EM_OK, EM_ERR_PROGRAM_CORRUPT (sealed: not the bytes the build verified), or the
+ *         verifier's status.
+ */
+static inline em_status em_app_open_linked(em_program *program, const uint8_t *data, size_t size, uint32_t crc32)
+{
+#if EM_SEALED
+    return em_program_open_sealed(program, data, size, crc32);
+#else
+    (void)crc32;
+    return em_program_load(program, data, size);
+#endif
+}
+
 /** A loaded program and views of its input 0 and output 0 in the arenas. */
 typedef struct {
     em_program program;
@@ -61,11 +82,12 @@ em_status em_app_model_open(em_app_model *model);
 /**
  * The same for a firmware with several programs (its em_model_program.h defines
  * EM_MODEL_PROGRAMS and em_model_program_<name>, and em_app_model_open is not defined): loads
- * @p program (@p size bytes, 16-byte aligned). The programs share em_app_arenas (sized for the
- * largest plan per region): their views are valid only until another program runs.
+ * @p program (@p size bytes, 16-byte aligned, CRC-32 @p crc32: em_model_program_<name>_crc32).
+ * The programs share em_app_arenas (sized for the largest plan per region): their views are
+ * valid only until another program runs.
  * @return as em_app_model_open().
  */
-em_status em_app_model_open_program(em_app_model *model, const uint8_t *program, size_t size);
+em_status em_app_model_open_program(em_app_model *model, const uint8_t *program, size_t size, uint32_t crc32);
 
 /**
  * Runs one inference over em_app_arenas, timed by the board's counter.

@@ -21,7 +21,7 @@
 int em_app_main(void)
 {
     static em_program program;
-    em_status status = em_program_load(&program, em_model_program, em_model_program_size);
+    em_status status = em_app_open_linked(&program, em_model_program, em_model_program_size, em_model_program_crc32);
     if (status == EM_OK) { /* weights pinned to RAM (app.yaml memory: pin:): copied once */
         status = em_app_copy_constants(&program);
     }

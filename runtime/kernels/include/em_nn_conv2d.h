@@ -33,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "em_nn_conv_window.h"
 #include "em_nn_dot_s8.h"
 #include "em_nn_functions.h"
 
@@ -50,15 +51,6 @@ static inline int8_t em_nn_conv_output(uint32_t acc, const em_conv_params *p, in
 {
     return em_nn_requantize_s8((int32_t)acc, multiplier, shift, p->output_offset, p->activation_min,
                                p->activation_max);
-}
-
-/** True when the column of output pixel (column of the input x0) is contiguous in the input:
- *  one kernel row, taps adjacent (dilation_w 1 or KW 1), one group, window inside the input. */
-static inline bool em_nn_conv_in_place(const em_conv_params *p, const em_conv_dims *d, int32_t iy0,
-                                       int32_t ix0)
-{
-    return d->kernel_h == 1 && (d->kernel_w == 1 || p->dilation_w == 1) && p->groups == 1
-           && iy0 >= 0 && iy0 < d->input_h && ix0 >= 0 && ix0 + d->kernel_w - 1 < d->input_w;
 }
 
 #endif /* EM_NN_CONV2D_H */

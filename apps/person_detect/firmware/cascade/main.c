@@ -39,8 +39,10 @@ static void print_frame_line(uint32_t frame, uint32_t gate, int person) {
 int em_app_main(void) {
     em_app_model gate, detector;
     em_status status;
-    if ((status = em_app_model_open_program(&gate, em_model_program_vww, em_model_program_vww_size)) != EM_OK ||
-        (status = em_app_model_open_program(&detector, em_model_program_yolo, em_model_program_yolo_size)) != EM_OK) {
+    if ((status = em_app_model_open_program(&gate, em_model_program_vww, em_model_program_vww_size,
+                                            em_model_program_vww_crc32)) != EM_OK ||
+        (status = em_app_model_open_program(&detector, em_model_program_yolo, em_model_program_yolo_size,
+                                            em_model_program_yolo_crc32)) != EM_OK) {
         return (int)status;
     }
     uint32_t k = 0;  /* inferences so far */
