@@ -2,7 +2,8 @@
 ops on random, odd shapes. Both compute in float32 but sum in different orders (and NumPy's
 exp / tanh differ from ATen's by a few ULPs), so they agree to a relative tolerance: 2e-6 on
 elementwise ops without libm, 1e-5 with it, and 1e-5 · sqrt(terms) on sums (linear, conv,
-softmax, layer norm). Bit-exactness is against the C kernels (tests/runtime/test_float_programs.py)."""
+softmax, layer norm). Bit-exactness is against the C kernels (the conformance suite's
+tests/kernels/cases/float_*.py)."""
 from __future__ import annotations
 
 import numpy as np

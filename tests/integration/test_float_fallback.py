@@ -6,7 +6,7 @@ Tolerances: against PyTorch's converted (PT2E) model, the program's outputs (deq
 agree within 1 output LSB (the float ops sum in another order than ATen, which can move a value
 across a rounding boundary of the next quantize); on the devices (host, Cortex-M55) they equal
 the reference byte for byte, the float ops here being exact ones (the kernels on the M4 and the
-soft-float M3: tests/runtime/test_float_programs.py).
+soft-float M3: the conformance suite's tests/kernels/cases/float_*.py).
 """
 from __future__ import annotations
 
