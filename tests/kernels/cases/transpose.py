@@ -2,7 +2,8 @@
 16-byte predicated steps with tails 1..15; scalar / DSP word copies when aligned and <= 16
 bytes, bytes when unaligned, memcpy beyond), a strided innermost run of bytes (MVE 8-byte
 gathers with tails, strides at and past the 16-bit offset limit 9362), 4-byte elements (int32,
-float32), size-1 dimensions dropped and chained ones merged, ranks 1..8, seeded random perms."""
+float32), size-1 dimensions dropped (all of them: one element) and chained ones merged, ranks
+1..8, seeded random perms."""
 from __future__ import annotations
 
 import numpy as np
@@ -48,7 +49,12 @@ def random_cases() -> list:
     return found
 
 
+# after the random ones (seeds follow the index): one element, every dimension of size 1 (nothing
+# left once they are dropped)
+LATE = [((1, 1, 1, 1), (3, 2, 1, 0), "int8")]
+
+
 def cases() -> list[Case]:
     return [movement_case("transpose", k, shape, dtype, tuple(shape[p] for p in perm), {"perm": list(perm)},
                           f"{'x'.join(map(str, shape))}_perm{''.join(map(str, perm))}", {"perm": perm})
-            for k, (shape, perm, dtype) in enumerate(CASES + random_cases())]
+            for k, (shape, perm, dtype) in enumerate(CASES + random_cases() + LATE)]
