@@ -8,22 +8,28 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(REPO), str(REPO / "tests" / "runtime"), str(REPO / "tests" / "kernels")]
 
 import programs  # noqa: E402
 
+if TYPE_CHECKING:
+    from compiler.target import Target
+
 SEED_MAX_BYTES = 4096  # the fuzzer's -max_len
 CASES_PER_OP = 3       # the first, middle and last of an op's cases: different shapes and options
 
 
-def conformance_programs() -> dict[str, bytes]:
-    """Per op, CASES_PER_OP of its conformance cases (spread over its list) as host programs."""
+def conformance_programs(target: Target | None = None) -> dict[str, bytes]:
+    """Per op, CASES_PER_OP of its conformance cases (spread over its list) as programs for
+    `target` (default: the host)."""
     import conformance
     from compiler.target import Target
     from compiler.writer import write_program
 
+    target = target or Target("host")
     by_op: dict[str, list] = {}
     for case in conformance.all_cases():
         by_op.setdefault(case.op, []).append(case)
@@ -32,13 +38,13 @@ def conformance_programs() -> dict[str, bytes]:
         picks = {cases[i * (len(cases) - 1) // max(CASES_PER_OP - 1, 1)].name: None for i in range(CASES_PER_OP)}
         for case in cases:
             if case.name in picks:
-                data = write_program(case.graph, Target("host"))
+                data = write_program(case.graph, target)
                 if len(data) <= SEED_MAX_BYTES:
                     seeds[f"{op}-{''.join(c if c.isalnum() else '_' for c in case.name)}"] = data
     return seeds
 
 
-def data_movement_program() -> bytes:
+def data_movement_program(target: Target | None = None) -> bytes:
     """Every data-movement op and requantize in one chain (their option vectors get fuzzed)."""
     from compiler.ir import Graph, Op, Quant, Tensor
     from compiler.planner import Region, plan_memory
@@ -57,10 +63,10 @@ def data_movement_program() -> bytes:
                                            "output_shift": 1})]
     graph = Graph(tensors, ops, ["x"], ["y"])
     plan_memory(graph, Region("sram", 1 << 16))
-    return write_program(graph, Target("host"))
+    return write_program(graph, target or Target("host"))
 
 
-def broadcast_program() -> bytes:
+def broadcast_program(target: Target | None = None) -> bytes:
     """add, mul, maximum and minimum chained over general broadcasts (both operands broadcast,
     middle axes, rank 0 and rank 4 against rank 3), so their shape checks get fuzzed."""
     import numpy as np
@@ -85,10 +91,11 @@ def broadcast_program() -> bytes:
            Op("minimum", ["h", "f"], ["y"], {})]
     graph = Graph(tensors, ops, ["x"], ["y"])
     plan_memory(graph, Region("sram", 1 << 16))
-    return write_program(graph, Target("host"))
+    return write_program(graph, target or Target("host"))
 
 
-def write_corpus(out: Path) -> list[Path]:
+def write_corpus(out: Path, target: Target | None = None) -> list[Path]:
+    """The seeds as program files in `out`, written for `target` (default: the host, the fuzzer's)."""
     out.mkdir(parents=True, exist_ok=True)
     seeds = {
         "fc_b1": programs.fc_program(batches=1)[0],
@@ -101,10 +108,12 @@ def write_corpus(out: Path) -> list[Path]:
     pinned.tensors[1].buffer, pinned.tensors[1].offset, pinned.tensors[1].initial_buffer = -1, size, 0
     pinned.arenas[0] = (name, size + (pinned.tensors[1].byte_size() + 15) // 16 * 16)
     seeds["fc_pinned"] = pinned
+    for spec in seeds.values():
+        spec.tier = target.tier.number if target else spec.tier
     payloads = {name: programs.build(spec) for name, spec in seeds.items()}
-    payloads["data_movement"] = data_movement_program()
-    payloads["broadcast"] = broadcast_program()
-    payloads.update(conformance_programs())
+    payloads["data_movement"] = data_movement_program(target)
+    payloads["broadcast"] = broadcast_program(target)
+    payloads.update(conformance_programs(target))
     paths = []
     for name, data in payloads.items():
         path = out / f"{name}.embr"

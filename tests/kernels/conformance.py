@@ -383,10 +383,16 @@ VERDICT = re.compile(r"^case (\d+): (\S+) ?(.*)$")
 
 def run_batch(device: Device, runner: Path, programs: list[tuple], workdir: Path) -> BatchRun:
     """Runs every (program, inputs, expected output[, tolerance words]) in one launch of `runner`
-    on `device`; the words (Case.tolerance_words) end the manifest line."""
+    on `device`; the words (Case.tolerance_words) end the manifest line. A case of the program
+    alone, (program,), only loads it: its verdict is the verifier's ("EM_OK loaded" or a status)."""
     workdir.mkdir(parents=True, exist_ok=True)
     lines = []
-    for i, (program, inputs, expected, *tolerance) in enumerate(programs):
+    for i, (program, *case) in enumerate(programs):
+        if not case:
+            (workdir / f"c{i}.embr").write_bytes(program)
+            lines.append(f"c{i}.embr -")
+            continue
+        inputs, expected, *tolerance = case
         names = [f"c{i}.embr", f"c{i}.want"] + [f"c{i}.x{k}" for k in range(len(inputs))]
         for name, data in zip(names, [program, expected, *inputs]):
             (workdir / name).write_bytes(data)

@@ -213,6 +213,23 @@ def scons_em_run(board_name: str, tier: str = "", opt: str = "") -> Path:
     return tree / folder / ("em_run" if board.emulator is None else "em_run.elf")
 
 
+def scons_em_verify(board_name: str) -> Path:
+    """The board's tier's verifier built for the host as README builds it (`scons em_verify
+    board=<board>`: tools/em_verify), once per tier for every worker of this test run. Its path."""
+    from ember_build.board import load_board
+
+    tier = load_board(board_name).tier
+    tree = _run_folder() / f"scons_em_verify_{tier}"
+    args = [str(Path(sys.executable).with_name("scons")), "-j2", "em_verify", f"board={board_name}"]
+    with open(f"{tree}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        build = subprocess.run(args, cwd=REPO, capture_output=True, text=True,
+                               env={**os.environ, "EMBER_BUILD": str(tree)})
+    if build.returncode != 0:
+        raise RuntimeError(f"{' '.join(args)} failed:\n{build.stdout}{build.stderr}")
+    return tree / f"em_verify-{tier}" / "em_verify"
+
+
 def build_em_run_firmware(board_name: str, extra: list[str] | None = None) -> Path:
     """em_run as firmware for a board (bsp/<board>/), with the board's own flags
     (site_scons/ember_build); on corstone300 the program buffer in ISRAM and the arena pool in

@@ -29,6 +29,9 @@
  *     case <n>: EM_OK mismatch at byte <k> of <size>: got <g>, want <w>   (bytes as 0..255)
  *     case <n>: <em_status name | EM_RUN_EXIT_IO | EM_RUN_EXIT_USAGE>  (load / invoke / file failure)
  *
+ * A case `PROGRAM -` only loads the program: its verdict is the verifier's, `EM_OK loaded` or the
+ * status that refused it (tests compare it with tools/em_verify's, the host build of the verifier).
+ *
  * then `cases: <n>`. A failing case does not stop the rest: once every case has its verdict, the
  * run exits 0 if every case matched, else EM_RUN_EXIT_CASES_FAILED (after a line counting the
  * failures); EM_RUN_EXIT_IO / EM_RUN_EXIT_USAGE when the manifest itself cannot be read or parsed.
@@ -241,6 +244,9 @@ static int em_run_invoke(em_run_state *state, const char *program_path, const ch
                            program_path, EM_RUN_EXIT_IO);
     }
     em_status status = em_program_load(program, program_bytes, state->file_size);
+    if (status == EM_OK && inputs == NULL) {
+        return 0; /* a load-only case (`PROGRAM -`) */
+    }
     if (status != EM_OK) {
         if (program->error_operator != EM_NO_OPERATOR) {
             em_print("em_run: operator ");
@@ -430,6 +436,14 @@ static bool em_run_case(uint32_t number, const char *const *words, uint32_t n_wo
     if (n_words < 2u) {
         em_run_fail("a case needs PROGRAM EXPECTED [INPUT]... (at most "
                     EM_RUN_DECIMAL(EM_RUN_MAX_INPUT_FILES) " INPUTs) [f32 [ulp=N] [abs_log2=E]]", NULL, code);
+    } else if (n_words == 2u && strcmp(words[1], "-") == 0) { /* load only: the verifier's verdict */
+        code = em_run_invoke(&state, words[0], NULL, 0u, false, true);
+        em_print("case ");
+        em_print_u64(number);
+        em_print(": ");
+        em_print(em_run_code_name(code));
+        em_print(code == 0 ? " loaded\n" : "\n");
+        return code == 0;
     } else {
         code = em_run_invoke(&state, words[0], words + 2, n_words - 2u, false, true);
     }
