@@ -16,10 +16,10 @@ uint8_t *const *const em_app_arenas = app_arenas;
 const uint32_t *const em_app_arena_sizes = app_arenas_sizes;
 
 em_status em_app_copy_constants(em_program *program) {
-#if EM_MODEL_PINNED_CONSTANTS > 0
+#if EM_MODEL_PINNED_CONSTANTS > 0 || !EM_SEALED /* verify=1: the copy checks any pins the program has */
     return em_program_copy_constants(program, em_app_arenas, em_app_arena_sizes, EM_APP_ARENAS);
 #else
-    (void)program; /* nothing pinned: the copy is not linked (runtime core stays small) */
+    (void)program; /* sealed, nothing pinned: the copy is not linked (runtime core stays small) */
     return EM_OK;
 #endif
 }
