@@ -2,7 +2,8 @@
 
 Every allocated symbol is attributed to the source file that defines it, read from the DWARF
 debug information (functions by their code range, variables by their address); the file names
-the component (COMPONENT_RULES). Symbols without project debug information come from newlib or
+the component (COMPONENT_RULES), except the on-device verifier's functions, which are one
+component (VERIFIER_FUNCTIONS). Symbols without project debug information come from newlib or
 libgcc. Bytes of a section that no symbol covers (alignment, the vector table's padding) are
 `other`. Planned arenas and the stack are RAM components of their own.
 """
@@ -38,6 +39,15 @@ COMPONENT_RULES: list[tuple[str, str]] = [
     (r"(apps|tools)/", "app"),
     (r"newlib|libgcc|libm", "libc/libgcc"),
 ]
+# The on-device verifier (runtime/README.md, "Who verifies what"), by function name wherever it is
+# defined: the loader, the checked reader, the checked tensor views and every op's check() and
+# the kernels' load-time path checks. Sealed firmware links none of it; verify=1 firmware does.
+VERIFIER = "verifier"
+VERIFIER_FUNCTIONS = re.compile(
+    r"^(em_program_load|em_load_\w+|em_operator_open|em_pinned_source|em_operands_checked"
+    r"|em_program_view_\w+|em_tensor_describe|em_tensor_place_constant|em_dtype_bytes"
+    r"|em_fb_(fits|table_at|root|field|follow|field_\w+|vector_at|vector_table)"
+    r"|\w+_check|\w+_paths_ok)$")
 NO_DEBUG_INFO = "libc/libgcc"  # Debian's newlib and libgcc carry no DWARF for most functions
 ARENA_SECTION = re.compile(r"^\.em_arena\.(\w+)$")
 STACK_SECTION = ".stack"
@@ -69,6 +79,7 @@ class SizeReport:
         return {
             "flash_total": self.flash_total,
             "runtime_core_flash": self.flash.get("runtime core", 0),
+            "verifier_flash": self.flash.get(VERIFIER, 0),  # 0 in sealed firmware
             "kernels_flash": sum(kernels.values()),
             "code_flash": sum(v for k, v in self.flash.items() if k not in CONSTANT_COMPONENTS),
             "constants_flash": self.flash.get("model constants", 0),
@@ -161,11 +172,11 @@ def measure(elf_path: Path) -> SizeReport:
         # Each byte counts once, for the first symbol that covers it: libgcc has aliases
         # (__aeabi_fadd = __addsf3) and entry points inside another function (__aeabi_frsub
         # falls into __aeabi_fsub). Bit 0 of a function's value is its Thumb bit.
-        extents = sorted((s["st_shndx"], s["st_value"] & ~1, -s["st_size"], s["st_value"]) for s in symbols
+        extents = sorted((s["st_shndx"], s["st_value"] & ~1, -s["st_size"], s["st_value"], s.name) for s in symbols
                          if s["st_size"] and isinstance(s["st_shndx"], int)
                          and s["st_info"]["type"] in ("STT_FUNC", "STT_OBJECT"))
         covered_until: dict[int, int] = {}
-        for shndx, start, negative_size, value in extents:
+        for shndx, start, negative_size, value, symbol in extents:
             end = start - negative_size
             size = end - max(start, covered_until.get(shndx, start))
             if size <= 0:
@@ -175,7 +186,8 @@ def measure(elf_path: Path) -> SizeReport:
             if not section["sh_flags"] & SH_FLAGS.SHF_ALLOC or ARENA_SECTION.match(section.name) or section.name == STACK_SECTION:
                 continue
             source = defining_file(value)
-            component = component_of(source) if source else NO_DEBUG_INFO
+            component = (VERIFIER if source and VERIFIER_FUNCTIONS.match(symbol)
+                         else component_of(source) if source else NO_DEBUG_INFO)
             writable = section["sh_flags"] & SH_FLAGS.SHF_WRITE
             if not writable or section["sh_type"] != "SHT_NOBITS":
                 report.flash[component] += size  # code, constants, and .data's initial values
@@ -200,7 +212,8 @@ def markdown(report: SizeReport, title: str, chart: str | None) -> str:
         f"# Size of {title}",
         "",
         f"Flash {data['flash_total']:,} B (code {data['code_flash']:,} B, runtime core "
-        f"{data['runtime_core_flash']:,} B, model constants {data['constants_flash']:,} B); "
+        f"{data['runtime_core_flash']:,} B, verifier {data['verifier_flash']:,} B, model constants "
+        f"{data['constants_flash']:,} B); "
         f"RAM {data['ram_total']:,} B (arenas {data['arena_ram']}, stack {data['stack_ram']:,} B).",
         "",
         "| component | flash (B) | RAM (B) |",

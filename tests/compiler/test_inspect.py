@@ -508,7 +508,7 @@ def test_c_conditions_the_rules_copy_are_still_there():
     """The dispatch lines the path descriptions (and below Helium, pixel_order) follow, verbatim: a
     change there must change the rule too. Helium's variants are the compiler's choice, refused
     at load where they do not fit (tests/runtime/test_kernel_paths.py)."""
-    conv = (REPO / "runtime/kernels/include/em_nn_conv2d.h").read_text()
+    conv = (REPO / "runtime/kernels/include/em_nn_conv_window.h").read_text()
     assert "d->kernel_h == 1 && (d->kernel_w == 1 || p->dilation_w == 1) && p->groups == 1" in conv
     assert "ctx->size >= 4 * col_bytes && k >= 32" in (REPO / "runtime/kernels/em_conv2d_s8_scalar_dsp.c").read_text()
     m1 = (REPO / "runtime/kernels/em_depthwise_conv2d_m1_s8.c").read_text()
