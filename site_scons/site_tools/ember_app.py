@@ -76,17 +76,9 @@ def _run_and_check(target, source, env) -> int:
 
 
 def _verify_on_host(target, source, env) -> int:
-    """The tier's verifier (source[0], tools/em_verify) over the program files (source[1:]): the
-    sealed firmware links them only if it accepts each, as a verify=1 firmware would at start-up."""
-    run = subprocess.run([str(source[0]), *(str(s) for s in source[1:])], capture_output=True, text=True)
-    if run.returncode != 0:
-        refused = [line for line in run.stdout.splitlines() if not line.endswith(" EM_OK")]
-        print(f"error: the firmware's verifier refuses the program the compiler wrote: {'; '.join(refused) or run.stderr}\n"
-              "This is a bug in Ember (every program the compiler writes must load): please report it with the "
-              "program file. `verify=1` builds firmware that checks it on the device instead.")
-        return 1
-    Path(str(target[0])).write_text(run.stdout)
-    return 0
+    from ember_build.host_verify import verify_on_host
+
+    return verify_on_host(Path(str(source[0])), [Path(str(s)) for s in source[1:]], Path(str(target[0])))
 
 
 def _size_report(target, source, env) -> int:

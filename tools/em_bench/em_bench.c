@@ -62,7 +62,11 @@ static void print_output(const char *label, const em_tensor *output)
 int em_app_main(void)
 {
     em_program program;
+#if EM_SEALED /* the default: the program the build verified on the host, bound by its CRC-32 */
+    em_status status = em_program_open_sealed(&program, em_model_program, em_model_program_size, em_model_program_crc32);
+#else /* verify=1 */
     em_status status = em_program_load(&program, em_model_program, em_model_program_size);
+#endif
     if (status != EM_OK) {
         return fail("load", status);
     }
