@@ -2,8 +2,10 @@
  * @file em_op_float_conv2d.c
  * @brief FLOAT_CONV_2D adapter: input [N, H, W, C_IN] float32, weights [C_OUT, KH, KW, C_IN / groups],
  *        bias [C_OUT] -> output [N, OH, OW, C_OUT], FloatConv2DOptions. check() verifies the
- *        geometry (OH, OW by the output size formula) so eval() never reads out of bounds.
+ *        geometry (OH, OW by the output size formula, each input extent plus its pads within
+ *        int32) so eval() never reads out of bounds and forms every index in int32 without overflow.
  */
+#include "em_nn_functions.h" /* em_nn_output_size_ok */
 #include "em_op_float.h"
 
 enum { EM_FCONV_INPUT, EM_FCONV_WEIGHTS, EM_FCONV_BIAS, EM_FCONV_N_INPUTS };
@@ -44,13 +46,6 @@ static em_conv_dims em_fconv_dims(const em_fconv_args *a)
                           em_op_dim(w, 2), em_op_dim(&a->output, 1), em_op_dim(&a->output, 2), em_op_dim(w, 0)};
 }
 
-/** Output positions along one axis: (size + pads − dilation (kernel − 1) − 1) / stride + 1, in 64 bits. */
-static int64_t em_fconv_out(int64_t size, int64_t kernel, int64_t stride, int64_t dilation, int64_t pads)
-{
-    const int64_t span = size + pads - dilation * (kernel - 1) - 1;
-    return span < 0 ? 0 : span / stride + 1;
-}
-
 static em_status em_fconv_check(const em_op_context *ctx)
 {
     em_fconv_args a;
@@ -71,8 +66,10 @@ static em_status em_fconv_check(const em_op_context *ctx)
         || (int64_t)em_op_dim(&a.in[EM_FCONV_WEIGHTS], 3) * p->groups != d.input_c
         || em_op_dim(&a.in[EM_FCONV_BIAS], 0) != d.output_c || em_op_dim(&a.output, 0) != d.batches
         || em_op_dim(&a.output, 3) != d.output_c
-        || d.output_h != em_fconv_out(d.input_h, d.kernel_h, p->stride_h, p->dilation_h, (int64_t)p->pad_top + a.pad_bottom)
-        || d.output_w != em_fconv_out(d.input_w, d.kernel_w, p->stride_w, p->dilation_w, (int64_t)p->pad_left + a.pad_right)) {
+        /* the int8 convolutions' bound: every index the kernel forms fits int32 */
+        || !em_nn_output_size_ok(d.output_h, d.input_h, d.kernel_h, p->stride_h, p->dilation_h, p->pad_top, a.pad_bottom)
+        || !em_nn_output_size_ok(d.output_w, d.input_w, d.kernel_w, p->stride_w, p->dilation_w, p->pad_left,
+                                 a.pad_right)) {
         return EM_ERR_BAD_OPERATOR;
     }
     return EM_OK;

@@ -47,15 +47,17 @@ static inline em_pool_dims em_float_pool_dims(const em_float_pool_args *a)
                           em_op_dim(&a->input, 3), em_op_dim(&a->output, 1), em_op_dim(&a->output, 2)};
 }
 
-/** The window holds an input cell at every position: 0 <= pads < kernel, and @p out positions. */
+/** The window holds an input cell at every position: 0 <= pads < kernel, and @p out positions;
+ *  size + pads within int32. */
 static inline bool em_float_pool_axis_ok(int32_t size, int32_t kernel, int32_t stride, int32_t before,
                                          int32_t after, int32_t out)
 {
     if (kernel < 1 || stride < 1 || before < 0 || after < 0 || before >= kernel || after >= kernel) {
         return false;
     }
-    const int64_t span = (int64_t)size + before + after - kernel;
-    return span >= 0 && out == span / stride + 1;
+    const int64_t padded = (int64_t)size + before + after; /* int32: the kernels' indices then fit (em_nn_output_size_ok) */
+    const int64_t span = padded - kernel;
+    return span >= 0 && padded <= INT32_MAX && out == span / stride + 1;
 }
 
 static inline em_status em_float_pool_check(const em_op_context *ctx)

@@ -49,12 +49,15 @@ static em_conv_dims em_tconv_dims(const em_tconv_args *a)
     return d;
 }
 
-/** True when @p out = (size − 1)·stride + kernel − before − after and >= 1 (64-bit). */
+/** True when @p out = (size − 1)·stride + kernel − before − after and >= 1 (64-bit), with the
+ *  unpadded extent (size − 1)·stride + kernel within int32: every index the kernel forms
+ *  (y·stride + ky − before) then fits int32. */
 static bool em_tconv_size_ok(int32_t out, int32_t size, int32_t kernel, int32_t stride, int32_t before,
                              int32_t after)
 {
-    const int64_t want = (int64_t)(size - 1) * stride + kernel - before - after;
-    return want >= 1 && out == want;
+    const int64_t extent = (int64_t)(size - 1) * stride + kernel;
+    const int64_t want = extent - before - after;
+    return want >= 1 && extent <= INT32_MAX && out == want;
 }
 
 static em_status em_tconv_check(const em_op_context *ctx)

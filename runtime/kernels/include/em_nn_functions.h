@@ -218,15 +218,18 @@ int32_t em_depthwise_conv2d_s8_get_buffer_size(const em_conv_params *params, con
 /**
  * True when @p out is reference.output_size along one axis, (size + pads - dilation (kernel - 1)
  * - 1) / stride + 1, and >= 1; stride >= 1. The span is formed in 64 bits (no overflow) but
- * divided in 32: a span beyond int32 is refused (the kernels index in int32 anyway), and an
- * int64 division would link libgcc's __aeabi_ldivmod, about 800 bytes, into every firmware.
- * Inline: it costs no link dependency.
+ * divided in 32, and an int64 division would link libgcc's __aeabi_ldivmod, about 800 bytes,
+ * into every firmware. Inline: it costs no link dependency.
+ * The padded extent size + pads must fit int32: then every index a kernel forms in int32 does,
+ * out · stride (at most the span), out · stride − pad_before (at least −pad_before), and
+ * + tap · dilation (at most size + pad_after − 1), with no signed overflow for any accepted program.
  */
 static inline bool em_nn_output_size_ok(int32_t out, int32_t size, int32_t kernel, int32_t stride,
                                         int32_t dilation, int32_t pad_before, int32_t pad_after)
 {
-    const int64_t span = (int64_t)size + pad_before + pad_after - (int64_t)dilation * (kernel - 1) - 1;
-    return stride >= 1 && span >= 0 && span <= INT32_MAX && out == (int32_t)span / stride + 1;
+    const int64_t padded = (int64_t)size + pad_before + pad_after;
+    const int64_t span = padded - (int64_t)dilation * (kernel - 1) - 1;
+    return stride >= 1 && span >= 0 && padded <= INT32_MAX && out == (int32_t)span / stride + 1;
 }
 
 /**
