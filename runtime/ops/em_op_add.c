@@ -62,8 +62,9 @@ static em_status em_add_eval(const em_op_context *ctx)
         return s;
     }
     em_broadcast_dims dims;
-    /* true: check() verified the same shapes */
-    (void)em_op_broadcast_dims(&a.in[EM_ADD_A], &a.in[EM_ADD_B], &a.output, &dims);
+    if (!em_op_broadcast_dims(&a.in[EM_ADD_A], &a.in[EM_ADD_B], &a.output, &dims)) {
+        return EM_ERR_BAD_OPERATOR; /* never: check() verified the same shapes (dims stay set for the optimiser) */
+    }
     return em_op_status(em_add_s8(&a.params, &dims, (const int8_t *)a.in[EM_ADD_A].data,
                                   (const int8_t *)a.in[EM_ADD_B].data, (int8_t *)a.output.data));
 }

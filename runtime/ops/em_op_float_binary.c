@@ -86,7 +86,9 @@ static em_status em_fbin_eval(const em_op_context *ctx)
         return s;
     }
     em_float_broadcast_dims d;
-    (void)em_fbin_dims(&a, &d); /* true: check() verified the same shapes */
+    if (!em_fbin_dims(&a, &d)) {
+        return EM_ERR_BAD_OPERATOR; /* never: check() verified the same shapes (d stays set for the optimiser) */
+    }
     return em_op_status(em_float_binary_f32(a.function, &d, (const float *)a.in[EM_FBIN_A].data,
                                             (const float *)a.in[EM_FBIN_B].data, a.act, (float *)a.output.data));
 }

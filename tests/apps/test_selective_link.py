@@ -20,7 +20,7 @@ pytestmark = pytest.mark.qemu  # builds Arm firmware / runs it in QEMU (tests/ti
 REPO = Path(__file__).resolve().parents[2]
 BUILD = BUILD_ROOT / "corstone300"
 DROPPED = ["em_op_quantize", "em_quantize_f32_s8", "em_op_dequantize", "em_dequantize_s8_f32"]
-KEPT = ["em_op_fully_connected", "em_fully_connected_s8", "em_program_load", "em_program_invoke"]
+KEPT = ["em_op_fully_connected", "em_fully_connected_s8", "em_program_open_sealed", "em_program_invoke"]  # sealed
 
 
 def _symbols(elf: Path) -> set[str]:
@@ -56,7 +56,7 @@ def test_a_registry_without_an_op_links_none_of_its_code(anomaly_firmware, tmp_p
     bsp_objects = [BUILD / "bsp" / p.relative_to(REPO).with_suffix(".o") for p in bsp_sources]
     elf = tmp_path / "firmware.elf"
     subprocess.run([board.cc, *board.cflags, *firmware_ldflags(board), *map(str, app_objects + bsp_objects),
-                    str(registry_object), str(BUILD / "runtime" / "libember.a"), "-lm", "-o", str(elf)], check=True)
+                    str(registry_object), str(BUILD / "runtime-sealed" / "libember-sealed.a"), "-lm", "-o", str(elf)], check=True)
     symbols = _symbols(elf)
     assert all(name in symbols for name in KEPT)
     assert not [name for name in DROPPED if name in symbols]
