@@ -56,4 +56,5 @@ static em_status em_arg_max_eval(const em_op_context *ctx)
     return em_op_status(em_arg_max_s8((const int8_t *)a.input.data, a.outer, a.count, a.inner, (int32_t *)a.output.data));
 }
 
-const em_op_registration em_op_arg_max = {EM_OP_ARG_MAX, "arg_max", EM_OP_CHECK(em_arg_max_check), EM_OP_EVAL(em_arg_max_eval)};
+const em_op_registration em_op_arg_max = {EM_OP_ARG_MAX, "arg_max", EM_OP_CHECK(em_arg_max_check),
+                                          EM_OP_EVAL(em_arg_max_eval)};

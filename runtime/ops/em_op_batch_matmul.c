@@ -80,4 +80,5 @@ static em_status em_bmm_eval(const em_op_context *ctx)
                                            (const int8_t *)a.in[EM_BMM_B].data, (int8_t *)a.output.data));
 }
 
-const em_op_registration em_op_batch_matmul = {EM_OP_BATCH_MATMUL, "batch_matmul", EM_OP_CHECK(em_bmm_check), EM_OP_EVAL(em_bmm_eval)};
+const em_op_registration em_op_batch_matmul = {EM_OP_BATCH_MATMUL, "batch_matmul", EM_OP_CHECK(em_bmm_check),
+                                               EM_OP_EVAL(em_bmm_eval)};

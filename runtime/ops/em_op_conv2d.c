@@ -40,4 +40,5 @@ static em_status em_conv2d_eval(const em_op_context *ctx)
                                      (const int32_t *)a.in[EM_CONV_BIAS].data, (int8_t *)a.output.data));
 }
 
-const em_op_registration em_op_conv2d = {EM_OP_CONV_2D, "conv2d", EM_OP_CHECK(em_conv2d_check), EM_OP_EVAL(em_conv2d_eval)};
+const em_op_registration em_op_conv2d = {EM_OP_CONV_2D, "conv2d", EM_OP_CHECK(em_conv2d_check),
+                                         EM_OP_EVAL(em_conv2d_eval)};

@@ -18,4 +18,5 @@ static em_status em_float_avg_pool_eval(const em_op_context *ctx)
 }
 
 const em_op_registration em_op_float_avg_pool2d = {EM_OP_FLOAT_AVG_POOL_2D, "float_avg_pool2d",
-                                                     EM_OP_CHECK(em_float_pool_check), EM_OP_EVAL(em_float_avg_pool_eval)};
+                                                   EM_OP_CHECK(em_float_pool_check),
+                                                   EM_OP_EVAL(em_float_avg_pool_eval)};

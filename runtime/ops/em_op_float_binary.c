@@ -93,4 +93,5 @@ static em_status em_fbin_eval(const em_op_context *ctx)
                                             (const float *)a.in[EM_FBIN_B].data, a.act, (float *)a.output.data));
 }
 
-const em_op_registration em_op_float_binary = {EM_OP_FLOAT_BINARY, "float_binary", EM_OP_CHECK(em_fbin_check), EM_OP_EVAL(em_fbin_eval)};
+const em_op_registration em_op_float_binary = {EM_OP_FLOAT_BINARY, "float_binary", EM_OP_CHECK(em_fbin_check),
+                                               EM_OP_EVAL(em_fbin_eval)};

@@ -67,7 +67,8 @@ static em_status em_fconv_check(const em_op_context *ctx)
         || em_op_dim(&a.in[EM_FCONV_BIAS], 0) != d.output_c || em_op_dim(&a.output, 0) != d.batches
         || em_op_dim(&a.output, 3) != d.output_c
         /* the int8 convolutions' bound: every index the kernel forms fits int32 */
-        || !em_nn_output_size_ok(d.output_h, d.input_h, d.kernel_h, p->stride_h, p->dilation_h, p->pad_top, a.pad_bottom)
+        || !em_nn_output_size_ok(d.output_h, d.input_h, d.kernel_h, p->stride_h, p->dilation_h, p->pad_top,
+                                 a.pad_bottom)
         || !em_nn_output_size_ok(d.output_w, d.input_w, d.kernel_w, p->stride_w, p->dilation_w, p->pad_left,
                                  a.pad_right)) {
         return EM_ERR_BAD_OPERATOR;
@@ -89,4 +90,5 @@ static em_status em_fconv_eval(const em_op_context *ctx)
                                             (float *)a.output.data));
 }
 
-const em_op_registration em_op_float_conv2d = {EM_OP_FLOAT_CONV_2D, "float_conv2d", EM_OP_CHECK(em_fconv_check), EM_OP_EVAL(em_fconv_eval)};
+const em_op_registration em_op_float_conv2d = {EM_OP_FLOAT_CONV_2D, "float_conv2d", EM_OP_CHECK(em_fconv_check),
+                                               EM_OP_EVAL(em_fconv_eval)};

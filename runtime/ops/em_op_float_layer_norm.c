@@ -54,5 +54,5 @@ static em_status em_fln_eval(const em_op_context *ctx)
                                                 (float *)a.output.data));
 }
 
-const em_op_registration em_op_float_layer_norm = {EM_OP_FLOAT_LAYER_NORM, "float_layer_norm", EM_OP_CHECK(em_fln_check),
-                                                   EM_OP_EVAL(em_fln_eval)};
+const em_op_registration em_op_float_layer_norm = {EM_OP_FLOAT_LAYER_NORM, "float_layer_norm",
+                                                   EM_OP_CHECK(em_fln_check), EM_OP_EVAL(em_fln_eval)};

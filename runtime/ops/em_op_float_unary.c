@@ -48,4 +48,5 @@ static em_status em_funary_eval(const em_op_context *ctx)
                                            (int32_t)em_tensor_elements(&a.output), (float *)a.output.data));
 }
 
-const em_op_registration em_op_float_unary = {EM_OP_FLOAT_UNARY, "float_unary", EM_OP_CHECK(em_funary_check), EM_OP_EVAL(em_funary_eval)};
+const em_op_registration em_op_float_unary = {EM_OP_FLOAT_UNARY, "float_unary", EM_OP_CHECK(em_funary_check),
+                                              EM_OP_EVAL(em_funary_eval)};

@@ -114,5 +114,5 @@ static em_status em_fc_eval(const em_op_context *ctx)
                                               (const int32_t *)a.in[EM_FC_BIAS].data, (int8_t *)a.output.data));
 }
 
-const em_op_registration em_op_fully_connected = {EM_OP_FULLY_CONNECTED, "fully_connected",
-                                                  EM_OP_CHECK(em_fc_check), EM_OP_EVAL(em_fc_eval)};
+const em_op_registration em_op_fully_connected = {EM_OP_FULLY_CONNECTED, "fully_connected", EM_OP_CHECK(em_fc_check),
+                                                  EM_OP_EVAL(em_fc_eval)};

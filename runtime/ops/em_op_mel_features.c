@@ -168,4 +168,5 @@ static em_status em_mel_eval(const em_op_context *ctx)
                                             (float *)a.out[EM_MEL_FEATURES].data));
 }
 
-const em_op_registration em_op_mel_features = {EM_OP_MEL_FEATURES, "mel_features", EM_OP_CHECK(em_mel_check), EM_OP_EVAL(em_mel_eval)};
+const em_op_registration em_op_mel_features = {EM_OP_MEL_FEATURES, "mel_features", EM_OP_CHECK(em_mel_check),
+                                               EM_OP_EVAL(em_mel_eval)};

@@ -10,4 +10,5 @@ static em_status em_minimum_eval(const em_op_context *ctx)
     return em_op_min_max_eval(ctx, em_minimum_s8);
 }
 
-const em_op_registration em_op_minimum = {EM_OP_MINIMUM, "minimum", EM_OP_CHECK(em_op_min_max_check), EM_OP_EVAL(em_minimum_eval)};
+const em_op_registration em_op_minimum = {EM_OP_MINIMUM, "minimum", EM_OP_CHECK(em_op_min_max_check),
+                                          EM_OP_EVAL(em_minimum_eval)};

@@ -41,4 +41,5 @@ static em_status em_reshape_eval(const em_op_context *ctx)
     return em_op_status(em_reshape(a.input.data, bytes, a.output.data));
 }
 
-const em_op_registration em_op_reshape = {EM_OP_RESHAPE, "reshape", EM_OP_CHECK(em_reshape_check), EM_OP_EVAL(em_reshape_eval)};
+const em_op_registration em_op_reshape = {EM_OP_RESHAPE, "reshape", EM_OP_CHECK(em_reshape_check),
+                                          EM_OP_EVAL(em_reshape_eval)};

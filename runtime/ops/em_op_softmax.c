@@ -58,4 +58,5 @@ static em_status em_softmax_eval(const em_op_context *ctx)
                                       (const int8_t *)a.input.data, (int8_t *)a.output.data));
 }
 
-const em_op_registration em_op_softmax = {EM_OP_SOFTMAX, "softmax", EM_OP_CHECK(em_softmax_check), EM_OP_EVAL(em_softmax_eval)};
+const em_op_registration em_op_softmax = {EM_OP_SOFTMAX, "softmax", EM_OP_CHECK(em_softmax_check),
+                                          EM_OP_EVAL(em_softmax_eval)};

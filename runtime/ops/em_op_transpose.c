@@ -52,4 +52,5 @@ static em_status em_transpose_eval(const em_op_context *ctx)
                                      a.output.data));
 }
 
-const em_op_registration em_op_transpose = {EM_OP_TRANSPOSE, "transpose", EM_OP_CHECK(em_transpose_check), EM_OP_EVAL(em_transpose_eval)};
+const em_op_registration em_op_transpose = {EM_OP_TRANSPOSE, "transpose", EM_OP_CHECK(em_transpose_check),
+                                            EM_OP_EVAL(em_transpose_eval)};

@@ -103,5 +103,5 @@ static em_status em_tconv_eval(const em_op_context *ctx)
                                                (const int32_t *)a.in[EM_TCONV_BIAS].data, (int8_t *)a.output.data));
 }
 
-const em_op_registration em_op_transpose_conv2d = {EM_OP_TRANSPOSE_CONV_2D, "transpose_conv2d", EM_OP_CHECK(em_tconv_check),
-                                                   EM_OP_EVAL(em_tconv_eval)};
+const em_op_registration em_op_transpose_conv2d = {EM_OP_TRANSPOSE_CONV_2D, "transpose_conv2d",
+                                                   EM_OP_CHECK(em_tconv_check), EM_OP_EVAL(em_tconv_eval)};

@@ -50,5 +50,5 @@ static em_status em_upsample_eval(const em_op_context *ctx)
                                             a.output.data));
 }
 
-const em_op_registration em_op_upsample_nearest = {EM_OP_UPSAMPLE_NEAREST, "upsample_nearest", EM_OP_CHECK(em_upsample_check),
-                                                   EM_OP_EVAL(em_upsample_eval)};
+const em_op_registration em_op_upsample_nearest = {EM_OP_UPSAMPLE_NEAREST, "upsample_nearest",
+                                                   EM_OP_CHECK(em_upsample_check), EM_OP_EVAL(em_upsample_eval)};
