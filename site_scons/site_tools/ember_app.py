@@ -89,7 +89,10 @@ def _size_report(target, source, env) -> int:
 
     elf = Path(str(target[0]))
     build = Path(env["BUILD"])
-    dumps = [p for folder in (elf.parent / "obj", build / "bsp", build / "runtime") for p in folder.rglob("*.ci")]
+    # the runtime the image linked: sealed, its own core and adapters beside the shared kernels
+    runtime = ([build / "runtime-sealed", build / "runtime" / "runtime" / "kernels"] if env["EMBER_SEALED"]
+               else [build / "runtime"])
+    dumps = [p for folder in (elf.parent / "obj", build / "bsp", *runtime) for p in folder.rglob("*.ci")]
     dumps += sorted(elf.parent.glob(f"{elf.stem}-ltrans*.ci"))  # lto=1: the link's own dump (site_tools/ember.py)
     bound = static_bound(dumps, function_names(elf), function_addresses(elf))
     data = write_size_report(elf, elf.parent, f"{env['EMBER_APP']} on {env['BOARD'].name}",
@@ -209,6 +212,7 @@ def build_app(env, app: str, run: bool = False, train: bool = False, model: str 
     # Sealed firmware (the default) links the programs the host verifier accepted, bound by their
     # CRC-32, and a runtime without any check; verify=1 firmware verifies them on the device.
     program_files = [str(gen / n) for n in names if n.endswith(".embr")]
+    app_env["EMBER_SEALED"] = not env.get("EMBER_VERIFY")
     if env.get("EMBER_VERIFY"):
         app_env["EMBER_APP_RUNTIME"], app_env["EMBER_APP_VERIFIED"] = env["RUNTIME_LIB"], []
     else:
