@@ -57,7 +57,7 @@ def describe(program) -> dict:
     """The whole report as plain data (JSON-ready)."""
     graph, tier = program.graph, program.target.tier
     alias_of = aliases(graph)
-    chosen = chosen_variants(graph, tier)
+    chosen = chosen_variants(graph, tier, program.target.optimize)
     ops = []
     for i, (op, row) in enumerate(zip(graph.ops, layer_rows(graph))):
         constants = sum(graph.tensors[t].nbytes for t in op.inputs if graph.tensors[t].is_constant)

@@ -44,10 +44,11 @@ def names_of(bits: int) -> frozenset[str]:
     return frozenset(name for name, bit in PATH_BITS.items() if bits & bit)
 
 
-def chosen_variants(graph: Graph, tier: str) -> list[frozenset[str]]:
+def chosen_variants(graph: Graph, tier: str, optimize: str = "speed") -> list[frozenset[str]]:
     """Per op of `graph`, in order: the variants it runs on `tier`. An op read from a program
     (attrs["paths"]) keeps the ones recorded there; the others take their record's rule on
-    Helium and none below it, whose paths are not selectable."""
+    Helium, compact where `optimize` (the target's) is "size", and none below it, whose paths
+    are not selectable."""
     chosen: list[frozenset[str]] = [names_of(op.attrs["paths"]) if "paths" in op.attrs else frozenset()
                                     for op in graph.ops]
     if tier != "mve":
@@ -58,14 +59,15 @@ def chosen_variants(graph: Graph, tier: str) -> list[frozenset[str]]:
             continue
         at = [i for i, op in enumerate(graph.ops) if op.kind == spec.kind and "paths" not in op.attrs]
         if at:
-            for i, names in zip(at, spec.choose_variants(graph, [graph.ops[i] for i in at], total)):
+            for i, names in zip(at, spec.choose_variants(graph, [graph.ops[i] for i in at], total,
+                                                         optimize == "size")):
                 chosen[i] = frozenset(names)
     return chosen
 
 
-def linked_variants(graph: Graph, tier: str) -> set[str]:
+def linked_variants(graph: Graph, tier: str, optimize: str = "speed") -> set[str]:
     """The variants a firmware of `graph` on `tier` links: those its ops run."""
-    return set().union(*chosen_variants(graph, tier))
+    return set().union(*chosen_variants(graph, tier, optimize))
 
 
 def kernel_variant(graph: Graph, op: Op, tier: str, chosen: frozenset[str] | None = None) -> str:

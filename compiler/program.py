@@ -116,7 +116,8 @@ class Program:
             out / f"{symbol}.h": emit_c.program_header_c(symbol),
             out / "em_registry.c": emit_c.registry_c(self.selected_ops),
             out / "em_nn_variants_selected.h": emit_c.variants_h(
-                kernel_variants.linked_variants(self.graph, self.target.tier), kernel_variants.SELECTABLE_VARIANTS),
+                kernel_variants.linked_variants(self.graph, self.target.tier, self.target.optimize),
+                kernel_variants.SELECTABLE_VARIANTS),
         }
         for path, text in files.items():
             write_atomically(path, text)
@@ -166,7 +167,7 @@ def emit_programs_c(programs: Mapping[str, Program], out_dir: str | Path,
     tier = next(iter(targets.values())).tier
     out = Path(out_dir)
     symbols = {name: f"{symbol}_{name}" for name in programs}
-    used = set().union(*(kernel_variants.linked_variants(p.graph, tier) for p in programs.values()))
+    used = set().union(*(kernel_variants.linked_variants(p.graph, tier, p.target.optimize) for p in programs.values()))
     files = {
         out / f"{symbol}.c": emit_c.programs_array_c({symbols[n]: p.to_bytes() for n, p in programs.items()}),
         out / f"{symbol}.h": emit_c.programs_header_c(symbol, list(symbols.values())),

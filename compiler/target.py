@@ -60,6 +60,7 @@ class Tier(enum.StrEnum):
 
 
 TIERS = tuple(sorted(Tier))  # scalar, dsp, mve: numbered as the schema's Tier enum
+OPTIMIZE = ("speed", "size")  # what Target.optimize chooses kernel variants for
 
 
 @dataclass(frozen=True)
@@ -120,12 +121,17 @@ def cpu(name: str) -> Cpu:
 @dataclass(frozen=True)
 class Target:
     """A CPU and the tier to compile for (defaults to the CPU's best). `tier` may be given by
-    name ("dsp"); it is a Tier after construction."""
+    name ("dsp"); it is a Tier after construction. `optimize` is what the kernel variants are
+    chosen for (compiler/kernel_variants.py): "speed", or "size", the compact variants where
+    they save code (the build's opt=-Os)."""
 
     cpu: str
     tier: Tier | str = ""
+    optimize: str = "speed"
 
     def __post_init__(self) -> None:
+        if self.optimize not in OPTIMIZE:
+            raise TargetError(f"optimize={self.optimize!r}: choose one of {', '.join(OPTIMIZE)}")
         best = cpu(self.cpu).best_tier
         tier = Tier.parse(self.tier) if self.tier else best
         if tier > best:

@@ -85,7 +85,7 @@ def write_program(graph: Graph, target: Target, name: str = "model") -> bytes:
         tensors.append(fb.TensorEnd(builder))
 
     operators = []
-    for op, variants in zip(graph.ops, chosen_variants(graph, target.tier)):
+    for op, variants in zip(graph.ops, chosen_variants(graph, target.tier, target.optimize)):
         spec = OP_TABLE[op.kind]
         # the kernel variants the compiler chose: the op's options record them (their `paths`)
         recorded = replace(op, attrs={**op.attrs, "paths": bits_of(variants)}) if variants else op

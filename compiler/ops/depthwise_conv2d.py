@@ -158,17 +158,18 @@ def _generic_variants(op: Op, c: int, kw: int) -> set[str]:
     return full | ({"DW_MVE_TAIL"} if c % 4 else set())
 
 
-def _op_variants(graph: Graph, op: Op) -> set[str]:
+def _op_variants(graph: Graph, op: Op, compact: bool) -> set[str]:
     """The fast path's pixel form, its 4-pixel blocks and its staged rows or tap tables where it
     takes the layer (constant weights only: the check at load reads them), else the general
-    path's blocks."""
+    path's blocks. Compact: no 4-pixel blocks where the pixel form takes the layer alone (C >= 16;
+    below, the blocks are what lets the fast path take it, and pixel_order plans on that)."""
     c = graph.tensors[op.inputs[0]].shape[3]
     kw = graph.tensors[op.inputs[1]].shape[1]
     if _declined(graph, op, "mve") is not None:
         return _generic_variants(op, c, kw)
     left = bool(np.any(np.asarray(op.attrs["shift"]) > -2))
     fast = {"DWF_MVE_PIXEL_LEFT" if left else "DWF_MVE_PIXEL"}
-    if _block4(graph, op):
+    if _block4(graph, op) and not (compact and c >= DW_FAST_MVE_MIN_CHANNELS):
         fast.add("DWF_MVE_BLOCK4")
     # the padded rows staged in the scratch, else the walk over the input with tap tables
     fast.add("DWF_MVE_ROWS" if _rows_staged(graph, op) else "DWF_MVE_TAPS")

@@ -79,11 +79,12 @@ def _macs(graph: Graph, op: Op) -> int:
 ROWS4_MIN_MAC_SHARE = 0.01
 
 
-def _choose_variants(graph: Graph, ops: list[Op], total_macs: int) -> list[set[str]]:
+def _choose_variants(graph: Graph, ops: list[Op], total_macs: int, compact: bool) -> list[set[str]]:
     """FC_MVE_ROWS4 for every fully connected layer where they do ROWS4_MIN_MAC_SHARE of the
-    MACs, else the one-row loop alone (a firmware then links no four-row pass)."""
+    MACs (never when compact), else the one-row loop alone (a firmware then links no four-row
+    pass)."""
     macs = sum(_macs(graph, op) for op in ops)
-    rows4 = macs > 0 and macs >= ROWS4_MIN_MAC_SHARE * total_macs
+    rows4 = not compact and macs > 0 and macs >= ROWS4_MIN_MAC_SHARE * total_macs
     return [{"FC_MVE_ROWS4"} if rows4 else set() for _ in ops]
 
 
@@ -91,7 +92,7 @@ def _path(graph: Graph, op: Op, tier: str, chosen: frozenset[str]) -> str:
     """em_fully_connected_s8.c: four rows per input load where FC_MVE_ROWS4 is chosen, else (MVE)
     one row at a time; DSP four rows (SMLAD), scalar six then four."""
     if tier == "mve":
-        return "MVE 4 rows x 16 lanes" if "FC_MVE_ROWS4" in chosen else "MVE 1 row x 16 lanes (compact: FC is a sliver of the MACs)"
+        return "MVE 4 rows x 16 lanes" if "FC_MVE_ROWS4" in chosen else "MVE 1 row x 16 lanes (compact)"
     return {"dsp": "DSP 4 rows (SMLAD)"}.get(tier, "scalar 6/4 rows")
 
 

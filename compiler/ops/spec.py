@@ -92,11 +92,12 @@ class OpSpec:
     # The kernel path on a tier: a rule, or {tier or "*": path} when the tier alone decides.
     path: PathRule | Mapping[str, str] = field(default_factory=lambda: {"*": "portable"})
     # Its kernel's Helium variants (EM_NN_PATH_<NAME> of runtime/kernels/include/em_nn_variants.h)
-    # and the rule that chooses them: (graph, the graph's ops of this kind, the graph's MACs) ->
-    # per op, the variants it runs. The choice is written into the program and the kernel runs it
+    # and the rule that chooses them: (graph, the graph's ops of this kind, the graph's MACs,
+    # compact: the target optimises for size) -> per op, the variants it runs (compact: leave out
+    # those that only save instructions). The choice is written into the program and the kernel runs it
     # (compiler/kernel_variants.py); the adapter's check() refuses a choice that does not fit.
     variants: tuple[str, ...] = ()
-    choose_variants: Callable[[Graph, list[Op], int], list[set[str]]] | None = None
+    choose_variants: Callable[[Graph, list[Op], int, bool], list[set[str]]] | None = None
     # What reports add to its shapes (compiler/layers.py), e.g. a convolution's " k3x3/2".
     shape_note: Callable[[Graph, Op], str] | None = None
     # Its constants (weights, bias) only its kernel reads, at run time, so they may be copied to
@@ -143,9 +144,9 @@ class OpSpec:
 FLOAT_PATH: Mapping[str, str] = MappingProxyType({"*": "portable float32"})  # float ops: one C on every tier
 
 
-def each_op(rule: Callable[[Graph, Op], set[str]]) -> Callable[[Graph, list[Op], int], list[set[str]]]:
-    """A choose_variants rule from one that looks at each op alone."""
-    return lambda graph, ops, total_macs: [rule(graph, op) for op in ops]
+def each_op(rule: Callable[[Graph, Op, bool], set[str]]) -> Callable[[Graph, list[Op], int, bool], list[set[str]]]:
+    """A choose_variants rule from one that looks at each op alone (and whether to be compact)."""
+    return lambda graph, ops, total_macs, compact: [rule(graph, op, compact) for op in ops]
 
 
 def tier_paths(mve: str, dsp: str | None = None, scalar: str = "scalar") -> dict[str, str]:

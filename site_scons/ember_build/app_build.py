@@ -227,27 +227,28 @@ def arena_header_c(size: int, region: str, more: list[tuple[str, int]] | None = 
     return "\n".join(lines)
 
 
-def lower_app(app: App, module: ModuleType, board: Board) -> tuple[Program, "torch.nn.Module", dict]:
+def lower_app(app: App, module: ModuleType, board: Board, optimize: str = "speed") -> tuple[Program, "torch.nn.Module", dict]:
     """The app's trained model lowered for `board` (deterministic: the build and the numerics
-    debugger get the same program); also the float model and the checkpoint's metadata."""
+    debugger get the same program), its kernel variants chosen for `optimize` (toolchain.goal_of:
+    "size" in an -Os build); also the float model and the checkpoint's metadata."""
     model, meta = module.load_trained()
     # A model module with front_end() (an audio front end, compiler.audio_features) makes the
     # program take raw audio: its test_vectors() are then audio, its calibration data features.
     front_end = module.front_end() if hasattr(module, "front_end") else None
     program = lower(model, module.example_inputs(), module.calibration_data(),
-                    Target(board.cpu, board.tier), int8_io=app.int8_io, arena=app_memory(board, app), name=app.name,
+                    Target(board.cpu, board.tier, optimize), int8_io=app.int8_io, arena=app_memory(board, app), name=app.name,
                     front_end=front_end)
     return program, model, meta
 
 
-def compile_app(app_name: str, board: Board, out_dir: Path, variant: str = "") -> dict:
-    """Lowers the app's model (of `variant`, for apps with several) for `board` into `out_dir`;
-    returns a summary for the report."""
+def compile_app(app_name: str, board: Board, out_dir: Path, variant: str = "", optimize: str = "speed") -> dict:
+    """Lowers the app's model (of `variant`, for apps with several) for `board`, its kernel
+    variants chosen for `optimize`, into `out_dir`; returns a summary for the report."""
     app = load_app(app_name, variant)
     module = model_module(app)
     if app.programs:
-        return compile_programs(app, module, board, Path(out_dir))
-    program, _, meta = lower_app(app, module, board)
+        return compile_programs(app, module, board, Path(out_dir), optimize)
+    program, _, meta = lower_app(app, module, board, optimize)
     out = Path(out_dir)
     program.save(out / "program.embr")
     program.emit_c(out)
@@ -288,7 +289,7 @@ def shared_arenas(programs: dict[str, Program]) -> list[tuple[str, int]]:
             for region in longest]
 
 
-def compile_programs(app: App, module: ModuleType, board: Board, out: Path) -> dict:
+def compile_programs(app: App, module: ModuleType, board: Board, out: Path, optimize: str = "speed") -> dict:
     """A variant with `programs:` (app.yaml): lowers each named variant's model for `board` into one
     firmware's sources (compiler.program.emit_programs_c: em_model_program_<name>, the union
     registry, the union kernel variants), arenas shared by the programs (shared_arenas: they run
@@ -301,7 +302,7 @@ def compile_programs(app: App, module: ModuleType, board: Board, out: Path) -> d
     programs, models = {}, {}
     for name in app.programs:
         single = load_app(app.name, name)
-        programs[name], _, models[name] = lower_app(single, model_module(single), board)
+        programs[name], _, models[name] = lower_app(single, model_module(single), board, optimize)
         programs[name].save(out / f"program-{name}.embr")
     pinned = sum(t.is_pinned for p in programs.values() for t in p.graph.tensors.values())
     if pinned:

@@ -159,10 +159,11 @@ def arena_regions(board: Board) -> list:
     return [Region(r.name, r.size - ((board.stack_bytes or 0) if r.name == stack else 0)) for r in regions]
 
 
-def lower(name: str, cpu: str, tier: str, regions: list | None = None):
+def lower(name: str, cpu: str, tier: str, regions: list | None = None, optimize: str = "speed"):
     """A planned int8-in/int8-out Program of model `name` for `cpu` (lowered once per tier),
     its activations in the first of `regions` they fit in (one unbounded region by default:
-    a small fast RAM, like the M33's 16 KiB beside its stack, may hold only some models)."""
+    a small fast RAM, like the M33's 16 KiB beside its stack, may hold only some models), its
+    kernel variants chosen for `optimize`."""
     from compiler.errors import PlanError
     from compiler.planner import Region, plan_memory
     from compiler.program import Program
@@ -172,7 +173,7 @@ def lower(name: str, cpu: str, tier: str, regions: list | None = None):
     for region in regions or [Region("sram", 1 << 30)]:
         graph = copy.deepcopy(_lowered(name, tier))  # planning writes offsets into the graph
         try:
-            return Program(graph, Target(cpu, tier), name, plan_memory(graph, region, tier))
+            return Program(graph, Target(cpu, tier, optimize), name, plan_memory(graph, region, tier))
         except PlanError as error:
             errors.append(str(error))
     raise BenchError(f"{name} fits no arena region: {'; '.join(errors)}")
@@ -202,14 +203,15 @@ def input_c(data: np.ndarray, operators: int) -> tuple[str, str]:
     return source, header
 
 
-def compile_bench(name: str, board: Board, out_dir: Path) -> dict:
-    """Lowers model `name` for `board` into `out_dir`: program C sources, input, arena header,
-    expected output (expected.npz) and the layer table with the program's sizes (layers.json)."""
+def compile_bench(name: str, board: Board, out_dir: Path, optimize: str = "speed") -> dict:
+    """Lowers model `name` for `board` (kernel variants for `optimize`) into `out_dir`: program C
+    sources, input, arena header, expected output (expected.npz) and the layer table with the
+    program's sizes (layers.json)."""
     from compiler.program import write_atomically
     from ember_build.app_build import arena_header_c
 
     out = Path(out_dir)
-    program = lower(name, board.cpu, board.tier, arena_regions(board))
+    program = lower(name, board.cpu, board.tier, arena_regions(board), optimize)
     region = program.graph.arenas[0]
     program.emit_c(out)
     program.save(out / "program.embr")

@@ -260,6 +260,9 @@ def write_size_report(elf: Path, out_dir: Path, title: str, extra: dict | None =
     chart(report, title, out_dir / "size.png")
     data = report.as_json() | (extra or {})
     text = markdown(report, title, "size.png")
+    if "kernel_variants" in data:
+        text += (f"\nKernel variants, chosen for {data['optimize']}: {', '.join(data['kernel_variants']) or 'none'} "
+                 "(the compiler's choice, recorded in the program: `python -m compiler inspect`).\n")
     if data.get("stack_bound_bytes") is not None:
         text += f"\nStatic stack bound: {data['stack_bound_bytes']:,} B (deepest path: {' → '.join(data['stack_bound_path'])}).\n"
     (out_dir / "size.md").write_text(text)

@@ -34,6 +34,12 @@ def lto_link_flags(cflags: Sequence[str]) -> list[str]:
     return [*cflags, "-flto-partition=one"]
 
 
+def goal_of(optimization: str) -> str:
+    """What the compiler chooses kernel variants for in a build at `optimization`
+    (compiler.target.Target.optimize): "size" at -Os / -Oz, else "speed"."""
+    return "size" if optimization in ("-Os", "-Oz") else "speed"
+
+
 def flavour_suffix(optimization: str, lto: bool) -> str:
     """Build folder suffix of a non-default build: "" (-O2), "-Os", "-lto", "-Os-lto" …"""
     name = "".join(c for c in optimization if c.isalnum())  # "-Os" -> "Os"

@@ -26,6 +26,7 @@ Steps, each a node SCons can skip when up to date:
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -35,6 +36,7 @@ from SCons.Script import Action, AlwaysBuild, Glob
 from ember_build.lowering import LOWERING_LOCK, lowering_c_digest
 from ember_build.qemu import run_firmware
 from ember_build.report import check_run
+from ember_build.toolchain import goal_of
 
 REPO = Path(__file__).resolve().parents[2]
 GENERATED = ["program.embr", "em_model_program.c", "em_model_program.h", "em_registry.c",
@@ -52,7 +54,8 @@ def _compile_model(target, source, env) -> int:
     from ember_build.app_build import compile_app  # imports torch: only when a model is compiled
 
     with LOWERING_LOCK:
-        compile_app(env["EMBER_APP"], env["BOARD"], Path(str(target[0])).parent, env["EMBER_APP_VARIANT"])
+        compile_app(env["EMBER_APP"], env["BOARD"], Path(str(target[0])).parent, env["EMBER_APP_VARIANT"],
+                    goal_of(env.get("OPTIMIZATION", "-O2")))
     return 0
 
 
@@ -95,9 +98,12 @@ def _size_report(target, source, env) -> int:
     dumps = [p for folder in (elf.parent / "obj", build / "bsp", *runtime) for p in folder.rglob("*.ci")]
     dumps += sorted(elf.parent.glob(f"{elf.stem}-ltrans*.ci"))  # lto=1: the link's own dump (site_tools/ember.py)
     bound = static_bound(dumps, function_names(elf), function_addresses(elf))
+    selected = elf.parent / "gen" / "em_nn_variants_selected.h"  # what the compiler chose (and why: optimize)
+    variants = re.findall(r"^#define EM_NN_VARIANT_(\w+) 1$", selected.read_text(), re.M) if selected.exists() else []
     data = write_size_report(elf, elf.parent, f"{env['EMBER_APP']} on {env['BOARD'].name}",
                              {"stack_bound_bytes": bound.bytes, "stack_bound_path": bound.path,
-                              "stack_bound_unknown_reason": bound.reason, "stack_bound_no_call_graph": bound.no_dump})
+                              "stack_bound_unknown_reason": bound.reason, "stack_bound_no_call_graph": bound.no_dump,
+                              "optimize": goal_of(env.get("OPTIMIZATION", "-O2")), "kernel_variants": variants})
     print(f"size: {elf.parent / 'size.md'}: code {data['code_flash']:,} B, runtime core "
           f"{data['runtime_core_flash']:,} B, constants {data['constants_flash']:,} B, arenas {data['arena_ram']}, "
           f"stack bound {bound.bytes if bound.bytes is not None else 'unknown: ' + bound.reason} B")

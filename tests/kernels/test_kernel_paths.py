@@ -131,6 +131,22 @@ def test_the_compilers_choices():
                       "dw_m2": {"DW_MVE_STRIDED"}, "conv": {"CONV_MVE_PACK"}, "fc": {"FC_MVE_ROWS4"}}
 
 
+def test_a_size_target_takes_the_compact_variants():
+    """Target(optimize="size") (an -Os build) leaves out what only saves instructions: the
+    depthwise 4-pixel blocks where the pixel form takes the layer alone, the four-row FC pass. The
+    program records it, and each compact choice is one the M55 runs bit-exact (ACCEPTED, or the
+    speed choice where nothing is left out)."""
+    compact = {name: kv.chosen_variants(graph, "mve", "size")[0] for name, graph in LAYERS.items()}
+    assert compact == {"dw_blocks": {"DWF_MVE_PIXEL", "DWF_MVE_ROWS"},
+                       "dw_left": {"DWF_MVE_PIXEL_LEFT", "DWF_MVE_ROWS"}, "dw_minus128": {"DW_MVE_FULL_KW3"},
+                       "dw_m2": {"DW_MVE_STRIDED"}, "conv": {"CONV_MVE_PACK"}, "fc": set()}
+    assert all(compact[name] in ACCEPTED[name] + [kv.chosen_variants(graph, "mve")[0]]
+               for name, graph in LAYERS.items())
+    for name, graph in LAYERS.items():
+        read, _, _ = read_program(write_program(graph, Target("cortex-m55", optimize="size")))
+        assert read.ops[0].attrs["paths"] == kv.bits_of(compact[name]), name
+
+
 def test_variants_below_helium_are_refused_at_load(tmp_path: Path):
     """The host runs the scalar tier, which has no selectable variant: a program naming one is
     EM_ERR_VARIANT_NOT_LINKED."""
