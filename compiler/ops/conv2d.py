@@ -108,10 +108,9 @@ def _path(graph: Graph, op: Op, tier: str, chosen: frozenset[str]) -> str:
     return f"{columns}; {loop}"
 
 
-def _op_variants(graph: Graph, op: Op, compact: bool) -> set[str]:
+def _op_variants(graph: Graph, op: Op) -> set[str]:
     """Nothing when every column is in place, else packing when a column fits the scratch, else
-    taps (em_conv2d_s8_paths_ok() checks the choice covers the layer); the same when compact:
-    every convolution needs one of them."""
+    taps (em_conv2d_s8_paths_ok() checks the choice covers the layer)."""
     in_place, pixels = _in_place_columns(graph, op)
     if in_place == pixels:
         return set()

@@ -9,7 +9,7 @@ from compiler import reference
 from compiler.ir import Graph, Op
 from compiler.ops import conv_options, overlap
 from compiler.ops.conv_options import DEPTHWISE_ROWS_STACK, planned_scratch
-from compiler.ops.spec import OpSpec, each_op
+from compiler.ops.spec import OpSpec
 from compiler.schema import program_generated as fb
 
 
@@ -158,23 +158,33 @@ def _generic_variants(op: Op, c: int, kw: int) -> set[str]:
     return full | ({"DW_MVE_TAIL"} if c % 4 else set())
 
 
-def _op_variants(graph: Graph, op: Op, compact: bool) -> set[str]:
+def _op_variants(graph: Graph, op: Op) -> set[str]:
     """The fast path's pixel form, its 4-pixel blocks and its staged rows or tap tables where it
     takes the layer (constant weights only: the check at load reads them), else the general
-    path's blocks. Compact: no 4-pixel blocks where the pixel form takes the layer alone (C >= 16;
-    below, the blocks are what lets the fast path take it, and pixel_order plans on that)."""
+    path's blocks."""
     c = graph.tensors[op.inputs[0]].shape[3]
     kw = graph.tensors[op.inputs[1]].shape[1]
     if _declined(graph, op, "mve") is not None:
         return _generic_variants(op, c, kw)
     left = bool(np.any(np.asarray(op.attrs["shift"]) > -2))
     fast = {"DWF_MVE_PIXEL_LEFT" if left else "DWF_MVE_PIXEL"}
-    if _block4(graph, op) and not (compact and c >= DW_FAST_MVE_MIN_CHANNELS):
+    if _block4(graph, op):
         fast.add("DWF_MVE_BLOCK4")
     # the padded rows staged in the scratch, else the walk over the input with tap tables
     fast.add("DWF_MVE_ROWS" if _rows_staged(graph, op) else "DWF_MVE_TAPS")
     return fast
 
+
+def _choose_variants(graph: Graph, ops: list[Op], total_macs: int, compact: bool) -> list[set[str]]:
+    """_op_variants per layer; compact, the 4-pixel blocks left out of every layer, where each
+    that takes them has C >= 16 (the pixel form then takes it alone; below, the blocks are what
+    lets the fast path take it, and pixel_order plans on that): else a firmware links them
+    anyway, and leaving them out elsewhere would cost instructions for no code."""
+    chosen = [_op_variants(graph, op) for op in ops]
+    blocks = [op for op, names in zip(ops, chosen) if "DWF_MVE_BLOCK4" in names]
+    if compact and all(graph.tensors[op.inputs[0]].shape[3] >= DW_FAST_MVE_MIN_CHANNELS for op in blocks):
+        chosen = [names - {"DWF_MVE_BLOCK4"} for names in chosen]
+    return chosen
 
 
 DEPTHWISE_CONV2D = OpSpec(
@@ -191,7 +201,7 @@ DEPTHWISE_CONV2D = OpSpec(
     scratch=_scratch,
     path=_path,
     variants=GENERAL_VARIANTS + FAST_VARIANTS,
-    choose_variants=each_op(_op_variants),
+    choose_variants=_choose_variants,
     weighted=True,
     take_zero_pad=conv_options.take_zero_pad,
 )

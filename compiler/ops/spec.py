@@ -144,9 +144,9 @@ class OpSpec:
 FLOAT_PATH: Mapping[str, str] = MappingProxyType({"*": "portable float32"})  # float ops: one C on every tier
 
 
-def each_op(rule: Callable[[Graph, Op, bool], set[str]]) -> Callable[[Graph, list[Op], int, bool], list[set[str]]]:
-    """A choose_variants rule from one that looks at each op alone (and whether to be compact)."""
-    return lambda graph, ops, total_macs, compact: [rule(graph, op, compact) for op in ops]
+def each_op(rule: Callable[[Graph, Op], set[str]]) -> Callable[[Graph, list[Op], int, bool], list[set[str]]]:
+    """A choose_variants rule from one that looks at each op alone, compact or not."""
+    return lambda graph, ops, total_macs, compact: [rule(graph, op) for op in ops]
 
 
 def tier_paths(mve: str, dsp: str | None = None, scalar: str = "scalar") -> dict[str, str]:

@@ -132,19 +132,23 @@ def test_the_compilers_choices():
 
 
 def test_a_size_target_takes_the_compact_variants():
-    """Target(optimize="size") (an -Os build) leaves out what only saves instructions: the
-    depthwise 4-pixel blocks where the pixel form takes the layer alone, the four-row FC pass. The
+    """Target(optimize="size") (an -Os build) leaves out the depthwise 4-pixel blocks where the
+    pixel form takes every layer alone (C >= 16), and keeps them where one layer needs them. The
     program records it, and each compact choice is one the M55 runs bit-exact (ACCEPTED, or the
     speed choice where nothing is left out)."""
     compact = {name: kv.chosen_variants(graph, "mve", "size")[0] for name, graph in LAYERS.items()}
     assert compact == {"dw_blocks": {"DWF_MVE_PIXEL", "DWF_MVE_ROWS"},
                        "dw_left": {"DWF_MVE_PIXEL_LEFT", "DWF_MVE_ROWS"}, "dw_minus128": {"DW_MVE_FULL_KW3"},
-                       "dw_m2": {"DW_MVE_STRIDED"}, "conv": {"CONV_MVE_PACK"}, "fc": set()}
+                       "dw_m2": {"DW_MVE_STRIDED"}, "conv": {"CONV_MVE_PACK"}, "fc": {"FC_MVE_ROWS4"}}
     assert all(compact[name] in ACCEPTED[name] + [kv.chosen_variants(graph, "mve")[0]]
                for name, graph in LAYERS.items())
     for name, graph in LAYERS.items():
         read, _, _ = read_program(write_program(graph, Target("cortex-m55", optimize="size")))
         assert read.ops[0].attrs["paths"] == kv.bits_of(compact[name]), name
+    # a 3x3 layer of C 8 needs the blocks for the fast path: a graph with one keeps them everywhere
+    rng = np.random.default_rng(5)
+    both = chain((1, 6, 9, 8), [dw_layer(rng, 8, in_zp=1), dw_layer(rng, 8, in_zp=2)])
+    assert all("DWF_MVE_BLOCK4" in names for names in kv.chosen_variants(both, "mve", "size"))
 
 
 def test_variants_below_helium_are_refused_at_load(tmp_path: Path):
