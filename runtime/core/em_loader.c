@@ -171,16 +171,9 @@ static em_status em_load_operator(const em_program_view *v, const em_program *pr
 
 em_status em_program_load(em_program *program, const void *data, size_t size)
 {
-    if (program == NULL) {
-        return EM_ERR_BAD_ARGUMENT;
-    }
-    memset(program, 0, sizeof *program);
-    program->error_operator = EM_NO_OPERATOR;
-    if (data == NULL) {
-        return EM_ERR_BAD_ARGUMENT;
-    }
-    if (((uintptr_t)data & 3u) != 0u) {
-        return EM_ERR_UNALIGNED;
+    const em_status opened = em_program_begin(program, data);
+    if (opened != EM_OK) {
+        return opened;
     }
     if (size < 8u) {
         return EM_ERR_TRUNCATED;

@@ -4,6 +4,22 @@
  */
 #include "em_program_view.h"
 
+em_status em_program_begin(em_program *program, const void *data)
+{
+    if (program == NULL) {
+        return EM_ERR_BAD_ARGUMENT;
+    }
+    memset(program, 0, sizeof *program);
+    program->error_operator = EM_NO_OPERATOR;
+    if (data == NULL) {
+        return EM_ERR_BAD_ARGUMENT;
+    }
+    if (((uintptr_t)data & 3u) != 0u) {
+        return EM_ERR_UNALIGNED;
+    }
+    return EM_OK;
+}
+
 em_status em_program_view_open(const em_fb_buf *buf, em_program_view *view)
 {
     memset(view, 0, sizeof *view);

@@ -37,6 +37,10 @@ typedef struct em_program_view {
     em_fb_vector arenas;     /**< of Arena tables */
 } em_program_view;
 
+/** What em_program_load() and em_program_open_sealed() check first: @p program non-NULL (then
+ *  cleared, naming no operator), @p data non-NULL and 4-byte aligned. */
+em_status em_program_begin(em_program *program, const void *data);
+
 /** Reads the root table and its vectors (bounds-checked; no semantic checks). */
 em_status em_program_view_open(const em_fb_buf *buf, em_program_view *view);
 

@@ -32,16 +32,9 @@ uint32_t em_program_crc32(const void *data, size_t size)
 
 em_status em_program_open_sealed(em_program *program, const void *data, size_t size, uint32_t crc32)
 {
-    if (program == NULL) {
-        return EM_ERR_BAD_ARGUMENT;
-    }
-    memset(program, 0, sizeof *program);
-    program->error_operator = EM_NO_OPERATOR;
-    if (data == NULL) {
-        return EM_ERR_BAD_ARGUMENT;
-    }
-    if (((uintptr_t)data & 3u) != 0u) {
-        return EM_ERR_UNALIGNED;
+    const em_status opened = em_program_begin(program, data);
+    if (opened != EM_OK) {
+        return opened;
     }
     if (size < 8u || size > UINT32_MAX || em_program_crc32(data, size) != crc32) {
         return EM_ERR_PROGRAM_CORRUPT;

@@ -200,14 +200,7 @@ def scons_em_run(board_name: str, tier: str = "", opt: str = "") -> Path:
     from ember_build.board import load_board
 
     tree = _run_folder() / "_".join(["scons", board_name, tier, opt.lstrip("-")])
-    args = [str(Path(sys.executable).with_name("scons")), "-j2", "em_run", f"board={board_name}"]
-    args += [f"tier={tier}"] * bool(tier) + [f"opt={opt}"] * bool(opt)
-    with open(f"{tree}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        build = subprocess.run(args, cwd=REPO, capture_output=True, text=True,
-                               env={**os.environ, "EMBER_BUILD": str(tree)})
-    if build.returncode != 0:
-        raise RuntimeError(f"{' '.join(args)} failed:\n{build.stdout}{build.stderr}")
+    _scons_in(tree, ["em_run", f"board={board_name}"] + [f"tier={tier}"] * bool(tier) + [f"opt={opt}"] * bool(opt))
     board = load_board(board_name).for_tier(tier)
     folder = board.build_name + (f"-{opt.lstrip('-')}" if opt else "")
     return tree / folder / ("em_run" if board.emulator is None else "em_run.elf")
@@ -220,14 +213,20 @@ def scons_em_verify(board_name: str) -> Path:
 
     tier = load_board(board_name).tier
     tree = _run_folder() / f"scons_em_verify_{tier}"
-    args = [str(Path(sys.executable).with_name("scons")), "-j2", "em_verify", f"board={board_name}"]
+    _scons_in(tree, ["em_verify", f"board={board_name}"])
+    return tree / f"em_verify-{tier}" / "em_verify"
+
+
+def _scons_in(tree: Path, targets: list[str]) -> None:
+    """`scons -j2 <targets>` in build tree `tree` (EMBER_BUILD), one SCons run at a time per tree:
+    the first worker to ask builds, the others then find it built."""
+    args = [str(Path(sys.executable).with_name("scons")), "-j2", *targets]
     with open(f"{tree}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         build = subprocess.run(args, cwd=REPO, capture_output=True, text=True,
                                env={**os.environ, "EMBER_BUILD": str(tree)})
     if build.returncode != 0:
         raise RuntimeError(f"{' '.join(args)} failed:\n{build.stdout}{build.stderr}")
-    return tree / f"em_verify-{tier}" / "em_verify"
 
 
 def build_em_run_firmware(board_name: str, extra: list[str] | None = None) -> Path:
