@@ -2,7 +2,9 @@
  * @file em_op_concatenation.c
  * @brief CONCATENATION adapter: 1..EM_CONCAT_MAX_INPUTS int8 tensors of one rank, equal except
  *        along `axis`, -> int8 output whose axis is their sum (ConcatenationOptions). The inputs
- *        share the output's quantization, so each is a strided copy (em_concat_copy_s8).
+ *        share the output's quantization, so each is a strided copy (em_concat_copy_s8). check()
+ *        requires every dim >= 1, the axis sizes to sum (in int64) to the output's and the output to
+ *        hold at most INT32_MAX elements, so rows, row lengths and offsets fit int32.
  */
 #include "em_nn_functions.h"
 #include "em_op_support.h"
@@ -63,7 +65,7 @@ static em_status em_concat_check(const em_op_context *ctx)
         axis_total += em_op_dim(t, a.axis);
     }
     if (axis_total != em_op_dim(out, a.axis) || em_concat_span(out, 0, out->rank) > INT32_MAX
-        || em_concat_span(out, 0, a.axis) < 1) {
+        || em_concat_span(out, 0, out->rank) < 1) { /* em_concat_copy_s8 takes no empty row or input */
         return EM_ERR_BAD_OPERATOR;
     }
     return EM_OK;

@@ -27,6 +27,13 @@ static inline bool em_op_movable(const em_tensor *in, const em_tensor *out)
            && em_tensor_elements(in) <= (uint32_t)INT32_MAX && em_tensor_elements(out) <= (uint32_t)INT32_MAX;
 }
 
+/** True when a strided walk (em_strided_copy, em_pad) whose farthest element is @p span elements
+ *  stays within the kernels' bound: offsets reach twice the span, so half the int32 range in bytes. */
+static inline bool em_op_span_ok(int64_t span, int32_t element_size)
+{
+    return span >= 0 && span <= INT32_MAX / 2 / element_size;
+}
+
 /** @p t's shape as the kernels take it; false when its rank exceeds EM_NN_MAX_RANK or a
  *  dimension is < 1. */
 static inline bool em_op_shape_of(const em_tensor *t, em_nn_shape *shape)

@@ -2,7 +2,9 @@
  * @file em_op_pad.c
  * @brief PAD adapter: input [any rank <= 8] -> output with before[k] + dims[k] + after[k]
  *        along every dimension (PadOptions); the border holds `value` (INT8: -128..127, INT32)
- *        or `float_value` (FLOAT32). Input and output of one dtype.
+ *        or `float_value` (FLOAT32). Input and output of one dtype. check() bounds before, after >= 0,
+ *        before + dim + after (in int64) equal to the output dim and the output within em_pad's half
+ *        int32 range in bytes, so its strides and run offsets fit int32.
  */
 #include "em_op_data_movement.h"
 
@@ -34,7 +36,8 @@ static em_status em_pad_check(const em_op_context *ctx)
         return s;
     }
     if (!em_op_movable(&a.input, &a.output) || a.output.rank != a.input.rank
-        || (a.input.dtype == EM_DTYPE_INT8 && !em_op_in_s8(a.value))) {
+        || (a.input.dtype == EM_DTYPE_INT8 && !em_op_in_s8(a.value))
+        || !em_op_span_ok(em_tensor_elements(&a.output), em_op_element_size(a.input.dtype))) {
         return EM_ERR_BAD_OPERATOR;
     }
     for (int32_t k = 0; k < a.input.rank; k++) {

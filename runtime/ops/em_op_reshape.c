@@ -2,7 +2,8 @@
  * @file em_op_reshape.c
  * @brief RESHAPE adapter: input [any shape] -> output of as many elements, same bytes in the
  *        same order (ReshapeOptions, empty), INT8 / INT32 / FLOAT32, one dtype for both. When the
- *        planner gave both one offset (compiler/planner.py), eval moves nothing.
+ *        planner gave both one offset (compiler/planner.py), eval moves nothing. The byte count eval
+ *        passes is the output's size, which the loader bounds to int32.
  */
 #include "em_op_data_movement.h"
 

@@ -2,7 +2,9 @@
  * @file em_op_slice.c
  * @brief SLICE adapter: input [any rank <= 8] -> output of the same rank, out[i] =
  *        in[begin + i * step] along every dimension (SliceOptions; size = the output's shape),
- *        INT8 / INT32 / FLOAT32, one dtype for both.
+ *        INT8 / INT32 / FLOAT32, one dtype for both. check() bounds begin >= 0, step >= 1 and
+ *        begin + step·(size − 1) within the input dim, each input stride·step within int32 and the
+ *        farthest element read within em_strided_copy's half int32 range in bytes.
  */
 #include "em_op_data_movement.h"
 
@@ -35,13 +37,17 @@ static em_status em_slice_check(const em_op_context *ctx)
     if (!em_op_movable(&a.input, &a.output) || a.output.rank != a.input.rank) {
         return EM_ERR_BAD_OPERATOR;
     }
-    for (int32_t k = 0; k < a.input.rank; k++) {
+    int64_t stride = 1, span = 0; /* em_slice's strides (elements) and the farthest element it reads */
+    for (int32_t k = a.input.rank - 1; k >= 0; k--) {
         const int64_t last = a.begin[k] + (int64_t)(a.out_shape.dims[k] - 1) * a.step[k];
-        if (a.size[k] != a.out_shape.dims[k] || a.begin[k] < 0 || a.step[k] < 1 || last >= a.in_shape.dims[k]) {
+        if (a.size[k] != a.out_shape.dims[k] || a.begin[k] < 0 || a.step[k] < 1 || last >= a.in_shape.dims[k]
+            || stride * a.step[k] > INT32_MAX) {
             return EM_ERR_BAD_OPERATOR;
         }
+        span += (int64_t)(a.out_shape.dims[k] - 1) * a.step[k] * stride;
+        stride *= a.in_shape.dims[k];
     }
-    return EM_OK;
+    return em_op_span_ok(span, em_op_element_size(a.input.dtype)) ? EM_OK : EM_ERR_BAD_OPERATOR;
 }
 
 static em_status em_slice_eval(const em_op_context *ctx)

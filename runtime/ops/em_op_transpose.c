@@ -1,7 +1,8 @@
 /**
  * @file em_op_transpose.c
  * @brief TRANSPOSE adapter: input [any rank <= 8] -> output with dimension k = input dimension
- *        perm[k] (TransposeOptions), INT8 / INT32 / FLOAT32, one dtype for both.
+ *        perm[k] (TransposeOptions), INT8 / INT32 / FLOAT32, one dtype for both. check() bounds the
+ *        input to em_strided_copy's half int32 range in bytes, so every stride and offset fits int32.
  */
 #include "em_op_data_movement.h"
 
@@ -27,7 +28,8 @@ static em_status em_transpose_check(const em_op_context *ctx)
     if (s != EM_OK) {
         return s;
     }
-    if (!em_op_movable(&a.input, &a.output) || a.output.rank != a.input.rank) {
+    if (!em_op_movable(&a.input, &a.output) || a.output.rank != a.input.rank
+        || !em_op_span_ok((int64_t)em_tensor_elements(&a.input) - 1, em_op_element_size(a.input.dtype))) {
         return EM_ERR_BAD_OPERATOR;
     }
     bool seen[EM_NN_MAX_RANK] = {false};

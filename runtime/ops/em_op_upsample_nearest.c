@@ -1,7 +1,9 @@
 /**
  * @file em_op_upsample_nearest.c
  * @brief UPSAMPLE_NEAREST adapter: input [N, H, W, C] -> output [N, H * scale_h, W * scale_w, C]
- *        (UpsampleNearestOptions, factors >= 1), INT8 / INT32 / FLOAT32, one dtype for both.
+ *        (UpsampleNearestOptions, factors >= 1), INT8 / INT32 / FLOAT32, one dtype for both. check()
+ *        requires dim · scale (in int64) to equal the output's dims, so with the loader's bound on the
+ *        output every row, pixel and byte count of the kernel fits int32.
  */
 #include "em_op_data_movement.h"
 

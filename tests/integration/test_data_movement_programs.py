@@ -59,6 +59,8 @@ BAD = {
     "slice_past_the_end": ("slice", (5,), (3,), {"begin": [1], "step": [2], "size": [3]}),
     "slice_step_0": ("slice", (5,), (2,), {"begin": [0], "step": [0], "size": [2]}),
     "slice_size_not_output": ("slice", (5,), (2,), {"begin": [0], "step": [1], "size": [3]}),
+    "slice_stride_past_int32": ("slice", (2, 3), (1, 3), {"begin": [0, 0], "step": [(1 << 31) - 1, 1],
+                                                          "size": [1, 3]}),
     "pad_negative": ("pad", (4,), (3,), {"before": [-1], "after": [0], "value": 0}),
     "pad_wrong_output": ("pad", (4,), (7,), {"before": [1], "after": [1], "value": 0}),
     "pad_value_out_of_int8": ("pad", (4,), (6,), {"before": [1], "after": [1], "value": 128}),
@@ -67,6 +69,8 @@ BAD = {
     "reshape_other_count": ("reshape", (2, 3), (7,), {}),
     "requantize_offset_out_of_int8": ("requantize", (4,), (4,), {"input_offset": 0, "output_offset": 200,
                                                                 "output_multiplier": 1 << 30, "output_shift": 0}),
+    "requantize_input_offset_int32_min": ("requantize", (4,), (4,), {"input_offset": -(1 << 31), "output_offset": 0,
+                                                                    "output_multiplier": 1 << 30, "output_shift": 0}),
 }
 
 
