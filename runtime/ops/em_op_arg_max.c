@@ -3,6 +3,8 @@
  * @brief ARG_MAX adapter: input int8 [rank >= 1, no empty dimension] -> output int32 with the
  *        input's elements less ArgMaxOptions.axis (0..rank-1): the input read as
  *        [outer][count][inner] around the axis, the output as [outer][inner] (em_arg_max_s8).
+ *        check() requires a non-empty input of at most INT32_MAX elements, so outer, count and inner
+ *        and every index the kernel forms are at most that count.
  */
 #include "em_nn_functions.h"
 #include "em_op_support.h"

@@ -2,7 +2,9 @@
  * @file em_op_batch_matmul.c
  * @brief BATCH_MATMUL adapter: a [B, M, K] int8, b [B, K, N] int8 -> output [B, M, N] int8
  *        (rank 2: B = 1), BatchMatmulOptions. check() verifies shapes and option ranges
- *        (em_batch_matmul_params); the output must not overlap either operand.
+ *        (em_batch_matmul_params); the output must not overlap either operand. Bounds: offsets
+ *        -127..128, multiplier >= 0, shift -31..30, all dims >= 1 and each operand within the loader's
+ *        int32 bound, so every index fits int32 (the sums wrap in uint32, as the reference's).
  */
 #include "em_nn_functions.h"
 #include "em_op_support.h"

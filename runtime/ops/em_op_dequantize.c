@@ -1,6 +1,7 @@
 /**
  * @file em_op_dequantize.c
  * @brief DEQUANTIZE adapter: int8 [any shape] -> float32 [same shape], DequantizeOptions.
+ *        check() bounds the count to int32 and the zero point to int8 (code − zero point in int32).
  */
 #include "em_nn_functions.h"
 #include "em_op_support.h"

@@ -6,6 +6,9 @@
  *        EM_NN_PATHS_FC bits, checked at load by em_nn_paths_linked()).
  *
  * The output must not overlap the input (the planner must not alias them).
+ * Bounds: check() requires B, I, O >= 1 with every operand within the loader's int32 bound (row
+ * offsets b·I and o·I fit int32; the dot products wrap in uint32, as the reference's int32), each
+ * multiplier >= 0 and shift in -31..30, the output offset and clamps int8.
  */
 #include <stddef.h>
 
@@ -86,14 +89,8 @@ static em_status em_fc_check(const em_op_context *ctx)
     const em_fc_params *p = &a.params;
     if (!em_op_in_s8(p->output_offset) || !em_op_in_s8(p->activation_min)
         || !em_op_in_s8(p->activation_max) || p->activation_min > p->activation_max
-        || a.multiplier.len != (uint32_t)n_out || a.shift.len != (uint32_t)n_out) {
+        || !em_op_per_channel_quant_ok(ctx, &a.multiplier, &a.shift, n_out)) { /* em_nn_requantize's ranges */
         return EM_ERR_BAD_OPERATOR;
-    }
-    for (uint32_t o = 0; o < a.shift.len; o++) {
-        const int32_t shift = em_fb_vector_i32(&ctx->buf, &a.shift, o);
-        if (shift < -31 || shift > 30) {
-            return EM_ERR_BAD_OPERATOR;
-        }
     }
     return em_op_paths_status(em_nn_paths_linked(p->paths, EM_NN_PATHS_FC));
 }

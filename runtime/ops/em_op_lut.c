@@ -3,7 +3,8 @@
  * @brief LUT adapter: input int8 [any shape], table int8 (a constant) -> output int8 [same element
  *        count]. The table is [256], one for every element (em_lut_s8), or [C, 256], one per
  *        channel of the input's LutOptions.axis (-rank..rank-1, negative from the end; default
- *        -1, the last), C its size there (em_lut_channels_s8 over [outer, C, inner]).
+ *        -1, the last), C its size there (em_lut_channels_s8 over [outer, C, inner]). check() bounds
+ *        C to 1..EM_LUT_MAX_CHANNELS and outer · C, inner and outer · C · inner (in int64) to int32.
  */
 #include "em_nn_functions.h"
 #include "em_op_support.h"

@@ -5,8 +5,10 @@
  *        scratch int32 [>= N + 2 + 2 n_mels], MelFeaturesOptions.
  *
  * check() verifies shapes and every table entry the kernel's arithmetic relies on (window and
- * twiddle magnitudes, band extents, eps exponents, DCT and log-scale ranges), so that no int32
- * or int64 sum of the kernel can overflow on any audio (bounds: compiler/audio_features.py).
+ * twiddle magnitudes, band extents, eps exponents, log2 table entries in 0..2^24 (Q24), DCT and
+ * log-scale ranges), so that no int32 or int64 sum of the kernel can overflow on any audio (bounds:
+ * compiler/audio_features.py). Sizes: N a power of two in 8..4096, frame and band extents within
+ * it; the remaining sizes are tensor dims, which the loader bounds.
  * The scratch is a planned arena tensor (an output no other op reads), not the stack.
  */
 #include "em_nn_functions.h"
@@ -72,6 +74,7 @@ static bool em_mel_shapes_ok(const em_mel_args *a)
     }
     if (n < 8 || n > 4096 || (n & (n - 1)) != 0 || em_op_dim(&in[EM_MEL_TWIDDLES], 1) != 2
         || p->frame_length < 1 || p->frame_length > n || p->frame_step < 1 || p->samples < p->frame_length
+        || a->batches < 1 /* no empty audio: em_mel_features_s16 takes one frame at least */
         || p->n_mels < 1 || em_op_dim(&in[EM_MEL_BANDS], 1) != EM_MEL_BAND_FIELDS
         || em_tensor_elements(&in[EM_MEL_LOG2]) != EM_MEL_LOG2_ENTRIES || (p->magnitude != 0 && p->magnitude != 1)
         || em_tensor_elements(&a->out[EM_MEL_SCRATCH]) * 4u
@@ -128,6 +131,11 @@ static bool em_mel_tables_ok(const em_mel_args *a)
     for (int64_t j = 0; j < weights; j++) {
         if (t->mel_weights[j] < 0) {
             return false;
+        }
+    }
+    for (int32_t j = 0; j < EM_MEL_LOG2_ENTRIES; j++) {
+        if (t->log2_table[j] < 0 || t->log2_table[j] > (1 << 24)) {
+            return false; /* log2(1 + j/128) in Q24: with it every log value stays below 2^32 */
         }
     }
     for (int32_t c = 0; c < p->coefficients; c++) {

@@ -2,7 +2,8 @@
  * @file em_op_min_max.h
  * @brief MINIMUM and MAXIMUM adapters' shared decode, check and eval: a, b int8 -> output int8,
  *        one quantization shared by all three (the compiler guarantees it; the codes are compared
- *        directly), MinMaxOptions (empty), broadcasting as em_op_broadcast.h allows.
+ *        directly), MinMaxOptions (empty), broadcasting as em_op_broadcast.h allows. No arithmetic
+ *        on the codes; the offsets are within the operands, which the loader bounds to int32.
  *        Header-only (static inline) so that either op links without the other.
  */
 #ifndef EM_OP_MIN_MAX_H

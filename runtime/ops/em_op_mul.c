@@ -1,7 +1,9 @@
 /**
  * @file em_op_mul.c
  * @brief MUL adapter: a, b int8 -> output int8 (NumPy broadcasting as em_op_broadcast.h
- *        allows), MulOptions. check() verifies shapes and option ranges (em_mul_params).
+ *        allows), MulOptions. check() verifies shapes and option ranges (em_mul_params): input offsets
+ *        -127..128 so that (a + a_offset)·(b + b_offset) fits int32, output offset and clamps int8,
+ *        multiplier >= 0 and shift -31..30 (em_nn_requantize's contract).
  */
 #include "em_nn_functions.h"
 #include "em_op_broadcast.h"

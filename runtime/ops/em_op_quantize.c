@@ -1,6 +1,8 @@
 /**
  * @file em_op_quantize.c
  * @brief QUANTIZE adapter: float32 [any shape] -> int8 [same shape], QuantizeOptions.
+ *        check() bounds the count to int32 and the zero point to int8; the kernel clamps in float
+ *        before any conversion, so no scale makes it overflow.
  */
 #include "em_nn_functions.h"
 #include "em_op_support.h"

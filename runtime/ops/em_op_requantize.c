@@ -1,7 +1,9 @@
 /**
  * @file em_op_requantize.c
  * @brief REQUANTIZE adapter: input int8 [any shape] -> output int8 [same element count] on
- *        another scale and zero point (RequantizeOptions).
+ *        another scale and zero point (RequantizeOptions). check() bounds the input offset to
+ *        -127..128 (compared as is: negating INT32_MIN would overflow), the output offset to int8, the
+ *        multiplier to >= 0 and the shift to -31..30, so every step of em_nn_requantize fits int32.
  */
 #include "em_nn_data_movement.h"
 #include "em_op_support.h"
@@ -33,7 +35,7 @@ static em_status em_requantize_check(const em_op_context *ctx)
     const em_requantize_params *p = &a.params;
     if (a.input.dtype != EM_DTYPE_INT8 || a.output.dtype != EM_DTYPE_INT8
         || em_tensor_elements(&a.input) != em_tensor_elements(&a.output)
-        || em_tensor_elements(&a.output) > (uint32_t)INT32_MAX || !em_op_in_s8(-p->input_offset)
+        || em_tensor_elements(&a.output) > (uint32_t)INT32_MAX || p->input_offset < -127 || p->input_offset > 128
         || !em_op_in_s8(p->output_offset) || p->output_multiplier < 0 || p->output_shift < -31
         || p->output_shift > 30) {
         return EM_ERR_BAD_OPERATOR;

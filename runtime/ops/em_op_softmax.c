@@ -1,6 +1,8 @@
 /**
  * @file em_op_softmax.c
  * @brief SOFTMAX adapter: int8 [..., C] -> int8 [..., C] over the last axis, SoftmaxOptions.
+ *        check() bounds the row to 1..EM_SOFTMAX_MAX_ROW (the Q12.19 sum stays in int32), the left
+ *        shift to 0..31, the multiplier to >= 0 and diff_min to <= 0 (em_softmax_s8_params_valid).
  */
 #include "em_nn_functions.h"
 #include "em_op_support.h"

@@ -149,6 +149,8 @@ MUTATIONS = {
                              "EM_ERR_BAD_OPERATOR"),
     "fc_shift_range": (lambda s: s.operators[0].options["output_shift"].__setitem__(0, 31),
                        "EM_ERR_BAD_OPERATOR"),
+    "fc_multiplier_negative": (lambda s: s.operators[0].options["output_multiplier"].__setitem__(0, -1),
+                               "EM_ERR_BAD_OPERATOR"),
     "fc_clamp_order": (lambda s: s.operators[0].options.update(activation_min=10, activation_max=5),
                        "EM_ERR_BAD_OPERATOR"),
     "fc_output_offset": (lambda s: s.operators[0].options.update(output_offset=300),
