@@ -1,7 +1,9 @@
 /**
  * @file em_op_float_binary.c
  * @brief FLOAT_BINARY adapter: a, b float32 -> output float32 of NumPy's broadcast shape
- *        (rank 1..EM_FLOAT_MAX_RANK; a rank-0 output is read as [1]), FloatBinaryOptions.
+ *        (rank 1..EM_FLOAT_MAX_RANK; a rank-0 output is read as [1]), FloatBinaryOptions. check()
+ *        requires non-empty operands of at most INT32_MAX elements, so each operand's strides (products
+ *        of its own dims) fit int32 and the kernel's offsets stay below twice its element count.
  */
 #include "em_op_float.h"
 

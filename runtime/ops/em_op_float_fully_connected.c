@@ -4,6 +4,8 @@
  *        elements: [B, I], [B, T, I] (a linear over the last axis) or [B, H, W, C] flattened;
  *        weights [O, I], bias [O] -> output of rows × O elements whose last dim is O,
  *        FloatFullyConnectedOptions (output clamp). The output must not overlap the input.
+ *        check() requires I, O >= 1 and non-empty operands of at most INT32_MAX elements (rows × O
+ *        compared in uint64), so every row offset the kernel forms in size_t fits.
  */
 #include "em_op_float.h"
 

@@ -1,7 +1,8 @@
 /**
  * @file em_op_float_layer_norm.c
  * @brief FLOAT_LAYER_NORM adapter: x float32 [..., D], weight [D], bias [D] -> output of x's
- *        shape, normalized over the last axis, FloatLayerNormOptions (epsilon).
+ *        shape, normalized over the last axis, FloatLayerNormOptions (epsilon). check() requires
+ *        non-empty operands of at most INT32_MAX elements, so rows and row offsets fit.
  */
 #include "em_op_float.h"
 

@@ -1,7 +1,8 @@
 /**
  * @file em_op_float_softmax.c
  * @brief FLOAT_SOFTMAX adapter: input float32 [..., D] -> output of the same shape, softmax over
- *        the last axis, FloatSoftmaxOptions (empty).
+ *        the last axis, FloatSoftmaxOptions (empty). check() requires a non-empty input of at most
+ *        INT32_MAX elements, so rows and row offsets (rows · D, formed in size_t) fit.
  */
 #include "em_op_float.h"
 

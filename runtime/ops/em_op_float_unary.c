@@ -1,7 +1,8 @@
 /**
  * @file em_op_float_unary.c
  * @brief FLOAT_UNARY adapter: input float32 -> output float32 of as many elements,
- *        FloatUnaryOptions (function, alpha, min, max).
+ *        FloatUnaryOptions (function, alpha, min, max). check() bounds the count to 1..INT32_MAX
+ *        and the function to the kernel's table; the rest is float arithmetic.
  */
 #include "em_op_float.h"
 
