@@ -131,6 +131,15 @@ em_nn_status em_softmax_s8(const em_softmax_params *params, int32_t rows, int32_
         }
         const int32_t headroom = em_nn_leading_zeros((uint32_t)sum);
         const int32_t bits_over_unit = EM_SOFTMAX_ACCUMULATION_INTEGER_BITS - headroom;
+        const int32_t exponent = bits_over_unit + 31 - 8;
+        if (exponent > 31) {
+            /* a sum of 512 or more: the SRDHM (< 2^31) over 2^32 or more rounds to 0 for every value,
+             * as the reference's 64-bit shift gives, where a 32-bit shift that far is undefined */
+            for (int32_t i = 0; i < row_size; i++) {
+                out[i] = -128;
+            }
+            continue;
+        }
         const int32_t shifted = (int32_t)(((uint32_t)sum << headroom) - ((uint32_t)1 << 31));
         const int32_t reciprocal = em_nn_one_over_one_plus_x(shifted);
         for (int32_t i = 0; i < row_size; i++) {
@@ -138,7 +147,7 @@ em_nn_status em_softmax_s8(const em_softmax_params *params, int32_t rows, int32_
             int32_t value = -128;
             if (diff >= p.diff_min) {
                 const int32_t e = em_nn_softmax_exp(diff, &p);
-                value = em_nn_rounding_divide_by_pot(em_nn_srdhm(reciprocal, e), bits_over_unit + 31 - 8) - 128;
+                value = em_nn_rounding_divide_by_pot(em_nn_srdhm(reciprocal, e), exponent) - 128;
                 value = value < -128 ? -128 : (value > 127 ? 127 : value);
             }
             out[i] = (int8_t)value;

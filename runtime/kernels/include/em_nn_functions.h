@@ -386,7 +386,9 @@ typedef struct {
 bool em_softmax_s8_params_valid(const em_softmax_params *params, int32_t row_size);
 
 /**
- * Softmax over each row (reference.softmax_s8, TFLite's int8 algorithm).
+ * Softmax over each row (reference.softmax_s8, TFLite's int8 algorithm). A row whose sum of
+ * exponentials reaches 512 (512 or more values at its maximum) is -128 everywhere: every
+ * probability is under half an LSB, as the reference's 64-bit rounding shift says.
  * @param rows      0..INT32_MAX rows
  * @param params    em_softmax_s8_params_valid()
  * @param row_size  1..EM_SOFTMAX_MAX_ROW values per row (the Q12.19 sum of exponentials must not overflow)

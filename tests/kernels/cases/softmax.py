@@ -28,7 +28,9 @@ SHAPES += random_shapes()
 
 # rows chosen to break it, per (row length, input scale): flat rows (7, -128, 127), a ramp, one
 # dominant value, random values, values near the top
-EDGE_ROWS = [(1, 0.1), (12, 0.05), (37, 0.5), (300, 0.02), (10, 4.0)]
+EDGE_ROWS = [(1, 0.1), (12, 0.05), (37, 0.5), (300, 0.02), (10, 4.0),
+             # 512 and more values at the row's max: every probability under half an LSB (exponent > 31)
+             (512, 0.05), (1000, 0.02)]
 
 
 def edge_rows(width: int) -> np.ndarray:
