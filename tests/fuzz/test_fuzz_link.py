@@ -59,6 +59,7 @@ def test_fuzz_link(tmp_path, fuzz_seconds):
     assert result.returncode == 0, result.stderr[-4000:]
     result = subprocess.run(
         [str(fuzzer), str(corpus), f"-max_total_time={fuzz_seconds}", "-max_len=8192", "-timeout=10",
-         "-rss_limit_mb=2048", f"-artifact_prefix={ARTIFACTS}/"],
+         "-rss_limit_mb=2048", "-print_final_stats=1", f"-artifact_prefix={ARTIFACTS}/"],
         capture_output=True, text=True, timeout=fuzz_seconds + 120, env=env)
+    (ARTIFACTS / "link.log").write_text(result.stderr)  # executions, coverage (README.md)
     assert result.returncode == 0, result.stderr[-4000:]
