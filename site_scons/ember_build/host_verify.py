@@ -22,3 +22,9 @@ def verify_on_host(verifier: Path, programs: list[Path], verdicts: Path) -> int:
     partial.write_text(run.stdout)
     os.replace(partial, verdicts)  # never a half-written verdict
     return 0
+
+
+def verify_action(target, source, env) -> int:
+    """verify_on_host as an SCons action: source[0] the verifier, source[1:] the programs,
+    target[0] the verdicts (the app build and the bench both run it)."""
+    return verify_on_host(Path(str(source[0])), [Path(str(s)) for s in source[1:]], Path(str(target[0])))

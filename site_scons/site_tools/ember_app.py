@@ -33,6 +33,7 @@ from pathlib import Path
 
 from SCons.Script import Action, AlwaysBuild, Glob
 
+from ember_build.host_verify import verify_action
 from ember_build.lowering import LOWERING_LOCK, lowering_c_digest
 from ember_build.qemu import run_firmware
 from ember_build.report import check_run
@@ -76,12 +77,6 @@ def _run_and_check(target, source, env) -> int:
     if result.timed_out:
         print(f"error: firmware did not finish within {RUN_TIMEOUT_S:.0f} s")
     return 0 if report["match"] else 1
-
-
-def _verify_on_host(target, source, env) -> int:
-    from ember_build.host_verify import verify_on_host
-
-    return verify_on_host(Path(str(source[0])), [Path(str(s)) for s in source[1:]], Path(str(target[0])))
 
 
 def _size_report(target, source, env) -> int:
@@ -226,7 +221,7 @@ def build_app(env, app: str, run: bool = False, train: bool = False, model: str 
         app_env["EMBER_APP_RUNTIME"] = env["RUNTIME_LIB_SEALED"]
         app_env["EMBER_APP_VERIFIED"] = app_env.Command(
             str(gen / "verified.txt"), env["EM_VERIFY"] + program_files,
-            Action(_verify_on_host, f"verifying the program on the host as {board.tier} firmware would"))
+            Action(verify_action, f"verifying the program on the host as {board.tier} firmware would"))
     firmware = REPO / "apps" / app / "firmware"
     # firmware/*.c, then the variant's folder and app.yaml's `firmware:` folders; a folder's own
     # main.c replaces firmware/main.c (model=cascade of person_detect)
