@@ -26,6 +26,11 @@ Schema (every field; see bsp/corstone300/board.yaml for a commented example):
     bin               bool, optional (default false): every loadable section lies in one memory
                       region, so `objcopy -O binary` gives a flashable image (firmware.bin)
 
+BOARD_SCHEMA (a JSON Schema, checked by ember_build/config_schema.py) holds the types, the keys
+and the ranges; `Board.__post_init__` the rest (the CPU is one of CPUS, the files exist, regions
+do not overlap, the counter's figures agree). Either way an error is one line with the file, the
+line and the field: `bsp/x/board.yaml:21: 'stack_bytes': expected an integer > 0 ...`.
+
 `Board.tier` is the best the CPU runs; `Board.for_tier()` gives the board built for a lower tier
 (`scons tier=dsp`: an M55 without MVE), with the CPU's flags for that tier (compiler/target.py).
 `boards()` reads every board of bsp/; `emulated_boards()` and `one_board_per_tier()` are the
@@ -40,11 +45,10 @@ import types
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Mapping
-
-import yaml
+from typing import Mapping
 
 from compiler.target import CPUS, TIERS, Cpu, Tier  # the CPU table is the compiler's
+from ember_build.config_schema import SettingsFile, read_settings, shown_path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BSP_ROOT = REPO_ROOT / "bsp"
@@ -58,7 +62,8 @@ COUNTER_UNITS = ("instructions (QEMU)", "cycles", "ns (host)")
 
 
 class BoardError(ValueError):
-    """A board.yaml that does not follow the schema; the message names the file and field."""
+    """A board.yaml that does not follow the schema; the message is one line: the file, the
+    line and the field."""
 
 
 class UnknownBoardError(LookupError):
@@ -67,6 +72,51 @@ class UnknownBoardError(LookupError):
 
 class TierOverrideError(ValueError):
     """A tier override (`tier=`) that is no tier, or one the board's CPU cannot run."""
+
+
+_INT = {"type": "integer"}
+_STRINGS = {"type": "array", "items": {"type": "string"}}
+
+
+def _mapping(properties: dict, required: tuple = ()) -> dict:
+    return {"type": "object", "properties": properties, "required": list(required), "additionalProperties": False}
+
+
+BOARD_SCHEMA = _mapping({
+    "name": {"type": "string", "minLength": 1},
+    "description": {"type": "string"},
+    "cpu": {"type": "string"},
+    "clock_hz": {**_INT, "minimum": 0},
+    "cc": {"type": "string", "minLength": 1},
+    "cflags": _STRINGS,
+    "ldflags": _STRINGS,
+    "linker_script": {"type": ["string", "null"], "minLength": 1},
+    "stack_bytes": {"type": ["integer", "null"], "exclusiveMinimum": 0, "multipleOf": 8},
+    "sources": _STRINGS,
+    "memory": {"type": "array", "minItems": 1, "items": _mapping({
+        "name": {"type": "string", "minLength": 1},
+        "base": {"type": ["integer", "null"], "minimum": 0},
+        "size": {**_INT, "exclusiveMinimum": 0},
+        "speed": {**_INT, "minimum": 0},
+        "access": {"enum": list(ACCESS_MODES)},
+        "arena": {"type": "boolean"},
+    }, required=("name", "size", "speed", "access", "arena"))},
+    "placement": _mapping({kind: {"type": "string"} for kind in SECTION_KINDS}),
+    "console": _mapping({
+        "kind": {"enum": list(CONSOLE_KINDS)},
+        "base": {**_INT, "minimum": 0},
+        "clock_hz": {**_INT, "exclusiveMinimum": 0},
+    }, required=("kind",)),
+    "counter": _mapping({
+        "kind": {"enum": list(COUNTER_KINDS)},
+        "unit": {"enum": list(COUNTER_UNITS)},
+        "icount_shift": {**_INT, "minimum": 0},
+        "ticks_per_instruction": {"type": "number", "exclusiveMinimum": 0},
+    }, required=("kind", "unit")),
+    "emulator": {"type": ["array", "null"], "minItems": 1, "items": {"type": "string"}},
+    "bin": {"type": "boolean"},
+}, required=("name", "description", "cpu", "clock_hz", "cc", "cflags", "ldflags", "sources", "memory",
+             "placement", "console", "counter"))
 
 
 def known_boards(bsp_root: Path = BSP_ROOT) -> list[str]:
@@ -144,12 +194,13 @@ class Board:
     directory: Path = field(compare=False)
     bin: bool = False
     tier: Tier | None = None  # built for: the CPU's best (default), lower in a tier override build
+    source: SettingsFile | None = field(default=None, compare=False, repr=False)  # the board.yaml read: its lines
 
     def __post_init__(self) -> None:
-        where = self.directory / "board.yaml"
+        source = self.source or SettingsFile(self.directory / "board.yaml", None)
 
         def fail(field_name: str, problem: str) -> None:
-            raise BoardError(f"{where}: field '{field_name}': {problem}")
+            raise BoardError(source.problem(field_name, problem))
 
         if self.name != self.directory.name:
             fail("name", f"is {self.name!r} but the folder is {self.directory.name!r}")
@@ -160,19 +211,15 @@ class Board:
         if cpu_flags:
             fail("cflags", f"{' '.join(cpu_flags)}: the CPU's flags come from its cpu ({self.cpu}, "
                            "compiler/target.py CPUS), per tier; remove them here")
-        if self.clock_hz < 0 or (self.clock_hz == 0 and self.emulator is not None):
-            fail("clock_hz", "must be a positive frequency in Hz")
+        if self.clock_hz == 0 and self.emulator is not None:
+            fail("clock_hz", "must be a positive frequency in Hz (0 only for a board that runs natively)")
         if self.linker_script is not None and not (self.directory / self.linker_script).is_file():
-            fail("linker_script", f"{self.linker_script!r} does not exist in {self.directory}")
-        if self.stack_bytes is not None and (self.stack_bytes <= 0 or self.stack_bytes % 8):
-            fail("stack_bytes", "must be a positive multiple of 8")
-        for source in self.sources:
-            if not (self.directory / source).is_file():
-                fail("sources", f"{source!r} does not exist in {self.directory}")
+            fail("linker_script", f"{self.linker_script!r} does not exist in {shown_path(self.directory)}")
+        for i, file in enumerate(self.sources):
+            if not (self.directory / file).is_file():
+                fail(f"sources[{i}]", f"{file!r} does not exist in {shown_path(self.directory)}")
         self._validate_memory(fail)
         self._validate_counter(fail)
-        if self.console.kind not in CONSOLE_KINDS:
-            fail("console.kind", f"{self.console.kind!r} is not one of {', '.join(CONSOLE_KINDS)}")
         if self.console.kind in UART_CONSOLE_KINDS and (self.console.base is None or not self.console.clock_hz):
             fail("console", f"a {self.console.kind} needs base and clock_hz")
         if self.emulator is not None and not any("{elf}" in word for word in self.emulator):
@@ -180,34 +227,23 @@ class Board:
 
     def _validate_memory(self, fail) -> None:
         names = [r.name for r in self.memory]
-        if not names:
-            fail("memory", "at least one region is needed")
-        if len(set(names)) != len(names):
-            fail("memory", f"duplicate region names in {names}")
+        twice = [n for i, n in enumerate(names) if n in names[:i]]
+        if twice:
+            fail(f"memory.{twice[0]}", "a second region of this name")
         for r in self.memory:
-            if r.access not in ACCESS_MODES:
-                fail(f"memory.{r.name}.access", f"{r.access!r} is not one of {', '.join(ACCESS_MODES)}")
-            if r.size <= 0 or r.speed < 0:
-                fail(f"memory.{r.name}", "size must be > 0 and speed a rank >= 0")
             if r.arena and "w" not in r.access:
                 fail(f"memory.{r.name}.arena", "an arena region must be writable")
         placed = [r for r in self.memory if r.base is not None]
         placed.sort(key=lambda r: r.base)
         for low, high in zip(placed, placed[1:]):
             if low.end > high.base:
-                fail("memory", f"regions {low.name} and {high.name} overlap")
+                fail(f"memory.{high.name}", f"overlaps region {low.name} (0x{low.base:08X}..0x{low.end:08X})")
         for kind, region in self.placement.items():
-            if kind not in SECTION_KINDS:
-                fail(f"placement.{kind}", f"unknown section kind (known: {', '.join(SECTION_KINDS)})")
             if region not in names:
                 fail(f"placement.{kind}", f"region {region!r} is not in memory ({', '.join(names)})")
 
     def _validate_counter(self, fail) -> None:
         c = self.counter
-        if c.kind not in COUNTER_KINDS:
-            fail("counter.kind", f"{c.kind!r} is not one of {', '.join(COUNTER_KINDS)}")
-        if c.unit not in COUNTER_UNITS:
-            fail("counter.unit", f"{c.unit!r} is not one of {', '.join(COUNTER_UNITS)}")
         if c.kind != "systick":
             return
         if c.icount_shift is None or c.ticks_per_instruction is None:
@@ -294,84 +330,39 @@ class Board:
         return d
 
 
-def _require(data: Mapping[str, Any], key: str, kind, where: Path, prefix: str = "", optional=False):
-    if key not in data or data[key] is None:
-        if optional:
-            return None
-        raise BoardError(f"{where}: field '{prefix}{key}' is missing")
-    value = data[key]
-    if kind is int and isinstance(value, bool) or not isinstance(value, kind):
-        names = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
-        raise BoardError(f"{where}: field '{prefix}{key}' should be {names}, got {value!r}")
-    return value
-
-
-def _str_list(data, key, where, optional=False) -> tuple[str, ...] | None:
-    value = _require(data, key, list, where, optional=optional)
-    if value is None:
-        return None
-    if not all(isinstance(v, str) for v in value):
-        raise BoardError(f"{where}: field '{key}' should be a list of strings, got {value!r}")
-    return tuple(value)
-
-
 def load_board(name: str, bsp_root: Path = BSP_ROOT) -> Board:
-    """Reads and validates bsp/<name>/board.yaml."""
+    """Reads and validates bsp/<name>/board.yaml (BOARD_SCHEMA, then Board's own checks)."""
     where = bsp_root / name / "board.yaml"
     if not where.is_file():
         raise UnknownBoardError(
-            f"unknown board {name!r} (no {where}); known boards: {', '.join(known_boards(bsp_root)) or 'none'}")
-    try:
-        data = yaml.safe_load(where.read_text())
-    except yaml.YAMLError as e:
-        raise BoardError(f"{where}: not valid YAML: {e}") from e
-    if not isinstance(data, dict):
-        raise BoardError(f"{where}: expected a mapping at the top level")
-
-    regions = []
-    for i, raw in enumerate(_require(data, "memory", list, where)):
-        if not isinstance(raw, dict):
-            raise BoardError(f"{where}: field 'memory[{i}]' should be a mapping")
-        p = f"memory[{i}]."
-        regions.append(MemoryRegion(
-            name=_require(raw, "name", str, where, p),
-            base=_require(raw, "base", int, where, p, optional=True),
-            size=_require(raw, "size", int, where, p),
-            speed=_require(raw, "speed", int, where, p),
-            access=_require(raw, "access", str, where, p),
-            arena=_require(raw, "arena", bool, where, p),
-        ))
-    console = _require(data, "console", dict, where)
-    counter = _require(data, "counter", dict, where)
-    tpi = _require(counter, "ticks_per_instruction", (int, float), where, "counter.", optional=True)
+            f"unknown board {name!r} (no {shown_path(where)}); known boards: {', '.join(known_boards(bsp_root)) or 'none'}")
+    source = read_settings(where, BoardError)
+    data = source.data
     if "tier" in data:
-        raise BoardError(f"{where}: field 'tier': a board's tier is its CPU's (cpu: {data.get('cpu')!r}, "
-                         "compiler/target.py CPUS); remove it (`scons tier=` builds a lower one)")
+        raise BoardError(source.problem("tier", f"a board's tier is its CPU's (cpu: {data.get('cpu')!r}, "
+                                                "compiler/target.py CPUS); remove it (`scons tier=` builds a lower one)"))
+    source.check(BOARD_SCHEMA, BoardError)
+    console, counter = data["console"], data["counter"]
+    tpi = counter.get("ticks_per_instruction")
     return Board(
-        name=_require(data, "name", str, where),
-        description=_require(data, "description", str, where),
-        cpu=_require(data, "cpu", str, where),
-        clock_hz=_require(data, "clock_hz", int, where),
-        cc=_require(data, "cc", str, where),
-        board_cflags=_str_list(data, "cflags", where),
-        ldflags=_str_list(data, "ldflags", where),
-        linker_script=_require(data, "linker_script", str, where, optional=True),
-        stack_bytes=_require(data, "stack_bytes", int, where, optional=True),
-        sources=_str_list(data, "sources", where),
-        memory=tuple(regions),
-        placement=types.MappingProxyType(dict(_require(data, "placement", dict, where))),
-        console=Console(
-            kind=_require(console, "kind", str, where, "console."),
-            base=_require(console, "base", int, where, "console.", optional=True),
-            clock_hz=_require(console, "clock_hz", int, where, "console.", optional=True),
-        ),
-        counter=Counter(
-            kind=_require(counter, "kind", str, where, "counter."),
-            unit=_require(counter, "unit", str, where, "counter."),
-            icount_shift=_require(counter, "icount_shift", int, where, "counter.", optional=True),
-            ticks_per_instruction=None if tpi is None else float(tpi),
-        ),
-        emulator=_str_list(data, "emulator", where, optional=True),
+        name=data["name"],
+        description=data["description"],
+        cpu=data["cpu"],
+        clock_hz=data["clock_hz"],
+        cc=data["cc"],
+        board_cflags=tuple(data["cflags"]),
+        ldflags=tuple(data["ldflags"]),
+        linker_script=data.get("linker_script"),
+        stack_bytes=data.get("stack_bytes"),
+        sources=tuple(data["sources"]),
+        memory=tuple(MemoryRegion(r["name"], r.get("base"), r["size"], r["speed"], r["access"], r["arena"])
+                     for r in data["memory"]),
+        placement=types.MappingProxyType(dict(data["placement"])),
+        console=Console(kind=console["kind"], base=console.get("base"), clock_hz=console.get("clock_hz")),
+        counter=Counter(kind=counter["kind"], unit=counter["unit"], icount_shift=counter.get("icount_shift"),
+                        ticks_per_instruction=None if tpi is None else float(tpi)),
+        emulator=None if data.get("emulator") is None else tuple(data["emulator"]),
         directory=where.parent,
-        bin=bool(_require(data, "bin", bool, where, optional=True)),
+        bin=bool(data.get("bin", False)),
+        source=source,
     )
