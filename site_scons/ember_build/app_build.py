@@ -16,7 +16,6 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 import numpy as np
-import yaml
 
 from compiler import reference
 from compiler.ir import NUMPY_DTYPES
@@ -26,6 +25,7 @@ from compiler.planner import Region
 from compiler.program import Program, write_atomically
 from compiler.target import Target
 from ember_build.board import Board
+from ember_build.config_schema import SettingsFile, read_settings, shown_path
 
 if TYPE_CHECKING:  # the build imports torch only where it lowers
     import torch
@@ -35,7 +35,7 @@ APPS = REPO / "apps"
 
 
 class AppError(ValueError):
-    """A missing or malformed app folder or app.yaml."""
+    """A missing or malformed app folder or app.yaml (then one line: the file, the line, the key)."""
 
 
 @dataclass(frozen=True)
@@ -53,75 +53,129 @@ class App:
     firmware: tuple = ()  # app.yaml `firmware:`: further folders of firmware/ the build compiles
 
 
-def load_app(name: str, variant: str = "") -> App:
-    """app.yaml of `name`; with `variants` in it, the fields of `variant` (default: the first)
-    override the top-level ones."""
-    path = APPS / name / "app.yaml"
+_NAMES = {"type": "array", "items": {"type": "string", "minLength": 1}}
+MEMORY_SCHEMA = {"type": "object", "additionalProperties": False, "properties": {
+    "pin": {"type": "object", "additionalProperties": {"type": "string", "minLength": 1}},  # tensor or layer: region
+    "cap": {"type": "object", "additionalProperties": {"type": ["integer", "string"], "minimum": 0}},  # region: bytes
+}}
+# What a model variant may set (over the top level's); the top level takes them too, but for
+# `programs`, which only a variant has.
+_MODEL_FIELDS = {
+    "description": {"type": "string"},
+    "model": {"type": "string", "minLength": 1},  # module, or "module:object"
+    "test_vectors": {"type": "integer", "minimum": 1},
+    "int8_io": {"type": "boolean"},
+    "figures_samples": {"type": "integer", "minimum": 1},
+    "memory": MEMORY_SCHEMA,
+    "firmware": _NAMES,
+}
+VARIANT_SCHEMA = {"type": "object", "additionalProperties": False, "properties": {**_MODEL_FIELDS, "programs": _NAMES}}
+APP_SCHEMA = {"type": "object", "additionalProperties": False, "required": ["name"], "properties": {
+    "name": {"type": "string", "minLength": 1},
+    **_MODEL_FIELDS,
+    "variants": {"type": "object", "minProperties": 1, "additionalProperties": VARIANT_SCHEMA},
+}}
+REQUIRED = ("model", "test_vectors")  # at the top level or in each variant
+
+
+def known_apps(apps_root: Path | None = None) -> list[str]:
+    return sorted(p.parent.name for p in (APPS if apps_root is None else apps_root).glob("*/app.yaml"))
+
+
+def app_variants(name: str, apps_root: Path | None = None) -> list[str]:
+    """The app's models (app.yaml `variants`, the first the default), [] for an app with one."""
+    return list(_read_app(name, apps_root).data.get("variants") or {})
+
+
+def _read_app(name: str, apps_root: Path | None) -> SettingsFile:
+    """apps/<name>/app.yaml, checked against APP_SCHEMA."""
+    path = (APPS if apps_root is None else apps_root) / name / "app.yaml"
     if not path.exists():
-        known = sorted(p.parent.name for p in APPS.glob("*/app.yaml"))
-        raise AppError(f"no app {name!r} (no {path}); known apps: {', '.join(known)}")
-    raw = yaml.safe_load(path.read_text()) or {}
+        raise AppError(f"no app {name!r} (no {shown_path(path)}); known apps: {', '.join(known_apps(apps_root))}")
+    settings = read_settings(path, AppError)
+    settings.check(APP_SCHEMA, AppError)
+    if settings.data["name"] != name:
+        raise AppError(settings.problem("name", f"is {settings.data['name']!r} but the folder is {name!r}"))
+    variants = settings.data.get("variants") or {}
+    for variant, fields in variants.items():
+        missing = [k for k in REQUIRED if k not in settings.data and k not in (fields or {})]
+        if missing:
+            raise AppError(settings.problem(f"variants.{variant}", f"missing {', '.join(missing)} "
+                                                                    "(a required key, here or at the top level)"))
+    if not variants:
+        for key in (k for k in REQUIRED if k not in settings.data):
+            raise AppError(settings.problem(key, "missing (a required key)"))
+    return settings
+
+
+def load_app(name: str, variant: str = "", apps_root: Path | None = None) -> App:
+    """app.yaml of `name` (in `apps_root`, default the checkout's apps/), checked against
+    APP_SCHEMA; with `variants` in it, the fields of `variant` (default: the first) override the
+    top-level ones. A `variant` of an app without variants is an error."""
+    settings = _read_app(name, apps_root)
+    path = settings.path
+    raw = dict(settings.data)
     variants = raw.pop("variants", None) or {}
     if variant and variant not in variants:
-        choices = ", ".join(variants) if variants else "none: drop model="
-        raise AppError(f"{path}: no model {variant!r} (model= choices: {choices})")
+        if not variants:
+            raise AppError(f"{shown_path(path)}: no model {variant!r}: {name} has one model (no variants): drop model=")
+        raise AppError(f"{shown_path(path)}: no model {variant!r} (model= choices: {', '.join(variants)})")
+    origin = {k: k for k in raw}  # where each field was set: its dotted key, for the line of an error
     if variants:
         variant = variant or next(iter(variants))
-        raw = {**raw, **variants[variant]}
-    missing = {"name", "model", "test_vectors"} - raw.keys()
-    if missing:
-        raise AppError(f"{path}: missing field(s) {', '.join(sorted(missing))}")
-    return App(raw["name"], raw.get("description", ""), raw["model"], int(raw["test_vectors"]),
-               bool(raw.get("int8_io", False)), path.parent, int(raw.get("figures_samples", 200)), variant,
-               memory_settings(raw.get("memory"), path), _names(raw.get("programs"), variants, path, "programs"),
-               _names(raw.get("firmware"), None, path, "firmware"))
+        chosen = variants[variant] or {}
+        raw.update(chosen)
+        origin.update({k: f"variants.{variant}.{k}" for k in chosen})
+    return App(raw["name"], raw.get("description", ""), raw["model"], raw["test_vectors"],
+               raw.get("int8_io", False), path.parent, raw.get("figures_samples", 200), variant,
+               memory_settings(raw.get("memory"), path, settings=settings, key=origin.get("memory", "memory")),
+               _names(raw.get("programs"), variants, settings, origin.get("programs", "programs")),
+               _names(raw.get("firmware"), None, settings, origin.get("firmware", "firmware")))
 
 
-def _names(raw: object, allowed: dict | None, path: Path, key: str) -> tuple:
-    """app.yaml `programs:` (variants of the app, in run order) or `firmware:` (folder names)."""
+def _names(raw: list | None, allowed: dict | None, settings: SettingsFile, key: str) -> tuple:
+    """app.yaml `programs:` (variants of the app, in run order) or `firmware:` (folder names);
+    their types are APP_SCHEMA's."""
     if raw is None:
         return ()
-    if not isinstance(raw, list) or not all(isinstance(n, str) and n for n in raw):
-        raise AppError(f"{path}: {key}: is a list of names, got {raw!r}")
     unknown = [n for n in raw if allowed is not None and (n not in allowed or (allowed[n] or {}).get("programs"))]
     if unknown:
-        raise AppError(f"{path}: programs: {unknown} are not one-program variants of the app "
-                       f"(choices: {', '.join(n for n in allowed if not (allowed[n] or {}).get('programs'))})")
-    missing = [n for n in raw if allowed is None and not (path.parent / "firmware" / n).is_dir()]
+        raise AppError(settings.problem(key, f"{unknown} are not one-program variants of the app "
+                                             f"(choices: {', '.join(n for n in allowed if not (allowed[n] or {}).get('programs'))})"))
+    folder = settings.path.parent / "firmware"
+    missing = [n for n in raw if allowed is None and not (folder / n).is_dir()]
     if missing:
-        raise AppError(f"{path}: firmware: {missing} are not folders of {path.parent / 'firmware'}")
+        raise AppError(settings.problem(key, f"{missing} are not folders of {shown_path(folder)}"))
     return tuple(raw)
 
 
-MEMORY_KEYS = {"pin", "cap"}
-
-
-def memory_settings(raw: object, path: Path) -> tuple:
+def memory_settings(raw: object, path: Path, settings: SettingsFile | None = None, key: str = "memory") -> tuple:
     """app.yaml `memory:` → ((tensor or layer, region) …, (region, bytes) …). `pin` maps a tensor
     name or a layer name (as plan.txt shows them) to a region of the board; `cap` maps a region to
-    the most bytes the plan may use there (an integer, or a string such as "64 KiB")."""
+    the most bytes the plan may use there (an integer, or a string such as "64 KiB"). `settings`:
+    the app.yaml it is `key` of (checked already), for the line of an error; without it, `raw`
+    is checked against MEMORY_SCHEMA here."""
     if raw is None:
         return ()
-    if not isinstance(raw, dict) or not set(raw) <= MEMORY_KEYS:
-        raise AppError(f"{path}: memory: takes {' and '.join(sorted(MEMORY_KEYS))} "
-                       f"(pin: {{tensor or layer: region}}, cap: {{region: bytes}}), got {raw!r}")
+    if settings is None:
+        settings = SettingsFile(path, {key: raw})
+        settings.check(MEMORY_SCHEMA, AppError, data=raw, prefix=(key,))
     pins, caps = raw.get("pin") or {}, raw.get("cap") or {}
-    if not isinstance(pins, dict) or not isinstance(caps, dict):
-        raise AppError(f"{path}: memory: pin: and cap: are mappings ({{tensor or layer: region}}, {{region: bytes}})")
-    return (tuple((str(k), str(v)) for k, v in pins.items()), tuple((str(k), _bytes(v, path, k)) for k, v in caps.items()))
+    return (tuple((str(k), str(v)) for k, v in pins.items()),
+            tuple((str(k), _bytes(v, settings, f"{key}.cap.{k}")) for k, v in caps.items()))
 
 
 UNITS = {"": 1, "b": 1, "kib": 1024, "k": 1024, "mib": 1 << 20, "m": 1 << 20}
 
 
-def _bytes(value: object, path: Path, region: str) -> int:
+def _bytes(value: int | str, settings: SettingsFile, key: str) -> int:
     """A cap: an integer, or "<n> KiB" / "<n> MiB"."""
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return value
     number, _, unit = str(value).strip().partition(" ")
     if number.isdigit() and unit.strip().lower() in UNITS:
         return int(number) * UNITS[unit.strip().lower()]
-    raise AppError(f"{path}: memory: cap: {region}: {value!r} is not a size; give bytes (65536) or \"64 KiB\"")
+    raise AppError(settings.problem(key, f"{value!r} is not a size; give bytes (65536) or \"64 KiB\""))
 
 
 def model_module(app: App) -> ModuleType:
