@@ -5,6 +5,7 @@ import struct
 
 import numpy as np
 
+from compiler.checksum import without_checksum
 from compiler.errors import ProgramFormatError
 from compiler.ir import NUMPY_DTYPES, Arena, Graph, Op, Quant, Tensor
 from compiler.ops import OPCODES
@@ -19,6 +20,7 @@ def read_program(data: bytes) -> tuple[Graph, Target, str]:
     """Returns (graph, target, name). Raises ProgramFormatError for a file that is not a program."""
     if len(data) < 8 or data[4:8] != FILE_IDENTIFIER:
         raise ProgramFormatError("not an Ember program: file identifier 'EMBR' missing at bytes 4..7")
+    data = without_checksum(data)
     try:
         program = fb.Program.GetRootAs(data, 0)
         if program.SchemaVersion() != SCHEMA_VERSION:

@@ -6,6 +6,7 @@ from dataclasses import replace
 import flatbuffers
 import numpy as np
 
+from compiler.checksum import with_checksum
 from compiler.ir import Graph, Tensor
 from compiler.kernel_variants import bits_of, chosen_variants
 from compiler.ops import OP_TABLE
@@ -133,4 +134,4 @@ def write_program(graph: Graph, target: Target, name: str = "model") -> bytes:
     fb.ProgramAddPinnedConstants(builder, sum(t.is_pinned for t in graph.tensors.values()))
     fb.ProgramAddArenas(builder, vectors["arenas"])
     builder.Finish(fb.ProgramEnd(builder), file_identifier=FILE_IDENTIFIER)
-    return bytes(builder.Output())
+    return with_checksum(builder.Output())

@@ -3,7 +3,8 @@
  * @brief em_program_load(): verifies a program file once, so that invoke never goes out of bounds.
  *
  * Order of checks (the first problem found is returned):
- *  1. arguments, 4-byte alignment, header, file identifier "EMBR";
+ *  1. arguments, 4-byte alignment, header, file identifier "EMBR", the CRC-32 trailer over every
+ *     other byte (em_checksum.c: a flipped weight is EM_ERR_PROGRAM_CORRUPT, not another answer);
  *  2. the root table and its vectors in bounds; schema version; tier;
  *  3. arenas (count <= EM_MAX_ARENAS, each table and name), buffers (each data vector);
  *  4. every tensor (dtype, shape, size == Π shape · dtype bytes, bytes inside buffer or arena);
@@ -175,16 +176,20 @@ em_status em_program_load(em_program *program, const void *data, size_t size)
     if (opened != EM_OK) {
         return opened;
     }
-    if (size < 8u) {
+    if (size < EM_PROGRAM_MIN_BYTES) {
         return EM_ERR_TRUNCATED;
     }
     if (size > UINT32_MAX) {
         return EM_ERR_MALFORMED;
     }
-    const em_fb_buf buf = {(const uint8_t *)data, (uint32_t)size};
-    if (memcmp(buf.data + 4, EM_SCHEMA_FILE_IDENTIFIER, 4) != 0) {
+    if (memcmp((const uint8_t *)data + 4, EM_SCHEMA_FILE_IDENTIFIER, 4) != 0) {
         return EM_ERR_BAD_MAGIC;
     }
+    if (!em_program_trailer_ok((const uint8_t *)data, (uint32_t)size)) {
+        return EM_ERR_PROGRAM_CORRUPT;
+    }
+    /* Every field lies in the FlatBuffers part, before the trailer. */
+    const em_fb_buf buf = {(const uint8_t *)data, (uint32_t)size - EM_PROGRAM_TRAILER_BYTES};
     em_program_view v;
     uint32_t version;
     uint8_t tier;
@@ -222,7 +227,7 @@ em_status em_program_load(em_program *program, const void *data, size_t size)
         return s;
     }
     program->data = buf.data;
-    program->size = size;
+    program->size = buf.size;
     program->root = v.root.pos;
     program->n_tensors = v.tensors.len;
     program->n_operators = v.operators.len;

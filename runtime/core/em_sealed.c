@@ -10,37 +10,18 @@
  */
 #include "em_program_view.h"
 
-/* CRC-32 of IEEE 802.3 (reflected polynomial 0xEDB88320, initial and final value ~0, as zlib's
- * crc32 and Python's zlib.crc32), four bits at a time: a 64-byte table instead of 1 KiB. No CRC
- * library comes with newlib, and this is the whole of it. */
-static const uint32_t crc_nibbles[16] = {
-    0x00000000u, 0x1db71064u, 0x3b6e20c8u, 0x26d930acu, 0x76dc4190u, 0x6b6b51f4u, 0x4db26158u, 0x5005713cu,
-    0xedb88320u, 0xf00f9344u, 0xd6d6a3e8u, 0xcb61b38cu, 0x9b64c2b0u, 0x86d3d2d4u, 0xa00ae278u, 0xbdbdf21cu,
-};
-
-uint32_t em_program_crc32(const void *data, size_t size)
-{
-    const uint8_t *bytes = (const uint8_t *)data;
-    uint32_t crc = 0xffffffffu;
-    for (size_t i = 0; i < size; i++) {
-        crc ^= bytes[i];
-        crc = (crc >> 4) ^ crc_nibbles[crc & 15u];
-        crc = (crc >> 4) ^ crc_nibbles[crc & 15u];
-    }
-    return ~crc;
-}
-
 em_status em_program_open_sealed(em_program *program, const void *data, size_t size, uint32_t crc32)
 {
     const em_status opened = em_program_begin(program, data);
     if (opened != EM_OK) {
         return opened;
     }
-    if (size < 8u || size > UINT32_MAX || em_program_crc32(data, size) != crc32) {
+    if (size < EM_PROGRAM_MIN_BYTES || size > UINT32_MAX || em_program_crc32(data, size) != crc32) {
         return EM_ERR_PROGRAM_CORRUPT;
     }
-    /* The bytes are the verified ones: the same fields em_program_load() fills, read trusted. */
-    const em_fb_buf b = {(const uint8_t *)data, (uint32_t)size};
+    /* The bytes are the verified ones: the same fields em_program_load() fills, read trusted
+     * from the FlatBuffers part (the file less its trailer, which the build's CRC-32 covers). */
+    const em_fb_buf b = {(const uint8_t *)data, (uint32_t)size - EM_PROGRAM_TRAILER_BYTES};
     const em_fb_table root = em_fb_trusted_table(&b, em_fb_u32_at(&b, 0u));
     const em_fb_vector tensors = em_fb_trusted_vector(&b, &root, EM_PROGRAM_TENSORS);
     const em_fb_vector operators = em_fb_trusted_vector(&b, &root, EM_PROGRAM_OPERATORS);
@@ -52,7 +33,7 @@ em_status em_program_open_sealed(em_program *program, const void *data, size_t s
         program->arena_size[i] = em_fb_trusted_u32(&b, &arena, EM_ARENA_SIZE, 0u);
     }
     program->data = b.data;
-    program->size = size;
+    program->size = b.size;
     program->root = root.pos;
     program->n_tensors = tensors.len;
     program->n_operators = operators.len;

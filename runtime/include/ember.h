@@ -57,7 +57,7 @@ typedef enum em_dtype em_dtype;
 /** A verified program. Plain data pointing into the caller's program bytes. */
 typedef struct {
     const uint8_t *data;   /**< program file bytes (caller-owned) */
-    size_t size;           /**< their length */
+    size_t size;           /**< the length of their FlatBuffers part (the file less its CRC-32 trailer) */
     uint32_t root;         /**< offset of the Program table */
     uint32_t n_tensors;
     uint32_t n_operators;
@@ -102,7 +102,8 @@ em_tier em_runtime_tier(void);
 
 /**
  * Verifies @p data as a program for this runtime and fills @p program.
- * Checks: size and alignment, file identifier "EMBR", schema version, tier, every table and
+ * Checks: size and alignment, file identifier "EMBR", the CRC-32 trailer over every other byte
+ * (EM_ERR_PROGRAM_CORRUPT: any byte changed since the compiler wrote it), schema version, tier, every table and
  * vector inside the buffer, every tensor index, every tensor's size against its shape and
  * dtype and its bytes inside its buffer or arena, every operator's arity and options, and
  * that every opcode is in this firmware's registry.
@@ -126,7 +127,8 @@ em_status em_program_load(em_program *program, const void *data, size_t size);
  */
 em_status em_program_open_sealed(em_program *program, const void *data, size_t size, uint32_t crc32);
 
-/** CRC-32 of @p size bytes (IEEE 802.3, as zlib's crc32): what binds a sealed program. */
+/** CRC-32 of @p size bytes (IEEE 802.3, as zlib's crc32): a program file's trailer is the CRC-32
+ *  of the bytes before it, and the CRC-32 of the whole file binds a sealed program. */
 uint32_t em_program_crc32(const void *data, size_t size);
 
 /**

@@ -126,8 +126,8 @@ def files(tmp_path_factory):
      "calibration file {f}/missing.npy does not exist"),
     (("lower", "--model", "{f}/absent.py:build", "--input-shape", "1,8", "--calibration", "{f}/calibration.npy"),
      "model file {f}/absent.py does not exist"),
-    (("inspect", "{f}/truncated.embr"), "malformed or truncated program (100 bytes"),
-    (("run", "{f}/truncated.embr", "--input", "{f}/x.npy"), "malformed or truncated program (100 bytes"),
+    (("inspect", "{f}/truncated.embr"), "corrupt program (100 bytes): its trailer"),
+    (("run", "{f}/truncated.embr", "--input", "{f}/x.npy"), "corrupt program (100 bytes): its trailer"),
     (("run", "{f}/model.embr", "--input", "{f}/wrong.npy"), "program input 0 takes shape [1, 8], got [16, 9]"),
     (("run", "{f}/missing.embr", "--input", "{f}/x.npy"), "program file"),
 ])

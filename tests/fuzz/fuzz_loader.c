@@ -8,6 +8,11 @@
  * The program and every arena get heap blocks of exactly their size (this is a host test
  * harness, not firmware), so AddressSanitizer sees a read one byte past the program's end or a
  * write from one arena into the next.
+ *
+ * Every input gets a matching CRC-32 trailer before it is loaded (its last four bytes are
+ * overwritten with the CRC-32 of the rest): the trailer check would refuse nearly every mutation
+ * at once, and what needs fuzzing is the structure behind it. The trailer's own check is
+ * tested byte by byte in tests/runtime/test_loader.py.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -40,6 +45,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     memcpy(program_bytes, data, size);
+    if (size >= 12u) {
+        const uint32_t crc = em_program_crc32(program_bytes, size - 4u);
+        for (uint32_t k = 0; k < 4u; k++) {
+            program_bytes[size - 4u + k] = (uint8_t)(crc >> (8u * k));
+        }
+    }
     em_program program;
     if (em_program_load(&program, program_bytes, size) != EM_OK) {
         release(program_bytes, arenas);

@@ -18,6 +18,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(REPO), str(REPO / "tests" / "runtime"), str(REPO / "tests" / "kernels"), str(Path(__file__).parent)]
 
 from build_host import scons_em_verify  # noqa: E402
+from programs import CHECKSUM_BYTES, resealed, with_checksum  # noqa: E402
 from conformance import Device, run_batch  # noqa: E402
 from make_corpus import write_corpus  # noqa: E402
 
@@ -30,7 +31,9 @@ OPERATOR = re.compile(r"em_run: operator (\d+) \(opcode (\d+)\)")
 
 
 def programs_for(device: Device, folder: Path) -> dict[str, bytes]:
-    """The seeds for the device's tier, and for each FLIPS_PER_SEED byte flips and a truncation."""
+    """The seeds for the device's tier, and for each FLIPS_PER_SEED byte flips and a truncation:
+    the first flip as it is (the checksum refuses it), the others and the truncation given a
+    matching trailer again, so that they reach the structural checks."""
     rng = random.Random(18)
     seeds = {path.stem: path.read_bytes() for path in write_corpus(folder, device.target)}
     programs = dict(seeds)
@@ -39,8 +42,8 @@ def programs_for(device: Device, folder: Path) -> dict[str, bytes]:
             flipped = bytearray(data)
             at = rng.randrange(len(data))
             flipped[at] ^= 1 << rng.randrange(8)
-            programs[f"{name}.flip{k}"] = bytes(flipped)
-        programs[f"{name}.cut"] = data[: rng.randrange(8, len(data))]
+            programs[f"{name}.flip{k}"] = bytes(flipped) if k == 0 else resealed(flipped)
+        programs[f"{name}.cut"] = with_checksum(data[: rng.randrange(8, len(data) - CHECKSUM_BYTES)])
     if device.board == "host":
         programs.update({f"regression.{p.stem}": p.read_bytes() for p in sorted(REGRESSIONS.glob("*.embr"))})
     return programs

@@ -66,16 +66,16 @@ int main(int argc, char **argv)
     expect_refused("garbage", &p);
     expect_refused("null", NULL);
 
-    /* A failed load: the program with a misaligned root offset (0xffffffff). */
+    /* A failed load: the program with its root offset overwritten (its CRC-32 trailer refuses it). */
     memcpy(broken, bytes, size);
     memset(broken, 0xff, 4);
-    expect("broken/load", em_program_load(&p, broken, size), EM_ERR_MALFORMED);
+    expect("broken/load", em_program_load(&p, broken, size), EM_ERR_PROGRAM_CORRUPT);
     expect_refused("broken", &p);
 
     /* A struct that held a loaded program, then a failed load into it. */
     expect("valid/load", em_program_load(&p, bytes, size), EM_OK);
     expect("valid/invoke", em_program_invoke(&p, arenas, sizes, EM_MAX_ARENAS), EM_OK);
-    expect("reload_broken/load", em_program_load(&p, broken, size), EM_ERR_MALFORMED);
+    expect("reload_broken/load", em_program_load(&p, broken, size), EM_ERR_PROGRAM_CORRUPT);
     expect_refused("reload_broken", &p);
 
     /* A loaded struct edited by hand (more operators than verified; another buffer). */

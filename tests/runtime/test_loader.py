@@ -81,30 +81,51 @@ def valid_bytes() -> bytes:
     return programs.build(programs.fc_program()[0])
 
 
-@pytest.mark.parametrize("keep", [0, 3, 7, 8, 12, 100, 400, -16, -40, -100])
-def test_truncated(em_run, tmp_path, keep):
+@pytest.mark.parametrize("keep", [0, 3, 7, 8, 11])
+def test_shorter_than_a_header(em_run, tmp_path, keep):
+    expect_status(em_run, tmp_path, valid_bytes()[:keep], "EM_ERR_TRUNCATED")
+
+
+@pytest.mark.parametrize("keep", [12, 100, 400, -1, -16, -40, -100])
+def test_a_truncated_file_fails_its_checksum(em_run, tmp_path, keep):
     data = valid_bytes()
-    expect_status(em_run, tmp_path, data[:keep] if keep >= 0 else data[:len(data) + keep],
-                  "EM_ERR_TRUNCATED")
+    expect_status(em_run, tmp_path, data[:keep], "EM_ERR_PROGRAM_CORRUPT")
+
+
+@pytest.mark.parametrize("keep", [12, 100, 400, -16, -40, -100])
+def test_truncated_flatbuffers_part(em_run, tmp_path, keep):
+    """A cut FlatBuffers part with a matching trailer: the structural checks find the cut."""
+    body = valid_bytes()[:-programs.CHECKSUM_BYTES]
+    expect_status(em_run, tmp_path, programs.with_checksum(body[:keep - 4 if keep > 0 else keep]), "EM_ERR_TRUNCATED")
+
+
+def test_every_flipped_byte_is_a_named_status(em_run, tmp_path):
+    """A byte changed anywhere (a weight, a zero point, the trailer itself) is refused by the
+    checksum, before any field is read: never a run with another answer."""
+    base = valid_bytes()
+    for position in range(8, len(base)):
+        data = bytearray(base)
+        data[position] ^= 0x10
+        expect_status(em_run, tmp_path, bytes(data), "EM_ERR_PROGRAM_CORRUPT")
 
 
 def test_bad_magic(em_run, tmp_path):
     data = bytearray(valid_bytes())
     data[4:8] = b"TFL3"
-    expect_status(em_run, tmp_path, bytes(data), "EM_ERR_BAD_MAGIC")
+    expect_status(em_run, tmp_path, programs.resealed(data), "EM_ERR_BAD_MAGIC")
 
 
 def test_malformed_vtable_offset(em_run, tmp_path):
     data = bytearray(valid_bytes())
     root = struct.unpack_from("<I", data, 0)[0]
     struct.pack_into("<i", data, root, 1)  # vtable at an odd address
-    expect_status(em_run, tmp_path, bytes(data), "EM_ERR_MALFORMED")
+    expect_status(em_run, tmp_path, programs.resealed(data), "EM_ERR_MALFORMED")
 
 
 def test_malformed_unaligned_root(em_run, tmp_path):
     data = bytearray(valid_bytes())
     struct.pack_into("<I", data, 0, struct.unpack_from("<I", data, 0)[0] + 2)
-    expect_status(em_run, tmp_path, bytes(data), "EM_ERR_MALFORMED")
+    expect_status(em_run, tmp_path, programs.resealed(data), "EM_ERR_MALFORMED")
 
 
 def mutated(mutate) -> bytes:
@@ -210,8 +231,8 @@ def test_random_corruptions_never_crash(em_run, tmp_path):
     for _ in range(150):
         data = bytearray(base)
         for _ in range(int(rng.integers(1, 6))):
-            data[int(rng.integers(8, len(data)))] = int(rng.integers(0, 256))
-        result = run(em_run, tmp_path, bytes(data))
+            data[int(rng.integers(8, len(data) - programs.CHECKSUM_BYTES))] = int(rng.integers(0, 256))
+        result = run(em_run, tmp_path, programs.resealed(data))  # past the checksum: the structure's checks
         assert result.returncode in STATUS.values(), result.stdout + result.stderr
         seen.add(result.returncode)
     assert len(seen) > 2
