@@ -227,7 +227,7 @@ em_status em_program_load(em_program *program, const void *data, size_t size)
         return s;
     }
     program->data = buf.data;
-    program->size = buf.size;
+    program->size = size;
     program->root = v.root.pos;
     program->n_tensors = v.tensors.len;
     program->n_operators = v.operators.len;
@@ -265,8 +265,8 @@ em_status em_program_copy_constants(em_program *program, uint8_t *const *arenas,
         return fit;
     }
     /* Every pin checked before any byte is copied (a bad one copies nothing); the load verified
-     * the arena index, offset and size of every arena tensor. */
-    const em_fb_buf b = {program->data, (uint32_t)program->size};
+     * the arena index, offset and size of every arena tensor (in the file less its trailer). */
+    const em_fb_buf b = {program->data, (uint32_t)program->size - EM_PROGRAM_TRAILER_BYTES};
 #if !EM_SEALED /* sealed: the build's verifier checked every pin */
     em_program_view v;
     em_status s = program->n_pinned > 0u ? em_program_view_open(&b, &v) : EM_OK;

@@ -33,7 +33,7 @@ em_status em_program_open_sealed(em_program *program, const void *data, size_t s
         program->arena_size[i] = em_fb_trusted_u32(&b, &arena, EM_ARENA_SIZE, 0u);
     }
     program->data = b.data;
-    program->size = b.size;
+    program->size = size;
     program->root = root.pos;
     program->n_tensors = tensors.len;
     program->n_operators = operators.len;

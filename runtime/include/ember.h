@@ -57,7 +57,7 @@ typedef enum em_dtype em_dtype;
 /** A verified program. Plain data pointing into the caller's program bytes. */
 typedef struct {
     const uint8_t *data;   /**< program file bytes (caller-owned) */
-    size_t size;           /**< the length of their FlatBuffers part (the file less its CRC-32 trailer) */
+    size_t size;           /**< their length (the whole file, its CRC-32 trailer included) */
     uint32_t root;         /**< offset of the Program table */
     uint32_t n_tensors;
     uint32_t n_operators;
