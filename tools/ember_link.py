@@ -8,9 +8,32 @@
     scores = link.output(0)                          # numpy array of the tensor's dtype and shape
 
 `serve(board, elf)` starts a serving firmware in QEMU with its UART on a free TCP port (or the
-host build on pipes) and yields a connected Link. Every wait has a timeout: a device that stops
-answering raises LinkTimeout, a refused request DeviceError (its code and message), a reply that
-fails its CRC FrameError. pyserial opens the port (it knows both device paths and `socket://`).
+host build on pipes) and yields a connected Link. pyserial opens the port (it knows both device
+paths and `socket://`).
+
+Errors and retries. A request the device refuses raises DeviceError (its code and message). A
+request that goes wrong on the line is sent again, `retries` times (Link's argument, default
+RETRIES), each attempt waiting `timeout` seconds at most (Link's argument; run() and run_to() take
+their own): when the device answers that the request arrived damaged (BAD_CRC) or cut (TRUNCATED),
+when the reply arrives damaged (FrameError), and when no whole reply arrives in time. Line noise can
+leave a partial frame at either end: a burst that looked like a frame header swallows the request
+into its payload, or a cut reply leaves this end waiting for bytes that never come. So before it
+sends again the Link resynchronises both ends: it sends max_payload + 10 zero bytes, which complete
+any frame the device is in the middle of (the device answers it BAD_CRC, or TOO_LONG, and hunts for
+the sync pair again; zeros hold no sync pair, so the rest is skipped), then reads and drops what
+arrives until the line has been quiet QUIET seconds. (The device also drops a partial frame by
+itself, after EM_LINK_BYTE_TIMEOUT_MS without a byte; the zeros make that unnecessary when this
+end's timeout is the shorter.) Then, after the last attempt, it raises LinkTimeout (or FrameError,
+if the last attempt ended in a damaged reply), whose message says what each attempt saw: nothing
+at all (only then is the firmware likely not running), bytes that hold no frame (another firmware,
+or another baud rate), or frames cut short, damaged or not the reply (line noise).
+
+Re-sending is safe for every request: INFO and the GET_ requests only read; SET_INPUT writes the
+same bytes again; a lost SHUTDOWN reply is not sent again once something that may have been the
+reply arrived (the firmware exits after replying: shutdown() then returns). RUN and RUN_TO run the
+program again, which may have overwritten its inputs on the first run (the planner may reuse the
+input's bytes for later tensors): before it sends them again the Link writes again every input it
+wrote with set_input.
 
     python -m tools.ember_link URL                   # prints the device's INFO
 """
@@ -27,7 +50,7 @@ import subprocess
 import time
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +70,9 @@ DTYPES = {0: np.int8, 1: np.int32, 2: np.float32, 3: np.int16}
 TIERS = {t.number: str(t) for t in Tier}  # the INFO reply's tier byte: the schema's Tier
 MAX_REPLY = 64 << 20  # a longer length field is garbage, not a reply
 BAUD = 115200
-RETRIES = 2  # resends of a request damaged on the way
+RETRIES = 2  # resends of a request after a damaged or lost request or reply
+QUIET = 0.25  # s without a byte that ends a resynchronisation's drain
+DEFAULT_MAX_PAYLOAD = 4096  # EM_LINK_MAX_PAYLOAD's default: the filler's size until INFO says the device's
 
 
 class LinkError(Exception):
@@ -55,11 +80,19 @@ class LinkError(Exception):
 
 
 class LinkTimeout(LinkError):
-    """The device did not answer in time (not running the serving firmware, or hung)."""
+    """No whole reply arrived in time, in any attempt; `heard` says what each attempt saw."""
+
+    def __init__(self, message: str, heard: list["Heard"] | None = None) -> None:
+        super().__init__(message)
+        self.heard = heard or []
 
 
 class FrameError(LinkError):
-    """A reply arrived damaged (CRC mismatch or an impossible length)."""
+    """A reply arrived damaged (CRC mismatch or an impossible length); `heard` as LinkTimeout's."""
+
+    def __init__(self, message: str, heard: list["Heard"] | None = None) -> None:
+        super().__init__(message)
+        self.heard = heard or []
 
 
 class DeviceError(LinkError):
@@ -75,6 +108,42 @@ def frame(kind: int, seq: int, payload: bytes = b"") -> bytes:
     """One frame: sync, type, seq, u32 length, payload, CRC-32 of everything after the sync."""
     body = struct.pack("<BBI", kind, seq & 0xFF, len(payload)) + payload
     return SYNC + body + struct.pack("<I", zlib.crc32(body))
+
+
+def _frame_name(kind: int, seq: int, payload: bytes = b"") -> str:
+    if kind == ERROR:
+        code = ERROR_NAMES.get(payload[0], f"error {payload[0]}") if payload else "error"
+        return f"an ERROR {code} for seq {seq}"
+    if kind & REPLY and (kind & ~REPLY) in REQUEST_NAMES:
+        return f"a {REQUEST_NAMES[kind & ~REPLY]} reply for seq {seq}"
+    return f"a frame of type {kind:#04x} for seq {seq}"
+
+
+@dataclass
+class Heard:
+    """What arrived while one attempt of a request waited for its reply, and while the Link
+    resynchronised after it: what LinkTimeout's message is made of."""
+
+    bytes: int = 0
+    noise: int = 0  # bytes outside any frame
+    frames: list[str] = field(default_factory=list)  # whole frames that were not the reply, damaged ones
+    partial: str = ""  # the frame cut short when the time was up
+
+    @property
+    def nothing(self) -> bool:
+        return self.bytes == 0
+
+    @property
+    def framed(self) -> bool:
+        """Something that looked like a frame arrived (the serving firmware speaks)."""
+        return bool(self.frames or self.partial)
+
+    def __str__(self) -> str:
+        if self.nothing:
+            return "nothing"
+        parts = [f"{self.noise} bytes of noise"] if self.noise else []
+        parts += self.frames + ([self.partial] if self.partial else [])
+        return f"{self.bytes} bytes: " + ", ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -152,16 +221,21 @@ class PipePort:
 
 
 class Link:
-    """Requests to a device running a serving firmware (`scons app=<app> serve=1`)."""
+    """Requests to a device running a serving firmware (`scons app=<app> serve=1`). `timeout`:
+    seconds one attempt of a request waits for its reply; `retries`: how many times a request
+    that went wrong on the line is sent again (the module's docstring says when, and how)."""
 
-    def __init__(self, port, timeout: float = 10.0, url: str = "") -> None:
-        self.port, self.timeout, self.url = port, timeout, url
+    def __init__(self, port, timeout: float = 10.0, url: str = "", retries: int = RETRIES) -> None:
+        if retries < 0:
+            raise ValueError(f"retries is a count of resends, got {retries}")
+        self.port, self.timeout, self.url, self.retries = port, timeout, url, retries
         self._seq = 0
         self._pending = b""
         self._info: DeviceInfo | None = None
+        self._inputs: dict[int, bytes] = {}  # what set_input wrote: written again before a RUN is re-sent
 
     @classmethod
-    def open(cls, url: str, timeout: float = 10.0) -> "Link":
+    def open(cls, url: str, timeout: float = 10.0, retries: int = RETRIES) -> "Link":
         """A serial device path or any pyserial URL (`socket://host:port`, `loop://`)."""
         import serial
 
@@ -169,7 +243,7 @@ class Link:
             port = serial.serial_for_url(url, baudrate=BAUD, timeout=0.05)
         except (serial.SerialException, ValueError) as error:
             raise LinkError(f"cannot open {url}: {error}") from error
-        return cls(port, timeout, url)
+        return cls(port, timeout, url, retries)
 
     def close(self) -> None:
         self.port.close()
@@ -182,57 +256,143 @@ class Link:
 
     # ---- frames ----
 
-    def _read(self, n: int, deadline: float) -> bytes:
-        while len(self._pending) < n:
-            if time.monotonic() > deadline:
-                raise LinkTimeout(f"no complete reply within {self.timeout:.1f} s: is the serving firmware "
-                                  "(`scons app=<app> serve=1`) running on the other end?")
-            self._pending += self.port.read(max(1, n - len(self._pending)))
-        data, self._pending = self._pending[:n], self._pending[n:]
-        return data
-
-    def _receive(self, deadline: float) -> tuple[int, int, bytes]:
-        """The next whole frame (type, seq, payload), skipping bytes until a sync pair."""
-        previous = b""
-        while True:
-            byte = self._read(1, deadline)
-            if previous == SYNC[:1] and byte == SYNC[1:]:
-                break
-            previous = byte
-        head = self._read(6, deadline)
-        kind, seq, length = struct.unpack("<BBI", head)
+    def _pending_frame(self, heard: Heard) -> tuple[int, int, bytes] | None:
+        """Takes the first whole frame out of the bytes received so far (None until one is whole);
+        bytes before a sync pair are noise. A damaged frame is dropped and raises FrameError."""
+        at = self._pending.find(SYNC)
+        if at < 0:  # keep a last 0xA5: it may start a sync pair
+            at = len(self._pending) - self._pending.endswith(SYNC[:1])
+        heard.noise += at
+        self._pending = self._pending[at:]
+        if len(self._pending) < 8:
+            return None
+        kind, seq, length = struct.unpack_from("<BBI", self._pending, 2)
         if length > MAX_REPLY:
+            self._pending = self._pending[2:]
+            heard.frames.append(f"a frame header claiming {length} bytes")
             raise FrameError(f"reply length {length} is impossible: the line is corrupt")
-        payload = self._read(length, deadline)
-        (crc,) = struct.unpack("<I", self._read(4, deadline))
-        if zlib.crc32(head + payload) != crc:
+        if len(self._pending) < 12 + length:
+            return None
+        body, (crc,) = self._pending[2:8 + length], struct.unpack_from("<I", self._pending, 8 + length)
+        self._pending = self._pending[12 + length:]
+        if zlib.crc32(body) != crc:
+            heard.frames.append(f"a frame with a bad CRC ({length} bytes of payload)")
             raise FrameError(f"reply to seq {seq} failed its CRC")
-        return kind, seq, payload
+        return kind, seq, body[6:]
+
+    def _missing(self) -> int:
+        """Bytes the frame at the head of the pending bytes still needs (a header's worth if unknown)."""
+        if len(self._pending) < 8:
+            return 8 - len(self._pending)
+        return 12 + struct.unpack_from("<I", self._pending, 4)[0] - len(self._pending)
+
+    def _partial(self) -> str:
+        """The frame cut short at the head of the pending bytes, described."""
+        if not self._pending:
+            return ""
+        if len(self._pending) < 8:
+            return f"a partial frame (its first {len(self._pending)} bytes)"
+        kind, seq, length = struct.unpack_from("<BBI", self._pending, 2)
+        return f"a partial frame ({len(self._pending)} of its {12 + length} bytes, type {kind:#04x}, seq {seq})"
+
+    def _receive(self, deadline: float, heard: Heard | None = None) -> tuple[int, int, bytes]:
+        """The next whole frame (type, seq, payload), skipping bytes until a sync pair."""
+        heard = heard if heard is not None else Heard()
+        late = False
+        while True:
+            got = self._pending_frame(heard)
+            if got is not None:
+                return got
+            if late:
+                heard.partial = self._partial()
+                raise LinkTimeout(f"no whole reply in time: {heard}", [heard])
+            late = time.monotonic() > deadline  # then one read more: what had arrived by then counts
+            data = self.port.read(min(max(1, self._missing()), 1 << 16))
+            heard.bytes += len(data)
+            self._pending += data
+
+    def _resync(self, heard: Heard, timeout: float) -> None:
+        """Brings both ends back to hunting for a sync pair: zeros that complete any frame the
+        device is in the middle of, then drops what arrives until the line is quiet QUIET seconds
+        (at most `timeout`), noting it in `heard`."""
+        max_payload = self._info.max_payload if self._info else DEFAULT_MAX_PAYLOAD
+        self._pending = b""  # a frame cut short, or noise: `heard` has it already
+        self.port.write(bytes(max_payload + 10))
+        now = time.monotonic()
+        quiet_since, end = now, now + timeout
+        while now - quiet_since < QUIET and now < end:
+            data = self.port.read(4096)
+            now = time.monotonic()
+            if data:
+                heard.bytes += len(data)
+                self._pending += data
+                quiet_since = now
+            while True:  # describe the frames among them
+                try:
+                    got = self._pending_frame(heard)
+                except FrameError:
+                    continue
+                if got is None:
+                    break
+                heard.frames.append(_frame_name(*got))
+        if self._pending.startswith(SYNC):
+            heard.partial = heard.partial or self._partial()
+        else:
+            heard.noise += len(self._pending)
+        self._pending = b""
 
     def request(self, kind: int, payload: bytes = b"", timeout: float | None = None) -> bytes:
         """Sends one request and returns its reply's payload. Replies to older requests (errors
-        about a frame abandoned earlier) are skipped; a request damaged on the way (the device
-        answers BAD_CRC or TRUNCATED) or a damaged reply is sent again, RETRIES times at most:
-        every request is idempotent."""
-        for attempt in range(RETRIES + 1):
+        about a frame abandoned earlier) are skipped. A request damaged on the way (the device
+        answers BAD_CRC or TRUNCATED), a damaged reply or no whole reply within `timeout` (default
+        the Link's) resynchronises the link and sends the request again, `retries` times at most
+        (see the module's docstring); then LinkTimeout or FrameError says what each attempt saw."""
+        wait = timeout or self.timeout
+        history: list[Heard] = []
+        for attempt in range(self.retries + 1):
+            if attempt:
+                self._resync(history[-1], wait)
+                if kind in (RUN, RUN_TO):
+                    for index, data in list(self._inputs.items()):  # the first run may have overwritten them
+                        self.set_input(index, data)
+            heard = Heard()
+            history.append(heard)
             try:
-                return self._exchange(kind, payload, timeout)
+                return self._exchange(kind, payload, wait, heard)
             except DeviceError as error:
-                if error.name not in ("BAD_CRC", "TRUNCATED") or attempt == RETRIES:
+                if error.name not in ("BAD_CRC", "TRUNCATED") or attempt == self.retries:
                     raise
-            except FrameError:
-                if attempt == RETRIES:
-                    raise
-        raise AssertionError("unreachable")
+                heard.frames.append(f"an ERROR {error.name} for this request")
+                last: LinkError = error
+            except (FrameError, LinkTimeout) as error:
+                last = error
+                if kind == SHUTDOWN and (heard.partial or isinstance(error, FrameError)):
+                    break  # that may have been the reply: the firmware exits after it
+        error_type = type(last) if isinstance(last, (FrameError, LinkTimeout)) else LinkTimeout
+        raise error_type(self._gave_up(kind, history, wait), history)
 
-    def _exchange(self, kind: int, payload: bytes, timeout: float | None) -> bytes:
-        self._seq = (self._seq + 1) & 0xFF
+    def _gave_up(self, kind: int, history: list[Heard], wait: float) -> str:
+        name = REQUEST_NAMES.get(kind, f"request {kind:#04x}")
+        tries = f"{len(history)} attempt{'s' if len(history) > 1 else ''} of {wait:.1f} s"
+        if all(h.nothing for h in history):
+            return (f"{name}: nothing at all arrived in {tries}: is the serving firmware "
+                    "(`scons app=<app> serve=1`) running on the other end?")
+        seen = "; ".join(f"attempt {i + 1}: {h}" for i, h in enumerate(history))
+        if not any(h.framed for h in history):
+            return (f"{name}: no reply in {tries}, only bytes that hold no frame ({seen}): another "
+                    f"firmware than the serving one (serve=1), or another baud rate than {BAUD}?")
+        return (f"{name}: no good reply in {tries} though the device sends frames ({seen}): "
+                "line noise damages or cuts them (cable, connector, baud rate)")
+
+    def _exchange(self, kind: int, payload: bytes, wait: float, heard: Heard) -> bytes:
+        self._seq = self._seq % 255 + 1  # 1..255: the device reports seq 0 for a header cut before its seq
         seq = self._seq
         self.port.write(frame(kind, seq, payload))
-        deadline = time.monotonic() + (timeout or self.timeout)
+        deadline = time.monotonic() + wait
         while True:
-            got, got_seq, data = self._receive(deadline)
+            got, got_seq, data = self._receive(deadline, heard)
             if got_seq != seq:
+                heard.frames.append(_frame_name(got, got_seq, data))
                 continue
             if got == ERROR:
                 raise DeviceError(data[0] if data else 0, data[1] if len(data) > 1 else kind,
@@ -269,6 +429,7 @@ class Link:
         chunk = info.max_payload - 5
         for offset in range(0, len(data), chunk):
             self.request(SET_INPUT, struct.pack("<BI", index, offset) + data[offset:offset + chunk])
+        self._inputs[index] = bytes(data)
 
     def run(self, timeout: float | None = None) -> int:
         """Runs one inference; returns its counter units (INFO's counter_unit)."""
@@ -313,8 +474,13 @@ class Link:
         return self.request(GET_RESULT)
 
     def shutdown(self, status: int = 0) -> None:
-        """Ends the serving firmware (QEMU exits with `status`)."""
-        self.request(SHUTDOWN, struct.pack("<i", status))
+        """Ends the serving firmware (QEMU exits with `status`). The firmware exits right after
+        its reply: a reply that arrived damaged or cut short counts as the reply."""
+        try:
+            self.request(SHUTDOWN, struct.pack("<i", status))
+        except (FrameError, LinkTimeout) as error:
+            if not (isinstance(error, FrameError) or (error.heard and error.heard[-1].partial)):
+                raise
 
 
 def _free_port() -> int:

@@ -1,7 +1,10 @@
 """The serial link (apps/common/firmware/em_link.c ↔ tools/ember_link.py) against serving firmware
 in QEMU over a TCP socket UART and natively over pipes: requests give the reference's bytes; bad
 frames get named ERROR frames and the device keeps serving; a host that vanishes mid-frame does
-not hang it; random and corrupted frames for a bounded time leave it answering correctly."""
+not hang it; random and corrupted frames for a bounded time leave it answering correctly; noise
+that leaves a partial frame at either end is recovered from by the Link's resynchronisation.
+The Link's retries and its messages are also checked on the host tier against FakeDevice (em_link.c's
+receiver in Python) and ports that stay silent or send no frames."""
 from __future__ import annotations
 
 import json
@@ -18,10 +21,11 @@ import numpy as np
 import pytest
 
 from ember_build.board import load_board
-from tools.ember_link import (GET_TENSOR, INFO, RUN, SET_INPUT, DeviceError, Link, LinkError, LinkTimeout, frame, serve)
+from tools.ember_link import (ERROR, GET_OUTPUT, GET_TENSOR, INFO, REPLY, RUN, SET_INPUT, SHUTDOWN, DeviceError,
+                               FrameError, Link, LinkError, LinkTimeout, frame, serve)
 from ember_build.paths import BUILD_ROOT
 
-pytestmark = pytest.mark.qemu  # builds Arm firmware / runs it in QEMU (tests/tiers.py)
+qemu = pytest.mark.qemu  # builds Arm firmware / runs it in QEMU (tests/tiers.py); the fakes' tests do not
 
 REPO = Path(__file__).resolve().parents[2]
 SCONS = Path(sys.executable).with_name("scons")
@@ -55,6 +59,7 @@ def _check_inference(link: Link, expected, index: int = 0) -> None:
     assert link.output_bytes(0) == outputs[index].tobytes()
 
 
+@qemu
 @pytest.mark.parametrize("board", ["corstone300", "host"])
 def test_requests_reproduce_the_reference(firmware, expected, board):
     with serve(load_board(board), firmware[board]) as link:
@@ -70,6 +75,7 @@ def test_requests_reproduce_the_reference(firmware, expected, board):
         link.shutdown()
 
 
+@qemu
 def test_bad_frames_get_named_errors_and_the_device_keeps_serving(firmware, expected):
     with serve(load_board("corstone300"), firmware["corstone300"]) as link:
         info = link.info()
@@ -112,6 +118,7 @@ def test_bad_frames_get_named_errors_and_the_device_keeps_serving(firmware, expe
         link.shutdown()
 
 
+@qemu
 def test_a_host_that_vanishes_mid_frame_does_not_hang_the_device(firmware, expected):
     board = load_board("corstone300")
     with serve(board, firmware["corstone300"]) as link:
@@ -135,6 +142,7 @@ def test_a_host_that_vanishes_mid_frame_does_not_hang_the_device(firmware, expec
         again.shutdown()
 
 
+@qemu
 def test_random_and_corrupted_frames_then_a_correct_answer(firmware, expected):
     rng = random.Random(1234)
     inputs = expected[0]
@@ -154,8 +162,7 @@ def test_random_and_corrupted_frames_then_a_correct_answer(firmware, expected):
                 data = bytes(data[:rng.randint(1, len(data))]) if choice > 0.8 else bytes(data)
             link.port.write(data)
             sent += len(data)
-            drained = link.port.read(4096)  # keep the device's replies from filling the socket
-            del drained
+            link.port.read(4096)  # keep the device's replies from filling the socket
         assert sent > 1000
         time.sleep(2.5)  # past the device's per-byte timeout: any half frame is abandoned
         link.port.reset_input_buffer()
@@ -165,6 +172,53 @@ def test_random_and_corrupted_frames_then_a_correct_answer(firmware, expected):
         link.shutdown()
 
 
+def header_claiming(length: int, seq: int = 0x33, kind: int = INFO) -> bytes:
+    """A burst of noise that looks like the start of a frame of `length` payload bytes."""
+    return b"\xa5\x5a" + struct.pack("<BBI", kind, seq, length)
+
+
+class CutOnce:
+    """A port that loses `drop` of the bytes it receives, after the next `at` (a reply cut short)."""
+
+    def __init__(self, port, at: int, drop: int) -> None:
+        self.port, self.at, self.drop = port, at, drop
+
+    def read(self, n: int) -> bytes:
+        data = self.port.read(n)
+        if self.drop and len(data) > self.at:
+            lost = data[self.at:self.at + self.drop]
+            data, self.at, self.drop = data[:self.at] + data[self.at + len(lost):], 0, self.drop - len(lost)
+        elif self.drop:
+            self.at -= len(data)
+        return data
+
+    def __getattr__(self, name: str):
+        return getattr(self.port, name)
+
+
+@qemu
+@pytest.mark.parametrize("board", ["corstone300", "host"])
+def test_noise_that_leaves_a_partial_frame_either_way_is_recovered_from(firmware, expected, board):
+    with serve(load_board(board), firmware[board]) as link:
+        link.timeout = 2.0
+        # To the device: a burst that looks like a header of 100 bytes takes the request into its
+        # payload; the device waits for the rest, then drops it and reports the burst's seq.
+        link.port.write(header_claiming(100))
+        assert link.info().app == "anomaly"
+        # To the host: a reply that loses 5 bytes leaves the Link waiting for them.
+        link.port = CutOnce(link.port, 20, 5)
+        assert link.info().app == "anomaly"
+        # A RUN whose reply is cut runs again, on its inputs written again.
+        inputs, outputs = expected
+        link.set_input(0, inputs[0])
+        link.port = CutOnce(link.port.port, 3, 2)
+        assert link.run() > 0
+        assert link.output_bytes(0) == outputs[0].tobytes()
+        link.port = link.port.port
+        link.shutdown()
+
+
+@qemu
 def test_profile_read_back():
     """`scons app=anomaly profile=1 run=1`: the profiling serving firmware in QEMU, read back over
     the link by tools/op_profile.py into profile.json / .md / .png."""
@@ -189,8 +243,224 @@ def test_nothing_listening_is_a_timeout_not_a_hang():
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
         server.listen(1)
-        with Link.open(f"socket://127.0.0.1:{server.getsockname()[1]}", timeout=0.5) as link:
-            with pytest.raises(LinkTimeout, match="serving firmware"):
+        with Link.open(f"socket://127.0.0.1:{server.getsockname()[1]}", timeout=0.5, retries=1) as link:
+            with pytest.raises(LinkTimeout, match=r"INFO: nothing at all arrived in 2 attempts of 0\.5 s: "
+                                                  r"is the serving firmware .* running"):
                 link.info()
     with pytest.raises(LinkError, match="cannot open"):
         Link.open("/dev/ttyEMBER_NOT_THERE")
+
+
+# ---- the Link's retries and messages on the host tier, against a device in Python ----
+
+class FakeDevice:
+    """em_link.c's receiver and a few of its requests, in Python, as the port a Link reads and
+    writes. It hunts for the sync pair; a frame whose next byte takes longer than `byte_timeout`
+    is dropped with ERROR TRUNCATED, one with a bad CRC with ERROR BAD_CRC. Requests: INFO (an int8
+    input and output of SIZE bytes), SET_INPUT, RUN (the output is the input plus one, and the run
+    overwrites the input, as a program whose planner reuses the input's bytes does), GET_OUTPUT,
+    SHUTDOWN (then silence). Line noise: `to_device` and `to_host` hold functions that change the
+    next writes (one request frame, or the Link's filler, each) and the next frames sent."""
+
+    MAX_PAYLOAD, SIZE = 64, 16
+
+    def __init__(self, byte_timeout: float = 0.3) -> None:
+        self.byte_timeout = byte_timeout
+        self.to_device: list = []
+        self.to_host: list = []
+        self.answered: list[int] = []  # the types of the requests it answered
+        self.errors: list[str] = []  # the ERROR frames it sent
+        self.frame = bytearray()  # the frame being received, from its sync pair on
+        self.previous, self.last = -1, 0.0
+        self.out = bytearray()
+        self.input, self.output = bytearray(self.SIZE), bytearray(self.SIZE)
+        self.exited = False
+
+    # the port
+    def write(self, data: bytes) -> int:
+        raw = self.to_device.pop(0)(data) if self.to_device else data
+        for byte in raw:
+            self._tick()
+            self._byte(byte)
+        return len(data)
+
+    def read(self, n: int) -> bytes:
+        self._tick()
+        if not self.out:
+            time.sleep(0.01)
+            self._tick()
+        data, self.out = bytes(self.out[:n]), self.out[n:]
+        return data
+
+    def close(self) -> None:
+        pass
+
+    # the device
+    def _tick(self) -> None:
+        if self.frame and time.monotonic() - self.last > self.byte_timeout:
+            head = self.frame[2:]
+            self._error(3, head[0] if head else 0, head[1] if len(head) > 1 else 0)  # TRUNCATED
+            self.frame = bytearray()
+
+    def _byte(self, byte: int) -> None:
+        if self.exited:
+            return
+        self.last = time.monotonic()
+        if not self.frame:
+            if self.previous == 0xA5 and byte == 0x5A:
+                self.frame, self.previous = bytearray(b"\xa5\x5a"), -1
+            else:
+                self.previous = byte
+            return
+        self.frame.append(byte)
+        if len(self.frame) < 8:
+            return
+        kind, seq, length = struct.unpack_from("<BBI", self.frame, 2)
+        assert length <= self.MAX_PAYLOAD, "the tests' noise claims short frames only"
+        if len(self.frame) == 12 + length:
+            body, (crc,) = bytes(self.frame[2:8 + length]), struct.unpack_from("<I", self.frame, 8 + length)
+            self.frame = bytearray()
+            if zlib.crc32(body) != crc:
+                self._error(1, kind, seq)  # BAD_CRC
+            else:
+                self._request(kind, seq, body[6:])
+
+    def _send(self, data: bytes) -> None:
+        self.out += self.to_host.pop(0)(data) if self.to_host else data
+
+    def _error(self, code: int, kind: int, seq: int) -> None:
+        self.errors.append({1: "BAD_CRC", 3: "TRUNCATED", 4: "UNKNOWN_TYPE", 5: "BAD_REQUEST"}[code])
+        self._send(frame(ERROR, seq, bytes([code, kind]) + b"fake"))
+
+    def _request(self, kind: int, seq: int, payload: bytes) -> None:
+        reply = b""
+        if kind == INFO:
+            tensor = struct.pack("<BBIfi2i", 0, 2, self.SIZE, 1.0, 0, 1, self.SIZE)
+            reply = (struct.pack("<HBBBBIIII", 1, 0, 1, 1, 1, self.MAX_PAYLOAD, 100, 0xC0FFEE, 256)
+                     + tensor + tensor + b"\x04fake\x06cycles\x00")
+        elif kind == SET_INPUT:
+            offset = struct.unpack_from("<I", payload, 1)[0]
+            if payload[0] != 0 or offset + len(payload) - 5 > self.SIZE:
+                return self._error(5, kind, seq)
+            self.input[offset:offset + len(payload) - 5] = payload[5:]
+        elif kind == RUN:
+            self.output = bytearray((b + 1) & 0xFF for b in self.input)
+            self.input = bytearray(self.SIZE)  # the run overwrote it
+            reply = struct.pack("<Q", 1234)
+        elif kind == GET_OUTPUT:
+            _, offset, length = struct.unpack("<BII", payload)
+            reply = bytes(self.output[offset:offset + length])
+        elif kind != SHUTDOWN:
+            return self._error(4, kind, seq)
+        self.answered.append(kind)
+        self._send(frame(kind | REPLY, seq, reply))
+        self.exited = kind == SHUTDOWN
+
+
+class SilentPort:
+    """A dead firmware: takes everything, answers nothing."""
+
+    def write(self, data: bytes) -> int:
+        return len(data)
+
+    def read(self, n: int) -> bytes:
+        time.sleep(0.01)
+        return b""
+
+    def close(self) -> None:
+        pass
+
+
+class TextPort(SilentPort):
+    """Another firmware on the port: it prints console lines, no frames."""
+
+    def read(self, n: int) -> bytes:
+        time.sleep(0.01)
+        return b"EM verdict vector=0 score=12 anomalous=0\r\n"[:n]
+
+
+def _cut(data: bytes) -> bytes:
+    return data[:-3]
+
+
+def _bad_crc(data: bytes) -> bytes:
+    return data[:-1] + bytes([data[-1] ^ 0x40])
+
+
+def test_noise_before_a_request_leaves_the_device_mid_frame_and_the_link_resynchronises():
+    device = FakeDevice()
+    device.to_device.append(lambda request: header_claiming(40) + request)  # the request goes into its payload
+    assert Link(device, timeout=0.5).info().app == "fake"
+    assert device.answered == [INFO] and device.errors == ["TRUNCATED"]  # the burst's frame, dropped
+
+
+def test_a_request_cut_short_is_completed_by_the_filler_when_the_device_waits_longer():
+    device = FakeDevice(byte_timeout=30.0)  # the device would wait 30 s for the rest: the Link does not
+    device.to_device.append(lambda request: request[:-4])  # its CRC lost on the way
+    start = time.monotonic()
+    assert Link(device, timeout=0.3, retries=1).info().app == "fake"
+    assert device.errors == ["BAD_CRC"]  # the zeros completed the cut frame: the device dropped it
+    assert time.monotonic() - start < 5
+
+
+@pytest.mark.parametrize("noise", [_cut, lambda reply: header_claiming(5000, 1, INFO | REPLY) + reply],
+                         ids=["reply cut short", "noise before the reply claims a long frame"])
+def test_a_reply_that_leaves_the_host_mid_frame_is_asked_for_again(noise):
+    device = FakeDevice()
+    device.to_host.append(noise)
+    assert Link(device, timeout=0.5).info().app == "fake"
+    assert device.answered == [INFO, INFO]
+
+
+def test_a_run_whose_reply_was_lost_runs_again_on_its_inputs_written_again():
+    device = FakeDevice()
+    link = Link(device, timeout=0.5)
+    x = np.arange(-8, 8, dtype=np.int8).reshape(1, 16)
+    link.set_input(0, x)
+    device.to_host.append(_cut)
+    assert link.run() == 1234
+    assert device.answered == [INFO, SET_INPUT, RUN, SET_INPUT, RUN]
+    assert np.array_equal(link.output(0), x + np.int8(1))  # not 1s: the second run had its input
+
+
+def test_a_shutdown_whose_reply_was_cut_is_done():
+    device = FakeDevice()
+    link = Link(device, timeout=0.3)
+    device.to_host.append(_cut)
+    link.shutdown()
+    assert device.exited and device.answered == [SHUTDOWN]  # not sent again to a firmware that exited
+
+
+def test_a_dead_firmware_is_named_only_when_nothing_at_all_arrived():
+    start = time.monotonic()
+    with pytest.raises(LinkTimeout, match=r"^INFO: nothing at all arrived in 3 attempts of 0\.2 s: "
+                                          r"is the serving firmware \(`scons app=<app> serve=1`\) running") as caught:
+        Link(SilentPort(), timeout=0.2).info()
+    assert [h.nothing for h in caught.value.heard] == [True, True, True]
+    assert time.monotonic() - start < 3
+
+
+@pytest.mark.parametrize("port,error,says", [
+    (lambda device: device.to_host.extend([_cut] * 20), LinkTimeout,
+     r"attempt 1: \d+ bytes: a partial frame \(\d+ of its \d+ bytes, type 0x81, seq 1\).*line noise"),
+    (lambda device: device.to_host.extend([_bad_crc] * 20), FrameError,
+     r"attempt 1: \d+ bytes: a frame with a bad CRC \(\d+ bytes of payload\).*attempt 3.*line noise"),
+    (lambda device: TextPort(), LinkTimeout,
+     r"only bytes that hold no frame \(attempt 1: \d+ bytes: \d+ bytes of noise.*another firmware"),
+], ids=["replies always cut", "replies always damaged", "another firmware's text"])
+def test_what_the_attempts_saw_is_named(port, error, says):
+    device = FakeDevice()
+    link = Link(port(device) or device, timeout=0.3)
+    with pytest.raises(error, match=says) as caught:
+        link.info()
+    assert "is the serving firmware" not in str(caught.value) and "3 attempts" in str(caught.value)
+
+
+def test_retries_and_timeout_are_the_links_arguments():
+    device = FakeDevice()
+    device.to_host.extend([_cut] * 5)
+    with pytest.raises(LinkTimeout, match=r"INFO: .* in 1 attempt of 0\.2 s"):
+        Link(device, timeout=0.2, retries=0).info()
+    assert device.answered == [INFO]
+    with pytest.raises(ValueError, match="retries"):
+        Link(device, retries=-1)
