@@ -13,6 +13,8 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from apps.common.checkpoint import read_checkpoint
+
 INPUT_DIM = 640
 HIDDEN = 128
 BOTTLENECK = 8
@@ -97,12 +99,8 @@ def verdict_line(index: int, score: "np.float32", threshold: "np.float32") -> st
 def load_trained(path: Path = CHECKPOINT) -> tuple[AnomalyResidual, dict]:
     """The committed checkpoint as the device's model (the residual) in eval mode, and its
     metadata (threshold, validation AUC)."""
-    if not path.exists():
-        raise FileNotFoundError(f"no checkpoint at {path}: train one with `./scons app=anomaly train=1`")
-    state = torch.load(path, map_location="cpu", weights_only=True)
-    model = AnomalyAutoencoder()
-    model.load_state_dict(state["model"])
-    return AnomalyResidual(model).eval(), state["meta"]
+    checkpoint = read_checkpoint(path, "anomaly")  # CheckpointError: missing or corrupt, named
+    return AnomalyResidual(checkpoint.load_into(AnomalyAutoencoder())).eval(), checkpoint.meta
 
 
 # What the build needs from an app's model (see site_scons/ember_build/app_build.py).

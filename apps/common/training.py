@@ -5,6 +5,11 @@ rest. After every epoch the whole run state (model, optimizer, scheduler, epoch,
 goes to `state_path`; a run interrupted at any point restarts from the last finished epoch with
 `resume=True` (the default of `training_arguments`). The committed checkpoint is written once,
 at the end, by `save_checkpoint`: a crash never leaves a half-written file behind.
+
+The run state holds tensors and plain data only (the RNG states as lists and tensors, the
+metrics as floats), so it is read back with torch.load(weights_only=True), which runs no code
+from the file. A state that cannot be read (damaged, or saved by an older Ember with numpy
+arrays in it) or does not fit the run is a ResumeError naming the file and --restart.
 """
 from __future__ import annotations
 
@@ -21,11 +26,14 @@ import torch
 from tqdm import tqdm
 from ember_build.paths import BUILD_ROOT
 
+from apps.common.checkpoint import load_failure
+
 STATE_ROOT = BUILD_ROOT / "train"
 
 
 class ResumeError(RuntimeError):
-    """A saved run state does not belong to this run (another model or settings)."""
+    """A saved run state cannot resume this run: it belongs to another (model or settings), or
+    it cannot be read; the message names the file and --restart."""
 
 
 @dataclass
@@ -49,13 +57,38 @@ def seed_everything(seed: int) -> None:
 
 
 def _rng_state() -> dict:
-    return {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
+    """The RNG states in types torch.load(weights_only=True) reads: tuples, lists, ints, tensors
+    (numpy's key array as a list)."""
+    numpy_state = np.random.get_state(legacy=False)
+    numpy_state["state"]["key"] = numpy_state["state"]["key"].tolist()
+    return {"python": random.getstate(), "numpy": numpy_state, "torch": torch.get_rng_state()}
 
 
 def _set_rng_state(state: dict) -> None:
     random.setstate(state["python"])
-    np.random.set_state(state["numpy"])
+    numpy_state = dict(state["numpy"], state=dict(state["numpy"]["state"]))
+    numpy_state["state"]["key"] = np.asarray(numpy_state["state"]["key"], dtype=np.uint32)
+    np.random.set_state(numpy_state)
     torch.set_rng_state(state["torch"])
+
+
+def _cannot_resume(state_path: Path, why: str) -> ResumeError:
+    return ResumeError(f"{state_path}: cannot resume from this run state ({why}); delete it or pass --restart "
+                       "to start afresh")
+
+
+def _load_state(state_path: Path, identity: dict) -> dict:
+    """The run state at `state_path`, checked to be one of this run (ResumeError if not)."""
+    try:
+        state = torch.load(state_path, map_location="cpu", weights_only=True)
+    except Exception as error:  # torch raises many types for a damaged file: all mean the same here
+        raise _cannot_resume(state_path, f"damaged, or saved by an older Ember: {load_failure(state_path, error)}") from None
+    if not isinstance(state, dict) or not {"identity", "epoch", "model", "optimizer", "rng"} <= state.keys():
+        raise _cannot_resume(state_path, "it is not a run state of apps/common/training.py")
+    if state["identity"] != identity:
+        raise ResumeError(f"{state_path} was saved by a run with other settings "
+                          f"({state['identity']}); delete it or pass --restart to start afresh")
+    return state
 
 
 def save_atomically(obj: Any, path: Path) -> None:
@@ -92,15 +125,15 @@ def fit(
     state_path = run.state_path
     identity = {"epochs": run.epochs, "settings": run.settings}
     if resume and state_path.exists() and run.max_batches is None:
-        state = torch.load(state_path, map_location="cpu", weights_only=False)
-        if state.get("identity") != identity:
-            raise ResumeError(f"{state_path} was saved by a run with other settings "
-                              f"({state.get('identity')}); delete it or pass --restart to start afresh")
-        model.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-        if scheduler is not None and state.get("scheduler") is not None:
-            scheduler.load_state_dict(state["scheduler"])
-        _set_rng_state(state["rng"])
+        state = _load_state(state_path, identity)
+        try:
+            model.load_state_dict(state["model"])
+            optimizer.load_state_dict(state["optimizer"])
+            if scheduler is not None and state.get("scheduler") is not None:
+                scheduler.load_state_dict(state["scheduler"])
+            _set_rng_state(state["rng"])
+        except (RuntimeError, KeyError, TypeError, ValueError) as error:
+            raise _cannot_resume(state_path, f"it does not fit this model: {' '.join(str(error).split())[:160]}") from error
         start_epoch, metrics = state["epoch"], state.get("metrics", {})
         print(f"{run.app}: resuming after epoch {start_epoch}/{run.epochs} from {state_path}", file=sys.stderr)
     steps = 0
@@ -127,7 +160,7 @@ def fit(
         if evaluate is not None:
             model.eval()
             with torch.no_grad():
-                metrics.update(evaluate(model))
+                metrics.update({k: float(v) for k, v in evaluate(model).items()})  # no numpy scalars in the state
         print(f"{run.app} epoch {epoch + 1}/{run.epochs}: "
               + "  ".join(f"{k} {v:.4f}" for k, v in metrics.items()), file=sys.stderr)
         if run.max_batches is not None and steps >= run.max_batches:

@@ -21,6 +21,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from apps.common.checkpoint import read_checkpoint
 from apps.common.padding import same_conv2d
 
 INPUT_SHAPE = (1, 3, 32, 32)
@@ -84,13 +85,9 @@ def example_inputs() -> tuple[torch.Tensor]:
 
 def load_trained(path: Path = CHECKPOINT) -> tuple[ResNet8, dict]:
     """The committed checkpoint: model in eval mode, and its metadata (test accuracy, dataset, classes)."""
-    if not path.exists():
-        raise FileNotFoundError(f"no checkpoint at {path}: train one with `./scons app=image_classification train=1`")
-    state = torch.load(path, map_location="cpu", weights_only=True)
-    meta = state["meta"]
-    model = ResNet8(classes=len(meta.get("classes", range(CLASSES))))
-    model.load_state_dict(state["model"])
-    return model.eval(), meta
+    checkpoint = read_checkpoint(path, "image_classification")  # CheckpointError: missing or corrupt, named
+    meta = checkpoint.meta
+    return checkpoint.load_into(ResNet8(classes=len(meta.get("classes", range(CLASSES))))).eval(), meta
 
 
 # What the build needs from an app's model (see site_scons/ember_build/app_build.py). The images

@@ -19,6 +19,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from apps.common.checkpoint import read_checkpoint
 from apps.common.padding import same_conv2d
 
 INPUT_SHAPE = (1, 1, 49, 10)  # N, C, frames, MFCC coefficients
@@ -63,12 +64,8 @@ def example_inputs() -> tuple[torch.Tensor]:
 
 def load_trained(path: Path = CHECKPOINT) -> tuple[DsCnn, dict]:
     """The committed checkpoint: model in eval mode, and its metadata (accuracies, data, epochs)."""
-    if not path.exists():
-        raise FileNotFoundError(f"no checkpoint at {path}: train one with `./scons app=kws train=1`")
-    state = torch.load(path, map_location="cpu", weights_only=True)
-    model = DsCnn()
-    model.load_state_dict(state["model"])
-    return model.eval(), state["meta"]
+    checkpoint = read_checkpoint(path, "kws")  # CheckpointError: missing or corrupt, named
+    return checkpoint.load_into(DsCnn()).eval(), checkpoint.meta
 
 
 # What the build needs from an app's model (see site_scons/ember_build/app_build.py).

@@ -26,6 +26,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from apps.common.checkpoint import read_checkpoint
 from apps.common.padding import same_conv2d
 
 INPUT_SHAPE = (1, 3, 96, 96)
@@ -145,14 +146,8 @@ TEST_SEED = {"yolo": 3, "vww": 13}           # the held-out test scenes (apps/pe
 
 def load_trained(model: str = "yolo", path: Path | None = None) -> tuple[nn.Module, dict]:
     """The committed checkpoint of `model` (yolo or vww): model in eval mode, and its metadata."""
-    path = path or checkpoint_path(model)
-    if not path.exists():
-        raise FileNotFoundError(f"no checkpoint at {path}: train one with "
-                                f"`./scons app=person_detect model={model} train=1`")
-    state = torch.load(path, map_location="cpu", weights_only=True)
-    network = BUILDERS[MODELS[model]]()
-    network.load_state_dict(state["model"])
-    return network.eval(), state["meta"]
+    checkpoint = read_checkpoint(path or checkpoint_path(model), "person_detect", model)  # CheckpointError, named
+    return checkpoint.load_into(BUILDERS[MODELS[model]]()).eval(), checkpoint.meta
 
 
 def _size(model: str) -> int:

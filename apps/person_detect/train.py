@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from apps.common.checkpoint import read_checkpoint
 from apps.common.training import TrainRun, finish, fit, save_checkpoint, seed_everything, training_arguments
 from apps.person_detect import data, detect
 from apps.person_detect.model import BUILDERS, MODELS, checkpoint_path
@@ -144,9 +145,9 @@ def train(model_name: str, epochs: int, out: Path, count: int | None = None, see
     model = BUILDERS[MODELS[model_name]]()
     stages = []
     if init is not None:
-        start = torch.load(init, map_location="cpu", weights_only=True)
-        model.load_state_dict(start["model"])
-        stages = [*start["meta"].get("stages", []), {k: v for k, v in start["meta"].items() if k != "stages"}]
+        start = read_checkpoint(init)  # CheckpointError: missing or corrupt, named
+        start.load_into(model)
+        stages = [*start.meta.get("stages", []), {k: v for k, v in start.meta.items() if k != "stages"}]
     optimizer = torch.optim.Adam(model.parameters(), lr=settings["lr"])
     scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, epochs)
     run = TrainRun(f"person_detect-{model_name}", epochs, {**settings, "seed_training": seed, "data": source},
