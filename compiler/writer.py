@@ -10,6 +10,7 @@ from compiler.checksum import with_checksum
 from compiler.ir import Graph, Tensor
 from compiler.kernel_variants import bits_of, chosen_variants
 from compiler.ops import OP_TABLE
+from compiler.planner import inputs_kept
 from compiler.schema import program_generated as fb
 from compiler.target import Target
 
@@ -118,6 +119,7 @@ def write_program(graph: Graph, target: Target, name: str = "model") -> bytes:
         "arenas": _table_vector(builder, arenas),
         "inputs": builder.CreateNumpyVector(np.array([index[t] for t in graph.inputs], np.int32)),
         "outputs": builder.CreateNumpyVector(np.array([index[t] for t in graph.outputs], np.int32)),
+        "inputs_kept": builder.CreateNumpyVector(np.array(inputs_kept(graph), np.bool_)),
     }
     target_name = builder.CreateString(target.cpu)
     program_name = builder.CreateString(name)
@@ -133,5 +135,6 @@ def write_program(graph: Graph, target: Target, name: str = "model") -> bytes:
     fb.ProgramAddBuffers(builder, vectors["buffers"])
     fb.ProgramAddPinnedConstants(builder, sum(t.is_pinned for t in graph.tensors.values()))
     fb.ProgramAddArenas(builder, vectors["arenas"])
+    fb.ProgramAddInputsKept(builder, vectors["inputs_kept"])
     builder.Finish(fb.ProgramEnd(builder), file_identifier=FILE_IDENTIFIER)
     return with_checksum(builder.Output())

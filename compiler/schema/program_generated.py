@@ -3356,8 +3356,39 @@ class Program(object):
             return self._tab.Get(flatbuffers.number_types.Uint32Flags, o + self._tab.Pos)
         return 0
 
+    # One per input: true when no step of the plan writes over the input's bytes, so that after an
+    # invoke it still holds what the caller wrote; false when the plan reuses them for later
+    # tensors (write the input again before the next invoke: the serial link refuses a RUN that
+    # would read a consumed input). Absent: every input is consumed.
+    # Program
+    def InputsKept(self, j):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(26))
+        if o != 0:
+            a = self._tab.Vector(o)
+            return self._tab.Get(flatbuffers.number_types.BoolFlags, a + flatbuffers.number_types.UOffsetTFlags.py_type(j * 1))
+        return 0
+
+    # Program
+    def InputsKeptAsNumpy(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(26))
+        if o != 0:
+            return self._tab.GetVectorAsNumpy(flatbuffers.number_types.BoolFlags, o)
+        return 0
+
+    # Program
+    def InputsKeptLength(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(26))
+        if o != 0:
+            return self._tab.VectorLen(o)
+        return 0
+
+    # Program
+    def InputsKeptIsNone(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(26))
+        return o == 0
+
 def ProgramStart(builder):
-    builder.StartObject(11)
+    builder.StartObject(12)
 
 def ProgramAddSchemaVersion(builder, schemaVersion):
     builder.PrependUint32Slot(0, schemaVersion, 0)
@@ -3409,6 +3440,12 @@ def ProgramStartArenasVector(builder, numElems):
 
 def ProgramAddPinnedConstants(builder, pinnedConstants):
     builder.PrependUint32Slot(10, pinnedConstants, 0)
+
+def ProgramAddInputsKept(builder, inputsKept):
+    builder.PrependUOffsetTRelativeSlot(11, flatbuffers.number_types.UOffsetTFlags.py_type(inputsKept), 0)
+
+def ProgramStartInputsKeptVector(builder, numElems):
+    return builder.StartVector(1, numElems, 1)
 
 def ProgramEnd(builder):
     return builder.EndObject()

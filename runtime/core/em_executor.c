@@ -214,6 +214,17 @@ em_status em_program_input(const em_program *program, uint32_t index, uint8_t *c
     return em_program_io(program, false, index, arenas, tensor);
 }
 
+bool em_program_input_kept(const em_program *program, uint32_t index)
+{
+    if (!em_program_is_loaded(program) || index >= program->n_inputs) {
+        return false;
+    }
+    const em_fb_buf buf = {program->data, (uint32_t)program->size};
+    const em_fb_table root = em_fb_trusted_table(&buf, program->root);
+    const em_fb_vector kept = em_fb_trusted_vector(&buf, &root, EM_PROGRAM_INPUTS_KEPT); /* verified: 0 or n_inputs */
+    return kept.len > index && em_fb_u8_at(&buf, kept.pos + index) != 0u;
+}
+
 em_status em_program_output(const em_program *program, uint32_t index, uint8_t *const *arenas,
                             em_tensor *tensor)
 {

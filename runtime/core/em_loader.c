@@ -8,8 +8,9 @@
  *  2. the root table and its vectors in bounds; schema version; tier;
  *  3. arenas (count <= EM_MAX_ARENAS, each table and name), buffers (each data vector);
  *  4. every tensor (dtype, shape, size == Π shape · dtype bytes, bytes inside buffer or arena);
- *  5. program inputs/outputs name arena tensors; constants pinned to RAM (initial_buffer) are
- *     arena tensors whose source buffer exists and holds their bytes;
+ *  5. program inputs/outputs name arena tensors, inputs_kept has one 0/1 per input (or is absent);
+ *     constants pinned to RAM (initial_buffer) are arena tensors whose source buffer exists and
+ *     holds their bytes;
  *  6. every operator: opcode in the registry, tensor indices, outputs in arenas, options table,
  *     origin string, then the operator's own check().
  * Only then is the em_program marked loaded: invoke reads the bytes without checks from then on
@@ -113,6 +114,22 @@ static em_status em_load_io(const em_program_view *v, const em_program *program,
     return EM_OK;
 }
 
+/** Program.inputs_kept: absent, or one 0/1 byte per input (em_program_input_kept reads it trusted). */
+static em_status em_load_inputs_kept(const em_program_view *v)
+{
+    em_fb_vector kept;
+    em_status s = em_fb_field_vector(&v->buf, &v->root, EM_PROGRAM_INPUTS_KEPT, 1u, 1u, &kept);
+    if (s == EM_OK && kept.len != 0u && kept.len != v->inputs.len) {
+        s = EM_ERR_MALFORMED;
+    }
+    for (uint32_t i = 0; s == EM_OK && i < kept.len; i++) {
+        if (em_fb_u8_at(&v->buf, kept.pos + i) > 1u) {
+            s = EM_ERR_MALFORMED;
+        }
+    }
+    return s;
+}
+
 /** Reads operator @p index into @p ctx and finds its registration (generic checks only). */
 em_status em_operator_open(const em_program_view *v, const em_program *program, uint32_t index,
                            em_op_context *ctx, const em_op_registration **reg, uint16_t *opcode)
@@ -210,6 +227,7 @@ em_status em_program_load(em_program *program, const void *data, size_t size)
     if (s == EM_OK) s = em_fb_field_u32(&buf, &v.root, EM_PROGRAM_PINNED_CONSTANTS, 0u, &n_pinned);
     if (s == EM_OK) s = em_load_io(&v, program, &v.inputs);
     if (s == EM_OK) s = em_load_io(&v, program, &v.outputs);
+    if (s == EM_OK) s = em_load_inputs_kept(&v);
     for (uint32_t i = 0; s == EM_OK && i < v.operators.len; i++) {
         uint16_t opcode = 0;
         s = em_load_operator(&v, program, i, &opcode);

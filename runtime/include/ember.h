@@ -30,6 +30,7 @@
 #ifndef EMBER_H
 #define EMBER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -148,7 +149,8 @@ em_status em_program_copy_constants(em_program *program, uint8_t *const *arenas,
 uint32_t em_program_arena_size(const em_program *program, uint32_t index);
 
 /**
- * Runs every operator in order, trusting the verification done by em_program_load().
+ * Runs every operator in order, trusting the verification done by em_program_load(). Inputs
+ * the plan reuses hold other bytes afterwards: write them again first (em_program_input_kept).
  * @param program a program em_program_load() accepted, its bytes unchanged since
  * @param arenas  @p n_arenas pointers, arena i of at least em_program_arena_size(program, i)
  *                bytes, 16-byte aligned.
@@ -178,6 +180,19 @@ em_status em_program_tensor(const em_program *program, uint32_t index, uint8_t *
 /** Program input @p index (0..n_inputs-1) as a view into @p arenas. @return EM_OK or EM_ERR_BAD_ARGUMENT. */
 em_status em_program_input(const em_program *program, uint32_t index, uint8_t *const *arenas,
                            em_tensor *tensor);
+
+/**
+ * Whether program input @p index still holds what the caller wrote after an invoke. The plan
+ * may reuse an input's bytes for later tensors (it does on all four MLPerf models: keeping them
+ * would cost 4-83 % more arena); such an input is consumed by every invoke (and
+ * em_program_invoke_until), and must be written again before the next one, or that invoke reads
+ * whatever the plan left there. The serial link enforces this (em_link.h: RUN after RUN with no
+ * SET_INPUT is refused with INPUT_CONSUMED); a caller of this API writes its inputs before every
+ * invoke, as the apps do, or asks here.
+ * @return true when no operator writes over the input's bytes (the program's inputs_kept);
+ *         false when they are reused, for an index out of range, or a program not loaded.
+ */
+bool em_program_input_kept(const em_program *program, uint32_t index);
 
 /** Program output @p index, like em_program_input(). */
 em_status em_program_output(const em_program *program, uint32_t index, uint8_t *const *arenas,

@@ -290,3 +290,16 @@ def test_depthwise_rows_of_a_huge_padding_are_not_wrapped_into_a_small_size():
         "stride": (1, stride), "dilation": (1, 1), "padding": (0, 0, pad, 0), "depth_multiplier": 1,
         "input_zero_point": 0, "output_offset": 0, "activation_min": -128, "activation_max": 127})
     assert scratch.scratch_bytes(Graph(tensors, [op], ["x"], ["y"]), op, "mve") == 0
+
+
+def test_inputs_kept_says_whether_the_plan_reuses_an_inputs_bytes():
+    from compiler.planner import inputs_kept
+
+    consumed = _chain([100, 200, 50, 300])
+    plan_memory(consumed, Region("sram", 10_000))
+    assert inputs_kept(consumed) == [False]  # t2 lands on t0's bytes once t0 is dead
+    kept = _chain([100, 200, 50, 300])
+    kept.outputs = ["t0", "t3"]  # an output too: alive to the end, so nothing reuses it
+    plan_memory(kept, Region("sram", 10_000))
+    assert inputs_kept(kept) == [True]
+    assert inputs_kept(_chain([16, 16])) == [False]  # not planned: nothing says it survives

@@ -58,6 +58,7 @@ class ProgramSpec:
     arenas: list[tuple[str, int]]
     schema_version: int = 1
     pinned_constants: int | None = None  # None: the true count, as compiler/writer.py writes it
+    inputs_kept: list[int] | None = None  # Program.inputs_kept; None: absent (every input consumed)
     tier: int = fb.Tier.SCALAR
     name: str = "test"
     target: str = "host"
@@ -176,6 +177,7 @@ def build(spec: ProgramSpec) -> bytes:
     arenas_v = table_vector(fb.ProgramStartArenasVector, arenas)
     inputs_v = _int_vector(b, fb.ProgramStartInputsVector, spec.inputs)
     outputs_v = _int_vector(b, fb.ProgramStartOutputsVector, spec.outputs)
+    kept_v = None if spec.inputs_kept is None else b.CreateByteVector(bytes(spec.inputs_kept))
     target = b.CreateString(spec.target)
     name = b.CreateString(spec.name)
     fb.ProgramStart(b)
@@ -191,6 +193,8 @@ def build(spec: ProgramSpec) -> bytes:
     fb.ProgramAddOutputs(b, outputs_v)
     fb.ProgramAddBuffers(b, buffers_v)
     fb.ProgramAddArenas(b, arenas_v)
+    if kept_v is not None:
+        fb.ProgramAddInputsKept(b, kept_v)
     b.Finish(fb.ProgramEnd(b), file_identifier=b"EMBR")
     return with_checksum(b.Output())
 

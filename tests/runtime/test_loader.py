@@ -191,6 +191,9 @@ MUTATIONS = {
     "pinned_still_constant": (lambda s: set_attr(s.tensors[1], initial_buffer=0), "EM_ERR_MALFORMED"),
     # the program's pinned_constants count must agree with its tensors
     "pinned_count_wrong": (lambda s: pin_weights(s, 0) or set_attr(s, pinned_constants=2), "EM_ERR_MALFORMED"),
+    # inputs_kept: one 0/1 per input, or absent
+    "inputs_kept_too_many": (lambda s: set_attr(s, inputs_kept=[1, 0]), "EM_ERR_MALFORMED"),
+    "inputs_kept_not_bool": (lambda s: set_attr(s, inputs_kept=[2]), "EM_ERR_MALFORMED"),
 }
 
 

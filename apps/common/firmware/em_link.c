@@ -234,6 +234,8 @@ typedef struct {
     em_status load_status; /* not EM_OK: every request is answered with it */
     uint32_t program_id;   /* CRC-32 of the program bytes */
     int ran;               /* a RUN succeeded since the last SET_INPUT */
+    uint32_t consumed[EM_LINK_MAX_INPUTS / 32u]; /* bit i: a RUN overwrote input i (the plan reuses
+                                                    its bytes) and no SET_INPUT has written it since */
 #if defined(EM_PROFILE) && EM_PROFILE
     em_profile_entry entries[EM_LINK_MAX_OPS];
     uint32_t n_entries;
@@ -311,12 +313,44 @@ static int tensor_range(server *s, const frame *f, int output, uint32_t n_fixed,
     return 1;
 }
 
+/* ---- consumed inputs: a RUN reads what SET_INPUT wrote, never what the last RUN left ---- */
+
+/* After a RUN or RUN_TO (whether it succeeded or not): every input the plan reuses is consumed. */
+static void consume_inputs(server *s)
+{
+    const em_program *p = s->model->program;
+    for (uint32_t i = 0; i < p->n_inputs && i < EM_LINK_MAX_INPUTS; ++i) {
+        if (!em_program_input_kept(p, i)) {
+            s->consumed[i / 32u] |= 1u << (i % 32u);
+        }
+    }
+}
+
+/* Refuses a RUN or RUN_TO that would read a consumed input: answers INPUT_CONSUMED naming it. */
+static int inputs_fresh(const server *s, const frame *f)
+{
+    for (uint32_t i = 0; i < EM_LINK_MAX_INPUTS; ++i) {
+        if (s->consumed[i / 32u] & (1u << (i % 32u))) {
+            char message[96] = "input ";
+            char *at = message + strlen(message);
+            if (i >= 100u) *at++ = (char)('0' + i / 100u);
+            if (i >= 10u) *at++ = (char)('0' + i / 10u % 10u);
+            *at++ = (char)('0' + i % 10u);
+            strcpy(at, " was overwritten by the last RUN (the plan reuses its bytes): SET_INPUT it again");
+            send_error(EM_LINK_ERR_INPUT_CONSUMED, f->type, f->seq, message);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static void set_input(server *s, const frame *f)
 {
     em_tensor t;
     uint32_t offset, n;
     if (tensor_range(s, f, 0, 0, &t, &offset, &n)) {
         memcpy((uint8_t *)t.data + offset, payload + 5, n);
+        s->consumed[payload[0] / 32u] &= ~(1u << (payload[0] % 32u));
         s->ran = 0;
         reply(f->type, f->seq, NULL, 0);
     }
@@ -352,8 +386,12 @@ static void run_to(server *s, const frame *f)
         send_error(EM_LINK_ERR_BAD_REQUEST, f->type, f->seq, "operator count past the program's operators");
         return;
     }
+    if (!inputs_fresh(s, f)) {
+        return;
+    }
     const uint64_t start = em_bsp_counter_read();
     const em_status st = em_program_invoke_until(m->program, m->arenas, m->arena_sizes, m->n_arenas, n);
+    consume_inputs(s);
     const uint64_t count = em_bsp_counter_read() - start - em_bsp_counter_overhead();
     s->ran = 0; /* the outputs are not the model's: no result, no profile */
     if (st != EM_OK) {
@@ -385,6 +423,9 @@ static void get_tensor(server *s, const frame *f)
 static void run(server *s, const frame *f)
 {
     const em_link_model *m = s->model;
+    if (!inputs_fresh(s, f)) {
+        return;
+    }
     const uint64_t start = em_bsp_counter_read();
 #if defined(EM_PROFILE) && EM_PROFILE
     em_profile profile = {em_bsp_counter_read, em_bsp_counter_overhead(), s->entries, EM_LINK_MAX_OPS, 0};
@@ -393,6 +434,7 @@ static void run(server *s, const frame *f)
 #else
     const em_status st = em_program_invoke(m->program, m->arenas, m->arena_sizes, m->n_arenas);
 #endif
+    consume_inputs(s);
     const uint64_t count = em_bsp_counter_read() - start - em_bsp_counter_overhead();
     if (st != EM_OK) {
         send_error(EM_LINK_ERR_RUNTIME, f->type, f->seq, em_status_name(st));

@@ -15,7 +15,7 @@
  * | request | payload | reply payload |
  * |---|---|---|
  * | INFO 0x01 | — | see em_link.c `send_info`: protocol version, tier, tensor shapes and quantization, arena sizes, limits, program id |
- * | SET_INPUT 0x02 | u8 input, u32 offset, bytes | — |
+ * | SET_INPUT 0x02 | u8 input, u32 offset, bytes | — (the input is fresh again) |
  * | RUN 0x03 | — | u64 counter units of the invoke (em_bsp_counter_unit) |
  * | GET_OUTPUT 0x04 | u8 output, u32 offset, u32 length | the bytes |
  * | GET_PROFILE 0x05 | — | u32 n, n × (u16 opcode, u64 count, u8 name length, name) of the last RUN |
@@ -24,6 +24,13 @@
  * | RUN_TO 0x08 | u32 n | u64 counter units: runs operators 0..n-1 only (numerics debugger) |
  * | GET_TENSOR 0x09 | u32 tensor, u32 offset, u32 length | the bytes of any tensor (program numbering) |
  * | ERROR 0x7F (device → host only) | | u8 code (em_link_error), u8 request type, message text |
+ *
+ * Inputs are consumed: a RUN (or RUN_TO) leaves other bytes in every input whose bytes the plan
+ * reuses for later tensors (em_program_input_kept: all four MLPerf models' inputs; keeping them
+ * would cost 4-83 % more arena). A RUN or RUN_TO that would read such an input before a
+ * SET_INPUT has written it again is refused with ERROR INPUT_CONSUMED naming the input, never
+ * run on what the last RUN left. Inputs the plan keeps may be RUN again as they are. (Before the
+ * first RUN nothing is consumed: the inputs hold what the host set, or the arena's zeros.)
  *
  * Robustness: the receiver hunts for the sync bytes, so garbage between frames is skipped. A
  * frame whose CRC is wrong, whose length exceeds EM_LINK_MAX_PAYLOAD, or whose bytes stop
@@ -63,6 +70,8 @@ extern "C" {
 #ifndef EM_LINK_IDLE_MS
 #define EM_LINK_IDLE_MS 50u
 #endif
+/** Inputs whose consumption the link tracks: every index SET_INPUT's u8 can name. */
+#define EM_LINK_MAX_INPUTS 256u
 /** Operators a profile can hold (with EM_PROFILE). */
 #ifndef EM_LINK_MAX_OPS
 #define EM_LINK_MAX_OPS 256u
@@ -89,7 +98,9 @@ typedef enum {
     EM_LINK_ERR_UNKNOWN_TYPE = 4, /**< no such request */
     EM_LINK_ERR_BAD_REQUEST = 5,  /**< a field is out of range; the message says which */
     EM_LINK_ERR_RUNTIME = 6,      /**< the runtime refused; the message is the em_status name */
-    EM_LINK_ERR_NOT_AVAILABLE = 7 /**< no profile (build with profile=1) or no app result */
+    EM_LINK_ERR_NOT_AVAILABLE = 7, /**< no profile (build with profile=1) or no app result */
+    EM_LINK_ERR_INPUT_CONSUMED = 8 /**< RUN / RUN_TO after a RUN with no SET_INPUT of an input the
+                                        plan reuses: the message names the input */
 } em_link_error;
 
 /**
