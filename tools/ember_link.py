@@ -65,7 +65,7 @@ REQUEST_NAMES = {INFO: "INFO", SET_INPUT: "SET_INPUT", RUN: "RUN", GET_OUTPUT: "
                  GET_PROFILE: "GET_PROFILE", GET_RESULT: "GET_RESULT", SHUTDOWN: "SHUTDOWN",
                  RUN_TO: "RUN_TO", GET_TENSOR: "GET_TENSOR"}
 ERROR_NAMES = {1: "BAD_CRC", 2: "TOO_LONG", 3: "TRUNCATED", 4: "UNKNOWN_TYPE", 5: "BAD_REQUEST",
-               6: "RUNTIME", 7: "NOT_AVAILABLE"}
+               6: "RUNTIME", 7: "NOT_AVAILABLE", 8: "INPUT_CONSUMED"}
 DTYPES = {0: np.int8, 1: np.int32, 2: np.float32, 3: np.int16}
 TIERS = {t.number: str(t) for t in Tier}  # the INFO reply's tier byte: the schema's Tier
 MAX_REPLY = 64 << 20  # a longer length field is garbage, not a reply
