@@ -21,19 +21,20 @@ into its payload, or a cut reply leaves this end waiting for bytes that never co
 sends again the Link resynchronises both ends: it sends max_payload + 10 zero bytes, which complete
 any frame the device is in the middle of (the device answers it BAD_CRC, or TOO_LONG, and hunts for
 the sync pair again; zeros hold no sync pair, so the rest is skipped), then reads and drops what
-arrives until the line has been quiet QUIET seconds. (The device also drops a partial frame by
-itself, after EM_LINK_BYTE_TIMEOUT_MS without a byte; the zeros make that unnecessary when this
-end's timeout is the shorter.) Then, after the last attempt, it raises LinkTimeout (or FrameError,
+arrives until the line has been quiet QUIET seconds (DRAIN_MAX seconds at most). (The device also
+drops a partial frame by itself, after EM_LINK_BYTE_TIMEOUT_MS without a byte; the zeros make that
+unnecessary when this end's timeout is the shorter.) After the last attempt it raises LinkTimeout (or FrameError,
 if the last attempt ended in a damaged reply), whose message says what each attempt saw: nothing
 at all (only then is the firmware likely not running), bytes that hold no frame (another firmware,
 or another baud rate), or frames cut short, damaged or not the reply (line noise).
 
-Re-sending is safe for every request: INFO and the GET_ requests only read; SET_INPUT writes the
-same bytes again; a lost SHUTDOWN reply is not sent again once something that may have been the
-reply arrived (the firmware exits after replying: shutdown() then returns). RUN and RUN_TO run the
-program again, which may have overwritten its inputs on the first run (the planner may reuse the
-input's bytes for later tensors): before it sends them again the Link writes again every input it
-wrote with set_input.
+What is sent again: INFO and the GET_ requests only read; SET_INPUT writes the same bytes again.
+RUN and RUN_TO run the program again, and the first run may have overwritten its inputs (a plan
+may reuse an input's bytes for later tensors; the device then refuses a RUN before a SET_INPUT,
+INPUT_CONSUMED): so before it sends them again the Link writes again every input it wrote with
+set_input (an input written with request(SET_INPUT, ...) alone is not). SHUTDOWN is not sent again
+once something that may have been its reply arrived, damaged or cut: the firmware exits right
+after replying, and shutdown() takes that as done.
 
     python -m tools.ember_link URL                   # prints the device's INFO
 """
@@ -72,6 +73,7 @@ MAX_REPLY = 64 << 20  # a longer length field is garbage, not a reply
 BAUD = 115200
 RETRIES = 2  # resends of a request after a damaged or lost request or reply
 QUIET = 0.25  # s without a byte that ends a resynchronisation's drain
+DRAIN_MAX = 2.0  # s a resynchronisation drains at most (a device sending without end: another baud rate)
 DEFAULT_MAX_PAYLOAD = 4096  # EM_LINK_MAX_PAYLOAD's default: the filler's size until INFO says the device's
 
 
@@ -314,12 +316,14 @@ class Link:
     def _resync(self, heard: Heard, timeout: float) -> None:
         """Brings both ends back to hunting for a sync pair: zeros that complete any frame the
         device is in the middle of, then drops what arrives until the line is quiet QUIET seconds
-        (at most `timeout`), noting it in `heard`."""
+        (at most `timeout` or DRAIN_MAX), noting it in `heard`."""
         max_payload = self._info.max_payload if self._info else DEFAULT_MAX_PAYLOAD
         self._pending = b""  # a frame cut short, or noise: `heard` has it already
         self.port.write(bytes(max_payload + 10))
+        if hasattr(self.port, "flush"):  # pyserial: until the zeros are out (0.36 s at 115200 baud)
+            self.port.flush()
         now = time.monotonic()
-        quiet_since, end = now, now + timeout
+        quiet_since, end = now, now + min(timeout, DRAIN_MAX)
         while now - quiet_since < QUIET and now < end:
             data = self.port.read(4096)
             now = time.monotonic()
@@ -398,6 +402,7 @@ class Link:
                 raise DeviceError(data[0] if data else 0, data[1] if len(data) > 1 else kind,
                                   data[2:].decode("utf-8", "replace"))
             if got != kind | REPLY:
+                heard.frames.append(f"{_frame_name(got, got_seq, data)}, not a reply to it")
                 raise FrameError(f"request {REQUEST_NAMES.get(kind)} got a reply of type {got:#x}")
             return data
 
