@@ -257,8 +257,9 @@ class FakeDevice:
     """em_link.c's receiver and a few of its requests, in Python, as the port a Link reads and
     writes. It hunts for the sync pair; a frame whose next byte takes longer than `byte_timeout`
     is dropped with ERROR TRUNCATED, one with a bad CRC with ERROR BAD_CRC. Requests: INFO (an int8
-    input and output of SIZE bytes), SET_INPUT, RUN (the output is the input plus one, and the run
-    overwrites the input, as a program whose planner reuses the input's bytes does), GET_OUTPUT,
+    input and output of SIZE bytes), SET_INPUT, RUN (the output is the input plus one; the run
+    overwrites the input, as a program whose plan reuses the input's bytes does, and a RUN before
+    the next SET_INPUT is refused with ERROR INPUT_CONSUMED, as em_link.c does), GET_OUTPUT,
     SHUTDOWN (then silence). Line noise: `to_device` and `to_host` hold functions that change the
     next writes (one request frame, or the Link's filler, each) and the next frames sent."""
 
@@ -274,7 +275,7 @@ class FakeDevice:
         self.previous, self.last = -1, 0.0
         self.out = bytearray()
         self.input, self.output = bytearray(self.SIZE), bytearray(self.SIZE)
-        self.exited = False
+        self.consumed = self.exited = False
 
     # the port
     def write(self, data: bytes) -> int:
@@ -329,7 +330,7 @@ class FakeDevice:
         self.out += self.to_host.pop(0)(data) if self.to_host else data
 
     def _error(self, code: int, kind: int, seq: int) -> None:
-        self.errors.append({1: "BAD_CRC", 3: "TRUNCATED", 4: "UNKNOWN_TYPE", 5: "BAD_REQUEST"}[code])
+        self.errors.append({1: "BAD_CRC", 3: "TRUNCATED", 4: "UNKNOWN_TYPE", 5: "BAD_REQUEST", 8: "INPUT_CONSUMED"}[code])
         self._send(frame(ERROR, seq, bytes([code, kind]) + b"fake"))
 
     def _request(self, kind: int, seq: int, payload: bytes) -> None:
@@ -343,9 +344,12 @@ class FakeDevice:
             if payload[0] != 0 or offset + len(payload) - 5 > self.SIZE:
                 return self._error(5, kind, seq)
             self.input[offset:offset + len(payload) - 5] = payload[5:]
+            self.consumed = False
         elif kind == RUN:
+            if self.consumed:
+                return self._error(8, kind, seq)
             self.output = bytearray((b + 1) & 0xFF for b in self.input)
-            self.input = bytearray(self.SIZE)  # the run overwrote it
+            self.input, self.consumed = bytearray(self.SIZE), True  # the run overwrote it
             reply = struct.pack("<Q", 1234)
         elif kind == GET_OUTPUT:
             _, offset, length = struct.unpack("<BII", payload)
@@ -419,8 +423,10 @@ def test_a_run_whose_reply_was_lost_runs_again_on_its_inputs_written_again():
     link.set_input(0, x)
     device.to_host.append(_cut)
     assert link.run() == 1234
-    assert device.answered == [INFO, SET_INPUT, RUN, SET_INPUT, RUN]
-    assert np.array_equal(link.output(0), x + np.int8(1))  # not 1s: the second run had its input
+    assert device.answered == [INFO, SET_INPUT, RUN, SET_INPUT, RUN] and device.errors == []  # no INPUT_CONSUMED
+    assert np.array_equal(link.output(0), x + np.int8(1))  # the second run had its input
+    with pytest.raises(DeviceError, match="INPUT_CONSUMED"):  # a RUN the host asked twice: not hidden
+        link.run()
 
 
 def test_a_shutdown_whose_reply_was_cut_is_done():
