@@ -4,7 +4,7 @@ Adds: compiler and flags (ember_build.toolchain, shared with the tests), include
 runtime and BSP, `env.EmberObjects(sources, obj_dir)` to compile into a variant folder,
 `env.EmberSchemaHeader()` for the runtime's em_schema.h (generated from the program schema into
 $BUILD/schema/), `Bin` / `Hex` builders for flashable images, and a link check that no heap
-allocator got linked.
+allocator got linked (env["CHECK_NO_HEAP"], a post-action that removes an image it refuses).
 """
 from __future__ import annotations
 
@@ -22,11 +22,19 @@ NUMERICS_CFLAGS = ["-ffp-contract=off", "-fno-fast-math"]
 
 
 def _check_no_heap(target, source, env) -> int:
-    found = heap_symbols(Path(str(target[0])))
+    """Post-action of a firmware link: an image that links the heap is refused and removed (SCons
+    leaves a target whose post-action failed on disk), so no later step or user takes it."""
+    elf = Path(str(target[0]))
+    try:
+        found = heap_symbols(elf)
+    except BaseException:
+        elf.unlink(missing_ok=True)
+        raise
     if found:
-        print(f"error: {target[0]} links the heap ({', '.join(found)}); Ember firmware must not "
-              "allocate. Find the caller with the link map (.map) and remove it (stdio's printf "
-              "is the usual one).")
+        elf.unlink(missing_ok=True)
+        print(f"error: {elf} links the heap ({', '.join(found)}); Ember firmware must not "
+              "allocate, so the build removed it. Find the caller with the link map (.map) and "
+              "remove it (stdio's printf is the usual one).")
         return 1
     return 0
 

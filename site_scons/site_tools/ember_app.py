@@ -22,6 +22,17 @@ Steps, each a node SCons can skip when up to date:
 5. (figures=1, implies run=1) the app's README table: accuracy of the float model and of the
    int8 reference, device agreement, parameters, MACs, bytes, instructions per inference
    (ember_build.figures): figures.json and figures.md beside report.json.
+
+No output outlives the build that made it (ember_build.build_inputs):
+- the lowering records what it was made from in gen/inputs.json, its last write; when this file
+  reads a record that is missing or other than today's inputs (a build killed after a lowering
+  leaves SCons's database describing the outputs before), the app's folder is removed whole and
+  built again, whatever the database says;
+- a lowering first removes its record and everything that described the program before it
+  (PROGRAM_DESCRIBED: images, size and run reports, figures, the serving firmware), so a failed
+  one leaves none of them;
+- a link first removes the images and reports of the image before (IMAGE_DESCRIBED), and an
+  image refused by a post-action (the heap check, the size report) is removed.
 """
 from __future__ import annotations
 
@@ -31,8 +42,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from SCons.Script import Action, AlwaysBuild, Glob
+from SCons.Script import Action, AlwaysBuild, GetOption, Glob
 
+from ember_build import build_inputs
 from ember_build.host_verify import verify_action
 from ember_build.lowering import LOWERING_LOCK, lowering_c_digest
 from ember_build.qemu import run_firmware
@@ -45,6 +57,19 @@ GENERATED = ["program.embr", "em_model_program.c", "em_model_program.h", "em_reg
              "compile.json", "plan.txt", "plan.json", "em_app_generated.h", "em_nn_variants_selected.h"]
 RUN_TIMEOUT_S = 120.0
 COMMON_FIRMWARE = REPO / "apps" / "common" / "firmware"  # em_app_model.c and the serial link, shared by every app
+# What describes an app folder's image (names in the folder of the ELF; `*`: a glob), removed when
+# it is linked again; with the serving firmware's (serve/), what describes its program, removed
+# when it is lowered again.
+IMAGE_DESCRIBED = ("firmware.hex", "firmware.bin", "firmware-ltrans*", "size.json", "size.md", "size.png",
+                   "report.json", "figures.json", "figures.md")
+SERVED_DESCRIBED = ("firmware.hex", "../profile.json", "../profile.md", "../profile.png", "../numerics.md",
+                    "../numerics.json", "../demo")
+PROGRAM_DESCRIBED = ("firmware.elf", "firmware", "firmware.map", *IMAGE_DESCRIBED, "serve/firmware.elf",
+                     "serve/firmware", *(f"serve/{n}" for n in SERVED_DESCRIBED), "gen/verified.txt")
+# The ember_build modules the lowering runs (compile_app, the board it reads, goal_of) and this
+# record's: sources of the lowering beside the compiler's and the app's.
+LOWERING_MODULES = [str(REPO / "site_scons/ember_build" / n)
+                    for n in ("app_build.py", "board.py", "lowering.py", "toolchain.py", "build_inputs.py")]
 
 
 def _python_sources(*folders: str) -> list[str]:
@@ -54,9 +79,22 @@ def _python_sources(*folders: str) -> list[str]:
 def _compile_model(target, source, env) -> int:
     from ember_build.app_build import compile_app  # imports torch: only when a model is compiled
 
-    with LOWERING_LOCK:
-        compile_app(env["EMBER_APP"], env["BOARD"], Path(str(target[0])).parent, env["EMBER_APP_VARIANT"],
-                    goal_of(env.get("OPTIMIZATION", "-O2")))
+    gen = Path(str(target[0])).parent
+
+    def lower() -> None:
+        with LOWERING_LOCK:
+            compile_app(env["EMBER_APP"], env["BOARD"], gen, env["EMBER_APP_VARIANT"],
+                        goal_of(env.get("OPTIMIZATION", "-O2")))
+
+    outputs = [Path(str(t)).name for t in target if Path(str(t)).name != build_inputs.RECORD]
+    build_inputs.recorded_step(env, env["EMBER_LOWERING_INPUTS"], gen, outputs,
+                               build_inputs.described(gen.parent, PROGRAM_DESCRIBED), lower)
+    return 0
+
+
+def _forget_image(target, source, env) -> int:
+    """Pre-action of a link: what described the image before goes (env's EMBER_IMAGE_DESCRIBED)."""
+    build_inputs.remove(build_inputs.described(Path(str(target[0])).parent, env["EMBER_IMAGE_DESCRIBED"]), env)
     return 0
 
 
@@ -64,6 +102,9 @@ def _run_and_check(target, source, env) -> int:
     board = env["BOARD"]
     elf = Path(str(source[0]))
     gen = Path(str(source[1])).parent
+    # SCons removed the report before this run; the figures of the run before go too (figures=1
+    # measures them again after a run that matches)
+    build_inputs.remove(build_inputs.described(Path(str(target[0])).parent, ("figures.json", "figures.md")), env)
     result = run_firmware(board, elf, timeout_s=RUN_TIMEOUT_S)
     for line in result.console_text.splitlines():  # outputs are long hex: show only their start
         print(line if len(line) <= 160 else line[:157] + "...")
@@ -80,12 +121,21 @@ def _run_and_check(target, source, env) -> int:
 
 
 def _size_report(target, source, env) -> int:
-    from ember_build.size_report import write_size_report  # matplotlib: only when reporting
+    """Post-action of the link (matplotlib: imported only when reporting)."""
+    elf = Path(str(target[0]))
+    try:
+        return _write_size_report(elf, env)
+    except BaseException:
+        elf.unlink(missing_ok=True)  # no image beside a size report that could not be made
+        raise
+
+
+def _write_size_report(elf: Path, env) -> int:
+    from ember_build.size_report import write_size_report
 
     from ember_build.elf_check import function_addresses, function_names
     from ember_build.stack_bound import static_bound
 
-    elf = Path(str(target[0]))
     build = Path(env["BUILD"])
     # the runtime the image linked: sealed, its own core and adapters beside the shared kernels
     runtime = ([build / "runtime-sealed", build / "runtime" / "runtime" / "kernels"] if env["EMBER_SEALED"]
@@ -153,7 +203,7 @@ def _serving_firmware(env, app: str, out: Path, app_sources: list[str], generate
     """serve/firmware.elf: link_main.c and the link instead of the app's main.c (sealed, as the
     app's firmware is, unless verify=1)."""
     serve = out / "serve"
-    env = env.Clone()
+    env = env.Clone(EMBER_IMAGE_DESCRIBED=SERVED_DESCRIBED)
     env.Append(CPPDEFINES=[("EM_APP_NAME", f'\\"{app}\\"')])
     sources = ([str(COMMON_FIRMWARE / "link_main.c"), str(COMMON_FIRMWARE / "em_link.c")]
                + [s for s in app_sources if Path(s).name != "main.c"] + generated_sources)
@@ -161,6 +211,7 @@ def _serving_firmware(env, app: str, out: Path, app_sources: list[str], generate
     elf = env.Program(str(serve / ("firmware.elf" if env["EMBER_CROSS"] else "firmware")),
                       objects + env["BSP_OBJECTS"] + env["EMBER_APP_RUNTIME"])
     env.Depends(elf, env["EMBER_APP_VERIFIED"])
+    env.AddPreAction(elf, Action(_forget_image, None))
     if env["EMBER_CROSS"]:
         env.AddPostAction(elf, env["CHECK_NO_HEAP"])
         return [elf, env.Hex(str(serve / "firmware.hex"), elf)]
@@ -196,20 +247,33 @@ def build_app(env, app: str, run: bool = False, train: bool = False, model: str 
         Exit(2)
     out = Path(env["BUILD"]) / (f"{app}-{variant}" if variant else app)
     gen = out / "gen"
-    app_env = env.Clone(EMBER_APP=app, EMBER_APP_VARIANT=variant)
+    app_env = env.Clone(EMBER_APP=app, EMBER_APP_VARIANT=variant, EMBER_IMAGE_DESCRIBED=IMAGE_DESCRIBED)
     checkpoint = REPO / "apps" / app / (f"checkpoint-{variant}.pt" if variant else "checkpoint.pt")
     if train:
         trained = app_env.Command(str(checkpoint), _python_sources(f"apps/{app}"), Action(_train, "training $TARGET"))
         AlwaysBuild(trained)
     checkpoints = ([str(REPO / "apps" / app / f"checkpoint-{p}.pt") for p in settings.programs] if settings.programs
                    else [str(checkpoint)])
-    model_inputs = (_python_sources("compiler", f"apps/{app}") + checkpoints + [str(REPO / "apps" / app / "app.yaml"),
-                    str(board.directory / "board.yaml"), str(REPO / "site_scons/ember_build/app_build.py"),
-                    app_env.Value(lowering_c_digest())])
+    # What the lowering is made of: the sources of the compiler, of the app's model (its folder and
+    # apps/common's helpers) and of the build's lowering, the checkpoints, app.yaml (its variants in
+    # it), board.yaml, and the values SCons does not see as files.
+    files = (_python_sources("compiler", f"apps/{app}", "apps/common") + checkpoints
+             + [str(REPO / "apps" / app / "app.yaml"), str(board.directory / "board.yaml")] + LOWERING_MODULES)
+    c_digest = lowering_c_digest()
+    lowering = build_inputs.StepInputs(tuple(files), (
+        ("lowering_c", c_digest), ("app", app), ("variant", variant), ("board", board.name), ("tier", board.tier),
+        ("goal", goal_of(env.get("OPTIMIZATION", "-O2")))), str(REPO))
     names = (GENERATED if not settings.programs else  # one program file per program (compile_programs)
              [n for n in GENERATED if n != "program.embr"] + [f"program-{p}.embr" for p in settings.programs])
-    app_env.Command([str(gen / name) for name in names], model_inputs,
-                    Action(_compile_model, f"compiling model of {app} for {board.name}, tier {board.tier}"))
+    # SCons's database may call gen/ up to date when it is not (a killed build never wrote its
+    # own): without a record of today's inputs, everything in the app's folder goes
+    stale = build_inputs.guard(gen, lowering, names, out, dry_run=bool(GetOption("no_exec") or GetOption("clean")))
+    app_env["EMBER_LOWERING_INPUTS"] = lowering
+    compiled = app_env.Command([str(gen / name) for name in names] + [str(gen / build_inputs.RECORD)],
+                               files + [app_env.Value(c_digest), app_env.Value(repr(lowering.values))],
+                               Action(_compile_model, f"compiling model of {app} for {board.name}, tier {board.tier}"))
+    if stale:
+        AlwaysBuild(compiled)
     # Sealed firmware (the default) links the programs the host verifier accepted, bound by their
     # CRC-32, and a runtime without any check; verify=1 firmware verifies them on the device.
     program_files = [str(gen / n) for n in names if n.endswith(".embr")]
@@ -259,6 +323,7 @@ def build_app(env, app: str, run: bool = False, train: bool = False, model: str 
     elf = app_env.Program(str(out / ("firmware.elf" if app_env["EMBER_CROSS"] else "firmware")),
                           objects + env["BSP_OBJECTS"] + app_env["EMBER_APP_RUNTIME"])
     app_env.Depends(elf, app_env["EMBER_APP_VERIFIED"])
+    app_env.AddPreAction(elf, Action(_forget_image, None))
     targets = [elf]
     if app_env["EMBER_CROSS"]:
         app_env.AddPostAction(elf, env["CHECK_NO_HEAP"])
