@@ -179,12 +179,9 @@ static void em_nn_avg_pixel_dsp(const em_nn_avg_pixel *px, int8_t *out)
 
 #endif
 
-em_nn_status em_avg_pool_s8(const em_pool_params *params, const em_pool_dims *dims, const int8_t *input,
-                            int8_t *output)
+em_nn_status em_avg_pool_s8_trusted(const em_pool_params *params, const em_pool_dims *dims, const int8_t *input,
+                                    int8_t *output)
 {
-    if (em_avg_pool_s8_validate(params, dims) != EM_NN_OK || input == NULL || output == NULL) {
-        return EM_NN_ERR_BAD_ARGUMENT;
-    }
     /* Locals, not pointers: every int8 store may alias *params / *dims, forcing re-reads. */
     const em_pool_params p = *params;
     const em_pool_dims d = *dims;

@@ -92,15 +92,11 @@ static void em_nn_conv2d_mve(const em_nn_context *ctx, const em_conv_params *p,
 
 /* em_conv2d_s8_paths_ok(): em_conv_validate_s8.c (the verifier's, built for the host too) */
 
-em_nn_status em_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params,
-                          const em_per_channel_quant *quant, const em_conv_dims *dims,
-                          const int8_t *input, const int8_t *weights, const int32_t *bias,
-                          int8_t *output)
+em_nn_status em_conv2d_s8_trusted(const em_nn_context *ctx, const em_conv_params *params,
+                                  const em_per_channel_quant *quant, const em_conv_dims *dims,
+                                  const int8_t *input, const int8_t *weights, const int32_t *bias,
+                                  int8_t *output)
 {
-    if (input == NULL || weights == NULL || output == NULL
-        || em_conv_s8_validate(params, quant, dims, false) != EM_NN_OK) {
-        return EM_NN_ERR_BAD_ARGUMENT;
-    }
     /* Locals, not the caller's structs: no int8 store can alias them, so the pixel loops keep
      * them in registers. */
     const em_conv_params p = *params;

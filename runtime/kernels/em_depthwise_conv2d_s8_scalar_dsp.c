@@ -173,14 +173,11 @@ static void em_nn_dw_dsp(const em_conv_params *p, const em_per_channel_quant *qu
 
 /* em_depthwise_conv2d_s8_get_buffer_size(): em_nn_buffer_sizes.c */
 
-em_nn_status em_depthwise_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params,
-                                    const em_per_channel_quant *quant, const em_conv_dims *dims,
-                                    const int8_t *input, const int8_t *weights, const int32_t *bias,
-                                    int8_t *output)
+em_nn_status em_depthwise_conv2d_s8_trusted(const em_nn_context *ctx, const em_conv_params *params,
+                                            const em_per_channel_quant *quant, const em_conv_dims *dims,
+                                            const int8_t *input, const int8_t *weights, const int32_t *bias,
+                                            int8_t *output)
 {
-    if (input == NULL || weights == NULL || output == NULL || em_conv_s8_validate(params, quant, dims, true) != EM_NN_OK) {
-        return EM_NN_ERR_BAD_ARGUMENT;
-    }
     if (em_nn_depthwise_m1_s8(ctx, params, quant, dims, input, weights, bias, output)) {
         return EM_NN_OK; /* em_depthwise_conv2d_m1_s8.c */
     }

@@ -5,7 +5,7 @@
  *
  * check() verifies what em_op_pool_options.h's em_pool_check_shapes() does with the kernel's
  * em_avg_pool_s8_validate() (which also bounds kernel_h·kernel_w by EM_AVG_POOL_MAX_CELLS), so
- * eval() only decodes and calls the kernel. The
+ * eval() only decodes and calls the kernel's unchecked body (em_avg_pool_s8_trusted). The
  * output must not overlap the input.
  */
 #include "em_op_pool_options.h"
@@ -25,7 +25,7 @@ static em_status em_avg_pool_eval(const em_op_context *ctx)
         return s;
     }
     const em_pool_dims dims = em_pool_dims_of(&a);
-    return em_op_status(em_avg_pool_s8(&a.params, &dims, (const int8_t *)a.input.data, (int8_t *)a.output.data));
+    return em_op_status(em_avg_pool_s8_trusted(&a.params, &dims, (const int8_t *)a.input.data, (int8_t *)a.output.data));
 }
 
 const em_op_registration em_op_avg_pool2d = {EM_OP_AVG_POOL_2D, "avg_pool2d", EM_OP_CHECK(em_avg_pool_check),

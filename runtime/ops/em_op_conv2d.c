@@ -5,7 +5,7 @@
  *        dilations, paddings, groups, zero points, clamps, per-channel multiplier/shift [C_OUT]).
  *
  * check() verifies everything em_conv2d_s8() relies on, so that a malformed operator is
- * EM_ERR_BAD_OPERATOR at load and eval() calls the kernel without further checks. depth_multiplier
+ * EM_ERR_BAD_OPERATOR at load and eval() calls the kernel's unchecked body, em_conv2d_s8_trusted(). depth_multiplier
  * must be absent or 1. The output may overlap the input only as em_conv2d_s8() allows (the
  * planner's in-place margin, compiler/in_place.py).
  *
@@ -35,9 +35,9 @@ static em_status em_conv2d_eval(const em_op_context *ctx)
     const em_per_channel_quant quant = {em_op_vector_i32(ctx, &a.multiplier),
                                         em_op_vector_i32(ctx, &a.shift)};
     const em_nn_context nn = {a.scratch.data, (int32_t)a.scratch.size, a.paths}; /* arena: 16-byte aligned */
-    return em_op_status(em_conv2d_s8(&nn, &a.params, &quant, &dims, (const int8_t *)a.in[EM_CONV_INPUT].data,
-                                     (const int8_t *)a.in[EM_CONV_WEIGHTS].data,
-                                     (const int32_t *)a.in[EM_CONV_BIAS].data, (int8_t *)a.output.data));
+    return em_op_status(em_conv2d_s8_trusted(&nn, &a.params, &quant, &dims, (const int8_t *)a.in[EM_CONV_INPUT].data,
+                                             (const int8_t *)a.in[EM_CONV_WEIGHTS].data,
+                                             (const int32_t *)a.in[EM_CONV_BIAS].data, (int8_t *)a.output.data));
 }
 
 const em_op_registration em_op_conv2d = {EM_OP_CONV_2D, "conv2d", EM_OP_CHECK(em_conv2d_check),

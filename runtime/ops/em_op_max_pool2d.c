@@ -4,7 +4,8 @@
  *        Pool2DOptions (kernel, stride, paddings, clamps; zero_point and count_include_pad unused).
  *
  * check() verifies what em_op_pool_options.h's em_pool_check_shapes() does with the kernel's
- * em_pool_s8_validate(), so eval() only decodes and calls the kernel. The output must not
+ * em_pool_s8_validate(), so eval() only decodes and calls the kernel's unchecked body
+ * (em_max_pool_s8_trusted). The output must not
  * overlap the input.
  */
 #include "em_op_pool_options.h"
@@ -24,7 +25,7 @@ static em_status em_max_pool_eval(const em_op_context *ctx)
         return s;
     }
     const em_pool_dims dims = em_pool_dims_of(&a);
-    return em_op_status(em_max_pool_s8(&a.params, &dims, (const int8_t *)a.input.data, (int8_t *)a.output.data));
+    return em_op_status(em_max_pool_s8_trusted(&a.params, &dims, (const int8_t *)a.input.data, (int8_t *)a.output.data));
 }
 
 const em_op_registration em_op_max_pool2d = {EM_OP_MAX_POOL_2D, "max_pool2d", EM_OP_CHECK(em_max_pool_check),

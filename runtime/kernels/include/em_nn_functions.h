@@ -116,6 +116,14 @@ em_nn_status em_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params
                           const int8_t *input, const int8_t *weights, const int32_t *bias,
                           int8_t *output);
 
+/** em_conv2d_s8() without its own check, for arguments em_conv_s8_validate() and
+ *  em_conv2d_s8_paths_ok() accepted (an operator's check() proved them when the program was
+ *  verified): what eval() calls (em_nn_checked_s8.c holds the checking entry). @return EM_NN_OK. */
+em_nn_status em_conv2d_s8_trusted(const em_nn_context *ctx, const em_conv_params *params,
+                                  const em_per_channel_quant *quant, const em_conv_dims *dims,
+                                  const int8_t *input, const int8_t *weights, const int32_t *bias,
+                                  int8_t *output);
+
 /**
  * Whether ctx->paths (EM_NN_PATHS_CONV bits of em_nn_variants.h, the variants the compiler
  * chose) lets em_conv2d_s8() compute every output pixel of @p dims with ctx->size bytes of
@@ -166,6 +174,14 @@ em_nn_status em_depthwise_conv2d_s8(const em_nn_context *ctx, const em_conv_para
                                     const em_per_channel_quant *quant, const em_conv_dims *dims,
                                     const int8_t *input, const int8_t *weights, const int32_t *bias,
                                     int8_t *output);
+
+/** em_depthwise_conv2d_s8() without its own check, for arguments em_conv_s8_validate() and
+ *  em_depthwise_conv2d_s8_paths_ok() accepted, as em_conv2d_s8_trusted().
+ *  @return EM_NN_OK (EM_NN_ERR_VARIANT_NOT_LINKED on Helium when no path of the build covers it). */
+em_nn_status em_depthwise_conv2d_s8_trusted(const em_nn_context *ctx, const em_conv_params *params,
+                                            const em_per_channel_quant *quant, const em_conv_dims *dims,
+                                            const int8_t *input, const int8_t *weights, const int32_t *bias,
+                                            int8_t *output);
 
 /**
  * As em_conv2d_s8_paths_ok(), for em_depthwise_conv2d_s8() (ctx->paths: EM_NN_PATHS_DEPTHWISE bits). Helium:
@@ -260,6 +276,11 @@ em_nn_status em_avg_pool_s8_validate(const em_pool_params *params, const em_pool
 em_nn_status em_max_pool_s8(const em_pool_params *params, const em_pool_dims *dims, const int8_t *input,
                             int8_t *output);
 
+/** em_max_pool_s8() for arguments em_pool_s8_validate() accepted, without its own check
+ *  (eval(), as em_conv2d_s8_trusted()). @return EM_NN_OK. */
+em_nn_status em_max_pool_s8_trusted(const em_pool_params *params, const em_pool_dims *dims, const int8_t *input,
+                                    int8_t *output);
+
 /**
  * int8 2-D average pooling, NHWC (reference.avg_pool_s8):
  * out = clamp(zp + round_half_even(Σ_real (x − zp) / count), activation_min, activation_max),
@@ -274,6 +295,11 @@ em_nn_status em_max_pool_s8(const em_pool_params *params, const em_pool_dims *di
  */
 em_nn_status em_avg_pool_s8(const em_pool_params *params, const em_pool_dims *dims, const int8_t *input,
                             int8_t *output);
+
+/** em_avg_pool_s8() for arguments em_avg_pool_s8_validate() accepted, without its own check
+ *  (eval(), as em_conv2d_s8_trusted()). @return EM_NN_OK. */
+em_nn_status em_avg_pool_s8_trusted(const em_pool_params *params, const em_pool_dims *dims, const int8_t *input,
+                                    int8_t *output);
 
 /** Scratch bytes em_avg_pool_s8() needs: 0 on every tier (sums stay in registers). Compiles on
  *  the host. (em_max_pool_s8() and em_add_s8() never need scratch.) */
