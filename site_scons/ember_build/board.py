@@ -29,7 +29,7 @@ Schema (every field; see bsp/corstone300/board.yaml for a commented example):
 BOARD_SCHEMA (a JSON Schema, checked by ember_build/config_schema.py) holds the types, the keys
 and the ranges; `Board.__post_init__` the rest (the CPU is one of CPUS, the files exist, regions
 do not overlap, the counter's figures agree). Either way an error is one line with the file, the
-line and the field: `bsp/x/board.yaml:24: field 'stack_bytes': expected an integer > 0 ...`.
+line and the field: `bsp/x/board.yaml:24: stack_bytes: expected an integer > 0 ...`.
 
 `Board.tier` is the best the CPU runs; `Board.for_tier()` gives the board built for a lower tier
 (`scons tier=dsp`: an M55 without MVE), with the CPU's flags for that tier (compiler/target.py).
@@ -74,7 +74,6 @@ class TierOverrideError(ValueError):
     """A tier override (`tier=`) that is no tier, or one the board's CPU cannot run."""
 
 
-KEY_FORMAT = "field '{}'"  # how an error names a field: field 'stack_bytes'
 _INT = {"type": "integer"}
 _STRINGS = {"type": "array", "items": {"type": "string"}}
 
@@ -198,7 +197,7 @@ class Board:
     source: SettingsFile | None = field(default=None, compare=False, repr=False)  # the board.yaml read: its lines
 
     def __post_init__(self) -> None:
-        source = self.source or SettingsFile(self.directory / "board.yaml", None, key_format=KEY_FORMAT)
+        source = self.source or SettingsFile(self.directory / "board.yaml", None)
 
         def fail(field_name: str, problem: str) -> None:
             raise BoardError(source.problem(field_name, problem))
@@ -337,7 +336,7 @@ def load_board(name: str, bsp_root: Path = BSP_ROOT) -> Board:
     if not where.is_file():
         raise UnknownBoardError(
             f"unknown board {name!r} (no {shown_path(where)}); known boards: {', '.join(known_boards(bsp_root)) or 'none'}")
-    source = read_settings(where, BoardError, KEY_FORMAT)
+    source = read_settings(where, BoardError)
     data = source.data
     if "tier" in data:
         raise BoardError(source.problem("tier", f"a board's tier is its CPU's (cpu: {data.get('cpu')!r}, "

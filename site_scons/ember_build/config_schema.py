@@ -2,17 +2,15 @@
 says what is wrong in one line naming the file, the line and the key:
 
     apps/kws/app.yaml:6: int8_i0: unknown key (did you mean 'int8_io'?)
-    bsp/x/board.yaml:24: field 'stack_bytes': expected an integer > 0 and a multiple of 8, or null, got "abc"
-    bsp/x/board.yaml:36: field 'memory.isram.access': expected one of r, rw, rx, rwx, got "w"
+    bsp/x/board.yaml:24: stack_bytes: expected an integer > 0 and a multiple of 8, or null, got "abc"
+    bsp/x/board.yaml:36: memory.isram.access: expected one of r, rw, rx, rwx, got "w"
 
 `read_settings` parses the file (a YAML syntax error or a key given twice is such a line too) and
 keeps the line of every key from PyYAML's composed nodes; `SettingsFile.check` runs jsonschema
 (types, allowed keys, ranges) and reports the first problem in the file; `SettingsFile.problem`
 words the checks a schema cannot express (a region that overlaps another, a file that does not
 exist) the same way. Keys are written as dotted paths; an item of a list of mappings with a
-`name` is named by it (memory.itcm.access), any other item by its index (cflags[2]). Each file
-keeps the way its older messages named a key (`key_format`): board.yaml `field 'stack_bytes'`,
-app.yaml `int8_io`.
+`name` is named by it (memory.itcm.access), any other item by its index (cflags[2]).
 """
 from __future__ import annotations
 
@@ -60,7 +58,6 @@ class SettingsFile:
     data: Any
     lines: dict[str, int] = field(default_factory=dict)
     first_line: int | None = None  # of the top-level mapping: where a missing key is reported
-    key_format: str = "{}"  # how a message names a key: "{}" (int8_io), "field '{}'" (field 'stack_bytes')
 
     def line(self, key: str) -> int | None:
         """The line of `key`, else of the nearest enclosing key that has one."""
@@ -74,7 +71,7 @@ class SettingsFile:
     def problem(self, key: str, text: str) -> str:
         """`<file>:<line>: <key>: <text>` (no line when the data came from no file)."""
         line = self.line(key)
-        return f"{shown_path(self.path)}{f':{line}' if line else ''}: {self.key_format.format(key)}: {text}"
+        return f"{shown_path(self.path)}{f':{line}' if line else ''}: {key}: {text}"
 
     def check(self, schema: dict, error: type[Exception], data: Any = None, prefix: tuple = ()) -> None:
         """Raises `error` with the first problem (by line) of `data` (default: the whole file)
@@ -154,9 +151,9 @@ def describe(schema: dict) -> str:
     return text
 
 
-def read_settings(path: Path, error: type[Exception], key_format: str = "{}") -> SettingsFile:
+def read_settings(path: Path, error: type[Exception]) -> SettingsFile:
     """Parses `path`, a YAML mapping, keeping each key's line; raises `error` for a syntax error,
-    a key given twice or a top level that is no mapping. `key_format`: see SettingsFile."""
+    a key given twice or a top level that is no mapping."""
     text = Path(path).read_text()
     where = shown_path(path)
     loader = yaml.SafeLoader(text)
@@ -164,7 +161,7 @@ def read_settings(path: Path, error: type[Exception], key_format: str = "{}") ->
         node = loader.get_single_node()
         lines: dict[str, int] = {}
         if node is not None:
-            _walk(node, (), lines, lambda line, key, text: error(f"{where}:{line}: {key_format.format(key)}: {text}"))
+            _walk(node, (), lines, lambda line, key, text: error(f"{where}:{line}: {key}: {text}"))
         data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
@@ -176,7 +173,7 @@ def read_settings(path: Path, error: type[Exception], key_format: str = "{}") ->
         loader.dispose()
     if not isinstance(data, dict):
         raise error(f"{where}:1: expected a mapping of keys at the top level, got {shown_value(data)}")
-    settings = SettingsFile(Path(path), data, first_line=node.start_mark.line + 1, key_format=key_format)
+    settings = SettingsFile(Path(path), data, first_line=node.start_mark.line + 1)
     # keys by their dotted names, which need the data (a list item is named by its `name`)
     settings.lines = {dotted(parts, data): line for parts, line in lines.items()}
     return settings

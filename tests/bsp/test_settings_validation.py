@@ -68,7 +68,7 @@ def test_a_bad_board_yaml_is_one_line_naming_file_line_and_field(tmp_path, case)
         load_board("corstone300", bsp_root=root)
     message = str(error.value)
     assert "\n" not in message
-    assert message.startswith(f"{root / 'corstone300' / 'board.yaml'}:{line_of(text, fragment)}: field '{field}': "), message
+    assert message.startswith(f"{root / 'corstone300' / 'board.yaml'}:{line_of(text, fragment)}: {field}: "), message
     assert says in message, message
 
 
@@ -134,6 +134,6 @@ def test_a_broken_board_yaml_stops_the_build_with_one_line(tmp_path, where):
     out = run.stdout + run.stderr
     assert run.returncode == 2, out
     line = line_of(board_yaml.read_text(), "stack_byts")
-    assert error_lines(run) == [f"error: bsp/corstone300/board.yaml:{line}: field 'stack_byts': "
+    assert error_lines(run) == [f"error: bsp/corstone300/board.yaml:{line}: stack_byts: "
                                 "unknown key (did you mean 'stack_bytes'?)"], out
     assert "Traceback" not in out
