@@ -24,7 +24,11 @@ from compiler.errors import ProfileFormatError
 from compiler.ir import Graph, Quant, Tensor
 from compiler.kernel_variants import chosen_variants, kernel_variant
 from compiler.layers import layer_rows
-from compiler.planner import aliases
+from compiler.planner import aliases, inputs_kept
+
+# After an input's place in the inputs line: whether an invoke leaves its bytes (ember.h,
+# em_program_input_kept).
+KEPT_TEXT = {True: " (kept by invoke)", False: " (consumed by invoke: write it before each)"}
 
 
 def _quant(quant: Quant | None) -> dict | None:
@@ -75,7 +79,8 @@ def describe(program) -> dict:
     buffers.sort(key=lambda b: (b["arena"], -1 if b["offset"] is None else b["offset"], b["ops"][:1], b["name"]))
     return {"program": program.name, "target": program.target.cpu, "tier": tier,
             "arenas": [{"name": a.name, "size": a.size} for a in graph.arenas],
-            "inputs": [_tensor(graph, t, alias_of) for t in graph.inputs],
+            "inputs": [dict(_tensor(graph, t, alias_of), kept=kept)
+                       for t, kept in zip(graph.inputs, inputs_kept(graph))],
             "outputs": [_tensor(graph, t, alias_of) for t in graph.outputs],
             "macs": sum(o["macs"] for o in ops), "constant_bytes": sum(o["constant_bytes"] for o in ops),
             "ops": ops, "buffers": buffers}
@@ -117,7 +122,8 @@ def text(report: dict) -> str:
              f"arenas: {arenas}"]
     for role in ("inputs", "outputs"):
         lines.append(f"{role}: " + "; ".join(f"{t['name']} {t['dtype']}{t['shape']} {quant_text(t['quant'])} "
-                                            f"at {buffer_text(t)}" for t in report[role]))
+                                            f"at {buffer_text(t)}{KEPT_TEXT.get(t.get('kept'), '')}"
+                                            for t in report[role]))
     rows = []
     for o in report["ops"]:
         weights = next((t for t in o["inputs"] if t.get("constant") and t["quant"] and "channels" in t["quant"]), None)

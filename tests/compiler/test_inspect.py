@@ -103,6 +103,14 @@ def test_text_is_aligned_columns(report):
     assert "buffers:" in lines
 
 
+def test_inputs_say_whether_an_invoke_consumes_them(report):
+    from compiler.inspection import KEPT_TEXT
+
+    inputs = next(line for line in text(report).splitlines() if line.startswith("inputs: "))
+    assert all(isinstance(t["kept"], bool) for t in report["inputs"])
+    assert all(KEPT_TEXT[t["kept"]] in inputs for t in report["inputs"])
+
+
 def test_cli_json_and_text(program_file, capsys):
     assert main(["inspect", str(program_file), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
