@@ -18,7 +18,8 @@ it was made from:
 The inputs are the step's source files (by content) and named values: what SCons's own signature of
 the step holds (its sources, a Value, the variant and goal it lowers for), so that the record and
 the database agree whenever the database can be trusted. Hashing them is cheap next to what SCons
-does anyway (about 200 small files and a checkpoint: a few milliseconds, tests/apps/test_stale_builds.py).
+does anyway: the anomaly app's lowering reads 105 files (1.7 MiB with its checkpoint) and writes 2.4
+MiB; their digests take about 25 and 8 ms on a busy 2-core machine, of a no-op build's 5-6 s.
 """
 from __future__ import annotations
 
@@ -81,16 +82,16 @@ def distrust(folder: Path, inputs: StepInputs, outputs: list[str]) -> str | None
     try:
         record = json.loads((Path(folder) / RECORD).read_text())
     except FileNotFoundError:
-        return f"{Path(folder) / RECORD} is missing (never built, or the build stopped before its end)"
+        return f"{RECORD} is missing (not built yet, or its last build failed or was stopped)"
     except ValueError:
-        return f"{Path(folder) / RECORD} is unreadable"
-    if record.get("format") != FORMAT:
-        return f"{Path(folder) / RECORD} is of another format"
+        return f"{RECORD} is unreadable"
+    if not isinstance(record, dict) or record.get("format") != FORMAT:
+        return f"{RECORD} is of another format"
     now, then = inputs.digests(), record.get("inputs", {})
     changed = sorted(k for k in now.keys() | then.keys() if now.get(k) != then.get(k))
     if changed:
         shown = ", ".join(k.partition(":")[2] for k in changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
-        return f"made from other inputs than today's ({shown})"
+        return f"it was made from other inputs (changed: {shown})"
     recorded = record.get("outputs", {})
     for name in outputs:
         if recorded.get(name) is None or file_digest(Path(folder) / name) != recorded[name]:
@@ -133,6 +134,6 @@ def guard(folder: Path, inputs: StepInputs, outputs: list[str], made_from_it: Pa
     `folder` and everything made from it) is removed, unless `dry_run` (scons -n, -c)."""
     reason = distrust(folder, inputs, outputs)
     if reason and Path(made_from_it).exists() and not dry_run:
-        print(f"ember: {folder}: {reason}: building {made_from_it} again from the start")
+        print(f"ember: {folder}: {reason}: building everything in {made_from_it} again")
         remove([made_from_it])
     return reason is not None

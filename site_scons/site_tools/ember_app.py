@@ -270,7 +270,7 @@ def build_app(env, app: str, run: bool = False, train: bool = False, model: str 
     stale = build_inputs.guard(gen, lowering, names, out, dry_run=bool(GetOption("no_exec") or GetOption("clean")))
     app_env["EMBER_LOWERING_INPUTS"] = lowering
     compiled = app_env.Command([str(gen / name) for name in names] + [str(gen / build_inputs.RECORD)],
-                               files + [app_env.Value(c_digest), app_env.Value(repr(lowering.values))],
+                               files + [app_env.Value(repr(lowering.values))],
                                Action(_compile_model, f"compiling model of {app} for {board.name}, tier {board.tier}"))
     if stale:
         AlwaysBuild(compiled)
