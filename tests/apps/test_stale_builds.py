@@ -7,7 +7,8 @@ EMBER_BUILD gives it a private build tree.
 - A build killed (SIGKILL: SCons writes its signature database at exit, so it still holds the
   previous build's) after lowering a changed app.yaml, or after compiling and linking what it
   lowered, then the change reverted and the app rebuilt: the program, the test vectors and the
-  firmware are the first build's again.
+  firmware are the first build's again. The same for a changed C source of the firmware, killed
+  once its object is compiled (ember_build/unfinished.py: the next build trusts no database).
 - A lowering that fails (a memory cap the plan cannot meet, a corrupt checkpoint) leaves no
   firmware and no report.json of the build before.
 - Firmware refused by the heap check (corstone300) is not left on disk, nor the .hex/.bin of
@@ -131,6 +132,39 @@ def test_a_build_killed_after_lowering_then_reverted_links_the_first_program(tmp
     report = json.loads((checkout.out / "report.json").read_text())
     assert report["match"] is True and report["vectors"] == 6, report
     assert (checkout.out / "firmware").read_bytes() == firmware, run.stdout[-4000:]
+
+
+EDITED, EDITED_CALL = "volatile int em_test_edited;\n", "    em_test_edited = 1;\n"  # a store no optimiser drops
+
+
+@pytest.mark.slow  # SCons builds of the whole host firmware (tests/tiers.py)
+def test_a_build_killed_after_compiling_an_edited_source_then_reverted_links_the_first_object(tmp_path):
+    checkout = Checkout(tmp_path, "host")
+    main_c = checkout.app / "firmware" / "main.c"
+    checkout.built()
+    firmware = (checkout.out / "firmware").read_bytes()
+    objects = [p for p in (checkout.out / "obj").rglob("*.o") if p.stem == "main"]
+    assert len(objects) == 1, objects
+    before = _identity(objects[0])
+    checkout.edit(main_c, HEAP_CALL, EDITED + HEAP_CALL + EDITED_CALL)
+    log = tmp_path / "killed.log"
+    with log.open("w") as out:
+        killed = subprocess.Popen(checkout.command(), cwd=checkout.root, env=checkout.env, stdout=out,
+                                  stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            deadline = time.monotonic() + TIMEOUT_S
+            while _identity(objects[0]) in (before, None):
+                assert killed.poll() is None, log.read_text()[-4000:]
+                assert time.monotonic() < deadline, "the edited main.c was never compiled"
+                time.sleep(0.01)
+        finally:
+            os.killpg(killed.pid, signal.SIGKILL)
+            killed.wait()
+    checkout.edit(main_c, EDITED + HEAP_CALL + EDITED_CALL, HEAP_CALL)
+    run = checkout.built()
+    assert (checkout.out / "firmware").read_bytes() == firmware, run.stdout[-4000:]
+    assert "did not finish (killed?)" in run.stdout, run.stdout[-4000:]
+    assert "did not finish" not in checkout.built().stdout  # a finished build is trusted again
 
 
 def _small_cap(checkout: Checkout) -> str:
