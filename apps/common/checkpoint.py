@@ -84,13 +84,19 @@ def read_checkpoint(path: Path | str, app: str = "", model: str = "") -> Checkpo
     return Checkpoint(path, state["model"], state["meta"], app, model)
 
 
+CHECKOUT = Path(__file__).resolve().parents[2]
+
+
 def _shown(path: Path) -> str:
-    """`path` as the messages show it: relative to the working directory (the checkout's root,
-    where ./scons and git run) when it is inside it."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
+    """`path` as the messages show it: relative to the checkout's root (where ./scons and git run,
+    whatever folder SCons reads a SConscript in) when it is inside it, else to the working
+    directory when it is inside that."""
+    for root in (CHECKOUT, Path.cwd().resolve()):
+        try:
+            return str(path.resolve().relative_to(root))
+        except ValueError:
+            continue
+    return str(path)
 
 
 def _restore(path: Path) -> list[str]:

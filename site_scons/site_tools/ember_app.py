@@ -254,6 +254,17 @@ def build_app(env, app: str, run: bool = False, train: bool = False, model: str 
         AlwaysBuild(trained)
     checkpoints = ([str(REPO / "apps" / app / f"checkpoint-{p}.pt") for p in settings.programs] if settings.programs
                    else [str(checkpoint)])
+    missing = [(c, m) for c, m in zip(checkpoints, settings.programs or [variant]) if not train and not Path(c).exists()]
+    if missing:  # SCons would say only "Source ... not found": the checkpoint's own message says how to make one
+        from SCons.Script import Exit
+
+        from apps.common.checkpoint import CheckpointError, read_checkpoint  # torch: only for the message
+
+        try:
+            read_checkpoint(missing[0][0], app, missing[0][1])
+        except CheckpointError as error:
+            print(f"error: {error}")
+        Exit(2)
     # What the lowering is made of: the sources of the compiler, of the app's model (its folder and
     # apps/common's helpers) and of the build's lowering, the checkpoints, app.yaml (its variants in
     # it), board.yaml, and the values SCons does not see as files.

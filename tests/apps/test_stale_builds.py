@@ -215,3 +215,13 @@ def test_firmware_refused_by_the_heap_check_is_not_left_beside_the_images_before
     assert run.returncode != 0 and "links the heap" in run.stdout, run.stdout[-4000:]
     left = sorted(p.name for p in images if p.exists())
     assert not left, (left, run.stdout[-4000:])
+
+
+def test_a_missing_checkpoint_is_one_line_with_the_fix_and_nothing_is_built(tmp_path):
+    checkout = Checkout(tmp_path, "host")
+    (checkout.app / "checkpoint.pt").unlink()
+    run = checkout.scons("run=1")
+    assert run.returncode == 2, run.stdout[-4000:] + run.stderr[-4000:]
+    errors = [line for line in (run.stdout + run.stderr).splitlines() if "error" in line.lower()]
+    assert errors == ["error: no checkpoint at apps/anomaly/checkpoint.pt: `./scons app=anomaly train=1` trains a new one"], errors
+    assert "Traceback" not in run.stderr and not checkout.out.exists()
