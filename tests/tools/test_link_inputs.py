@@ -15,7 +15,7 @@ import pytest
 from compiler.schema import program_generated as fb
 from ember_build.board import load_board
 from ember_build.paths import BUILD_ROOT
-from tools.ember_link import DeviceError, serve
+from tools.ember_link import SET_INPUT, DeviceError, serve
 
 REPO = Path(__file__).resolve().parents[2]
 SCONS = Path(sys.executable).with_name("scons")
@@ -61,4 +61,22 @@ def test_a_run_reads_a_fresh_input_or_is_refused(served):
             link.set_input(0, inputs[k % len(inputs)])
             link.run()
             assert link.output_bytes(0) == outputs[k % len(inputs)].tobytes(), k
+        link.shutdown()
+
+
+def test_a_consumed_input_is_fresh_only_once_rewritten_whole(served):
+    board, elf = served
+    gen = elf.parents[1] / "gen"
+    data = np.load(gen / "expected.npz")
+    inputs, outputs = data["inputs"], data["outputs"]
+    with serve(load_board(board), elf) as link:
+        link.set_input(0, inputs[0])
+        link.run()
+        first_chunk = inputs[1].tobytes()[:1024]
+        link.request(SET_INPUT, bytes([0]) + (0).to_bytes(4, "little") + first_chunk)  # the first chunk only
+        with pytest.raises(DeviceError, match="INPUT_CONSUMED"):
+            link.run()
+        link.set_input(0, inputs[1])
+        link.run()
+        assert link.output_bytes(0) == outputs[1].tobytes()
         link.shutdown()

@@ -235,7 +235,9 @@ typedef struct {
     uint32_t program_id;   /* CRC-32 of the program bytes */
     int ran;               /* a RUN succeeded since the last SET_INPUT */
     uint32_t consumed[EM_LINK_MAX_INPUTS / 32u]; /* bit i: a RUN overwrote input i (the plan reuses
-                                                    its bytes) and no SET_INPUT has written it since */
+                                                    its bytes) and no SET_INPUTs have rewritten it whole */
+    uint32_t filling;      /* the input SET_INPUT is rewriting, in order from offset 0 ... */
+    uint32_t filled;       /* ... and how many of its bytes so far (a consumed input is fresh at its size) */
 #if defined(EM_PROFILE) && EM_PROFILE
     em_profile_entry entries[EM_LINK_MAX_OPS];
     uint32_t n_entries;
@@ -350,7 +352,18 @@ static void set_input(server *s, const frame *f)
     uint32_t offset, n;
     if (tensor_range(s, f, 0, 0, &t, &offset, &n)) {
         memcpy((uint8_t *)t.data + offset, payload + 5, n);
-        s->consumed[payload[0] / 32u] &= ~(1u << (payload[0] % 32u));
+        /* Fresh only once every byte is rewritten: chunks in order from 0 (Link.set_input's) */
+        const uint32_t index = payload[0];
+        if (offset == 0u || index != s->filling || offset != s->filled) {
+            s->filling = index;
+            s->filled = offset == 0u ? 0u : UINT32_MAX; /* out of order: not counted */
+        }
+        if (s->filled != UINT32_MAX) {
+            s->filled += n;
+        }
+        if (s->filled == t.size) {
+            s->consumed[index / 32u] &= ~(1u << (index % 32u));
+        }
         s->ran = 0;
         reply(f->type, f->seq, NULL, 0);
     }
@@ -391,8 +404,8 @@ static void run_to(server *s, const frame *f)
     }
     const uint64_t start = em_bsp_counter_read();
     const em_status st = em_program_invoke_until(m->program, m->arenas, m->arena_sizes, m->n_arenas, n);
-    consume_inputs(s);
     const uint64_t count = em_bsp_counter_read() - start - em_bsp_counter_overhead();
+    consume_inputs(s);
     s->ran = 0; /* the outputs are not the model's: no result, no profile */
     if (st != EM_OK) {
         send_error(EM_LINK_ERR_RUNTIME, f->type, f->seq, em_status_name(st));
@@ -434,8 +447,8 @@ static void run(server *s, const frame *f)
 #else
     const em_status st = em_program_invoke(m->program, m->arenas, m->arena_sizes, m->n_arenas);
 #endif
-    consume_inputs(s);
     const uint64_t count = em_bsp_counter_read() - start - em_bsp_counter_overhead();
+    consume_inputs(s);
     if (st != EM_OK) {
         send_error(EM_LINK_ERR_RUNTIME, f->type, f->seq, em_status_name(st));
         return;
@@ -504,6 +517,7 @@ static const handler handlers[] = {
 int em_link_serve(const em_link_model *model)
 {
     static server s;
+    memset(&s, 0, sizeof s); /* each serve starts afresh: nothing consumed, no result */
     s.model = model;
     s.load_status = model->load_status;
     s.program_id = model->load_status == EM_OK ? em_link_crc32(0, model->program->data, (uint32_t)model->program->size) : 0u;

@@ -27,9 +27,10 @@
  *
  * Inputs are consumed: a RUN (or RUN_TO) leaves other bytes in every input whose bytes the plan
  * reuses for later tensors (em_program_input_kept: all four MLPerf models' inputs; keeping them
- * would cost 4-83 % more arena). A RUN or RUN_TO that would read such an input before a
- * SET_INPUT has written it again is refused with ERROR INPUT_CONSUMED naming the input, never
- * run on what the last RUN left. Inputs the plan keeps may be RUN again as they are. (Before the
+ * would cost 4-83 % more arena). A RUN or RUN_TO that would read such an input before
+ * SET_INPUTs have rewritten all of it (its chunks in order from offset 0, as tools/ember_link.py
+ * sends them) is refused with ERROR INPUT_CONSUMED naming the input, never run on what the last
+ * RUN left. Inputs the plan keeps may be RUN again as they are. (Before the
  * first RUN nothing is consumed: the inputs hold what the host set, or the arena's zeros.)
  *
  * Robustness: the receiver hunts for the sync bytes, so garbage between frames is skipped. A
