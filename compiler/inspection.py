@@ -62,6 +62,7 @@ def describe(program) -> dict:
     graph, tier = program.graph, program.target.tier
     alias_of = aliases(graph)
     chosen = chosen_variants(graph, tier, program.target.optimize)
+    kept = program.recorded_inputs_kept if program.recorded_inputs_kept is not None else inputs_kept(graph)
     ops = []
     for i, (op, row) in enumerate(zip(graph.ops, layer_rows(graph))):
         constants = sum(graph.tensors[t].nbytes for t in op.inputs if graph.tensors[t].is_constant)
@@ -79,8 +80,7 @@ def describe(program) -> dict:
     buffers.sort(key=lambda b: (b["arena"], -1 if b["offset"] is None else b["offset"], b["ops"][:1], b["name"]))
     return {"program": program.name, "target": program.target.cpu, "tier": tier,
             "arenas": [{"name": a.name, "size": a.size} for a in graph.arenas],
-            "inputs": [dict(_tensor(graph, t, alias_of), kept=kept)
-                       for t, kept in zip(graph.inputs, inputs_kept(graph))],
+            "inputs": [dict(_tensor(graph, t, alias_of), kept=kept) for t, kept in zip(graph.inputs, kept)],
             "outputs": [_tensor(graph, t, alias_of) for t in graph.outputs],
             "macs": sum(o["macs"] for o in ops), "constant_bytes": sum(o["constant_bytes"] for o in ops),
             "ops": ops, "buffers": buffers}

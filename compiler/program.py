@@ -16,7 +16,7 @@ from compiler.errors import EmberCompileError, InputShapeError
 from compiler.ir import Graph
 from compiler.ops import OP_TABLE, OpSpec
 from compiler.planner import Plan
-from compiler.reader import read_program
+from compiler.reader import read_program, recorded_inputs_kept
 from compiler.target import Target
 from compiler.writer import write_program
 
@@ -75,11 +75,15 @@ class Program:
     plan: Plan | None = None
     # PyTorch's converted (PT2E) model this program was lowered from, when lowered in-process.
     quantized_model: object | None = field(default=None, repr=False)
+    # Program.inputs_kept as the file it was loaded from records it (None: not loaded, the
+    # writer computes it from the plan: compiler.planner.inputs_kept).
+    recorded_inputs_kept: list[bool] | None = None
 
     @classmethod
     def load(cls, path: str | Path) -> "Program":
-        graph, target, name = read_program(Path(path).read_bytes())
-        return cls(graph, target, name)
+        data = Path(path).read_bytes()
+        graph, target, name = read_program(data)
+        return cls(graph, target, name, recorded_inputs_kept=recorded_inputs_kept(data))
 
     def to_bytes(self) -> bytes:
         return write_program(self.graph, self.target, self.name)

@@ -16,6 +16,14 @@ from compiler.writer import FILE_IDENTIFIER, SCHEMA_VERSION
 DTYPE_NAMES = {fb.DType.INT8: "int8", fb.DType.INT32: "int32", fb.DType.FLOAT32: "float32", fb.DType.INT16: "int16"}
 
 
+def recorded_inputs_kept(data: bytes) -> list[bool]:
+    """Program.inputs_kept as the file records it, one per input (absent: every input consumed,
+    as the runtime reads it). `data` is a program file read_program accepted."""
+    program = fb.Program.GetRootAs(data, 0)
+    recorded = [bool(program.InputsKept(i)) for i in range(program.InputsKeptLength())]
+    return recorded or [False] * program.InputsLength()
+
+
 def read_program(data: bytes) -> tuple[Graph, Target, str]:
     """Returns (graph, target, name). Raises ProgramFormatError for a file that is not a program."""
     if len(data) < 8 or data[4:8] != FILE_IDENTIFIER:

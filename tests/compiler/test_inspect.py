@@ -103,12 +103,17 @@ def test_text_is_aligned_columns(report):
     assert "buffers:" in lines
 
 
-def test_inputs_say_whether_an_invoke_consumes_them(report):
+def test_inputs_say_whether_an_invoke_consumes_them_as_the_file_records(program_file, report):
     from compiler.inspection import KEPT_TEXT
+    from compiler.schema import program_generated as fb
 
+    root = fb.Program.GetRootAs(Path(program_file).read_bytes(), 0)
+    assert [t["kept"] for t in report["inputs"]] == [bool(root.InputsKept(i)) for i in range(root.InputsLength())]
     inputs = next(line for line in text(report).splitlines() if line.startswith("inputs: "))
-    assert all(isinstance(t["kept"], bool) for t in report["inputs"])
     assert all(KEPT_TEXT[t["kept"]] in inputs for t in report["inputs"])
+    loaded = Program.load(program_file)
+    loaded.recorded_inputs_kept = [not k for k in loaded.recorded_inputs_kept]  # the file's word, not the plan's
+    assert [t["kept"] for t in describe(loaded)["inputs"]] == loaded.recorded_inputs_kept
 
 
 def test_cli_json_and_text(program_file, capsys):
