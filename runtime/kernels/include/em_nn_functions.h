@@ -118,7 +118,7 @@ em_nn_status em_conv2d_s8(const em_nn_context *ctx, const em_conv_params *params
 
 /** em_conv2d_s8() without its own check, for arguments em_conv_s8_validate() and
  *  em_conv2d_s8_paths_ok() accepted (an operator's check() proved them when the program was
- *  verified): what eval() calls (em_nn_checked_s8.c holds the checking entry). @return EM_NN_OK. */
+ *  verified): what eval() calls (em_kernel_entries_s8.c holds the checking entry). @return EM_NN_OK. */
 em_nn_status em_conv2d_s8_trusted(const em_nn_context *ctx, const em_conv_params *params,
                                   const em_per_channel_quant *quant, const em_conv_dims *dims,
                                   const int8_t *input, const int8_t *weights, const int32_t *bias,

@@ -1,12 +1,12 @@
 /**
- * @file em_nn_checked_s8.c
+ * @file em_kernel_entries_s8.c
  * @brief The checking entry points of the int8 convolution and pooling kernels: each validates
  *        its arguments with the check an operator's check() runs at load, then calls the tier's
  *        unchecked body (em_*_trusted).
  *
  * The operator adapters' eval() calls the _trusted bodies: the program was verified once (on the
  * device by em_program_load(), or on the host for sealed firmware), so a second check per invoke
- * would only cost code (about 700 bytes of validation in a sealed DS-CNN image) and time. These
+ * would only cost code (892 bytes of a sealed DS-CNN image at -Os) and time. These
  * entries serve every other caller — tests, benchmarks, code that calls the kernels directly —
  * and, being their own archive member, are linked only where one is called.
  */
