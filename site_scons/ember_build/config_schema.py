@@ -154,8 +154,11 @@ def describe(schema: dict) -> str:
 def read_settings(path: Path, error: type[Exception]) -> SettingsFile:
     """Parses `path`, a YAML mapping, keeping each key's line; raises `error` for a syntax error,
     a key given twice or a top level that is no mapping."""
-    text = Path(path).read_text()
     where = shown_path(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise error(f"{where}: not UTF-8 text (byte {e.start}): save it as UTF-8") from None
     loader = yaml.SafeLoader(text)
     try:
         node = loader.get_single_node()

@@ -42,7 +42,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from SCons.Script import Action, AlwaysBuild, GetOption, Glob
+from SCons.Script import Action, AlwaysBuild, Exit, GetOption, Glob
 
 from ember_build import build_inputs
 from ember_build.host_verify import verify_action
@@ -225,23 +225,17 @@ def build_app(env, app: str, run: bool = False, train: bool = False, model: str 
     try:
         settings = load_app(app, model)
     except AppError as error:
-        from SCons.Script import Exit
-
         print(f"error: {error}")
         Exit(2)
     variant = settings.variant
     several = ("serve", "profile", "numerics", "demo", "figures", "train")
     if settings.programs and (train or any(env.get(f"EMBER_{k.upper()}") for k in several)):
-        from SCons.Script import Exit
-
         print(f"error: {app} model={variant} runs several programs ({', '.join(settings.programs)}): "
               f"{'/'.join(several)} take one; build model={settings.programs[0]} (or another) for them")
         Exit(2)
     figures = bool(env.get("EMBER_FIGURES"))
     run = run or figures
     if run and env["EMBER_CROSS"] and board.emulator is None:
-        from SCons.Script import Exit
-
         print(f"error: board {board.name} is a real board with no emulator: build it and flash "
               "firmware.hex / firmware.bin (README.md, \"Real boards\"); run=1 cannot run it here")
         Exit(2)
@@ -254,10 +248,9 @@ def build_app(env, app: str, run: bool = False, train: bool = False, model: str 
         AlwaysBuild(trained)
     checkpoints = ([str(REPO / "apps" / app / f"checkpoint-{p}.pt") for p in settings.programs] if settings.programs
                    else [str(checkpoint)])
+    looking = bool(GetOption("no_exec") or GetOption("clean") or GetOption("help"))  # -n, -c, -h: build nothing
     missing = [(c, m) for c, m in zip(checkpoints, settings.programs or [variant]) if not train and not Path(c).exists()]
-    if missing:  # SCons would say only "Source ... not found": the checkpoint's own message says how to make one
-        from SCons.Script import Exit
-
+    if missing and not looking:  # SCons would say only "Source ... not found": the checkpoint's own message says how to make one
         from apps.common.checkpoint import CheckpointError, read_checkpoint  # torch: only for the message
 
         try:
@@ -278,7 +271,7 @@ def build_app(env, app: str, run: bool = False, train: bool = False, model: str 
              [n for n in GENERATED if n != "program.embr"] + [f"program-{p}.embr" for p in settings.programs])
     # SCons's database may call gen/ up to date when it is not (a killed build never wrote its
     # own): without a record of today's inputs, everything in the app's folder goes
-    stale = build_inputs.guard(gen, lowering, names, out, dry_run=bool(GetOption("no_exec") or GetOption("clean")))
+    stale = build_inputs.guard(gen, lowering, names, out, dry_run=looking)
     app_env["EMBER_LOWERING_INPUTS"] = lowering
     compiled = app_env.Command([str(gen / name) for name in names] + [str(gen / build_inputs.RECORD)],
                                files + [app_env.Value(repr(lowering.values))],

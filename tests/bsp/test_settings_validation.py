@@ -84,6 +84,15 @@ def test_a_yaml_syntax_error_names_the_file_and_line(tmp_path):
     assert f"at line {line_of(text, 'cc: [')}" in message
 
 
+def test_a_board_yaml_that_is_not_utf8_is_one_line(tmp_path):
+    root = broken_board(tmp_path, ORIGINAL)
+    path = root / "corstone300" / "board.yaml"
+    path.write_bytes(ORIGINAL.encode().replace(b"description:", b"description: \xff", 1))
+    with pytest.raises(BoardError) as error:
+        load_board("corstone300", bsp_root=root)
+    assert str(error.value).startswith(f"{path}: not UTF-8 text (byte "), error.value
+
+
 def test_every_board_of_bsp_follows_the_schema():
     from ember_build.board import BOARD_SCHEMA
     from ember_build.config_schema import Validator
