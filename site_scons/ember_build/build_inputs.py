@@ -1,4 +1,4 @@
-"""Generated files that carry their own proof (issue 17, "Builds are functions of their inputs").
+"""Generated files that carry their own proof: a build is a function of its inputs.
 
 SCons decides what to rebuild from its signature database, which it writes when it exits: a build
 killed (SIGKILL, the OOM killer, a power cut) leaves files it made beside a database that still

@@ -102,7 +102,7 @@ def test_every_app_and_model_of_apps_follows_the_schema():
 # --- the build: SCons runs that stop before anything builds ---
 
 def test_model_on_an_app_with_one_model_stops_the_build(tmp_path):
-    """kws's SConscript never reads model=: the build used to ignore it and build kws."""
+    """kws's SConscript never reads model=, so the build itself refuses it for an app with one model."""
     run = scons(["app=kws", "board=host", "model=bogus"], tmp_path)
     out = run.stdout + run.stderr
     assert run.returncode == 2, out[-3000:]

@@ -1,4 +1,4 @@
-"""Builds are functions of their inputs (issue 17): no program, firmware or report outlives the
+"""Builds are functions of their inputs: no program, firmware or report outlives the
 build that made it. Each test builds the anomaly app in a private copy of the checkout (the
 build's own files: SConstruct, site_scons/, compiler/, runtime/, bsp/, tools/, apps/common/,
 apps/anomaly/, as they are in the working tree), so it can change the app's inputs without
