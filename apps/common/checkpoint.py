@@ -21,6 +21,8 @@ from pathlib import Path
 
 import torch
 
+from ember_build.paths import shown_path
+
 
 class CheckpointError(OSError):
     """A checkpoint that is missing, cannot be read, or is not the app's; the one-line message
@@ -47,14 +49,14 @@ class Checkpoint:
         name = type(network).__name__
         expected, held = set(network.state_dict()), set(self.state_dict)
         if expected != held:
-            raise CheckpointError(f"{_shown(self.path)}: its weights are not {name}'s ({len(expected - held)} of "
+            raise CheckpointError(f"{shown_path(self.path)}: its weights are not {name}'s ({len(expected - held)} of "
                                   f"its {len(expected)} tensors missing, {len(held - expected)} unknown to it: "
                                   f"another model's checkpoint?): {self.fix}")
         try:
             network.load_state_dict(self.state_dict)
         except (RuntimeError, TypeError, ValueError) as error:  # "size mismatch for …", on the line after torch's title
             lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-            raise CheckpointError(f"{_shown(self.path)}: its weights do not fit {name} "
+            raise CheckpointError(f"{shown_path(self.path)}: its weights do not fit {name} "
                                   f"({_clip(lines[1] if len(lines) > 1 else lines[0] if lines else type(error).__name__)}): "
                                   f"{self.fix}") from error
         return network
@@ -71,32 +73,17 @@ def read_checkpoint(path: Path | str, app: str = "", model: str = "") -> Checkpo
     path = Path(path)
     unread = Checkpoint(path, {}, {}, app, model)  # for its fix
     if not path.is_file():
-        raise CheckpointError(f"no checkpoint at {_shown(path)}: {unread.fix}")
+        raise CheckpointError(f"no checkpoint at {shown_path(path)}: {unread.fix}")
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as error:  # torch raises many types for a damaged file: all mean the same here
-        raise CheckpointError(f"{_shown(path)}: corrupt checkpoint, torch.load cannot read it "
+        raise CheckpointError(f"{shown_path(path)}: corrupt checkpoint, torch.load cannot read it "
                               f"({load_failure(path, error)}): {unread.fix}") from None
     if not (isinstance(state, dict) and isinstance(state.get("model"), dict) and isinstance(state.get("meta"), dict)):
         held = sorted(map(str, state)) if isinstance(state, dict) else type(state).__name__
-        raise CheckpointError(f"{_shown(path)}: not a checkpoint: it holds {_clip(str(held))}, where a checkpoint "
+        raise CheckpointError(f"{shown_path(path)}: not a checkpoint: it holds {_clip(str(held))}, where a checkpoint "
                               f"holds {{'model': state_dict, 'meta': dict}}: {unread.fix}")
     return Checkpoint(path, state["model"], state["meta"], app, model)
-
-
-CHECKOUT = Path(__file__).resolve().parents[2]
-
-
-def _shown(path: Path) -> str:
-    """`path` as the messages show it: relative to the checkout's root (where ./scons and git run,
-    whatever folder SCons reads a SConscript in) when it is inside it, else to the working
-    directory when it is inside that."""
-    for root in (CHECKOUT, Path.cwd().resolve()):
-        try:
-            return str(path.resolve().relative_to(root))
-        except ValueError:
-            continue
-    return str(path)
 
 
 def _restore(path: Path) -> list[str]:
@@ -108,7 +95,7 @@ def _restore(path: Path) -> list[str]:
         tracked = False
     if not tracked:
         return []
-    shown = _shown(path)  # relative: the working directory is in the checkout
+    shown = shown_path(path)  # relative: the working directory is in the checkout
     command = f"git checkout -- {shown}" if not Path(shown).is_absolute() else f"git -C {path.parent} checkout -- {path.name}"
     return [f"`{command}` restores the committed one"]
 

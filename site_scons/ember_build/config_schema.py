@@ -23,7 +23,8 @@ from typing import Any, Iterator
 import jsonschema
 import yaml
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from ember_build.paths import shown_path
+
 
 
 def _strict_integer(checker, instance) -> bool:
@@ -34,15 +35,6 @@ def _strict_integer(checker, instance) -> bool:
 Validator = jsonschema.validators.extend(
     jsonschema.Draft202012Validator,
     type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _strict_integer))
-
-
-def shown_path(path: Path) -> str:
-    """The file as the user names it: relative to the checkout when inside it."""
-    path = Path(path)
-    try:
-        return str(path.resolve().relative_to(REPO_ROOT))
-    except ValueError:
-        return str(path)
 
 
 def shown_value(value: Any) -> str:

@@ -9,3 +9,15 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 BUILD_ROOT = Path(os.environ.get("EMBER_BUILD") or REPO / "build").resolve()
+
+
+def shown_path(path: Path | str) -> str:
+    """A file as messages name it: relative to the checkout when inside it (where ./scons and git
+    run, whatever folder SCons reads a SConscript in), else to the working directory when inside
+    that, else as given."""
+    for root in (REPO, Path.cwd().resolve()):
+        try:
+            return str(Path(path).resolve().relative_to(root))
+        except ValueError:
+            continue
+    return str(path)
