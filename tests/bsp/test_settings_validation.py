@@ -146,3 +146,12 @@ def test_a_broken_board_yaml_stops_the_build_with_one_line(tmp_path, where):
     assert error_lines(run) == [f"error: bsp/corstone300/board.yaml:{line}: stack_byts: "
                                 "unknown key (did you mean 'stack_bytes'?)"], out
     assert "Traceback" not in out
+
+
+def test_unknown_variables_name_the_closest_known_one():
+    from ember_build.build_settings import unknown_variables_error
+
+    assert unknown_variables_error([], ["board"]) is None
+    assert unknown_variables_error(["size-matrix"], ["board"]) is None  # read from the raw arguments
+    message = unknown_variables_error(["bord", "zzz"], ["board", "app"])
+    assert message.startswith("unknown build variables bord= (did you mean board=?), zzz=; known: app, board, size-matrix")
