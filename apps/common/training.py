@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import torch
 from tqdm import tqdm
-from ember_build.paths import BUILD_ROOT
+from ember_build.paths import BUILD_ROOT, shown_path
 
 from apps.common.checkpoint import load_failure
 
@@ -73,7 +73,7 @@ def _set_rng_state(state: dict) -> None:
 
 
 def _cannot_resume(state_path: Path, why: str) -> ResumeError:
-    return ResumeError(f"{state_path}: cannot resume from this run state ({why}); delete it or pass --restart "
+    return ResumeError(f"{shown_path(state_path)}: cannot resume from this run state ({why}); delete it or pass --restart "
                        "to start afresh")
 
 
@@ -86,8 +86,7 @@ def _load_state(state_path: Path, identity: dict) -> dict:
     if not isinstance(state, dict) or not {"identity", "epoch", "model", "optimizer", "rng"} <= state.keys():
         raise _cannot_resume(state_path, "it is not a run state of apps/common/training.py")
     if state["identity"] != identity:
-        raise ResumeError(f"{state_path} was saved by a run with other settings "
-                          f"({state['identity']}); delete it or pass --restart to start afresh")
+        raise _cannot_resume(state_path, f"saved by a run with other settings: {state['identity']}")
     return state
 
 
