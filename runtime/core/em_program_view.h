@@ -37,14 +37,11 @@ typedef struct em_program_view {
     em_fb_vector arenas;     /**< of Arena tables */
 } em_program_view;
 
-/** Bytes of the program file's CRC-32 trailer, after the FlatBuffers program (em_checksum.c). */
+/** Bytes of the program file's CRC-32 trailer, after the FlatBuffers program (em_loader.c checks it). */
 #define EM_PROGRAM_TRAILER_BYTES 4u
 
 /** The smallest program file: the FlatBuffers header (root offset, "EMBR") and the trailer. */
 #define EM_PROGRAM_MIN_BYTES (8u + EM_PROGRAM_TRAILER_BYTES)
-
-/** Whether the last four bytes of @p size are the little-endian CRC-32 of the bytes before them. */
-bool em_program_trailer_ok(const uint8_t *data, uint32_t size);
 
 /** What em_program_load() and em_program_open_sealed() check first: @p program non-NULL (then
  *  cleared, naming no operator), @p data non-NULL and 4-byte aligned. */
