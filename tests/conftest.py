@@ -29,7 +29,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 # Files of minutes, the longest first (`--durations`): a parallel run starts with them.
-LONGEST_FIRST = ("tests/zoo/test_zoo.py", "tests/apps/test_anomaly.py", "tests/kernels/test_conformance.py",
+LONGEST_FIRST = ("tests/zoo/test_zoo.py", "tests/apps/test_stale_builds.py", "tests/apps/test_anomaly.py",
+                 "tests/kernels/test_conformance.py", "tests/tools/test_ember_link.py",
                  "tests/apps/test_lto.py", "tests/apps/test_person_detect.py",
                  # then the fast tier's longest (`./scons test fast=1 pytest_args="tests --durations=0"`)
                  "tests/runtime/test_lut_programs.py",

@@ -42,7 +42,8 @@ def test_runs_a_host_program_and_matches_the_reference(em_run, tmp_path):
 
 
 @pytest.mark.parametrize("damage,status", [
-    (lambda data: data[:40], "EM_ERR_TRUNCATED"),
+    (lambda data: data[:10], "EM_ERR_TRUNCATED"),  # shorter than a header and its trailer
+    (lambda data: data[:40], "EM_ERR_PROGRAM_CORRUPT"),  # cut: its last four bytes are no CRC-32 of the rest
     (lambda data: data[:4] + b"XXXX" + data[8:], "EM_ERR_BAD_MAGIC"),
 ])
 def test_rejects_a_damaged_program_by_name(em_run, tmp_path, damage, status):

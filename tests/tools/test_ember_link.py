@@ -2,7 +2,8 @@
 in QEMU over a TCP socket UART and natively over pipes: requests give the reference's bytes; bad
 frames get named ERROR frames and the device keeps serving; a host that vanishes mid-frame does
 not hang it; random and corrupted frames for a bounded time leave it answering correctly; noise
-that leaves a partial frame at either end is recovered from by the Link's resynchronisation.
+that leaves a partial frame at either end is recovered from by the Link's resynchronisation; a
+RUN after a RUN with no SET_INPUT is refused by name where the plan reused the input's bytes.
 The Link's retries and its messages are also checked on the host tier against FakeDevice (em_link.c's
 receiver in Python) and ports that stay silent or send no frames."""
 from __future__ import annotations
@@ -470,3 +471,46 @@ def test_retries_and_timeout_are_the_links_arguments():
     assert device.answered == [INFO]
     with pytest.raises(ValueError, match="retries"):
         Link(device, retries=-1)
+
+
+# ---- consumed inputs: every RUN reads what SET_INPUT wrote, or is refused by name ----
+
+REPEATS = 100
+
+
+def _program_keeps_its_input(board: str) -> bool:
+    from compiler.schema import program_generated as fb
+
+    program = fb.Program.GetRootAs((BUILD_ROOT / f"{board}/anomaly/gen/program.embr").read_bytes(), 0)
+    return bool(program.InputsKeptLength()) and bool(program.InputsKept(0))
+
+
+@qemu
+@pytest.mark.parametrize("board", ["corstone300", "host"])
+def test_a_run_reads_a_fresh_input_or_is_refused(firmware, expected, board):
+    """100 RUNs after one SET_INPUT: each refused with INPUT_CONSUMED (the plan reuses the input's
+    bytes: Program.inputs_kept), or, for an input the plan keeps, each the same answer; then 100
+    SET_INPUT + RUN rounds all match."""
+    inputs, outputs = expected
+    kept = _program_keeps_its_input(board)
+    with serve(load_board(board), firmware[board]) as link:
+        _check_inference(link, expected)
+        for _ in range(REPEATS):  # no SET_INPUT in between
+            if kept:
+                link.run()
+                assert link.output_bytes(0) == outputs[0].tobytes()
+                continue
+            with pytest.raises(DeviceError) as refused:
+                link.run()
+            assert refused.value.name == "INPUT_CONSUMED" and "input 0 was overwritten by the last RUN" in str(refused.value)
+        if not kept:
+            with pytest.raises(DeviceError, match="INPUT_CONSUMED"):
+                link.run_to(1)
+            assert link.output_bytes(0) == outputs[0].tobytes()  # a refused RUN touched nothing
+            # one chunk of the input is not a fresh input
+            link.request(SET_INPUT, bytes([0]) + (0).to_bytes(4, "little") + inputs[1].tobytes()[:1024])
+            with pytest.raises(DeviceError, match="INPUT_CONSUMED"):
+                link.run()
+        for k in range(REPEATS):
+            _check_inference(link, expected, k % len(inputs))
+        link.shutdown()
