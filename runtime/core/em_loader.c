@@ -4,7 +4,7 @@
  *
  * Order of checks (the first problem found is returned):
  *  1. arguments, 4-byte alignment, header, file identifier "EMBR", the CRC-32 trailer over every
- *     other byte (em_program_trailer_ok: a flipped weight is EM_ERR_PROGRAM_CORRUPT, not another answer);
+ *     other byte (a flipped weight is EM_ERR_PROGRAM_CORRUPT, not another answer);
  *  2. the root table and its vectors in bounds; schema version; tier;
  *  3. arenas (count <= EM_MAX_ARENAS, each table and name), buffers (each data vector);
  *  4. every tensor (dtype, shape, size == Π shape · dtype bytes, bytes inside buffer or arena);
@@ -20,18 +20,6 @@
 #include "em_registry.h"
 
 #if !EM_SEALED /* sealed firmware verifies nothing at run time: em_program_open_sealed() */
-
-/** Whether the last four bytes of @p size are the little-endian CRC-32 of the bytes before them. */
-static bool em_program_trailer_ok(const uint8_t *data, uint32_t size)
-{
-    if (size < EM_PROGRAM_TRAILER_BYTES) {
-        return false;
-    }
-    const uint8_t *t = data + size - EM_PROGRAM_TRAILER_BYTES;
-    const uint32_t trailer = (uint32_t)t[0] | ((uint32_t)t[1] << 8) | ((uint32_t)t[2] << 16) | ((uint32_t)t[3] << 24);
-    return em_program_crc32(data, size - EM_PROGRAM_TRAILER_BYTES) == trailer;
-}
-
 
 /** Arenas: count, tables, names and sizes into @p program. */
 static em_status em_load_arenas(const em_program_view *v, em_program *program)
@@ -214,11 +202,13 @@ em_status em_program_load(em_program *program, const void *data, size_t size)
     if (memcmp((const uint8_t *)data + 4, EM_SCHEMA_FILE_IDENTIFIER, 4) != 0) {
         return EM_ERR_BAD_MAGIC;
     }
-    if (!em_program_trailer_ok((const uint8_t *)data, (uint32_t)size)) {
+    /* Every field lies in the FlatBuffers part, before the trailer: the CRC-32 of that part, read
+     * as every little-endian field is. */
+    const em_fb_buf file = {(const uint8_t *)data, (uint32_t)size};
+    const em_fb_buf buf = {file.data, file.size - EM_PROGRAM_TRAILER_BYTES};
+    if (em_program_crc32(buf.data, buf.size) != em_fb_u32_at(&file, buf.size)) {
         return EM_ERR_PROGRAM_CORRUPT;
     }
-    /* Every field lies in the FlatBuffers part, before the trailer. */
-    const em_fb_buf buf = {(const uint8_t *)data, (uint32_t)size - EM_PROGRAM_TRAILER_BYTES};
     em_program_view v;
     uint32_t version;
     uint8_t tier;
