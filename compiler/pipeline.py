@@ -70,9 +70,10 @@ def lower(
     """
     target = target if isinstance(target, Target) else Target(target)
     quantizer = quantizer or CortexMQuantizer()
-    quantized = quantize(model, example_inputs, calibration_data, quantizer)
+    state = tuple((int(i), int(j)) for i, j in state)
+    quantized = quantize(model, example_inputs, calibration_data, quantizer, state)
     imported = import_program(importable(quantized, example_inputs), quantizer.float_reason)
-    graph = lower_graph(imported, LoweringOptions(target, int8_io, front_end, tuple(state)))
+    graph = lower_graph(imported, LoweringOptions(target, int8_io, front_end, state))
     report = float_fallback_report(graph)
     if report and report_fallbacks:
         print(f"ember: {name}: {report}", file=sys.stderr)

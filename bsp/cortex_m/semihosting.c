@@ -130,9 +130,20 @@ static int write_file(const char *path, uint32_t mode, const void *buf, size_t l
     if (handle < 0) {
         return -1;
     }
+    int status = 0;
+    if (mode == OPEN_MODE_APPEND_BINARY) {
+        /* QEMU 7.2 opens "ab" without O_APPEND (its GDB-flag translation drops it) and writes at
+         * offset 0: seek to the end first (a no-op where the mode is honoured). */
+        const uintptr_t flen_block[1] = {(uintptr_t)handle};
+        const intptr_t size = semihost_call(SYS_FLEN, flen_block);
+        const uintptr_t seek_block[2] = {(uintptr_t)handle, (uintptr_t)size};
+        status = size >= 0 && semihost_call(SYS_SEEK, seek_block) == 0 ? 0 : -1;
+    }
     const uintptr_t block[3] = {(uintptr_t)handle, (uintptr_t)buf, len};
     /* SYS_WRITE returns the number of bytes NOT written. */
-    int status = semihost_call(SYS_WRITE, block) == 0 ? 0 : -1;
+    if (status == 0 && semihost_call(SYS_WRITE, block) != 0) {
+        status = -1;
+    }
     close_file(handle);
     return status;
 }
