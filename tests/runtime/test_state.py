@@ -19,7 +19,7 @@ import torch
 from torch import nn
 
 import compiler
-from build_host import CFLAGS, INCLUDES, REPO, build, build_em_run, build_em_run_firmware, runtime_sources
+from build_host import CFLAGS, INCLUDES, build, build_em_run, build_em_run_firmware, runtime_sources
 from compiler import writer
 from compiler.errors import StateError
 from compiler.ir import State
