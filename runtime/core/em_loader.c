@@ -265,7 +265,7 @@ em_status em_program_load(em_program *program, const void *data, size_t size)
     program->n_copied = 0u;
     program->n_state = state.len;
     program->state_pos = state.pos;
-    program->state_ready = 0u;
+    program->carry_state = NULL;
     program->loaded = em_program_loaded_token(program); /* last: invoke may trust it from now */
     return EM_OK;
 }
