@@ -283,10 +283,7 @@ uint32_t em_program_arena_size(const em_program *program, uint32_t index)
 em_status em_program_copy_constants(em_program *program, uint8_t *const *arenas, const uint32_t *arena_sizes,
                                     uint32_t n_arenas)
 {
-    if (!em_program_is_loaded(program)) {
-        return EM_ERR_BAD_ARGUMENT;
-    }
-    const em_status fit = em_arenas_fit(program, arenas, arena_sizes, n_arenas);
+    const em_status fit = em_loaded_and_fits(program, arenas, arena_sizes, n_arenas);
     if (fit != EM_OK) {
         return fit;
     }

@@ -190,6 +190,14 @@ em_operator_open_trusted(const em_program *program, uint32_t index, em_op_contex
 /** True when @p program was filled by a successful em_program_load() (and not edited since). */
 bool em_program_is_loaded(const em_program *program);
 
+/** What the calls that write a loaded program's arenas outside invoke check first (the state's
+ *  reset, the copy of pinned constants): EM_ERR_BAD_ARGUMENT if it is not loaded, else as em_arenas_fit. */
+static inline em_status em_loaded_and_fits(const em_program *program, uint8_t *const *arenas,
+                                           const uint32_t *arena_sizes, uint32_t n_arenas)
+{
+    return em_program_is_loaded(program) ? em_arenas_fit(program, arenas, arena_sizes, n_arenas) : EM_ERR_BAD_ARGUMENT;
+}
+
 /** The token a successful load stores in program->loaded (data, size and root must be set). */
 uint32_t em_program_loaded_token(const em_program *program);
 

@@ -26,10 +26,7 @@ static void em_state_tensors(const em_program *program, uint8_t *const *arenas, 
 em_status em_program_reset_state(em_program *program, uint8_t *const *arenas, const uint32_t *arena_sizes,
                                  uint32_t n_arenas)
 {
-    if (!em_program_is_loaded(program)) {
-        return EM_ERR_BAD_ARGUMENT;
-    }
-    const em_status fit = em_arenas_fit(program, arenas, arena_sizes, n_arenas);
+    const em_status fit = em_loaded_and_fits(program, arenas, arena_sizes, n_arenas);
     if (fit != EM_OK) {
         return fit;
     }
