@@ -673,13 +673,15 @@ def float_softmax_f32(x: np.ndarray) -> np.ndarray:
     return (e / total[..., None]).astype(_F32)
 
 
-def float_layer_norm_f32(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, *, epsilon: float) -> np.ndarray:
+def float_layer_norm_f32(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, *, epsilon: float,
+                         rms: bool = False) -> np.ndarray:
     """Layer norm over the last axis (D): mean = Σx / D, var = Σ(x − mean)² / D (sums in order),
-    inv = 1 / sqrt(var + epsilon), out = (x − mean) · inv · weight + bias, all float32."""
+    inv = 1 / sqrt(var + epsilon), out = (x − mean) · inv · weight + bias, all float32. RMS norm
+    (`rms`): mean = 0."""
     x = np.asarray(x, _F32)
     n = _F32(x.shape[-1])
     zeros = np.zeros(x.shape[:-1], _F32)
-    mean = (_sequential_sum(zeros, x) / n)[..., None]
+    mean = zeros[..., None] if rms else (_sequential_sum(zeros, x) / n)[..., None]
     d = x - mean
     var = _sequential_sum(zeros, d * d) / n
     inv = (_F32(1) / np.sqrt(var + _F32(epsilon)))[..., None]

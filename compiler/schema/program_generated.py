@@ -2413,11 +2413,22 @@ class FloatLayerNormOptions(object):
             return self._tab.Get(flatbuffers.number_types.Float32Flags, o + self._tab.Pos)
         return 0.0
 
+    # 1: RMS norm, no mean is taken (the row is centred on 0), var = Σx² / D; 0: layer norm.
+    # FloatLayerNormOptions
+    def Rms(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
 def FloatLayerNormOptionsStart(builder):
-    builder.StartObject(1)
+    builder.StartObject(2)
 
 def FloatLayerNormOptionsAddEpsilon(builder, epsilon):
     builder.PrependFloat32Slot(0, epsilon, 0.0)
+
+def FloatLayerNormOptionsAddRms(builder, rms):
+    builder.PrependInt32Slot(1, rms, 0)
 
 def FloatLayerNormOptionsEnd(builder):
     return builder.EndObject()

@@ -1,0 +1,128 @@
+/**
+ * @file em_norm_s8.c
+ * @brief int8 layer norm and RMS norm over the last axis, exactly compiler/reference.py:norm_s8.
+ *
+ * Each row is two passes: its sums (MVE: VADDVA and VMLADAVA over 16 lanes; DSP: SXTB16 and
+ * SMLAD, four values a step; scalar: plain C), then, after one reciprocal square root per row,
+ * the normalised values and the per-channel affine (MVE: four lanes a step of VRMULH, VRSHL and
+ * saturating VQADD, tail predicated; other tiers: the same arithmetic in 64-bit C).
+ */
+#include "em_nn_functions.h"
+#include "em_nn_support.h"
+
+/* 2^29 / sqrt(m / 2^30) at the middle of m in [j·2^25, (j + 1)·2^25), j = 8..31:
+ * reference.NORM_RSQRT_SEEDS = isqrt(2^64 / (2j + 1)). */
+static const uint32_t em_nn_rsqrt_seed[24] = {
+    1041682577u, 985333074u, 937238701u, 895562589u, 858993459u, 826566841u, 797555404u, 771398898u,
+    747657839u,  725981976u, 706088273u, 687745183u, 670761199u, 654976372u, 640255922u, 626485368u,
+    613566756u,  601415716u, 589959129u, 579133272u, 568882315u, 559157114u, 549914211u, 541115016u,
+};
+
+/** ≈ 2^29 / sqrt(m / 2^30) for m in [2^28, 2^30) (reference.norm_rsqrt_q29): the seed, then three
+ *  Newton steps y·(3 − m·y²)/2 with floored products (each below 2^62, unsigned). */
+static uint32_t em_nn_rsqrt_q29(uint32_t m)
+{
+    uint64_t y = em_nn_rsqrt_seed[(m >> 25) - 8u];
+    for (int32_t i = 0; i < 3; i++) {
+        const uint64_t y2 = (y * y) >> 29;
+        const uint64_t ay2 = ((uint64_t)m * y2) >> 29;
+        y = (y * ((3ull << 30) - ay2)) >> 31;
+    }
+    return (uint32_t)y;
+}
+
+/** VRMULH: (a·b + 2^31) >> 32. */
+static inline int32_t em_nn_rmulh(int32_t a, int32_t b)
+{
+    return (int32_t)(((int64_t)a * b + ((int64_t)1 << 31)) >> 32);
+}
+
+/** VRSHL by @p s in -32..31: a left shift (wrapping), or a right one rounded half up. */
+static inline int32_t em_nn_rshl(int32_t x, int32_t s)
+{
+    return s >= 0 ? (int32_t)((uint32_t)x << s) : (int32_t)(((int64_t)x + ((int64_t)1 << (-s - 1))) >> -s);
+}
+
+/** Σ q and Σ q² of one row. */
+static void em_nn_norm_sums(const int8_t *in, int32_t depth, int32_t *sum, int32_t *squares)
+{
+    int32_t s = 0, ss = 0, i = 0;
+#if EM_NN_TIER_MVE
+    for (; i < depth; i += 16) {
+        const mve_pred16_t lanes = vctp8q((uint32_t)(depth - i));
+        const int8x16_t x = vldrbq_z_s8(in + i, lanes);
+        s = vaddvaq_p_s8(s, x, lanes);
+        ss = vmladavaq_p_s8(ss, x, x, lanes);
+    }
+#elif EM_NN_TIER_DSP
+    const int32_t ones = 0x00010001;
+    for (; i + 4 <= depth; i += 4) {
+        const uint32_t word = em_nn_read_s8x4(in + i);
+        const int32_t even = em_nn_sxtb16_02(word), odd = em_nn_sxtb16_13(word);
+        ss = __smlad(even, even, ss);
+        ss = __smlad(odd, odd, ss);
+        s = __smlad(even, ones, s);
+        s = __smlad(odd, ones, s);
+    }
+#endif
+    for (; i < depth; i++) {
+        s += in[i];
+        ss += in[i] * in[i];
+    }
+    *sum = s;
+    *squares = ss;
+}
+
+em_nn_status em_norm_s8(const em_norm_params *params, int32_t rows, int32_t depth, const int8_t *input,
+                        const int32_t *multiplier, const int32_t *bias, int8_t *output)
+{
+    if (!em_norm_s8_params_valid(params, depth) || rows < 0
+        || (rows > 0 && (input == NULL || output == NULL || multiplier == NULL || bias == NULL))) {
+        return EM_NN_ERR_BAD_ARGUMENT;
+    }
+    const em_norm_params p = *params;
+    const int64_t epsilon = ((int64_t)p.epsilon_high << 31) + p.epsilon_low;
+    /* A: 255·D·2^A in 31 bits, so that d = q·(D·2^A) − C·2^A and both its terms fit int32 */
+    const int32_t a = __builtin_clz((uint32_t)(255 * depth)) - 1;
+    const int32_t scale = depth << a;
+    const int32_t rounding = 1 << (p.output_shift - 1);
+    for (int32_t row = 0; row < rows; row++) {
+        const int8_t *in = input + (int64_t)row * depth;
+        int8_t *out = output + (int64_t)row * depth;
+        int32_t sum, squares;
+        em_nn_norm_sums(in, depth, &sum, &squares);
+        const int64_t centre = p.mode == 0 ? sum : (int64_t)depth * p.input_zero_point;
+        const int64_t variance = (int64_t)depth * squares - 2 * centre * sum + centre * centre; /* >= 0, < 2^46 */
+        const uint64_t total = ((uint64_t)variance << p.epsilon_shift) + (uint64_t)epsilon;   /* < 2^62 */
+        int32_t r = 0, s = 0; /* total 0: every d is 0 (a constant row, or all at zp) */
+        if (total != 0u) {
+            const int32_t k = (64 - __builtin_clzll(total) - 29) >> 1; /* floor: m in [2^28, 2^30) */
+            const uint32_t m = (uint32_t)(k >= 0 ? total >> (2 * k) : total << (-2 * k));
+            r = (int32_t)em_nn_rsqrt_q29(m);
+            s = p.norm_bits + p.epsilon_shift / 2 - k - a - 12;
+            s = s < -32 ? -32 : (s > 31 ? 31 : s);
+        }
+        const int32_t offset = (int32_t)((uint32_t)(int32_t)centre << a); /* |C| <= 128·D: C·2^A fits */
+        int32_t i = 0;
+#if EM_NN_TIER_MVE
+        const int32x4_t low = vdupq_n_s32(-128), high = vdupq_n_s32(127), rv = vdupq_n_s32(r);
+        for (; i < depth; i += 4) {
+            const mve_pred16_t lanes = vctp32q((uint32_t)(depth - i));
+            const int32x4_t d = vsubq_n_s32(vmulq_n_s32(vldrbq_z_s32(in + i, lanes), scale), offset);
+            const int32x4_t n = vrshlq_n_s32(vrmulhq_s32(d, rv), s);
+            const int32x4_t acc = vqaddq_s32(vrmulhq_s32(n, vldrwq_z_s32(multiplier + i, lanes)),
+                                             vldrwq_z_s32(bias + i, lanes));
+            const int32x4_t y = vrshlq_n_s32(acc, -p.output_shift);
+            vstrbq_p_s32(out + i, vmaxq_s32(vminq_s32(y, high), low), lanes);
+        }
+#endif
+        for (; i < depth; i++) {
+            const int32_t n = em_nn_rshl(em_nn_rmulh(in[i] * scale - offset, r), s);
+            int64_t acc = (int64_t)em_nn_rmulh(n, multiplier[i]) + bias[i];
+            acc = acc < EM_NN_INT32_MIN ? EM_NN_INT32_MIN : (acc > EM_NN_INT32_MAX ? EM_NN_INT32_MAX : acc);
+            const int32_t y = (int32_t)((acc + rounding) >> p.output_shift);
+            out[i] = (int8_t)(y < -128 ? -128 : (y > 127 ? 127 : y));
+        }
+    }
+    return EM_NN_OK;
+}
