@@ -15,13 +15,14 @@ from compiler.schema import program_generated as fb
 
 def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
     x, weight, bias = inputs
-    return [reference.float_layer_norm_f32(x, weight, bias, epsilon=op.attrs["epsilon"], rms=op.attrs["rms"])]
+    return [reference.float_layer_norm_f32(x, weight, bias, epsilon=op.attrs["epsilon"],
+                                           rms=op.attrs.get("rms", False))]
 
 
 def _write(builder, op: Op) -> int:
     fb.FloatLayerNormOptionsStart(builder)
     fb.FloatLayerNormOptionsAddEpsilon(builder, float(op.attrs["epsilon"]))
-    fb.FloatLayerNormOptionsAddRms(builder, int(op.attrs["rms"]))
+    fb.FloatLayerNormOptionsAddRms(builder, int(op.attrs.get("rms", False)))
     return fb.FloatLayerNormOptionsEnd(builder)
 
 
