@@ -5,7 +5,8 @@ with epsilon 0 the whole T is 0), rows at -128 / 127 and alternating between the
 the zero point (RMS: all real 0); zero points at both ends; epsilons from 0 to 10 (large: epsilon
 dominates the variance); gamma with negative and zero entries, large gamma / output scale (small
 output shift), large beta (biases near the bound), weight-less forms; a sweep of two-value rows
-whose variances reach every seed interval of the reciprocal square root."""
+whose variances reach every seed interval of the reciprocal square root; in place (the output
+over the input, as compiler/ops/overlap.py allows: a row is read whole before it is written)."""
 from __future__ import annotations
 
 import numpy as np
@@ -88,4 +89,12 @@ def cases() -> list[Case]:
         x = np.stack([np.zeros_like(j), j], axis=1) if mode == "layer" else np.stack([j, np.full_like(j, 3)], axis=1)
         out.append(_case(f"variance_sweep_{mode}", x.astype(np.int8), mode, (0.07, 0.02), (3, -5),
                          np.array([1.3, -0.7]), np.array([0.1, 0.0]), 1e-3))
+    # in place: rows of 37 (Helium: 2 full 16-lane sum steps and a tail, 9 output steps and a tail)
+    from cases.in_place import tightest
+
+    for mode in ("layer", "rms"):
+        rng = rng_for("norm", "in_place", mode)
+        x = edge_int8(rng, (6, 37))
+        out.append(tightest(_case(f"6x37_{mode}", x, mode, (0.05, 0.03), (-128, 127), rng.normal(1, 0.5, 37),
+                                  rng.normal(0, 0.5, 37), 1e-5)))
     return out
