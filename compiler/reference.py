@@ -511,7 +511,7 @@ def norm_s8(x: np.ndarray, multiplier: np.ndarray, bias: np.ndarray, *, mode: st
     (x − mean) / sqrt(var + eps) = d / sqrt(V + E/2^F) as n = VRSHL(VRMULH(d, r), s) in
     Q(norm_bits), s = N + F/2 − k − A − 12 (n = 0 where T = 0: then every d is 0);
     acc = sat32(VRMULH(n, multiplier[i]) + bias[i]); out = clamp((acc + 2^(H−1)) >> H) with
-    H = output_shift. VRMULH(a, b) = (a·b + 2^31) >> 32. multiplier = gamma / scale_out ·
+    H = output_shift (1..24). VRMULH(a, b) = (a·b + 2^31) >> 32. multiplier = gamma / scale_out ·
     2^(32 + H − N), bias = (beta / scale_out + zp_out) · 2^H (ops/norm.py)."""
     q = np.asarray(x, np.int64)
     depth = q.shape[-1]

@@ -37,6 +37,9 @@ FIELDS = (("input_zero_point", "InputZeroPoint"), ("epsilon_high", "EpsilonHigh"
 MAX_EPSILON_SHIFT = 32  # fractional bits of the epsilon term: 2^-32 of an integer variance is plenty
 EPSILON_LIMIT = 2**61  # V·2^F + E < 2^62 (em_norm_s8's bound: V < D²·2^16 is the other half)
 BIAS_LIMIT = 2**30  # |bias| below this: VRMULH's product (<= 2^30) plus bias never saturates
+# H <= 24: the DSP and scalar paths' saturating (acc + 2^(H−1)) >> H then equals the exact one
+# wherever the output is not clamped (em_norm_s8.c); 2^-24 LSB is precision enough
+MAX_OUTPUT_SHIFT = 24
 
 
 def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
@@ -110,7 +113,7 @@ def norm_parameters(depth: int, input_scale: float, output_scale: float, output_
     """(multiplier [D], bias [D], the fixed-point attrs) of reference.norm_s8: norm_bits N, the
     most with D·4^N <= 2^60 (|normalised value| <= sqrt(D) in 30 bits); epsilon_shift F, the most
     (even, <= MAX_EPSILON_SHIFT) that keeps V·2^F and E below 2^61; output_shift H, the most
-    (<= 30) that keeps every multiplier in int32 and every bias below BIAS_LIMIT. None fits:
+    (<= MAX_OUTPUT_SHIFT) that keeps every multiplier in int32 and every bias below BIAS_LIMIT. None fits:
     ValueError (the op stays unsupported)."""
     norm_bits = max(n for n in range(31) if depth << (2 * n) <= 1 << 60)
     epsilon = depth * depth * float(eps) / (float(input_scale) ** 2)
@@ -121,7 +124,7 @@ def norm_parameters(depth: int, input_scale: float, output_scale: float, output_
         raise ValueError(f"epsilon {eps:g} is too large for input scale {input_scale:g}")
     epsilon_shift = shifts[-1]
     epsilon_term = int(round(epsilon * 2.0 ** epsilon_shift))
-    for output_shift in range(30, 0, -1):
+    for output_shift in range(MAX_OUTPUT_SHIFT, 0, -1):
         multiplier = np.round(gamma / output_scale * 2.0 ** (32 + output_shift - norm_bits))
         bias = np.round((beta / output_scale + output_zero_point) * 2.0 ** output_shift)
         if np.abs(multiplier).max() < 2**31 and np.abs(bias).max() < BIAS_LIMIT:

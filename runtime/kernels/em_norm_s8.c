@@ -22,25 +22,38 @@ static const uint32_t em_nn_rsqrt_seed[24] = {
  *  Newton steps y·(3 − m·y²)/2 with floored products (each below 2^62, unsigned). */
 static uint32_t em_nn_rsqrt_q29(uint32_t m)
 {
-    uint64_t y = em_nn_rsqrt_seed[(m >> 25) - 8u];
+    /* y <= 2^30, y² >> 29 <= 2^31 and m·y²>>29 < 3·2^30 (the seed is within 6 % of the root): every
+     * factor fits 32 bits, so each product is one UMULL */
+    uint32_t y = em_nn_rsqrt_seed[(m >> 25) - 8u];
     for (int32_t i = 0; i < 3; i++) {
-        const uint64_t y2 = (y * y) >> 29;
-        const uint64_t ay2 = ((uint64_t)m * y2) >> 29;
-        y = (y * ((3ull << 30) - ay2)) >> 31;
+        const uint32_t y2 = (uint32_t)(((uint64_t)y * y) >> 29);
+        const uint32_t ay2 = (uint32_t)(((uint64_t)m * y2) >> 29);
+        y = (uint32_t)(((uint64_t)y * (3u * (1u << 30) - ay2)) >> 31);
     }
-    return (uint32_t)y;
+    return y;
 }
 
-/** VRMULH: (a·b + 2^31) >> 32. */
+/** VRMULH: (a·b + 2^31) >> 32 (DSP: SMMULR). */
 static inline int32_t em_nn_rmulh(int32_t a, int32_t b)
 {
+#if EM_NN_TIER_DSP && defined(__GNUC__)
+    int32_t high;
+    __asm__("smmulr %0, %1, %2" : "=r"(high) : "r"(a), "r"(b));
+    return high;
+#else
     return (int32_t)(((int64_t)a * b + ((int64_t)1 << 31)) >> 32);
+#endif
 }
 
-/** VRSHL by @p s in -32..31: a left shift (wrapping), or a right one rounded half up. */
-static inline int32_t em_nn_rshl(int32_t x, int32_t s)
+/** sat32(a + b) (DSP: QADD). */
+static inline int32_t em_nn_qadd(int32_t a, int32_t b)
 {
-    return s >= 0 ? (int32_t)((uint32_t)x << s) : (int32_t)(((int64_t)x + ((int64_t)1 << (-s - 1))) >> -s);
+#if EM_NN_TIER_DSP
+    return __qadd(a, b);
+#else
+    const int64_t sum = (int64_t)a + b;
+    return sum < EM_NN_INT32_MIN ? EM_NN_INT32_MIN : (sum > EM_NN_INT32_MAX ? EM_NN_INT32_MAX : (int32_t)sum);
+#endif
 }
 
 /** Σ q and Σ q² of one row. */
@@ -105,23 +118,33 @@ em_nn_status em_norm_s8(const em_norm_params *params, int32_t rows, int32_t dept
         const int32_t offset = (int32_t)((uint32_t)(int32_t)centre << a); /* |C| <= 128·D: C·2^A fits */
         int32_t i = 0;
 #if EM_NN_TIER_MVE
-        const int32x4_t low = vdupq_n_s32(-128), high = vdupq_n_s32(127), rv = vdupq_n_s32(r);
+        const int32x4_t low = vdupq_n_s32(-128), high = vdupq_n_s32(127), r_lanes = vdupq_n_s32(r);
         for (; i < depth; i += 4) {
             const mve_pred16_t lanes = vctp32q((uint32_t)(depth - i));
             const int32x4_t d = vsubq_n_s32(vmulq_n_s32(vldrbq_z_s32(in + i, lanes), scale), offset);
-            const int32x4_t n = vrshlq_n_s32(vrmulhq_s32(d, rv), s);
+            const int32x4_t n = vrshlq_n_s32(vrmulhq_s32(d, r_lanes), s);
             const int32x4_t acc = vqaddq_s32(vrmulhq_s32(n, vldrwq_z_s32(multiplier + i, lanes)),
                                              vldrwq_z_s32(bias + i, lanes));
             const int32x4_t y = vrshlq_n_s32(acc, -p.output_shift);
             vstrbq_p_s32(out + i, vmaxq_s32(vminq_s32(y, high), low), lanes);
         }
 #endif
+        /* VRSHL(t, s) in 32 bits: |t| <= 2^29, so t + 2^(-s-1) fits for s >= -30, and s <= -31
+         * gives 0 for every t (as r = 0 does) */
+        const int32_t left = s > 0 ? s : 0, right = s < 0 ? -s : 0;
+        const int32_t r_tail = right >= 31 ? 0 : r, n_round = right > 0 && right < 31 ? 1 << (right - 1) : 0;
+        const int32_t n_right = right < 31 ? right : 0;
         for (; i < depth; i++) {
-            const int32_t n = em_nn_rshl(em_nn_rmulh(in[i] * scale - offset, r), s);
-            int64_t acc = (int64_t)em_nn_rmulh(n, multiplier[i]) + bias[i];
-            acc = acc < EM_NN_INT32_MIN ? EM_NN_INT32_MIN : (acc > EM_NN_INT32_MAX ? EM_NN_INT32_MAX : acc);
-            const int32_t y = (int32_t)((acc + rounding) >> p.output_shift);
+            const int32_t t = em_nn_rmulh(in[i] * scale - offset, r_tail);
+            const int32_t n = ((int32_t)((uint32_t)t << left) + n_round) >> n_right;
+            const int32_t acc = em_nn_qadd(em_nn_rmulh(n, multiplier[i]), bias[i]);
+            /* (acc + 2^(H−1)) >> H saturating: where the sum passes INT32_MAX both are >= 127 (H <= 24) */
+            const int32_t y = em_nn_qadd(acc, rounding) >> p.output_shift;
+#if EM_NN_TIER_DSP
+            out[i] = (int8_t)__ssat(y, 8);
+#else
             out[i] = (int8_t)(y < -128 ? -128 : (y > 127 ? 127 : y));
+#endif
         }
     }
     return EM_NN_OK;

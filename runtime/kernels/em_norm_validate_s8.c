@@ -24,5 +24,5 @@ bool em_norm_s8_params_valid(const em_norm_params *params, int32_t depth)
            && p->epsilon_shift >= 0 && (p->epsilon_shift & 1) == 0
            && em_nn_bit_length((d * d) << 16) + p->epsilon_shift <= 61
            && p->norm_bits >= 0 && p->norm_bits <= 30 && d <= ((uint64_t)1 << (60 - 2 * p->norm_bits))
-           && p->output_shift >= 1 && p->output_shift <= 30;
+           && p->output_shift >= 1 && p->output_shift <= 24;
 }

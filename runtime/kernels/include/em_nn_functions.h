@@ -565,7 +565,7 @@ typedef struct {
     int32_t epsilon_low;      /**< 0..2^31 − 1 */
     int32_t epsilon_shift;    /**< F: even, >= 0, with bitlen(D²·2^16) + F <= 61 (V·2^F + E < 2^62) */
     int32_t norm_bits;        /**< N: fractional bits of the normalised value, 0..30, D·4^N <= 2^60 */
-    int32_t output_shift;     /**< H: fractional bits of the per-channel accumulator, 1..30 */
+    int32_t output_shift;     /**< H: fractional bits of the per-channel accumulator, 1..24 */
 } em_norm_params;
 
 /** Longest norm row: Σq² < 2^31 and 255·D in 23 bits. */
