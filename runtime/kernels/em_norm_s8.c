@@ -86,6 +86,29 @@ static void em_nn_norm_sums(const int8_t *in, int32_t depth, int32_t *sum, int32
     *squares = ss;
 }
 
+#if !EM_NN_TIER_MVE
+/** Values @p from .. @p depth − 1 of one row: n = ((t << left) + round) >> right with
+ *  t = VRMULH(q·scale − offset, r), then the affine and the output (inlined per sign of s: the
+ *  zero shifts fold away). */
+static inline __attribute__((always_inline)) void em_nn_norm_values(
+    const int8_t *in, int8_t *out, int32_t from, int32_t depth, int32_t scale, int32_t offset, int32_t r, int32_t left,
+    int32_t round, int32_t right, const int32_t *multiplier, const int32_t *bias, int32_t rounding, int32_t output_shift)
+{
+    for (int32_t i = from; i < depth; i++) {
+        const int32_t t = em_nn_rmulh(in[i] * scale - offset, r);
+        const int32_t n = ((int32_t)((uint32_t)t << left) + round) >> right;
+        const int32_t acc = em_nn_qadd(em_nn_rmulh(n, multiplier[i]), bias[i]);
+        /* (acc + 2^(H−1)) >> H saturating: where the sum passes INT32_MAX both are >= 127 (H <= 24) */
+        const int32_t y = em_nn_qadd(acc, rounding) >> output_shift;
+#if EM_NN_TIER_DSP
+        out[i] = (int8_t)__ssat(y, 8);
+#else
+        out[i] = (int8_t)(y < -128 ? -128 : (y > 127 ? 127 : y));
+#endif
+    }
+}
+#endif
+
 em_nn_status em_norm_s8(const em_norm_params *params, int32_t rows, int32_t depth, const int8_t *input,
                         const int32_t *multiplier, const int32_t *bias, int8_t *output)
 {
@@ -98,7 +121,9 @@ em_nn_status em_norm_s8(const em_norm_params *params, int32_t rows, int32_t dept
     /* A: 255·D·2^A in 31 bits, so that d = q·(D·2^A) − C·2^A and both its terms fit int32 */
     const int32_t a = __builtin_clz((uint32_t)(255 * depth)) - 1;
     const int32_t scale = depth << a;
+#if !EM_NN_TIER_MVE
     const int32_t rounding = 1 << (p.output_shift - 1);
+#endif
     for (int32_t row = 0; row < rows; row++) {
         const int8_t *in = input + (int64_t)row * depth;
         int8_t *out = output + (int64_t)row * depth;
@@ -116,10 +141,9 @@ em_nn_status em_norm_s8(const em_norm_params *params, int32_t rows, int32_t dept
             s = s < -32 ? -32 : (s > 31 ? 31 : s);
         }
         const int32_t offset = (int32_t)((uint32_t)(int32_t)centre << a); /* |C| <= 128·D: C·2^A fits */
-        int32_t i = 0;
 #if EM_NN_TIER_MVE
         const int32x4_t low = vdupq_n_s32(-128), high = vdupq_n_s32(127), r_lanes = vdupq_n_s32(r);
-        for (; i < depth; i += 4) {
+        for (int32_t i = 0; i < depth; i += 4) { /* the tail predicated: no scalar loop after it */
             const mve_pred16_t lanes = vctp32q((uint32_t)(depth - i));
             const int32x4_t d = vsubq_n_s32(vmulq_n_s32(vldrbq_z_s32(in + i, lanes), scale), offset);
             const int32x4_t n = vrshlq_n_s32(vrmulhq_s32(d, r_lanes), s);
@@ -128,24 +152,18 @@ em_nn_status em_norm_s8(const em_norm_params *params, int32_t rows, int32_t dept
             const int32x4_t y = vrshlq_n_s32(acc, -p.output_shift);
             vstrbq_p_s32(out + i, vmaxq_s32(vminq_s32(y, high), low), lanes);
         }
-#endif
-        /* VRSHL(t, s) in 32 bits: |t| <= 2^29, so t + 2^(-s-1) fits for s >= -30, and s <= -31
-         * gives 0 for every t (as r = 0 does) */
-        const int32_t left = s > 0 ? s : 0, right = s < 0 ? -s : 0;
-        const int32_t r_tail = right >= 31 ? 0 : r, n_round = right > 0 && right < 31 ? 1 << (right - 1) : 0;
-        const int32_t n_right = right < 31 ? right : 0;
-        for (; i < depth; i++) {
-            const int32_t t = em_nn_rmulh(in[i] * scale - offset, r_tail);
-            const int32_t n = ((int32_t)((uint32_t)t << left) + n_round) >> n_right;
-            const int32_t acc = em_nn_qadd(em_nn_rmulh(n, multiplier[i]), bias[i]);
-            /* (acc + 2^(H−1)) >> H saturating: where the sum passes INT32_MAX both are >= 127 (H <= 24) */
-            const int32_t y = em_nn_qadd(acc, rounding) >> p.output_shift;
-#if EM_NN_TIER_DSP
-            out[i] = (int8_t)__ssat(y, 8);
 #else
-            out[i] = (int8_t)(y < -128 ? -128 : (y > 127 ? 127 : y));
-#endif
+        /* VRSHL(t, s) in 32 bits: |t| <= 2^29, so t + 2^(-s-1) fits for s >= -30, and s <= -31
+         * gives 0 for every t (as r = 0 does); one loop per sign of s, each with its one shift */
+        if (s >= 0) {
+            em_nn_norm_values(in, out, 0, depth, scale, offset, r, s, 0, 0, multiplier, bias, rounding, p.output_shift);
+        } else if (s >= -30) {
+            em_nn_norm_values(in, out, 0, depth, scale, offset, r, 0, 1 << (-s - 1), -s, multiplier, bias, rounding,
+                              p.output_shift);
+        } else {
+            em_nn_norm_values(in, out, 0, depth, scale, offset, 0, 0, 0, 0, multiplier, bias, rounding, p.output_shift);
         }
+#endif
     }
     return EM_NN_OK;
 }
