@@ -6,7 +6,10 @@ the zero point (RMS: all real 0); zero points at both ends; epsilons from 0 to 1
 dominates the variance); gamma with negative and zero entries, large gamma / output scale (small
 output shift), large beta (biases near the bound), weight-less forms; a sweep of two-value rows
 whose variances reach every seed interval of the reciprocal square root; in place (the output
-over the input, as compiler/ops/overlap.py allows: a row is read whole before it is written)."""
+over the input, as compiler/ops/overlap.py allows: a row is read whole before it is written); and
+fields the compiler never picks but check() admits (norm_bits 0 and 10 with epsilon_shift 0: the
+row's shift s down to -31 and below, where every normalised value is 0; output_shift 1 and 24;
+multipliers and biases over all of int32, so the saturating sum saturates)."""
 from __future__ import annotations
 
 import numpy as np
@@ -89,6 +92,20 @@ def cases() -> list[Case]:
         x = np.stack([np.zeros_like(j), j], axis=1) if mode == "layer" else np.stack([j, np.full_like(j, 3)], axis=1)
         out.append(_case(f"variance_sweep_{mode}", x.astype(np.int8), mode, (0.07, 0.02), (3, -5),
                          np.array([1.3, -0.7]), np.array([0.1, 0.0]), 1e-3))
+    for norm_bits, output_shift, epsilon_high in ((0, 1, 2**29), (10, 24, 0), (0, 24, 1)):  # s about -45, -18, -30
+        rng = rng_for("norm", "fields", norm_bits, output_shift)
+        x = edge_int8(rng, (6, 64))
+        x[1] = 3
+        attrs = {"mode": ("layer", "rms")[output_shift % 2], "input_zero_point": -7, "epsilon_high": epsilon_high,
+                 "epsilon_low": 5,
+                 "epsilon_shift": 0, "norm_bits": norm_bits, "output_shift": output_shift}
+        multiplier = rng.integers(-(2**31), 2**31, 64).astype(np.int32)
+        bias = rng.integers(-(2**31), 2**31, 64).astype(np.int32)
+        bias[:4] = (-(2**31), 2**31 - 1, 0, -1)
+        operands = [int8_tensor("x", x.shape, -7, 0.05), Tensor("multiplier", "int32", (64,), data=multiplier),
+                    Tensor("bias", "int32", (64,), data=bias)]
+        out.append(single_op("norm", operands, int8_tensor("y", x.shape, 0, 0.05), attrs, [x],
+                             name=f"fields_n{norm_bits}_h{output_shift}", params=attrs))
     # in place: rows of 37 (Helium: 2 full 16-lane sum steps and a tail, 9 output steps and a tail)
     from cases.in_place import tightest
 
