@@ -344,6 +344,17 @@ def _layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_ena
     return aten.reshape.default(y, list(x.shape))
 
 
+def _rms_norm(x, normalized_shape, weight=None, eps=None):
+    """rms_norm likewise, over the last dim of a 2-D view."""
+    normalized = [int(d) for d in normalized_shape]
+    if x.dim() <= 3 and len(normalized) == 1:
+        return NotImplemented
+    features = math.prod(normalized)
+    weight = None if weight is None else aten.reshape.default(weight, [features])
+    y = aten.rms_norm.default(aten.reshape.default(x, [-1, features]), [features], weight, eps)
+    return aten.reshape.default(y, list(x.shape))
+
+
 def _group_norm(x, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
     """group_norm as a layer norm over each group's values (a view [batch, groups, values]),
     then the per-channel affine as a product and a sum (broadcast over the spatial dims)."""
@@ -532,6 +543,7 @@ EMBER_DECOMPOSITIONS: dict[object, Decomposition] = {
     aten.replication_pad2d.default: _replication_pad,
     aten.avg_pool2d.default: _avg_pool2d,
     aten.layer_norm.default: _layer_norm,
+    aten.rms_norm.default: _rms_norm,
     aten.flip.default: _flip,
     aten.mean.default: _mean_all,
     aten.sum.default: _sum_all,

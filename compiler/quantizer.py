@@ -142,7 +142,7 @@ class CortexMQuantizer(Quantizer):
       an instance stays in float.
     - `skip_ops`: ATen ops, by name ("add", "softmax", "aten.mul") or as torch.ops.aten.*
       overloads or packets: every call of them stays in float.
-    Ops the quantizer has no int8 pattern for (layer_norm …) stay in float anyway.
+    Ops the quantizer has no int8 pattern for stay in float anyway.
     """
 
     skip_modules: tuple[str, ...] = ()

@@ -54,6 +54,7 @@ class OpCode(object):
     BATCH_MATMUL = 29
     MEL_FEATURES = 30
     ARG_MAX = 31
+    NORM = 32
 
 
 # The elementwise function of FLOAT_BINARY.
@@ -86,6 +87,16 @@ class FloatUnaryFunction(object):
     LEAKY_RELU = 14
 
 
+# NORM: int8 layer norm (LAYER: centred on the row's mean) or RMS norm (RMS: on real 0, the
+# input zero point) over the last axis D, then the per-channel affine, int8 out (compiler/
+# reference.py: norm_s8). Inputs: x int8 [..., D], multiplier int32 [D] (gamma / scale_out in
+# Q(32 + output_shift − norm_bits)), bias int32 [D] ((beta / scale_out + zp_out) · 2^output_shift).
+# The epsilon term D²·eps/scale_in²·2^epsilon_shift is epsilon_high·2^31 + epsilon_low.
+class NormMode(object):
+    LAYER = 0
+    RMS = 1
+
+
 class OpOptions(object):
     NONE = 0
     QuantizeOptions = 1
@@ -116,6 +127,7 @@ class OpOptions(object):
     BatchMatmulOptions = 26
     MelFeaturesOptions = 27
     ArgMaxOptions = 28
+    NormOptions = 29
 
 
 # Affine quantization: real = scale * (q - zero_point). One entry per tensor, or one per
@@ -2401,11 +2413,22 @@ class FloatLayerNormOptions(object):
             return self._tab.Get(flatbuffers.number_types.Float32Flags, o + self._tab.Pos)
         return 0.0
 
+    # 1: RMS norm, no mean is taken (the row is centred on 0), var = Σx² / D; 0: layer norm.
+    # FloatLayerNormOptions
+    def Rms(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
 def FloatLayerNormOptionsStart(builder):
-    builder.StartObject(1)
+    builder.StartObject(2)
 
 def FloatLayerNormOptionsAddEpsilon(builder, epsilon):
     builder.PrependFloat32Slot(0, epsilon, 0.0)
+
+def FloatLayerNormOptionsAddRms(builder, rms):
+    builder.PrependInt32Slot(1, rms, 0)
 
 def FloatLayerNormOptionsEnd(builder):
     return builder.EndObject()
@@ -3002,6 +3025,106 @@ def ArgMaxOptionsAddAxis(builder, axis):
     builder.PrependInt32Slot(0, axis, 0)
 
 def ArgMaxOptionsEnd(builder):
+    return builder.EndObject()
+
+
+
+class NormOptions(object):
+    __slots__ = ['_tab']
+
+    @classmethod
+    def GetRootAs(cls, buf, offset=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
+        x = NormOptions()
+        x.Init(buf, n + offset)
+        return x
+
+    @classmethod
+    def GetRootAsNormOptions(cls, buf, offset=0):
+        """This method is deprecated. Please switch to GetRootAs."""
+        return cls.GetRootAs(buf, offset)
+    @classmethod
+    def NormOptionsBufferHasIdentifier(cls, buf, offset, size_prefixed=False):
+        return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x45\x4D\x42\x52", size_prefixed=size_prefixed)
+
+    # NormOptions
+    def Init(self, buf, pos):
+        self._tab = flatbuffers.table.Table(buf, pos)
+
+    # NormOptions
+    def Mode(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # NormOptions
+    def InputZeroPoint(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # NormOptions
+    def EpsilonHigh(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # NormOptions
+    def EpsilonLow(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # NormOptions
+    def EpsilonShift(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # NormOptions
+    def NormBits(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(14))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # NormOptions
+    def OutputShift(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(16))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+def NormOptionsStart(builder):
+    builder.StartObject(7)
+
+def NormOptionsAddMode(builder, mode):
+    builder.PrependInt32Slot(0, mode, 0)
+
+def NormOptionsAddInputZeroPoint(builder, inputZeroPoint):
+    builder.PrependInt32Slot(1, inputZeroPoint, 0)
+
+def NormOptionsAddEpsilonHigh(builder, epsilonHigh):
+    builder.PrependInt32Slot(2, epsilonHigh, 0)
+
+def NormOptionsAddEpsilonLow(builder, epsilonLow):
+    builder.PrependInt32Slot(3, epsilonLow, 0)
+
+def NormOptionsAddEpsilonShift(builder, epsilonShift):
+    builder.PrependInt32Slot(4, epsilonShift, 0)
+
+def NormOptionsAddNormBits(builder, normBits):
+    builder.PrependInt32Slot(5, normBits, 0)
+
+def NormOptionsAddOutputShift(builder, outputShift):
+    builder.PrependInt32Slot(6, outputShift, 0)
+
+def NormOptionsEnd(builder):
     return builder.EndObject()
 
 

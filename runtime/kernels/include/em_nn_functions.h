@@ -557,6 +557,44 @@ int32_t em_mel_features_s16_get_buffer_size(int32_t fft_length, int32_t n_mels);
  */
 em_nn_status em_arg_max_s8(const int8_t *input, int32_t outer, int32_t count, int32_t inner, int32_t *output);
 
+/** Norm parameters (compiler/ops/norm.py norm_parameters; the schema's NormOptions, slots in order). */
+typedef struct {
+    int32_t mode;             /**< 0 layer norm (centre: the row's mean), 1 RMS norm (centre: input_zero_point) */
+    int32_t input_zero_point; /**< -128..127 */
+    int32_t epsilon_high;     /**< E = epsilon_high·2^31 + epsilon_low = D²·eps / scale_in²·2^F: 0..2^30 − 1 */
+    int32_t epsilon_low;      /**< 0..2^31 − 1 */
+    int32_t epsilon_shift;    /**< F: even, >= 0, with bitlen(D²·2^16) + F <= 61 (V·2^F + E < 2^62) */
+    int32_t norm_bits;        /**< N: fractional bits of the normalised value, 0..30, D·4^N <= 2^60 */
+    int32_t output_shift;     /**< H: fractional bits of the per-channel accumulator, 1..24 */
+} em_norm_params;
+
+/** Longest norm row: Σq² < 2^31 and 255·D in 23 bits. */
+#define EM_NORM_MAX_DEPTH 32767
+
+/** Whether @p params (not NULL, each field within its range above) and @p depth (1..EM_NORM_MAX_DEPTH)
+ *  are within em_norm_s8()'s ranges: its own check at every call, and the NORM adapter's at load. */
+bool em_norm_s8_params_valid(const em_norm_params *params, int32_t depth);
+
+/**
+ * int8 layer norm or RMS norm of each row, then the per-channel affine (reference.norm_s8, bit for
+ * bit on every tier). Per row: S = Σq and SS = Σq² (int32), the centre C (S, or D·zp), the exact
+ * V = D·SS − 2·C·S + C², T = V·2^F + E, 1/sqrt(T) from a Newton iteration on Q29 (em_nn_rsqrt_q29);
+ * per value: d = q·(D·2^A) − C·2^A, n = VRSHL(VRMULH(d, r), s) in Q(N),
+ * out = clamp((sat32(VRMULH(n, multiplier[i]) + bias[i]) + 2^(H−1)) >> H).
+ * MVE: Helium sums (VADDVA, VMLADAVA) and a 4-lane output loop, tails predicated; DSP: SMLAD sums
+ * of squares; scalar: plain C. May run in place (input == output): a row is read whole before
+ * any of it is written, and each value before its output.
+ * @param rows        0..INT32_MAX rows
+ * @param depth       D, 1..EM_NORM_MAX_DEPTH values per row
+ * @param input       [rows, D] int8, -128..127
+ * @param multiplier  [D] int32: gamma / scale_out · 2^(32 + H − N) (any int32)
+ * @param bias        [D] int32: (beta / scale_out + zp_out) · 2^H (any int32: the sum saturates)
+ * @param output      [rows, D] int8; the input itself or apart from it
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for NULL pointers or parameters out of range.
+ */
+em_nn_status em_norm_s8(const em_norm_params *params, int32_t rows, int32_t depth, const int8_t *input,
+                        const int32_t *multiplier, const int32_t *bias, int8_t *output);
+
 #ifdef __cplusplus
 }
 #endif
