@@ -28,7 +28,7 @@ aten = torch.ops.aten
 
 
 FIELDS = (("input_multiplier", "InputMultiplier"), ("input_left_shift", "InputLeftShift"), ("diff_min", "DiffMin"))
-MASK_FIELDS = (("mask_rows", "MaskRows", int), ("causal", "Causal", bool))  # appended; absent: no mask
+MASK_FIELDS = (("mask_rows", "MaskRows", int), ("causal", "Causal", int))  # appended; absent: no mask
 
 
 def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:

@@ -1389,14 +1389,14 @@ class SoftmaxOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
         return 0
 
-    # With mask_rows > 0: position j of row r is masked when j > r mod mask_rows (a causal mask); else
+    # With mask_rows > 0, 1: position j of row r is masked when j > r mod mask_rows (a causal mask); 0:
     # the op's second input, a constant int8 [mask_rows, row], masks where it is not 0.
     # SoftmaxOptions
     def Causal(self):
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
         if o != 0:
-            return bool(self._tab.Get(flatbuffers.number_types.BoolFlags, o + self._tab.Pos))
-        return False
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
 
 def SoftmaxOptionsStart(builder):
     builder.StartObject(5)
@@ -1414,7 +1414,7 @@ def SoftmaxOptionsAddMaskRows(builder, maskRows):
     builder.PrependInt32Slot(3, maskRows, 0)
 
 def SoftmaxOptionsAddCausal(builder, causal):
-    builder.PrependBoolSlot(4, causal, 0)
+    builder.PrependInt32Slot(4, causal, 0)
 
 def SoftmaxOptionsEnd(builder):
     return builder.EndObject()

@@ -425,6 +425,30 @@ bool em_softmax_s8_params_valid(const em_softmax_params *params, int32_t row_siz
 em_nn_status em_softmax_s8(const em_softmax_params *params, int32_t rows, int32_t row_size, const int8_t *input,
                            int8_t *output);
 
+/** An attention mask for em_softmax_masked_s8() (reference.softmax_mask): row r of the input
+ *  takes mask row r mod mask_rows. */
+typedef struct {
+    int32_t mask_rows;   /**< >= 1: the mask's period in rows (a causal mask: the query count Tq) */
+    int32_t causal;      /**< 1: position j of row r is masked when j > r mod mask_rows; 0: @ref mask */
+    const int8_t *mask;  /**< causal 0: [mask_rows, row_size], not 0 = masked; causal 1: unused */
+} em_softmax_mask;
+
+/**
+ * em_softmax_s8() of each row with the masked positions left out (an attention mask's -inf): the
+ * max and the sum of exponentials run over the other positions, each masked one gives -128
+ * (probability 0), and a row masked whole gives -128 throughout (scaled_dot_product_attention's 0,
+ * not NaN).
+ * @param params    em_softmax_s8_params_valid()
+ * @param mask      not NULL: mask_rows >= 1, causal 0 or 1, mask not NULL when causal is 0
+ * @param rows      0..INT32_MAX rows
+ * @param row_size  1..EM_SOFTMAX_MAX_ROW values per row
+ * @param input     [rows, row_size] int8, -128..127
+ * @param output    [rows, row_size] int8, scale 1/256, zero point -128; must not overlap input
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for NULL pointers or parameters out of range.
+ */
+em_nn_status em_softmax_masked_s8(const em_softmax_params *params, const em_softmax_mask *mask, int32_t rows,
+                                  int32_t row_size, const int8_t *input, int8_t *output);
+
 /**
  * int8 elementwise minimum (reference.minimum_s8) / maximum (reference.maximum_s8) of two
  * operands that share one quantization with the output: min / max of the codes.
