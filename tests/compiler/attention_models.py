@@ -213,6 +213,12 @@ FORMS: tuple[Form, ...] = (
 )
 
 
+def _architecture(form: Form):
+    from tests.zoo.architectures import Architecture
+
+    return Architecture(form.name, lambda: build(form), (form.shape,), "attention as users write it", "sequence")
+
+
 def inputs(form: Form, seed: int) -> torch.Tensor:
     return torch.randn(*form.shape, generator=torch.Generator().manual_seed(seed))
 
@@ -220,6 +226,10 @@ def inputs(form: Form, seed: int) -> torch.Tensor:
 def build(form: Form) -> nn.Module:
     torch.manual_seed(0)
     return form.build().eval()
+
+
+# The forms as zoo architectures, for tests/zoo/harness.py (lower_all imports this table by name).
+ATTENTION_ARCHITECTURES = {form.name: _architecture(form) for form in FORMS}
 
 
 def audit(form: Form) -> dict:
