@@ -31,6 +31,7 @@ from compiler import reference
 from compiler.ir import Graph
 from compiler.planner import Region, plan_memory
 from compiler.program import Program
+from compiler.scratch import SUFFIX
 from compiler.target import Target
 from ember_build.board import load_board
 from ember_build.paths import BUILD_ROOT
@@ -74,11 +75,12 @@ def attention_part(graph: Graph) -> Graph:
 
 
 def single_op(graph: Graph, op) -> Graph:
-    """`op` alone, its non-constant inputs the program's inputs."""
-    names = [*op.inputs, *op.outputs]
-    tensors = {name: copy.deepcopy(graph.tensors[name]) for name in names}
+    """`op` alone, its non-constant inputs the program's inputs (its scratch planned again)."""
+    alone = copy.deepcopy(op)
+    alone.outputs = [name for name in op.outputs if not name.endswith(SUFFIX)]
+    tensors = {name: copy.deepcopy(graph.tensors[name]) for name in (*alone.inputs, *alone.outputs)}
     inputs = list(dict.fromkeys(name for name in op.inputs if not graph.tensors[name].is_constant))
-    return Graph(tensors, [copy.deepcopy(op)], inputs, list(op.outputs))
+    return Graph(tensors, [alone], inputs, list(alone.outputs))
 
 
 def run(board: str, program: Program, inputs: list[np.ndarray], workdir: Path) -> int:

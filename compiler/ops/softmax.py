@@ -7,8 +7,11 @@ An attention mask (compiler/attention.py softmax_mask: dequantize → where(mask
 softmax → quantize) goes into the op: `mask_rows` (the mask's period in rows) and `causal` (a
 causal mask, no bytes), or a second input, the constant int8 mask [mask_rows, row] (1: masked).
 The kernel leaves masked positions out of the max and the sum and gives them −128.
+From 256 values on it takes 1 KiB of scratch: the exponentials of the 256 int8 differences, once.
 """
 from __future__ import annotations
+
+import ctypes
 
 import numpy as np
 import torch
@@ -118,6 +121,14 @@ def _import_mask(node: Node, args: list) -> tuple[str, dict]:
     return "aten.softmax_mask", {}
 
 
+def _scratch(lib: ctypes.CDLL, graph: Graph, op: Op) -> int:
+    """The kernel's table of exponentials (em_softmax_s8_get_buffer_size): 1 KiB for 256 values or more."""
+    shape = graph.tensors[op.inputs[0]].shape
+    row = int(shape[-1]) if shape else 1
+    rows = int(np.prod(shape[:-1], dtype=np.int64))
+    return int(lib.em_softmax_s8_get_buffer_size(ctypes.c_int32(rows), ctypes.c_int32(row)))
+
+
 SOFTMAX = OpSpec(
     kind="softmax",
     opcode=fb.OpCode.SOFTMAX,
@@ -130,4 +141,5 @@ SOFTMAX = OpSpec(
              Import((aten.where.self,), _import_mask)),
     lowerings=(Lowering(("aten.softmax",), _lower),),
     path={"*": "scalar (every tier)"},
+    scratch=_scratch,
 )

@@ -4,13 +4,15 @@
  *        check() bounds the row to 1..EM_SOFTMAX_MAX_ROW (the Q12.19 sum stays in int32), the left
  *        shift to 0..31, the multiplier to >= 0 and diff_min to <= 0 (em_softmax_s8_params_valid).
  *        An attention mask (mask_rows > 0): causal 1 with no second input, or causal 0 with the
- *        int8 mask [mask_rows, C] as the second input; mask_rows divides the rows.
+ *        int8 mask [mask_rows, C] as the second input; mask_rows divides the rows. An optional
+ *        second output is the kernel's scratch (em_softmax_s8_get_buffer_size(): its table of
+ *        exponentials).
  */
 #include "em_nn_functions.h"
 #include "em_op_support.h"
 
 typedef struct {
-    em_tensor input, mask, output;
+    em_tensor input, mask, output, scratch;
     uint32_t n_inputs;
     em_softmax_params params;
     int32_t mask_rows, causal;
@@ -21,7 +23,7 @@ static em_status em_softmax_decode(const em_op_context *ctx, em_softmax_args *a)
     em_softmax_params *p = &a->params;
     em_tensor inputs[2] = {{0}, {0}};
     a->n_inputs = ctx->inputs.len == 2u ? 2u : 1u;
-    em_status s = em_op_operands(ctx, inputs, a->n_inputs, &a->output, 1u);
+    em_status s = em_op_operands_scratch(ctx, inputs, a->n_inputs, &a->output, &a->scratch);
     a->input = inputs[0];
     a->mask = inputs[1];
     if (s == EM_OK) s = em_op_options(ctx, EM_OPTIONS_SOFTMAX);
@@ -86,11 +88,13 @@ static em_status em_softmax_eval(const em_op_context *ctx)
     }
     const int32_t row = em_softmax_row(&a.input);
     const int32_t rows = (int32_t)(em_tensor_elements(&a.input) / (uint32_t)row);
+    const em_nn_context nn = {a.scratch.data, (int32_t)a.scratch.size, 0u}; /* arena: 16-byte aligned */
     if (a.mask_rows == 0) {
-        return em_op_status(em_softmax_s8(&a.params, rows, row, (const int8_t *)a.input.data, (int8_t *)a.output.data));
+        return em_op_status(em_softmax_s8(&nn, &a.params, rows, row, (const int8_t *)a.input.data,
+                                          (int8_t *)a.output.data));
     }
     const em_softmax_mask mask = {a.mask_rows, a.causal, a.causal ? NULL : (const int8_t *)a.mask.data};
-    return em_op_status(em_softmax_masked_s8(&a.params, &mask, rows, row, (const int8_t *)a.input.data,
+    return em_op_status(em_softmax_masked_s8(&nn, &a.params, &mask, rows, row, (const int8_t *)a.input.data,
                                              (int8_t *)a.output.data));
 }
 
