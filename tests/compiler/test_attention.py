@@ -16,7 +16,7 @@ import torch
 from torch import nn
 
 import compiler
-from compiler.errors import UnsupportedOpError
+from compiler.errors import EmberCompileError, UnsupportedOpError
 from compiler.reader import read_program
 from compiler.reference import run
 from tests.compiler.attention_models import ATTENTION_ARCHITECTURES, FORMS, _Projected
@@ -164,3 +164,16 @@ def test_device_equals_the_reference(lowered, board, tmp_path):
     verdicts = run_on_device(board, list(lowered.values()), tmp_path)
     assert len({name for name, _ in verdicts}) == len(NAMES)
     assert all(v.startswith("EM_OK match") for v in verdicts.values()), verdicts
+
+
+def test_a_mask_given_at_run_time_is_refused_by_name():
+    """A mask that is a program input (a padding mask) is no constant: refused, saying what lowers."""
+    class RuntimeMask(_Projected):
+        def forward(self, x, mask):
+            q, k, v = (self.split(p(x)) for p in (self.q, self.k, self.v))
+            scores = (q @ k.transpose(-2, -1) * 0.25).masked_fill(mask, float("-inf"))
+            return self.out(self.merge(scores.softmax(-1) @ v))
+
+    x, mask = torch.randn(1, 8, 16), torch.rand(8, 8) > 0.5
+    with pytest.raises(EmberCompileError, match="constant attention mask"):
+        compiler.lower(RuntimeMask(16, 1).eval(), (x, mask), [(x, mask)], report_fallbacks=False)
