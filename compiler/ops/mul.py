@@ -9,7 +9,7 @@ import numpy as np
 import torch
 from torch.fx import Node
 
-from compiler import reference
+from compiler import reference, streaming
 from compiler.attention import product_scale
 from compiler.pointwise import DEQUANTIZE
 from compiler.fixedpoint import quantize_multiplier
@@ -81,4 +81,5 @@ MUL = OpSpec(
     lowerings=(Lowering(("aten.mul",), _lower, fuses_activation=True),),
     in_place=overlap.elementwise,
     path=tier_paths("MVE 4 lanes"),
+    stream=streaming.framewise,
 )
