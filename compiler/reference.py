@@ -360,17 +360,22 @@ def _one_over_one_plus_x_for_x_in_0_1(a: np.ndarray) -> np.ndarray:
     return _saturating_shift_left(x, 1)
 
 
-def softmax_s8(x: np.ndarray, *, input_multiplier: int, input_left_shift: int, diff_min: int) -> np.ndarray:
+def softmax_s8(x: np.ndarray, *, input_multiplier: int, input_left_shift: int, diff_min: int,
+               masked: np.ndarray | None = None) -> np.ndarray:
     """Softmax over the last axis, int8 in, int8 out with scale 1/256 and zero point −128.
 
     Per row: d = x − max(x); where d >= diff_min, e = exp(SRDHM(d·2^left_shift, multiplier) as
     Q5.26) in Q0.31; the sum of e in Q12.19 (each rounded by 2^12); out = clamp(
     RoundingDivideByPOT(SRDHM(1/sum, e), bits_over_unit + 23) − 128); elsewhere −128.
     `input_multiplier` / `input_left_shift` encode beta · input_scale · 2^26 (> 1).
+    `masked` (bool, broadcast to x): positions that take no part (an attention mask's -inf): the
+    max and the sum run over the others, a masked position gives −128 (probability 0), and a row
+    masked whole gives −128 throughout (as scaled_dot_product_attention gives 0, not NaN).
     """
     x = np.asarray(x, np.int64)
-    diff = x - x.max(axis=-1, keepdims=True)
-    active = diff >= diff_min
+    keep = np.ones(x.shape, bool) if masked is None else ~np.broadcast_to(np.asarray(masked, bool), x.shape)
+    diff = x - np.where(keep, x, -128).max(axis=-1, keepdims=True)
+    active = (diff >= diff_min) & keep
     scaled = _srdhm(np.clip(diff << input_left_shift, -(1 << 31), (1 << 31) - 1), input_multiplier)
     exps = np.where(active, exp_on_negative_values(np.where(active, scaled, 0)), 0)
     total = rounding_divide_by_pot(exps, SOFTMAX_ACCUMULATION_INTEGER_BITS).sum(axis=-1, keepdims=True)
@@ -380,6 +385,23 @@ def softmax_s8(x: np.ndarray, *, input_multiplier: int, input_left_shift: int, d
     reciprocal = _one_over_one_plus_x_for_x_in_0_1(shifted)
     out = rounding_divide_by_pot(_srdhm(reciprocal, exps), bits_over_unit + 31 - 8) - 128
     return np.where(active, np.clip(out, -128, 127), -128).astype(np.int8)
+
+
+def softmax_mask(shape: tuple[int, ...], mask_rows: int, causal: bool, mask: np.ndarray | None) -> np.ndarray | None:
+    """The positions a masked softmax over the last axis of `shape` leaves out (None: none). Row r
+    (of the [rows, row] view) takes mask row r mod mask_rows: with `causal`, position j is masked
+    when j > r mod mask_rows (PyTorch's is_causal, top-left aligned); else where mask[r mod
+    mask_rows, j] != 0 (`mask` [mask_rows, row])."""
+    if mask_rows <= 0:
+        return None
+    row = shape[-1]
+    rows = int(np.prod(shape[:-1], dtype=np.int64))
+    query = np.arange(rows) % mask_rows
+    if causal:
+        masked = np.arange(row)[None, :] > query[:, None]
+    else:
+        masked = np.asarray(mask).reshape(mask_rows, row)[query] != 0
+    return masked.reshape(shape)
 
 
 def softmax_parameters(input_scale: float, beta: float = 1.0) -> dict:

@@ -1392,8 +1392,26 @@ class SoftmaxOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
         return 0
 
+    # An attention mask (compiler/reference.py: softmax_mask): row r of the [rows, row] view takes
+    # mask row r mod mask_rows; 0: no mask. Masked positions give -128 (probability 0).
+    # SoftmaxOptions
+    def MaskRows(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # With mask_rows > 0, 1: position j of row r is masked when j > r mod mask_rows (a causal mask); 0:
+    # the op's second input, a constant int8 [mask_rows, row], masks where it is not 0.
+    # SoftmaxOptions
+    def Causal(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
 def SoftmaxOptionsStart(builder):
-    builder.StartObject(3)
+    builder.StartObject(5)
 
 def SoftmaxOptionsAddInputMultiplier(builder, inputMultiplier):
     builder.PrependInt32Slot(0, inputMultiplier, 0)
@@ -1403,6 +1421,12 @@ def SoftmaxOptionsAddInputLeftShift(builder, inputLeftShift):
 
 def SoftmaxOptionsAddDiffMin(builder, diffMin):
     builder.PrependInt32Slot(2, diffMin, 0)
+
+def SoftmaxOptionsAddMaskRows(builder, maskRows):
+    builder.PrependInt32Slot(3, maskRows, 0)
+
+def SoftmaxOptionsAddCausal(builder, causal):
+    builder.PrependInt32Slot(4, causal, 0)
 
 def SoftmaxOptionsEnd(builder):
     return builder.EndObject()

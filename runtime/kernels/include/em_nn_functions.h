@@ -411,19 +411,59 @@ typedef struct {
  *  shared with the SOFTMAX adapter's load-time check(). */
 bool em_softmax_s8_params_valid(const em_softmax_params *params, int32_t row_size);
 
+/** Fewest values (rows × row_size) for which em_softmax_s8() takes a table of exponentials: each
+ *  value's exponential is needed twice (the sum, the output), the table computes the 256 an int8
+ *  difference can take once. */
+#define EM_SOFTMAX_TABLE_MIN_VALUES 256
+
+/** Bytes of scratch em_softmax_s8() / em_softmax_masked_s8() take for @p rows rows of
+ *  @p row_size values: 256 int32 exponentials (1 KiB) from EM_SOFTMAX_TABLE_MIN_VALUES values on,
+ *  else 0 (fewer exponentials computed directly). Any tier; compiles on the host. */
+int32_t em_softmax_s8_get_buffer_size(int32_t rows, int32_t row_size);
+
 /**
  * Softmax over each row (reference.softmax_s8, TFLite's int8 algorithm). A row whose sum of
  * exponentials reaches 512 (512 or more values at its maximum) is -128 everywhere: every
  * probability is under half an LSB, as the reference's 64-bit rounding shift says.
- * @param rows      0..INT32_MAX rows
+ * @param ctx       scratch: NULL, or em_softmax_s8_get_buffer_size() bytes, 4-byte aligned, sharing
+ *                  no byte with input or output: the exponential of every difference 0..-255 is then
+ *                  computed once per call, the same values (a smaller or absent buffer: each computed
+ *                  where needed)
  * @param params    em_softmax_s8_params_valid()
+ * @param rows      0..INT32_MAX rows
  * @param row_size  1..EM_SOFTMAX_MAX_ROW values per row (the Q12.19 sum of exponentials must not overflow)
  * @param input     [rows, row_size] int8, -128..127
  * @param output    [rows, row_size] int8, scale 1/256, zero point -128; must not overlap input
  * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for NULL pointers or parameters out of range.
  */
-em_nn_status em_softmax_s8(const em_softmax_params *params, int32_t rows, int32_t row_size, const int8_t *input,
-                           int8_t *output);
+em_nn_status em_softmax_s8(const em_nn_context *ctx, const em_softmax_params *params, int32_t rows,
+                           int32_t row_size, const int8_t *input, int8_t *output);
+
+/** An attention mask for em_softmax_masked_s8() (reference.softmax_mask): row r of the input
+ *  takes mask row r mod mask_rows. */
+typedef struct {
+    int32_t mask_rows;   /**< >= 1: the mask's period in rows (a causal mask: the query count Tq) */
+    int32_t causal;      /**< 1: position j of row r is masked when j > r mod mask_rows; 0: @ref mask */
+    const int8_t *mask;  /**< causal 0: [mask_rows, row_size], not 0 = masked; causal 1: unused */
+} em_softmax_mask;
+
+/**
+ * em_softmax_s8() of each row with the masked positions left out (an attention mask's -inf): the
+ * max and the sum of exponentials run over the other positions, each masked one gives -128
+ * (probability 0), and a row masked whole gives -128 throughout (scaled_dot_product_attention's 0,
+ * not NaN).
+ * @param ctx       scratch, as em_softmax_s8()'s
+ * @param params    em_softmax_s8_params_valid()
+ * @param mask      not NULL: mask_rows >= 1, causal 0 or 1, mask not NULL when causal is 0
+ * @param rows      0..INT32_MAX rows
+ * @param row_size  1..EM_SOFTMAX_MAX_ROW values per row
+ * @param input     [rows, row_size] int8, -128..127
+ * @param output    [rows, row_size] int8, scale 1/256, zero point -128; must not overlap input
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for NULL pointers or parameters out of range.
+ */
+em_nn_status em_softmax_masked_s8(const em_nn_context *ctx, const em_softmax_params *params,
+                                  const em_softmax_mask *mask, int32_t rows, int32_t row_size, const int8_t *input,
+                                  int8_t *output);
 
 /**
  * int8 elementwise minimum (reference.minimum_s8) / maximum (reference.maximum_s8) of two
