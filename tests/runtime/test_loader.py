@@ -142,7 +142,8 @@ def set_attr(obj, **kw):
 
 
 MUTATIONS = {
-    "version_2": (lambda s: set_attr(s, schema_version=2), "EM_ERR_BAD_VERSION"),
+    "version_2": (lambda s: set_attr(s, schema_version=2), "EM_ERR_MALFORMED"),  # 2 says state: there is none
+    "version_3": (lambda s: set_attr(s, schema_version=3), "EM_ERR_BAD_VERSION"),
     "version_0": (lambda s: set_attr(s, schema_version=0), "EM_ERR_BAD_VERSION"),
     "tier_mve": (lambda s: set_attr(s, tier=fb.Tier.MVE), "EM_ERR_WRONG_TIER"),
     "tier_dsp": (lambda s: set_attr(s, tier=fb.Tier.DSP), "EM_ERR_WRONG_TIER"),
