@@ -636,3 +636,158 @@ def float_avg_pool_f32(x: np.ndarray, *, kernel: tuple[int, int], stride: tuple[
             total = np.where(valid[None, :, :, ky, kx, None], total + windows[:, :, :, ky, kx], total)
     cells = np.full(valid.shape[:2], kernel[0] * kernel[1]) if count_include_pad else valid.sum(axis=(2, 3))
     return _clamp_f32(total / cells[None, :, :, None].astype(_F32), activation_min, activation_max)
+
+
+# Recurrent layers (GRU, LSTM): the TFLite / CMSIS-NN integer LSTM convention. int8 input,
+# hidden state and outputs; int8 weights (symmetric per gate row) with int32 biases (zero points
+# folded in); each gate's pre-activation int16 in Q3.12 (real = q / 2^12, -8..8), the
+# nonlinearities int16 Q3.12 -> Q0.15 by a 257-entry table with linear interpolation (every
+# tier reads the same table, runtime/kernels/em_nn_rnn_tables.c), and the LSTM's cell state int16
+# with a power-of-two scale 2^-cell_bits that the compiler picks from the calibrated range.
+GATE_FRACTION_BITS = 12  # gate pre-activations are Q3.12
+RNN_TABLE_STEP_BITS = 7  # table entries every 2^7 Q3.12 codes (1/32); 256 steps cover 0..8
+RNN_TABLE_ENTRIES = 257
+CELL_BITS_MIN, CELL_BITS_MAX = 8, 15  # cell state Q(15 − b).b: |c| < 128 .. < 1
+
+
+def _q15_table(function) -> np.ndarray:
+    x = np.arange(RNN_TABLE_ENTRIES, dtype=np.float64) / (1 << (GATE_FRACTION_BITS - RNN_TABLE_STEP_BITS))
+    return np.minimum(np.round(function(x) * 32768.0), 32767).astype(np.int64)
+
+
+SIGMOID_Q15_TABLE = _q15_table(lambda x: 1.0 / (1.0 + np.exp(-x)))  # sigmoid(k/32), k = 0..256, Q0.15
+TANH_Q15_TABLE = _q15_table(np.tanh)  # tanh(k/32), Q0.15
+
+
+def _interpolate_q15(x: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(table interpolated at |x|, x < 0): |x| / 2^7 picks the entry, its low 7 bits interpolate
+    (rounded half up); |x| = 32768 (x = -32768) reads the last entry."""
+    x = np.asarray(x, np.int64)
+    a = np.abs(x)
+    index = np.minimum(a >> RNN_TABLE_STEP_BITS, RNN_TABLE_ENTRIES - 2)
+    fraction = np.where(a >> RNN_TABLE_STEP_BITS >= RNN_TABLE_ENTRIES - 1, 1 << RNN_TABLE_STEP_BITS,
+                        a & ((1 << RNN_TABLE_STEP_BITS) - 1))
+    low, high = table[index], table[index + 1]
+    y = low + (((high - low) * fraction + (1 << (RNN_TABLE_STEP_BITS - 1))) >> RNN_TABLE_STEP_BITS)
+    return y, x < 0
+
+
+def sigmoid_s16(x: np.ndarray) -> np.ndarray:
+    """sigmoid of Q3.12 int16 codes as Q0.15, 1..32767: the table for |x|, 32768 − it for x < 0."""
+    y, negative = _interpolate_q15(x, SIGMOID_Q15_TABLE)
+    return np.where(negative, 32768 - y, y)
+
+
+def tanh_s16(x: np.ndarray) -> np.ndarray:
+    """tanh of Q3.12 int16 codes as Q0.15, -32767..32767 (odd: −table(|x|) for x < 0)."""
+    y, negative = _interpolate_q15(x, TANH_Q15_TABLE)
+    return np.where(negative, -y, y)
+
+
+def _sat16(x: np.ndarray) -> np.ndarray:
+    return np.clip(x, -32768, 32767)
+
+
+def _round_shift(x: np.ndarray, bits: int) -> np.ndarray:
+    """x / 2^bits rounded half up (arithmetic shift), bits >= 1."""
+    return (np.asarray(x, np.int64) + (1 << (bits - 1))) >> bits
+
+
+def _gate_preactivations(x: np.ndarray, h: np.ndarray, p: dict, w_ih: np.ndarray, w_hh: np.ndarray,
+                         b_ih: np.ndarray, b_hh: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(input part, recurrent part) of every gate row as Q3.12 int16: each int32 dot product
+    (wrapping, bias with the zero point folded in) requantized on its own and saturated."""
+    acc_x = wrap_int32(b_ih + w_ih @ x)
+    acc_h = wrap_int32(b_hh + w_hh @ h)
+    return (_sat16(requantize(acc_x, p["input_multiplier"], p["input_shift"])),
+            _sat16(requantize(acc_h, p["recurrent_multiplier"], p["recurrent_shift"])))
+
+
+def _hidden_s8(q30: np.ndarray, p: dict, kept: np.ndarray | int = 0) -> np.ndarray:
+    """A Q0.30 product as the int8 hidden state: zp + kept + requantize(q30, hidden), saturated once."""
+    return np.clip(p["hidden_offset"] + kept + requantize(q30, p["hidden_multiplier"], p["hidden_shift"]), -128, 127)
+
+
+def _state_in(state: np.ndarray | None, batch: int, hidden: int, p: dict, zero: int, prefix: str) -> np.ndarray:
+    """The initial state (int8 at its own quantization) in the kernel's units, or `zero` for none."""
+    if state is None:
+        return np.full((batch, hidden), zero, np.int64)
+    centred = np.asarray(state, np.int64).reshape(batch, hidden) - p[f"{prefix}_offset"]
+    return requantize(centred, p[f"{prefix}_multiplier"], p[f"{prefix}_shift"])
+
+
+def _state_out(value: np.ndarray, p: dict, prefix: str, centre: int = 0) -> np.ndarray:
+    """A final state requantized to its output's int8 quantization."""
+    out = p[f"{prefix}_offset"] + requantize(np.asarray(value, np.int64) - centre, p[f"{prefix}_multiplier"],
+                                             p[f"{prefix}_shift"])
+    return np.clip(out, -128, 127).astype(np.int8)
+
+
+def _time_major(x: np.ndarray, batch_first: bool) -> np.ndarray:
+    return np.swapaxes(x, 0, 1) if batch_first else x
+
+
+def gru_s8(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, b_ih: np.ndarray, b_hh: np.ndarray,
+           h0: np.ndarray | None, p: dict) -> tuple[np.ndarray, np.ndarray]:
+    """One GRU layer (PyTorch's gate order r, z, n) over T steps; returns (y, h_n).
+
+    x [B, T, I] (batch_first) or [T, B, I] int8; w_ih [3H, I], w_hh [3H, H] int8; b_ih, b_hh [3H]
+    int32 (b_ih − zp_x·Σ w_ih, b_hh − zp_h·Σ w_hh); h0 [B, H] int8 or None (zero state). Per step,
+    with gx, gh the gates' Q3.12 input and recurrent parts (_gate_preactivations):
+      r = σ(sat16(gx_r + gh_r)), z = σ(sat16(gx_z + gh_z))                         Q0.15
+      n = tanh(sat16(gx_n + round(r·gh_n / 2^15)))                                 Q0.15
+      h' = sat8(zp_h + round(z·(h − zp_h) / 2^15) + requantize((2^15 − z)·n, hidden))
+    i.e. h' = n + z·(h − n). y [as x, H] holds every h', h_n [B, H] the last requantized to h_n's
+    quantization (hn_*)."""
+    xs = _time_major(np.asarray(x, np.int64), p["batch_first"])
+    steps, batch, _ = xs.shape
+    hidden = w_hh.shape[1]
+    zp = p["hidden_offset"]
+    h = np.clip(zp + _state_in(h0, batch, hidden, p, 0, "state"), -128, 127)
+    w_ih, w_hh = np.asarray(w_ih, np.int64), np.asarray(w_hh, np.int64)
+    b_ih, b_hh = np.asarray(b_ih, np.int64)[:, None], np.asarray(b_hh, np.int64)[:, None]
+    ys = np.zeros((steps, batch, hidden), np.int64)
+    for t in range(steps):
+        gx, gh = _gate_preactivations(xs[t].T, h.T, p, w_ih, w_hh, b_ih, b_hh)  # [3H, B]
+        r = sigmoid_s16(_sat16(gx[:hidden] + gh[:hidden]))
+        z = sigmoid_s16(_sat16(gx[hidden:2 * hidden] + gh[hidden:2 * hidden]))
+        n = tanh_s16(_sat16(gx[2 * hidden:] + _round_shift(r * gh[2 * hidden:], 15)))
+        kept = _round_shift(z * (h.T - zp), 15)
+        h = _hidden_s8((32768 - z) * n, p, kept).T
+        ys[t] = h
+    y = _time_major(ys, p["batch_first"]).astype(np.int8)
+    return y, _state_out(h, p, "hn", zp)
+
+
+def lstm_s8(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, b_ih: np.ndarray, b_hh: np.ndarray,
+            h0: np.ndarray | None, c0: np.ndarray | None, p: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One LSTM layer (PyTorch's gate order i, f, g, o) over T steps; returns (y, h_n, c_n).
+
+    Operands as gru_s8's with 4H gate rows; c0 [B, H] int8 or None. The cell state c is int16 at
+    scale 2^-b (b = cell_bits, 8..15). Per step, g = sat16(gx + gh) per gate row:
+      i, f, o = σ(g_i), σ(g_f), σ(g_o); u = tanh(g_g)                              Q0.15
+      c' = sat16(round(f·c / 2^15) + round(i·u / 2^(30 − b)))
+      h' = sat8(zp_h + requantize(o·tanh(c' in Q3.12), hidden))
+    where c in Q3.12 is round(c / 2^(b − 12)) for b > 12, c for b = 12, sat16(c·2^(12 − b)) below.
+    c_n is the last c requantized to c_n's int8 quantization (cn_*); c0 enters by cell_in_*."""
+    xs = _time_major(np.asarray(x, np.int64), p["batch_first"])
+    steps, batch, _ = xs.shape
+    hidden = w_hh.shape[1]
+    bits = p["cell_bits"]
+    zp = p["hidden_offset"]
+    h = np.clip(zp + _state_in(h0, batch, hidden, p, 0, "state"), -128, 127)
+    c = _sat16(_state_in(c0, batch, hidden, p, 0, "cell_in")).T
+    w_ih, w_hh = np.asarray(w_ih, np.int64), np.asarray(w_hh, np.int64)
+    b_ih, b_hh = np.asarray(b_ih, np.int64)[:, None], np.asarray(b_hh, np.int64)[:, None]
+    ys = np.zeros((steps, batch, hidden), np.int64)
+    for t in range(steps):
+        gx, gh = _gate_preactivations(xs[t].T, h.T, p, w_ih, w_hh, b_ih, b_hh)
+        g = _sat16(gx + gh)
+        i, f = sigmoid_s16(g[:hidden]), sigmoid_s16(g[hidden:2 * hidden])
+        u, o = tanh_s16(g[2 * hidden:3 * hidden]), sigmoid_s16(g[3 * hidden:])
+        c = _sat16(_round_shift(f * c, 15) + _round_shift(i * u, 30 - bits))
+        c12 = _round_shift(c, bits - 12) if bits > 12 else c if bits == 12 else _sat16(c << (12 - bits))
+        h = _hidden_s8(o * tanh_s16(c12), p).T
+        ys[t] = h
+    y = _time_major(ys, p["batch_first"]).astype(np.int8)
+    return y, _state_out(h, p, "hn", zp), _state_out(c.T, p, "cn")
