@@ -699,13 +699,16 @@ def _gate_preactivations(x: np.ndarray, h: np.ndarray, p: dict, w_ih: np.ndarray
     (wrapping, bias with the zero point folded in) requantized on its own and saturated."""
     acc_x = wrap_int32(b_ih + w_ih @ x)
     acc_h = wrap_int32(b_hh + w_hh @ h)
-    return (_sat16(requantize(acc_x, p["input_multiplier"], p["input_shift"])),
-            _sat16(requantize(acc_h, p["recurrent_multiplier"], p["recurrent_shift"])))
+    def column(name: str) -> np.ndarray:
+        return np.asarray(p[name], np.int64)[:, None]  # per gate row, over the batch's columns
+
+    return (_sat16(requantize(acc_x, column("input_multiplier"), column("input_shift"))),
+            _sat16(requantize(acc_h, column("recurrent_multiplier"), column("recurrent_shift"))))
 
 
-def _hidden_s8(q30: np.ndarray, p: dict, kept: np.ndarray | int = 0) -> np.ndarray:
-    """A Q0.30 product as the int8 hidden state: zp + kept + requantize(q30, hidden), saturated once."""
-    return np.clip(p["hidden_offset"] + kept + requantize(q30, p["hidden_multiplier"], p["hidden_shift"]), -128, 127)
+def _hidden_s8(q30: np.ndarray, p: dict) -> np.ndarray:
+    """A Q0.30 product as the int8 hidden state: zp + requantize(q30, hidden), saturated."""
+    return np.clip(p["hidden_offset"] + requantize(q30, p["hidden_multiplier"], p["hidden_shift"]), -128, 127)
 
 
 def _state_in(state: np.ndarray | None, batch: int, hidden: int, p: dict, zero: int, prefix: str) -> np.ndarray:
@@ -736,8 +739,9 @@ def gru_s8(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, b_ih: np.ndarray, 
     with gx, gh the gates' Q3.12 input and recurrent parts (_gate_preactivations):
       r = σ(sat16(gx_r + gh_r)), z = σ(sat16(gx_z + gh_z))                         Q0.15
       n = tanh(sat16(gx_n + round(r·gh_n / 2^15)))                                 Q0.15
-      h' = sat8(zp_h + round(z·(h − zp_h) / 2^15) + requantize((2^15 − z)·n, hidden))
-    i.e. h' = n + z·(h − n). y [as x, H] holds every h', h_n [B, H] the last requantized to h_n's
+      h' = sat8(zp_h + round((z·(h − zp_h) + requantize((2^15 − z)·n, hidden)) / 2^15))
+    i.e. h' = n + z·(h − n), summed in units of 2^-15 hidden codes and rounded once (hidden:
+    2^-15 / s_h, the Q0.30 product in those units). y [as x, H] holds every h', h_n [B, H] the last requantized to h_n's
     quantization (hn_*)."""
     xs = _time_major(np.asarray(x, np.int64), p["batch_first"])
     steps, batch, _ = xs.shape
@@ -752,8 +756,8 @@ def gru_s8(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, b_ih: np.ndarray, 
         r = sigmoid_s16(_sat16(gx[:hidden] + gh[:hidden]))
         z = sigmoid_s16(_sat16(gx[hidden:2 * hidden] + gh[hidden:2 * hidden]))
         n = tanh_s16(_sat16(gx[2 * hidden:] + _round_shift(r * gh[2 * hidden:], 15)))
-        kept = _round_shift(z * (h.T - zp), 15)
-        h = _hidden_s8((32768 - z) * n, p, kept).T
+        update = z * (h.T - zp) + requantize((32768 - z) * n, p["hidden_multiplier"], p["hidden_shift"])
+        h = np.clip(zp + _round_shift(update, 15), -128, 127).T
         ys[t] = h
     y = _time_major(ys, p["batch_first"]).astype(np.int8)
     return y, _state_out(h, p, "hn", zp)

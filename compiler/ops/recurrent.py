@@ -228,7 +228,8 @@ def lower(kind: str):
         rec_m, rec_s = requantization(s_h * s_hh * gate_unit)
         attrs = {"batch_first": a["batch_first"], "input_multiplier": in_m, "input_shift": in_s,
                  "recurrent_multiplier": rec_m, "recurrent_shift": rec_s, "hidden_offset": zp_h}
-        attrs["hidden_multiplier"], attrs["hidden_shift"] = _multiplier(2.0 ** -30 / s_h)
+        # the Q0.30 product into h codes (LSTM), or into 2^-15 h codes (GRU: summed with z·(h − zp))
+        attrs["hidden_multiplier"], attrs["hidden_shift"] = _multiplier(2.0 ** (-15 if kind == "gru" else -30) / s_h)
         attrs["hn_offset"] = int(hn.quant.zero_point[0])
         attrs["hn_multiplier"], attrs["hn_shift"] = _multiplier(s_h / float(hn.quant.scale[0]))
         states = [_state(graph, imported, name, q) for name, q in

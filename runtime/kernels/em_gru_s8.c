@@ -38,9 +38,10 @@ em_nn_status em_gru_s8(const em_rnn_params *params, const em_rnn_weights *weight
                 const int32_t z = em_nn_sigmoid_s16(em_nn_sat16(gx[hidden + k] + gh[hidden + k]));
                 const int32_t n = em_nn_tanh_s16(em_nn_sat16(gx[2 * hidden + k]
                                                              + em_nn_round_shift(r * gh[2 * hidden + k], 15)));
-                const int32_t kept = em_nn_round_shift(z * (h[k] - zp), 15);
-                y[k] = (int8_t)em_nn_sat8(zp + kept + em_nn_requantize((32768 - z) * n, params->hidden_multiplier,
-                                                                      params->hidden_shift));
+                /* in 2^-15 hidden codes: |z·(h − zp)| < 2^23, the update below 2^23 for |n| <= 1 */
+                const int32_t update = z * (h[k] - zp)
+                                       + em_nn_requantize((32768 - z) * n, params->hidden_multiplier, params->hidden_shift);
+                y[k] = (int8_t)em_nn_sat8(zp + em_nn_round_shift(update, 15));
             }
             h = y;
         }

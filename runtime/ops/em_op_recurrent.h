@@ -39,7 +39,7 @@ static inline em_status em_rnn_decode(const em_op_context *ctx, em_rnn_args *a, 
     }
     a->n_in = n_in, a->n_out = n_out, a->given = n_in > EM_RNN_WEIGHTS_END, a->scratch = n_out == 2u + states;
     em_status s = em_op_operands(ctx, a->in, n_in, a->out, n_out);
-    if (s == EM_OK) s = em_op_options(ctx, EM_OPTIONS_RECURRENT_OPTIONS);
+    if (s == EM_OK) s = em_op_options(ctx, EM_OPTIONS_RECURRENT);
     em_rnn_params *p = &a->params;
     if (s == EM_OK) s = em_op_option_i32(ctx, EM_RECURRENT_OPTIONS_BATCH_FIRST, 0, &p->batch_first);
     /* the scalar slots HIDDEN_OFFSET .. CN_SHIFT are em_rnn_params' fields after batch_first, in order */

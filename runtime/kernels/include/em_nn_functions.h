@@ -581,7 +581,7 @@ typedef struct {
  *  Offsets are int8 zero points, multipliers Q31 >= 0, shifts -31..30. */
 typedef struct {
     int32_t batch_first;                                     /**< 1: x, y [B, T, ·]; 0: [T, B, ·] */
-    int32_t hidden_offset, hidden_multiplier, hidden_shift;  /**< h's zero point; Q0.30 -> h units */
+    int32_t hidden_offset, hidden_multiplier, hidden_shift;  /**< h zero point; Q0.30 -> h codes (GRU: 2^-15 h codes) */
     int32_t state_offset, state_multiplier, state_shift;     /**< h0 -> h units */
     int32_t hn_offset, hn_multiplier, hn_shift;              /**< h units -> h_n */
     int32_t cell_bits;                                       /**< LSTM: cell scale 2^-cell_bits, 8..15 */
