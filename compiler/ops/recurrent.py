@@ -124,6 +124,17 @@ def _range_quant(low: float, high: float) -> Quant:
     return Quant.per_tensor(scale, zero_point)
 
 
+def _hidden_quant(hidden: tuple[float, float] | None, hn: "_Output | None") -> Quant:
+    """The hidden state's quantization where y is unused: h_n's (so that h_n is h, not a coarser
+    h requantized) when it covers every step's calibrated h, else one from that range."""
+    low, high = hidden or (-1.0, 1.0)
+    if hn is not None:
+        scale, zp = float(hn.quant.scale[0]), int(hn.quant.zero_point[0])
+        if scale * (-128 - zp) <= low + scale / 2 and high - scale / 2 <= scale * (127 - zp):
+            return hn.quant
+    return _range_quant(low, high)
+
+
 def _multiplier(real: float) -> tuple[int, int]:
     multiplier, shift = requantization(np.array([real]))
     return int(multiplier[0]), int(shift[0])
@@ -213,9 +224,10 @@ def lower(kind: str):
             raise UnsupportedOpError(f"{kind} with weights {list(w_ih.shape)}, {list(w_hh.shape)}", imported.origin)
         ranges = a.get("ranges", {})
         outputs = imported.outputs
-        y = _output(graph, imported, outputs[0], _range_quant(*ranges.get("hidden", (-1.0, 1.0))), "output")
+        hn = _output(graph, imported, outputs[1], None, "h_n")
+        y = _output(graph, imported, outputs[0], _hidden_quant(ranges.get("hidden"), hn), "output")
         h_quant = y.quant
-        hn = _output(graph, imported, outputs[1], h_quant, "h_n")
+        hn = hn or _output(graph, imported, outputs[1], h_quant, "h_n")
         cn = (_output(graph, imported, outputs[2], _range_quant(*ranges.get("cell", (-1.0, 1.0))), "c_n")
               if kind == "lstm" else None)
         s_x, zp_x = float(x_quant.scale[0]), int(x_quant.zero_point[0])
