@@ -742,7 +742,8 @@ def gru_s8(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, b_ih: np.ndarray, 
       h' = sat8(zp_h + round((z·(h − zp_h) + requantize((2^15 − z)·n, hidden)) / 2^15))
     i.e. h' = n + z·(h − n), summed in units of 2^-15 hidden codes and rounded once (hidden:
     2^-15 / s_h, the Q0.30 product in those units). y [as x, H] holds every h', h_n [B, H] the last requantized to h_n's
-    quantization (hn_*)."""
+    quantization (hn_*) from the last update before its rounding (2^-15 h codes: h_n may be finer than
+    h)."""
     xs = _time_major(np.asarray(x, np.int64), p["batch_first"])
     steps, batch, _ = xs.shape
     hidden = w_hh.shape[1]
@@ -760,7 +761,7 @@ def gru_s8(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, b_ih: np.ndarray, 
         h = np.clip(zp + _round_shift(update, 15), -128, 127).T
         ys[t] = h
     y = _time_major(ys, p["batch_first"]).astype(np.int8)
-    return y, _state_out(h, p, "hn", zp)
+    return y, _state_out(update.T, p, "hn")
 
 
 def lstm_s8(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, b_ih: np.ndarray, b_hh: np.ndarray,
@@ -773,7 +774,8 @@ def lstm_s8(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, b_ih: np.ndarray,
       c' = sat16(round(f·c / 2^15) + round(i·u / 2^(30 − b)))
       h' = sat8(zp_h + requantize(o·tanh(c' in Q3.12), hidden))
     where c in Q3.12 is round(c / 2^(b − 12)) for b > 12, c for b = 12, sat16(c·2^(12 − b)) below.
-    c_n is the last c requantized to c_n's int8 quantization (cn_*); c0 enters by cell_in_*."""
+    h_n is the last o·tanh(c') (Q0.30) requantized to h_n's quantization (hn_*), c_n the last c
+    to c_n's (cn_*); c0 enters by cell_in_*."""
     xs = _time_major(np.asarray(x, np.int64), p["batch_first"])
     steps, batch, _ = xs.shape
     hidden = w_hh.shape[1]
@@ -791,7 +793,8 @@ def lstm_s8(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, b_ih: np.ndarray,
         u, o = tanh_s16(g[2 * hidden:3 * hidden]), sigmoid_s16(g[3 * hidden:])
         c = _sat16(_round_shift(f * c, 15) + _round_shift(i * u, 30 - bits))
         c12 = _round_shift(c, bits - 12) if bits > 12 else c if bits == 12 else _sat16(c << (12 - bits))
-        h = _hidden_s8(o * tanh_s16(c12), p).T
+        product = o * tanh_s16(c12)
+        h = _hidden_s8(product, p).T
         ys[t] = h
     y = _time_major(ys, p["batch_first"]).astype(np.int8)
-    return y, _state_out(h, p, "hn", zp), _state_out(c.T, p, "cn")
+    return y, _state_out(product.T, p, "hn"), _state_out(c.T, p, "cn")

@@ -243,7 +243,9 @@ def lower(kind: str):
         # the Q0.30 product into h codes (LSTM), or into 2^-15 h codes (GRU: summed with z·(h − zp))
         attrs["hidden_multiplier"], attrs["hidden_shift"] = _multiplier(2.0 ** (-15 if kind == "gru" else -30) / s_h)
         attrs["hn_offset"] = int(hn.quant.zero_point[0])
-        attrs["hn_multiplier"], attrs["hn_shift"] = _multiplier(s_h / float(hn.quant.scale[0]))
+        # h_n from the last step's unrounded value: 2^-15 h codes (GRU), Q0.30 (LSTM)
+        hn_unit = s_h * 2.0 ** -15 if kind == "gru" else 2.0 ** -30
+        attrs["hn_multiplier"], attrs["hn_shift"] = _multiplier(hn_unit / float(hn.quant.scale[0]))
         states = [_state(graph, imported, name, q) for name, q in
                   zip(state_names, [h_quant, cn.quant if cn is not None else None])]
         given = any(s is not None for s in states)

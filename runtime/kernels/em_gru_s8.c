@@ -42,12 +42,12 @@ em_nn_status em_gru_s8(const em_rnn_params *params, const em_rnn_weights *weight
                 const int32_t update = z * (h[k] - zp)
                                        + em_nn_requantize((32768 - z) * n, params->hidden_multiplier, params->hidden_shift);
                 y[k] = (int8_t)em_nn_sat8(zp + em_nn_round_shift(update, 15));
+                if (t == dims->steps - 1) { /* h_n from the update before its rounding */
+                    h_n[b * hidden + k] = (int8_t)em_nn_sat8(
+                        params->hn_offset + em_nn_requantize(update, params->hn_multiplier, params->hn_shift));
+                }
             }
             h = y;
-        }
-        for (int32_t k = 0; k < hidden; k++) {
-            h_n[b * hidden + k] = (int8_t)em_nn_sat8(
-                params->hn_offset + em_nn_requantize(h[k] - zp, params->hn_multiplier, params->hn_shift));
         }
     }
     return EM_NN_OK;

@@ -49,14 +49,16 @@ em_nn_status em_lstm_s8(const em_rnn_params *params, const em_rnn_weights *weigh
                 const int32_t o = em_nn_sigmoid_s16(em_nn_sat16(gx[3 * hidden + k] + gh[3 * hidden + k]));
                 const int32_t c = em_nn_sat16(em_nn_round_shift(f * cell[k], 15) + em_nn_round_shift(i * u, 30 - bits));
                 cell[k] = (int16_t)c;
-                y[k] = (int8_t)em_nn_sat8(zp + em_nn_requantize(o * em_nn_tanh_s16(em_nn_cell_q12(c, bits)),
-                                                               params->hidden_multiplier, params->hidden_shift));
+                const int32_t product = o * em_nn_tanh_s16(em_nn_cell_q12(c, bits)); /* Q0.30 */
+                y[k] = (int8_t)em_nn_sat8(zp + em_nn_requantize(product, params->hidden_multiplier, params->hidden_shift));
+                if (t == dims->steps - 1) { /* h_n from the product before its rounding */
+                    h_n[b * hidden + k] = (int8_t)em_nn_sat8(
+                        params->hn_offset + em_nn_requantize(product, params->hn_multiplier, params->hn_shift));
+                }
             }
             h = y;
         }
         for (int32_t k = 0; k < hidden; k++) {
-            h_n[b * hidden + k] = (int8_t)em_nn_sat8(
-                params->hn_offset + em_nn_requantize(h[k] - zp, params->hn_multiplier, params->hn_shift));
             c_n[b * hidden + k] = (int8_t)em_nn_sat8(
                 params->cn_offset + em_nn_requantize(cell[k], params->cn_multiplier, params->cn_shift));
         }

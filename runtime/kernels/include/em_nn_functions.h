@@ -583,7 +583,7 @@ typedef struct {
     int32_t batch_first;                                     /**< 1: x, y [B, T, ·]; 0: [T, B, ·] */
     int32_t hidden_offset, hidden_multiplier, hidden_shift;  /**< h zero point; Q0.30 -> h codes (GRU: 2^-15 h codes) */
     int32_t state_offset, state_multiplier, state_shift;     /**< h0 -> h units */
-    int32_t hn_offset, hn_multiplier, hn_shift;              /**< h units -> h_n */
+    int32_t hn_offset, hn_multiplier, hn_shift;              /**< last unrounded h (GRU 2^-15 h codes, LSTM Q0.30) -> h_n */
     int32_t cell_bits;                                       /**< LSTM: cell scale 2^-cell_bits, 8..15 */
     int32_t cell_in_offset, cell_in_multiplier, cell_in_shift; /**< LSTM: c0 -> cell units */
     int32_t cn_offset, cn_multiplier, cn_shift;              /**< LSTM: cell units -> c_n */

@@ -60,7 +60,8 @@ def config_cases(kind: str, k: int, name: str, batches: int, steps: int, inputs:
              "recurrent_multiplier": rec_m, "recurrent_shift": rec_s, "hidden_offset": zp_h}
     attrs["hidden_multiplier"], attrs["hidden_shift"] = _scalar(2.0 ** (-15 if kind == "gru" else -30) / s_h)
     attrs["hn_offset"] = zero_point(rng, k + 2)
-    attrs["hn_multiplier"], attrs["hn_shift"] = _scalar(float(2.0 ** rng.uniform(-0.5, 0.5)))
+    hn_unit = s_h * 2.0 ** -15 if kind == "gru" else 2.0 ** -30  # h_n from the unrounded last step
+    attrs["hn_multiplier"], attrs["hn_shift"] = _scalar(hn_unit / (s_h * float(2.0 ** rng.uniform(-0.5, 0.5))))
     zp_state = zero_point(rng, k + 3)
     attrs["state_offset"] = zp_state if given else 0
     attrs["state_multiplier"], attrs["state_shift"] = _scalar(float(2.0 ** rng.uniform(-1, 1))) if given else (0, 0)
