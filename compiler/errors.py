@@ -64,3 +64,8 @@ class FrontEndError(EmberCompileError):
 class PlacementError(PlanError):
     """A memory placement the app asked for (app.yaml `memory:` pins and caps) that cannot be
     honoured: an unknown region, tensor or layer, a cap that is not a size, or a pin that does not fit."""
+
+
+class StateError(EmberCompileError):
+    """A `state=` binding the model cannot take: an index out of range, a state made or read in
+    float, or an input and the output that feeds it of different shapes (passes/bind_state.py)."""

@@ -21,7 +21,7 @@ from compiler.decompositions import cia_ops_listed_once, decomposition_table
 from compiler.importer import CALIBRATORS, FIXED_BATCH, imported_targets, unsupported_ops
 from compiler.passes import FLOAT_GRAPH_PASSES
 from compiler.errors import CalibrationError, ModelError, UnsupportedOpsError
-from compiler.quantizer import CortexMQuantizer
+from compiler.quantizer import CortexMQuantizer, StateSharing
 
 from torchao.quantization.pt2e.observer import HistogramObserver
 from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
@@ -183,12 +183,14 @@ def quantize(
     example_inputs: tuple,
     calibration_data: Iterable[Sequence[torch.Tensor] | torch.Tensor],
     quantizer: CortexMQuantizer | None = None,
+    state: tuple[tuple[int, int], ...] = (),
 ) -> ExampleBatched:
     """Returns PyTorch's converted (PT2E) quantized model: the numerics Ember must reproduce.
 
     Each item of `calibration_data` is one batch (a tensor, or a tuple of one per input; NumPy
     arrays are taken too) whose dim 0 is a multiple of the example's batch; one tensor or array
-    is one such batch."""
+    is one such batch. `state` (compiler.lower's): each state input is quantized as the output
+    that feeds it (quantizer.StateSharing)."""
     if not isinstance(model, torch.nn.Module):
         raise ModelError(f"the model must be a torch.nn.Module, got {type(model).__name__}"
                          + (" (does the build function return it?)" if model is None else ""))
@@ -199,7 +201,8 @@ def quantize(
     if problems:  # before calibration: the user learns of every one at once, and soon
         raise UnsupportedOpsError(problems)
     batches = ExampleBatched.output_batches_of(traced)
-    prepared = ExampleBatched(prepare_pt2e(traced, quantizer), example_inputs, batches)
+    prepared = ExampleBatched(prepare_pt2e(traced, StateSharing(quantizer, state) if state else quantizer),
+                              example_inputs, batches)
     if isinstance(calibration_data, torch.Tensor) or hasattr(calibration_data, "__array__"):
         calibration_data = [calibration_data]  # one array of samples: one batch
     calibrated = 0

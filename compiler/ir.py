@@ -68,6 +68,16 @@ class Op:
 
 
 @dataclass
+class State:
+    """A persistent tensor (schema State): `tensor` holds what the last invoke left in it (its zero
+    point, a real 0, after a reset); ops read it like an input the caller never writes, and at the
+    end of each invoke it takes the value of `next`."""
+
+    tensor: str
+    next: str
+
+
+@dataclass
 class Arena:
     name: str
     size: int = 0
@@ -80,6 +90,7 @@ class Graph:
     inputs: list[str]
     outputs: list[str]
     arenas: list[Arena] = field(default_factory=lambda: [Arena("sram")])
+    state: list[State] = field(default_factory=list)
 
     def add_tensor(self, tensor: Tensor) -> Tensor:
         if tensor.name in self.tensors:

@@ -11,13 +11,17 @@ from compiler.target import Target
 class LoweringOptions:
     """`target`: the CPU and tier. `int8_io`: the program takes and returns int8 tensors (with
     their quantization recorded) instead of float32. `front_end`: an audio front end the program
-    runs on its raw int16 audio input to make the model's input (passes/add_front_end.py)."""
+    runs on its raw int16 audio input to make the model's input (passes/add_front_end.py).
+    `state`: pairs (program input, program output): the input is a persistent tensor fed by the
+    output of the invoke before (passes/bind_state.py)."""
 
     target: Target = Target("cortex-m55")
     int8_io: bool = False
     front_end: FrontEnd | None = None
+    state: tuple[tuple[int, int], ...] = ()
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "state", tuple((int(i), int(j)) for i, j in self.state))
         if not isinstance(self.target, Target):
             raise TypeError(f"target must be a compiler.target.Target, got {type(self.target).__name__}")
         if self.front_end is not None and not isinstance(self.front_end, FrontEnd):

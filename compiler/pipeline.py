@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import torch
 
@@ -45,6 +45,7 @@ def lower(
     quantizer: CortexMQuantizer | None = None,
     report_fallbacks: bool = True,
     front_end: FrontEnd | None = None,
+    state: Sequence[tuple[int, int]] = (),
 ) -> Program:
     """Exports, quantizes (PT2E), lowers and plans `model` for `target`.
 
@@ -60,12 +61,19 @@ def lower(
     program takes raw int16 audio [batch, front_end.samples] and computes the model's input with
     the mel_features op. `example_inputs` and `calibration_data` stay features (what
     `front_end(audio)` returns, reshaped to the model's input), exactly the device's values.
+
+    `state`: pairs (input index, output index) of a model that takes its state and returns the
+    next one (`forward(x, h) -> (y, h_next)`: state=[(1, 1)]). Each such input becomes a
+    persistent tensor the program keeps from one invoke to the next, fed by that output (which
+    leaves the outputs), reset to 0 by em_program_reset_state(); `example_inputs` and
+    `calibration_data` still give every input, the state's with values it takes in use.
     """
     target = target if isinstance(target, Target) else Target(target)
     quantizer = quantizer or CortexMQuantizer()
-    quantized = quantize(model, example_inputs, calibration_data, quantizer)
+    state = tuple((int(i), int(j)) for i, j in state)
+    quantized = quantize(model, example_inputs, calibration_data, quantizer, state)
     imported = import_program(importable(quantized, example_inputs), quantizer.float_reason)
-    graph = lower_graph(imported, LoweringOptions(target, int8_io, front_end))
+    graph = lower_graph(imported, LoweringOptions(target, int8_io, front_end, state))
     report = float_fallback_report(graph)
     if report and report_fallbacks:
         print(f"ember: {name}: {report}", file=sys.stderr)

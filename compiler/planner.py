@@ -3,7 +3,10 @@
 Step by step:
 1. Lifetimes. Ops run in list order; op i is step i. A tensor lives from the step that writes it
    (program inputs: step 0) to the last step that reads it (program outputs: the last step).
-   Constants live in the program's flash buffers and are not planned.
+   Constants live in the program's flash buffers and are not planned. Persistent tensors (state:
+   passes/bind_state.py) live over every step; their next values to the last step, unless they
+   are written over the state itself (a next value made after the state's last read shares its
+   bytes, like a reshape: no copy at the end of the invoke).
 2. Placement. Each strategy visits the tensors in its own order and puts each one at the lowest
    16-byte-aligned offset where it overlaps no already placed tensor that is alive at the same
    time (first fit over the gaps). Strategies (STRATEGIES): largest first, kernel scratch
@@ -34,7 +37,7 @@ from typing import TYPE_CHECKING
 
 from compiler import scratch
 from compiler.errors import PlanError
-from compiler.ir import Graph
+from compiler.ir import Graph, State
 
 if TYPE_CHECKING:
     from compiler.placement import Memory, MemoryPlan
@@ -69,7 +72,8 @@ def _align(n: int) -> int:
 
 
 def aliases(graph: Graph) -> dict[str, str]:
-    """Tensor → the planned tensor whose bytes it shares (outputs of reshapes, transitively)."""
+    """Tensor → the planned tensor whose bytes it shares (outputs of reshapes, transitively; and
+    a state's next value written over the state itself, see `writes_over_state`)."""
     from compiler.ops import OP_TABLE
 
     root: dict[str, str] = {}
@@ -77,7 +81,23 @@ def aliases(graph: Graph) -> dict[str, str]:
         spec = OP_TABLE.get(op.kind)
         if spec is not None and spec.output_aliases_input and not graph.tensors[op.inputs[0]].is_constant:
             root[op.outputs[0]] = root.get(op.inputs[0], op.inputs[0])
+    for state in graph.state:
+        if writes_over_state(graph, state, root):
+            root = {name: state.tensor if r == state.next else r for name, r in root.items()}
+            root[state.next] = state.tensor
     return root
+
+
+def writes_over_state(graph: Graph, state: State, root: dict[str, str]) -> bool:
+    """Whether `state`'s next value may be planned on the state's own bytes, so that no copy is
+    needed at the end of an invoke: it is a buffer of its own (not a reshape of another) made
+    after the last step that reads the state (or a reshape of it)."""
+    if state.next == state.tensor or state.next in root:
+        return False
+    made = next((step for step, op in enumerate(graph.ops) if state.next in op.outputs), None)
+    reads = [step for step, op in enumerate(graph.ops)
+             if any(root.get(name, name) == state.tensor for name in op.inputs)]
+    return made is not None and made > max(reads, default=-1)
 
 
 def inputs_kept(graph: Graph) -> list[bool]:
@@ -117,6 +137,8 @@ def _own_lifetimes(graph: Graph) -> list[Buffer]:
     last_step = max(len(graph.ops) - 1, 0)
     first: dict[str, int] = {name: 0 for name in graph.inputs}
     last: dict[str, int] = {name: 0 for name in graph.inputs}
+    for state in graph.state:  # the bytes survive the invoke: alive over every step, as is the next
+        first[state.tensor], last[state.tensor] = 0, last_step  # value until it is copied over them
     for step, op in enumerate(graph.ops):
         for name in op.outputs:
             first.setdefault(name, step)
@@ -124,7 +146,7 @@ def _own_lifetimes(graph: Graph) -> list[Buffer]:
         for name in op.inputs:
             if not graph.tensors[name].is_constant:
                 last[name] = max(last.get(name, step), step)
-    for name in graph.outputs:
+    for name in [*graph.outputs, *(state.next for state in graph.state)]:
         last[name] = last_step
     return [Buffer(n, _align(graph.tensors[n].nbytes), first[n], last[n]) for n in first]
 

@@ -92,14 +92,17 @@ class Program:
         write_atomically(Path(path), self.to_bytes())
         return Path(path)
 
-    def run_reference(self, *inputs: np.ndarray, keep_all: bool = False) -> list[np.ndarray] | dict:
+    def run_reference(self, *inputs: np.ndarray, keep_all: bool = False,
+                      state: dict[str, np.ndarray] | None = None) -> list[np.ndarray] | dict:
         """The reference's outputs for `inputs`, one array per program input in its shape (up to
-        leading 1s; InputShapeError otherwise, e.g. for an NCHW image: the program takes NHWC)."""
+        leading 1s; InputShapeError otherwise, e.g. for an NCHW image: the program takes NHWC).
+        `state` (a program with persistent tensors): a dict the run reads and leaves the next
+        state in, so that runs over one dict are a sequence of invokes ({} or None: from a reset)."""
         if len(inputs) != len(self.graph.inputs):
             raise InputShapeError(f"the program takes {len(self.graph.inputs)} input(s), got {len(inputs)}")
         for k, (name, value) in enumerate(zip(self.graph.inputs, inputs)):
             check_input_shape(k, self.graph.tensors[name].shape, np.shape(value))
-        values = reference.run(self.graph, list(inputs), keep_all=keep_all)
+        values = reference.run(self.graph, list(inputs), keep_all=keep_all, state=state)
         return values if keep_all else [values[name] for name in self.graph.outputs]
 
     @property

@@ -348,3 +348,46 @@ class CortexMQuantizer(Quantizer):
             activation.meta["quantization_annotation"] = QuantizationAnnotation(
                 output_qspec=ACTIVATION_QSPEC, _annotated=True
             )
+
+
+class StateSharing(Quantizer):
+    """`inner`'s annotation, then each state input quantized exactly as the output that feeds it
+    (`pairs`: input index, output index, as compiler.lower's `state=`): one observer sees both,
+    so the PT2E model's own round trip (dequantize the output, quantize it as the next input) is
+    the identity, and the program's persistent tensor needs no requantize (passes/bind_state.py)."""
+
+    def __init__(self, inner: Quantizer, pairs: tuple[tuple[int, int], ...]) -> None:
+        super().__init__()
+        self.inner, self.pairs = inner, pairs
+
+    def transform_for_annotation(self, model: GraphModule) -> GraphModule:
+        return self.inner.transform_for_annotation(model)
+
+    def annotate(self, model: GraphModule) -> GraphModule:
+        self.inner.annotate(model)
+        inputs = [n for n in model.graph.nodes if n.op == "placeholder"]
+        outputs = list(model.graph.output_node().args[0])
+        for i, j in self.pairs:
+            if not (0 <= i < len(inputs) and 0 <= j < len(outputs)):
+                continue  # bind_state names the bad pair
+            source, state = outputs[j], inputs[i]
+            made = source.meta.get("quantization_annotation") if isinstance(source, Node) else None
+            readers = [user for user in state.users
+                       if state in getattr(user.meta.get("quantization_annotation"), "input_qspec_map", {})]
+            if made is None or not readers:
+                continue  # made or read in float: bind_state refuses it by name
+            first = (state, readers[0])
+            if isinstance(made.output_qspec, FixedQParamsQuantizationSpec):  # tanh, sigmoid: the input takes it
+                for reader in readers:
+                    reader.meta["quantization_annotation"].input_qspec_map[state] = made.output_qspec
+            elif isinstance(made.output_qspec, QuantizationSpec):
+                # observed: the output shares the state's observer on its first reader (a shared
+                # spec must name an earlier edge, and the readers come before the next state's op)
+                made.output_qspec = SharedQuantizationSpec(first)
+                for reader in readers[1:]:
+                    reader.meta["quantization_annotation"].input_qspec_map[state] = SharedQuantizationSpec(first)
+            # else shared with an input of its own: the program requantizes (bind_state)
+        return model
+
+    def validate(self, model: GraphModule) -> None:
+        self.inner.validate(model)

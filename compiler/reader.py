@@ -7,11 +7,11 @@ import numpy as np
 
 from compiler.checksum import without_checksum
 from compiler.errors import ProgramFormatError
-from compiler.ir import NUMPY_DTYPES, Arena, Graph, Op, Quant, Tensor
+from compiler.ir import NUMPY_DTYPES, Arena, Graph, Op, Quant, State, Tensor
 from compiler.ops import OPCODES
 from compiler.schema import program_generated as fb
 from compiler.target import TIERS, Target
-from compiler.writer import FILE_IDENTIFIER, SCHEMA_VERSION
+from compiler.writer import FILE_IDENTIFIER, SCHEMA_VERSION, STATE_SCHEMA_VERSION
 
 DTYPE_NAMES = {fb.DType.INT8: "int8", fb.DType.INT32: "int32", fb.DType.FLOAT32: "float32", fb.DType.INT16: "int16"}
 
@@ -24,6 +24,12 @@ def recorded_inputs_kept(data: bytes) -> list[bool]:
     return recorded or [False] * program.InputsLength()
 
 
+def _named(names: list[str], index: int) -> str:
+    if not 0 <= index < len(names):
+        raise IndexError(f"tensor index {index} of {len(names)}")
+    return names[index]
+
+
 def read_program(data: bytes) -> tuple[Graph, Target, str]:
     """Returns (graph, target, name). Raises ProgramFormatError for a file that is not a program."""
     if len(data) < 8 or data[4:8] != FILE_IDENTIFIER:
@@ -31,8 +37,10 @@ def read_program(data: bytes) -> tuple[Graph, Target, str]:
     data = without_checksum(data)
     try:
         program = fb.Program.GetRootAs(data, 0)
-        if program.SchemaVersion() != SCHEMA_VERSION:
-            raise ProgramFormatError(f"schema version {program.SchemaVersion()}, this compiler reads {SCHEMA_VERSION}")
+        version = program.SchemaVersion()
+        if version not in (SCHEMA_VERSION, STATE_SCHEMA_VERSION) or (version == SCHEMA_VERSION) != (program.StateLength() == 0):
+            raise ProgramFormatError(f"schema version {version} with {program.StateLength()} persistent tensors: this "
+                                     f"compiler reads {SCHEMA_VERSION} (no state) and {STATE_SCHEMA_VERSION} (state)")
         graph = Graph(tensors={}, ops=[], inputs=[], outputs=[], arenas=[])
         names = []
         for i in range(program.TensorsLength()):
@@ -63,6 +71,8 @@ def read_program(data: bytes) -> tuple[Graph, Target, str]:
                                 spec.read_options(o.Options()), (o.Origin() or b"").decode()))
         graph.inputs = [names[j] for j in program.InputsAsNumpy()]
         graph.outputs = [names[j] for j in program.OutputsAsNumpy()]
+        graph.state = [State(_named(names, program.State(i).Tensor()), _named(names, program.State(i).Next()))
+                       for i in range(program.StateLength())]
         graph.arenas = [Arena(program.Arenas(i).Name().decode(), program.Arenas(i).Size())
                         for i in range(program.ArenasLength())]
         return graph, Target(program.Target().decode(), TIERS[program.Tier()]), (program.Name() or b"").decode()

@@ -460,8 +460,23 @@ def batch_matmul_s8(a: np.ndarray, b: np.ndarray, *, a_offset: int, b_offset: in
     return np.clip(out, activation_min, activation_max).astype(np.int8)
 
 
-def run(graph: "Graph", inputs: list[np.ndarray], keep_all: bool = False) -> dict[str, np.ndarray]:
-    """Interprets a lowered graph. Returns the outputs by name (every tensor with `keep_all`)."""
+def reset_state(graph: "Graph") -> dict[str, np.ndarray]:
+    """Each persistent tensor's value after em_program_reset_state(): its zero point (a real 0)."""
+    from compiler.ir import NUMPY_DTYPES
+
+    values = {}
+    for state in graph.state:
+        t = graph.tensors[state.tensor]
+        zero = int(t.quant.zero_point[0]) if t.quant is not None else 0
+        values[state.tensor] = np.full(t.shape, zero, NUMPY_DTYPES[t.dtype])
+    return values
+
+
+def run(graph: "Graph", inputs: list[np.ndarray], keep_all: bool = False,
+        state: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """Interprets a lowered graph. Returns the outputs by name (every tensor with `keep_all`).
+    `state`: the persistent tensors' values (reset_state's, then what each run leaves), which the
+    run reads and replaces with their next values, as an invoke does; None: from a reset."""
     from compiler.ops import OP_TABLE
     from compiler.ir import NUMPY_DTYPES
 
@@ -477,10 +492,16 @@ def run(graph: "Graph", inputs: list[np.ndarray], keep_all: bool = False) -> dic
     for name, tensor in graph.tensors.items():
         if tensor.is_constant:
             values[name] = tensor.data
+    if state is None:
+        state = {}
+    for name, value in reset_state(graph).items():
+        values[name] = state.setdefault(name, value)
     for op in graph.ops:
         results = OP_TABLE[op.kind].reference(op, [values[t] for t in op.inputs])
         for name, result in zip(op.outputs, results):
             values[name] = result.reshape(graph.tensors[name].shape)
+    for s in graph.state:
+        state[s.tensor] = values[s.next].copy()
     wanted = values if keep_all else {name: values[name] for name in graph.outputs}
     return dict(wanted)
 

@@ -15,6 +15,7 @@ from compiler.schema import program_generated as fb
 from compiler.target import Target
 
 SCHEMA_VERSION = 1
+STATE_SCHEMA_VERSION = 2  # a program with persistent tensors (Program.state): older runtimes refuse it
 FILE_IDENTIFIER = b"EMBR"
 CONSTANT_ALIGNMENT = 16  # constants are read in place by vector loads
 DTYPES = {"int8": fb.DType.INT8, "int32": fb.DType.INT32, "float32": fb.DType.FLOAT32, "int16": fb.DType.INT16}
@@ -112,6 +113,13 @@ def write_program(graph: Graph, target: Target, name: str = "model") -> bytes:
         fb.ArenaAddSize(builder, arena.size)
         arenas.append(fb.ArenaEnd(builder))
 
+    states = []
+    for state in graph.state:
+        fb.StateStart(builder)
+        fb.StateAddTensor(builder, index[state.tensor])
+        fb.StateAddNext(builder, index[state.next])
+        states.append(fb.StateEnd(builder))
+
     vectors = {
         "tensors": _table_vector(builder, tensors),
         "operators": _table_vector(builder, operators),
@@ -120,11 +128,12 @@ def write_program(graph: Graph, target: Target, name: str = "model") -> bytes:
         "inputs": builder.CreateNumpyVector(np.array([index[t] for t in graph.inputs], np.int32)),
         "outputs": builder.CreateNumpyVector(np.array([index[t] for t in graph.outputs], np.int32)),
         "inputs_kept": builder.CreateNumpyVector(np.array(inputs_kept(graph), np.bool_)),
+        "state": _table_vector(builder, states) if states else None,
     }
     target_name = builder.CreateString(target.cpu)
     program_name = builder.CreateString(name)
     fb.ProgramStart(builder)
-    fb.ProgramAddSchemaVersion(builder, SCHEMA_VERSION)
+    fb.ProgramAddSchemaVersion(builder, STATE_SCHEMA_VERSION if states else SCHEMA_VERSION)
     fb.ProgramAddTier(builder, target.tier_index)
     fb.ProgramAddTarget(builder, target_name)
     fb.ProgramAddName(builder, program_name)
@@ -136,5 +145,7 @@ def write_program(graph: Graph, target: Target, name: str = "model") -> bytes:
     fb.ProgramAddPinnedConstants(builder, sum(t.is_pinned for t in graph.tensors.values()))
     fb.ProgramAddArenas(builder, vectors["arenas"])
     fb.ProgramAddInputsKept(builder, vectors["inputs_kept"])
+    if states:
+        fb.ProgramAddState(builder, vectors["state"])
     builder.Finish(fb.ProgramEnd(builder), file_identifier=FILE_IDENTIFIER)
     return with_checksum(builder.Output())

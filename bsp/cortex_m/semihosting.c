@@ -18,14 +18,15 @@ enum {
     SYS_CLOSE = 0x02,
     SYS_WRITE = 0x05,
     SYS_READ = 0x06,
+    SYS_SEEK = 0x0A,
     SYS_FLEN = 0x0C,
     SYS_GET_CMDLINE = 0x15,
     SYS_EXIT = 0x18,
     SYS_EXIT_EXTENDED = 0x20,
 };
 
-/* SYS_OPEN modes (ISO C fopen modes by index): "rb" = 1, "wb" = 5. */
-enum { OPEN_MODE_READ_BINARY = 1, OPEN_MODE_WRITE_BINARY = 5 };
+/* SYS_OPEN modes (ISO C fopen modes by index): "rb" = 1, "wb" = 5, "ab" = 9. */
+enum { OPEN_MODE_READ_BINARY = 1, OPEN_MODE_WRITE_BINARY = 5, OPEN_MODE_APPEND_BINARY = 9 };
 
 /* Reason code for a normal application exit. */
 #define ADP_STOPPED_APPLICATION_EXIT 0x20026u
@@ -100,17 +101,61 @@ int em_bsp_file_read(const char *path, void *buf, size_t capacity, size_t *len)
     return status;
 }
 
-int em_bsp_file_write(const char *path, const void *buf, size_t len)
+int em_bsp_file_read_part(const char *path, size_t offset, void *buf, size_t len, size_t *file_len)
 {
-    intptr_t handle = open_file(path, OPEN_MODE_WRITE_BINARY);
+    intptr_t handle = open_file(path, OPEN_MODE_READ_BINARY);
     if (handle < 0) {
         return -1;
     }
-    const uintptr_t block[3] = {(uintptr_t)handle, (uintptr_t)buf, len};
-    /* SYS_WRITE returns the number of bytes NOT written. */
-    int status = semihost_call(SYS_WRITE, block) == 0 ? 0 : -1;
+    const uintptr_t flen_block[1] = {(uintptr_t)handle};
+    const intptr_t size = semihost_call(SYS_FLEN, flen_block);
+    int status = -1;
+    if (size >= 0) {
+        *file_len = (size_t)size;
+        const uintptr_t seek_block[2] = {(uintptr_t)handle, offset};
+        const uintptr_t read_block[3] = {(uintptr_t)handle, (uintptr_t)buf, len};
+        /* SYS_SEEK returns 0 on success; SYS_READ the number of bytes NOT read. */
+        if (offset <= (size_t)size && len <= (size_t)size - offset && semihost_call(SYS_SEEK, seek_block) == 0
+            && semihost_call(SYS_READ, read_block) == 0) {
+            status = 0;
+        }
+    }
     close_file(handle);
     return status;
+}
+
+static int write_file(const char *path, uint32_t mode, const void *buf, size_t len)
+{
+    intptr_t handle = open_file(path, mode);
+    if (handle < 0) {
+        return -1;
+    }
+    int status = 0;
+    if (mode == OPEN_MODE_APPEND_BINARY) {
+        /* QEMU 7.2 opens "ab" without O_APPEND (its GDB-flag translation drops it) and writes at
+         * offset 0: seek to the end first (a no-op where the mode is honoured). */
+        const uintptr_t flen_block[1] = {(uintptr_t)handle};
+        const intptr_t size = semihost_call(SYS_FLEN, flen_block);
+        const uintptr_t seek_block[2] = {(uintptr_t)handle, (uintptr_t)size};
+        status = size >= 0 && semihost_call(SYS_SEEK, seek_block) == 0 ? 0 : -1;
+    }
+    const uintptr_t block[3] = {(uintptr_t)handle, (uintptr_t)buf, len};
+    /* SYS_WRITE returns the number of bytes NOT written. */
+    if (status == 0 && semihost_call(SYS_WRITE, block) != 0) {
+        status = -1;
+    }
+    close_file(handle);
+    return status;
+}
+
+int em_bsp_file_write(const char *path, const void *buf, size_t len)
+{
+    return write_file(path, OPEN_MODE_WRITE_BINARY, buf, len);
+}
+
+int em_bsp_file_append(const char *path, const void *buf, size_t len)
+{
+    return write_file(path, OPEN_MODE_APPEND_BINARY, buf, len);
 }
 
 static int is_space(char c)

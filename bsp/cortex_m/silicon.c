@@ -8,7 +8,7 @@
  *
  * - em_bsp_exit prints `EM exit <status>`, drains the console and stops: `bkpt 0` if a debugger
  *   is attached (DHCSR.C_DEBUGEN, so the debugger sees the stop), then `wfi` forever.
- * - em_bsp_file_read / em_bsp_file_write return -1 (there is no host file system).
+ * - em_bsp_file_read / _write / _read_part / _append return -1 (there is no host file system).
  * - em_bsp_args returns -1 (there is no command line).
  */
 #include <stddef.h>
@@ -70,6 +70,24 @@ int em_bsp_file_read(const char *path, void *buf, size_t capacity, size_t *len)
 }
 
 int em_bsp_file_write(const char *path, const void *buf, size_t len)
+{
+    (void)path;
+    (void)buf;
+    (void)len;
+    return -1;
+}
+
+int em_bsp_file_read_part(const char *path, size_t offset, void *buf, size_t len, size_t *file_len)
+{
+    (void)path;
+    (void)offset;
+    (void)buf;
+    (void)len;
+    (void)file_len;
+    return -1;
+}
+
+int em_bsp_file_append(const char *path, const void *buf, size_t len)
 {
     (void)path;
     (void)buf;

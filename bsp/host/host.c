@@ -120,9 +120,31 @@ int em_bsp_file_read(const char *path, void *buf, size_t capacity, size_t *len)
     return status;
 }
 
-int em_bsp_file_write(const char *path, const void *buf, size_t len)
+int em_bsp_file_read_part(const char *path, size_t offset, void *buf, size_t len, size_t *file_len)
 {
-    FILE *file = fopen(path, "wb");
+    FILE *file = fopen(path, "rb");
+    if (file == NULL) {
+        return -1;
+    }
+    int status = -1;
+    long size = -1;
+    if (fseek(file, 0, SEEK_END) == 0) {
+        size = ftell(file);
+    }
+    if (size >= 0) {
+        *file_len = (size_t)size;
+        if (offset <= (size_t)size && len <= (size_t)size - offset && fseek(file, (long)offset, SEEK_SET) == 0
+            && fread(buf, 1, len, file) == len) {
+            status = 0;
+        }
+    }
+    fclose(file);
+    return status;
+}
+
+static int write_file(const char *path, const char *mode, const void *buf, size_t len)
+{
+    FILE *file = fopen(path, mode);
     if (file == NULL) {
         return -1;
     }
@@ -131,6 +153,16 @@ int em_bsp_file_write(const char *path, const void *buf, size_t len)
         status = -1;
     }
     return status;
+}
+
+int em_bsp_file_write(const char *path, const void *buf, size_t len)
+{
+    return write_file(path, "wb", buf, len);
+}
+
+int em_bsp_file_append(const char *path, const void *buf, size_t len)
+{
+    return write_file(path, "ab", buf, len);
 }
 
 /* Copies argv[1..] into storage so that the words outlive any caller-side changes, as on the

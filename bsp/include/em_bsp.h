@@ -78,6 +78,17 @@ int em_bsp_file_read(const char *path, void *buf, size_t capacity, size_t *len);
 int em_bsp_file_write(const char *path, const void *buf, size_t len);
 
 /**
+ * Reads @p len bytes at byte @p offset of the host file at @p path into @p buf (one invoke's
+ * part of a file holding a sequence); *@p file_len receives the file's size whenever it could
+ * be opened. @return 0 on success, -1 if it cannot be opened or read or holds fewer than
+ * @p offset + @p len bytes.
+ */
+int em_bsp_file_read_part(const char *path, size_t offset, void *buf, size_t len, size_t *file_len);
+
+/** Appends @p len bytes to the host file at @p path (creating it). @return 0 on success, -1 on error. */
+int em_bsp_file_append(const char *path, const void *buf, size_t len);
+
+/**
  * The command line the firmware was started with (semihosting SYS_GET_CMDLINE under QEMU,
  * argv on the host), split into at most @p max_args words stored in @p storage of @p capacity
  * bytes. @return the number of words, or -1 if there is none or it does not fit.

@@ -27,6 +27,7 @@ from compiler.passes.remove_dead_tensors import remove_dead_tensors
 from compiler.passes.fold_quantize_pairs import fold_quantize_pairs
 from compiler.passes.fold_data_movement import fold_data_movement
 from compiler.passes.add_front_end import add_front_end
+from compiler.passes.bind_state import bind_state
 
 # Identities go first (a dropout between a conv and its batch norm; a clone hides a repeat from
 # CSE), constants are folded before
@@ -44,7 +45,8 @@ FLOAT_GRAPH_PASSES = (remove_identity_ops, eliminate_common_subexpressions, drop
 # zero pads into the convolutions / average pools that read them once both are lowered
 # (fold_data_movement runs the ops' folds).
 # Ops left in float are lowered first, so the quantized lowerings see only quantized ops.
-# An audio front end goes in front of the finished model (its input is the boundary's).
+# An audio front end goes in front of the finished model (its input is the boundary's); state
+# binds last, to the integer tensors at the finished boundaries.
 IR_PASSES = (
     convert_to_nhwc,
     fold_quantize_pairs,
@@ -58,4 +60,5 @@ IR_PASSES = (
     remove_dead_tensors,
     deduplicate_constants,
     add_front_end,
+    bind_state,
 )

@@ -3498,6 +3498,61 @@ def OperatorEnd(builder):
 
 
 
+# A persistent tensor: arena bytes that survive from one invoke to the next (recurrent state,
+# the frames a streamed convolution still needs). Ops read `tensor` as an input the caller never
+# writes; at the end of every invoke it takes the value of `next` (the runtime copies it, unless
+# the plan put `next` on the same bytes). em_program_reset_state() fills it with its zero point
+# (a real 0) and invoke refuses to run a program with state until that has happened once.
+class State(object):
+    __slots__ = ['_tab']
+
+    @classmethod
+    def GetRootAs(cls, buf, offset=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
+        x = State()
+        x.Init(buf, n + offset)
+        return x
+
+    @classmethod
+    def GetRootAsState(cls, buf, offset=0):
+        """This method is deprecated. Please switch to GetRootAs."""
+        return cls.GetRootAs(buf, offset)
+    @classmethod
+    def StateBufferHasIdentifier(cls, buf, offset, size_prefixed=False):
+        return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x45\x4D\x42\x52", size_prefixed=size_prefixed)
+
+    # State
+    def Init(self, buf, pos):
+        self._tab = flatbuffers.table.Table(buf, pos)
+
+    # State
+    def Tensor(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return -1
+
+    # State
+    def Next(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return -1
+
+def StateStart(builder):
+    builder.StartObject(2)
+
+def StateAddTensor(builder, tensor):
+    builder.PrependInt32Slot(0, tensor, -1)
+
+def StateAddNext(builder, next):
+    builder.PrependInt32Slot(1, next, -1)
+
+def StateEnd(builder):
+    return builder.EndObject()
+
+
+
 class Program(object):
     __slots__ = ['_tab']
 
@@ -3521,6 +3576,7 @@ class Program(object):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # Bumped only for a change that old runtimes cannot read; appended fields do not bump it.
+    # 1: a program without state; 2: one with `state` (which a runtime of version 1 would ignore).
     # Program
     def SchemaVersion(self):
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
@@ -3739,8 +3795,35 @@ class Program(object):
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(26))
         return o == 0
 
+    # Persistent tensors, in no particular order (each a distinct arena tensor that is neither a
+    # program input nor an output). A program with state has schema_version 2, so that a runtime
+    # that cannot keep state refuses it (EM_ERR_BAD_VERSION) rather than running it from garbage.
+    # Program
+    def State(self, j):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(28))
+        if o != 0:
+            x = self._tab.Vector(o)
+            x += flatbuffers.number_types.UOffsetTFlags.py_type(j) * 4
+            x = self._tab.Indirect(x)
+            obj = State()
+            obj.Init(self._tab.Bytes, x)
+            return obj
+        return None
+
+    # Program
+    def StateLength(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(28))
+        if o != 0:
+            return self._tab.VectorLen(o)
+        return 0
+
+    # Program
+    def StateIsNone(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(28))
+        return o == 0
+
 def ProgramStart(builder):
-    builder.StartObject(12)
+    builder.StartObject(13)
 
 def ProgramAddSchemaVersion(builder, schemaVersion):
     builder.PrependUint32Slot(0, schemaVersion, 0)
@@ -3798,6 +3881,12 @@ def ProgramAddInputsKept(builder, inputsKept):
 
 def ProgramStartInputsKeptVector(builder, numElems):
     return builder.StartVector(1, numElems, 1)
+
+def ProgramAddState(builder, state):
+    builder.PrependUOffsetTRelativeSlot(12, flatbuffers.number_types.UOffsetTFlags.py_type(state), 0)
+
+def ProgramStartStateVector(builder, numElems):
+    return builder.StartVector(4, numElems, 4)
 
 def ProgramEnd(builder):
     return builder.EndObject()

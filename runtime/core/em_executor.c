@@ -85,6 +85,9 @@ static inline __attribute__((always_inline)) em_status em_check_arenas(const em_
     if (program->n_copied != program->n_pinned) {
         return EM_ERR_CONSTANTS_NOT_COPIED; /* pinned weights not in RAM yet: em_program_copy_constants() */
     }
+    if (program->n_state > 0u && !program->state_ready) {
+        return EM_ERR_STATE_NOT_RESET; /* the state would start from whatever the arena held */
+    }
     return em_arenas_fit(program, arenas, arena_sizes, n_arenas);
 }
 
@@ -134,7 +137,16 @@ em_status em_program_invoke(const em_program *program, uint8_t *const *arenas,
     if (s != EM_OK) {
         return s;
     }
-    return em_invoke_operators(program, arenas, NULL, program->n_operators);
+    s = em_invoke_operators(program, arenas, NULL, program->n_operators);
+    if (s == EM_OK && program->n_state > 0u) {
+        em_state_commit(program, arenas);
+    }
+    return s;
+}
+
+uint32_t em_program_state_count(const em_program *program)
+{
+    return em_program_is_loaded(program) ? program->n_state : 0u;
 }
 
 em_status em_program_invoke_until(const em_program *program, uint8_t *const *arenas,
@@ -182,7 +194,11 @@ em_status em_program_invoke_profiled(const em_program *program, uint8_t *const *
     if (s != EM_OK) {
         return s;
     }
-    return em_invoke_operators(program, arenas, profile, program->n_operators);
+    s = em_invoke_operators(program, arenas, profile, program->n_operators);
+    if (s == EM_OK && program->n_state > 0u) {
+        em_state_commit(program, arenas);
+    }
+    return s;
 }
 #endif
 

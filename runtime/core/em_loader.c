@@ -8,7 +8,8 @@
  *  2. the root table and its vectors in bounds; schema version; tier;
  *  3. arenas (count <= EM_MAX_ARENAS, each table and name), buffers (each data vector);
  *  4. every tensor (dtype, shape, size == Π shape · dtype bytes, bytes inside buffer or arena);
- *  5. program inputs/outputs name arena tensors, inputs_kept has one 0/1 per input (or is absent);
+ *  5. program inputs/outputs name arena tensors, inputs_kept has one 0/1 per input (or is absent),
+ *     persistent tensors (state) are integer arena tensors as em_load_state() requires;
  *     constants pinned to RAM (initial_buffer) are arena tensors whose source buffer exists and
  *     holds their bytes;
  *  6. every operator: opcode in the registry, tensor indices, outputs in arenas, options table,
@@ -216,7 +217,7 @@ em_status em_program_load(em_program *program, const void *data, size_t size)
     em_status s = em_program_view_open(&buf, &v);
     if (s == EM_OK) s = em_fb_field_u32(&buf, &v.root, EM_PROGRAM_SCHEMA_VERSION, 0u, &version);
     if (s == EM_OK) s = em_fb_field_u8(&buf, &v.root, EM_PROGRAM_TIER, 0u, &tier);
-    if (s == EM_OK && version != EM_SCHEMA_VERSION) s = EM_ERR_BAD_VERSION;
+    if (s == EM_OK && version != EM_SCHEMA_VERSION && version != EM_SCHEMA_VERSION_STATE) s = EM_ERR_BAD_VERSION;
     if (s == EM_OK && tier != (uint8_t)em_runtime_tier()) s = EM_ERR_WRONG_TIER;
     if (s == EM_OK) s = em_fb_field_string(&buf, &v.root, EM_PROGRAM_TARGET, &target);
     if (s == EM_OK) s = em_fb_field_string(&buf, &v.root, EM_PROGRAM_NAME, &name);
@@ -230,6 +231,8 @@ em_status em_program_load(em_program *program, const void *data, size_t size)
     if (s == EM_OK) s = em_load_io(&v, program, &v.inputs);
     if (s == EM_OK) s = em_load_io(&v, program, &v.outputs);
     if (s == EM_OK) s = em_load_inputs_kept(&v);
+    em_fb_vector state = {0u, 0u};
+    if (s == EM_OK) s = em_load_state(&v, program, version, &state);
     for (uint32_t i = 0; s == EM_OK && i < v.operators.len; i++) {
         uint16_t opcode = 0;
         s = em_load_operator(&v, program, i, &opcode);
@@ -260,6 +263,9 @@ em_status em_program_load(em_program *program, const void *data, size_t size)
     program->buffers_pos = v.buffers.pos;
     program->n_pinned = n_pinned;
     program->n_copied = 0u;
+    program->n_state = state.len;
+    program->state_pos = state.pos;
+    program->state_ready = 0u;
     program->loaded = em_program_loaded_token(program); /* last: invoke may trust it from now */
     return EM_OK;
 }

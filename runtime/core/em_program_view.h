@@ -67,6 +67,14 @@ em_status em_program_view_tensor(const em_program_view *view, const em_program *
 em_status em_operator_open(const em_program_view *v, const em_program *program, uint32_t index,
                            em_op_context *ctx, const em_op_registration **reg, uint16_t *opcode);
 
+/** Program.state at load: every entry names two integer arena tensors of one size and dtype, the
+ *  state neither a program input nor an output nor another entry's; entries present exactly
+ *  when @p version is EM_SCHEMA_VERSION_STATE. *@p state receives the vector (em_state.c). */
+em_status em_load_state(const em_program_view *v, const em_program *program, uint32_t version, em_fb_vector *state);
+
+/** After an invoke's last operator: every state takes its next value (em_state.c). */
+void em_state_commit(const em_program *program, uint8_t *const *arenas);
+
 /** What trusted tensor reads need of a loaded program, copied into locals (so that stores
  *  into em_tensor fields cannot force the compiler to reload them from the em_program). */
 typedef struct {

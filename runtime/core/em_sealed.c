@@ -72,6 +72,10 @@ em_status em_program_open_sealed(em_program *program, const void *data, size_t s
     program->buffers_pos = em_fb_trusted_vector(&b, &root, EM_PROGRAM_BUFFERS).pos;
     program->n_pinned = em_fb_trusted_u32(&b, &root, EM_PROGRAM_PINNED_CONSTANTS, 0u);
     program->n_copied = 0u;
+    const em_fb_vector state = em_fb_trusted_vector(&b, &root, EM_PROGRAM_STATE);
+    program->n_state = state.len;
+    program->state_pos = state.pos;
+    program->state_ready = 0u;
     program->loaded = em_program_loaded_token(program);
     return EM_OK;
 }

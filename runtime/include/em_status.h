@@ -31,11 +31,14 @@ typedef enum {
     EM_ERR_VARIANT_NOT_LINKED = 15, /**< the program chose a kernel variant this firmware was built
                                          without (its em_nn_variants_selected.h left it out),
                                          or one of a tier without variants: at load */
-    EM_ERR_PROGRAM_CORRUPT = 16     /**< the program's bytes are not the ones the compiler wrote:
+    EM_ERR_PROGRAM_CORRUPT = 16,    /**< the program's bytes are not the ones the compiler wrote:
                                          their CRC-32 trailer differs (em_program_load), or, in
                                          sealed firmware, the CRC-32 the build recorded differs;
                                          nothing runs. Also a program written before programs
                                          carried the trailer: lower it again. */
+    EM_ERR_STATE_NOT_RESET = 17     /**< the program keeps state between invokes (Program.state)
+                                         and em_program_reset_state() has not given it its first
+                                         value */
 } em_status;
 
 /** "EM_OK", "EM_ERR_TRUNCATED", ...; "EM_ERR_UNKNOWN_STATUS" for any other value. */

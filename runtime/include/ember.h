@@ -41,8 +41,10 @@
 extern "C" {
 #endif
 
-/** Schema version this runtime reads (compiler/schema/program.fbs, Program.schema_version). */
+/** Schema versions this runtime reads (compiler/schema/program.fbs, Program.schema_version): 1, a
+ *  program without state, and 2, one with persistent tensors (Program.state). */
 #define EM_SCHEMA_VERSION 1u
+#define EM_SCHEMA_VERSION_STATE 2u
 
 /** Maximum number of arenas (memory regions) a program may use. */
 #define EM_MAX_ARENAS 4
@@ -82,6 +84,11 @@ typedef struct {
      *  em_program_copy_constants() has copied: invoke refuses to run until they are equal. */
     uint32_t n_pinned;
     uint32_t n_copied;
+    /** Persistent tensors (Program.state): how many, the position of their vector, and whether
+     *  em_program_reset_state() has given them their first value (invoke refuses until then). */
+    uint32_t n_state;
+    uint32_t state_pos;
+    uint32_t state_ready;
 } em_program;
 
 /** em_program.error_operator when the failure was not in an operator. */
@@ -145,18 +152,37 @@ uint32_t em_program_crc32(const void *data, size_t size);
 em_status em_program_copy_constants(em_program *program, uint8_t *const *arenas, const uint32_t *arena_sizes,
                                     uint32_t n_arenas);
 
+/**
+ * Gives the program's persistent tensors (recurrent state, the frames a streamed convolution
+ * keeps; Program.state) their reset value, a real 0 (each tensor's zero point), in @p arenas:
+ * once after load, before the first invoke, and again whenever a new sequence starts. Each
+ * invoke then continues from what the one before left (em_program_invoke); a program without
+ * state has nothing to reset and runs without this call.
+ * @param arenas  the arenas every later invoke is given (the state lives in them)
+ * @return EM_OK; EM_ERR_BAD_ARGUMENT if @p program is not loaded or arenas are NULL;
+ *         EM_ERR_ARENA_TOO_SMALL / EM_ERR_UNALIGNED as for em_program_invoke().
+ */
+em_status em_program_reset_state(em_program *program, uint8_t *const *arenas, const uint32_t *arena_sizes,
+                                 uint32_t n_arenas);
+
+/** How many persistent tensors the program keeps between invokes (0: none; 0 if not loaded). */
+uint32_t em_program_state_count(const em_program *program);
+
 /** Bytes arena @p index needs (0 if there is no such arena). */
 uint32_t em_program_arena_size(const em_program *program, uint32_t index);
 
 /**
  * Runs every operator in order, trusting the verification done by em_program_load(). Inputs
  * the plan reuses hold other bytes afterwards: write them again first (em_program_input_kept).
+ * A program with state (em_program_state_count() > 0) reads the state the invoke before left,
+ * and leaves its next value for the one after: give every invoke the same arenas.
  * @param program a program em_program_load() accepted, its bytes unchanged since
  * @param arenas  @p n_arenas pointers, arena i of at least em_program_arena_size(program, i)
  *                bytes, 16-byte aligned.
  * @return EM_OK; EM_ERR_BAD_ARGUMENT for a NULL or not (successfully) loaded @p program, or
  *         NULL arenas; EM_ERR_ARENA_TOO_SMALL if fewer or smaller arenas than the program needs
- *         are given; EM_ERR_UNALIGNED; or a kernel's status.
+ *         are given; EM_ERR_UNALIGNED; EM_ERR_STATE_NOT_RESET for a program with state that
+ *         em_program_reset_state() has not reset; or a kernel's status.
  */
 em_status em_program_invoke(const em_program *program, uint8_t *const *arenas,
                             const uint32_t *arena_sizes, uint32_t n_arenas);
@@ -164,7 +190,8 @@ em_status em_program_invoke(const em_program *program, uint8_t *const *arenas,
 /**
  * Runs only the first @p n_operators operators (0..n_operators), like em_program_invoke(): for
  * debuggers, which then read the last one's outputs with em_program_tensor() before a later
- * operator reuses their memory (tools/debug_numerics.py over the serial link).
+ * operator reuses their memory (tools/debug_numerics.py over the serial link). The state is not
+ * carried forward, and may be partly overwritten: reset it before the next full invoke.
  * @return as em_program_invoke(); EM_ERR_BAD_ARGUMENT if @p n_operators exceeds the program's.
  */
 em_status em_program_invoke_until(const em_program *program, uint8_t *const *arenas,

@@ -2,7 +2,7 @@
  * @file em_run.c
  * @brief em_run: loads any program file, runs it once on its inputs, writes its outputs.
  *
- *     em_run PROGRAM [--input FILE]... [--output FILE]... [--zero-inputs]
+ *     em_run PROGRAM [--input FILE]... [--output FILE]... [--zero-inputs] [--invokes N]
  *     em_run --batch MANIFEST
  *
  * Uses only ember.h and em_bsp.h, so the same source runs on the host and on every board
@@ -14,7 +14,13 @@
  * receives the raw bytes of program output k (one run can check many independent ops).
  * Prints the counter around invoke
  * ("instructions: N" under QEMU, "cycles: N" on silicon, "ns: N" on the host) and the arena
- * sizes. Exit status: 0, the em_status value of a load/invoke failure, or EM_RUN_EXIT_USAGE /
+ * sizes.
+ *
+ * A program with state (ember.h, em_program_reset_state) starts from a reset. `--invokes N` runs
+ * N invokes in a row over one state (a stream, frame by frame): each --input file then holds N
+ * of its input, one after the other (exactly N times its size), each --output file receives N
+ * outputs the same way, and the counter lines are the sum over the invokes, then
+ * "invokes: N" and "max <unit>: M", the most one invoke took. Exit status: 0, the em_status value of a load/invoke failure, or EM_RUN_EXIT_USAGE /
  * EM_RUN_EXIT_IO for the runner's own errors.
  *
  * Batch mode runs many programs in one launch (one QEMU boot for a whole test suite). MANIFEST is
@@ -95,6 +101,7 @@ typedef struct {
     const char *outputs[EM_RUN_MAX_OUTPUT_FILES]; /* in program output order */
     uint32_t n_outputs;
     bool zero_inputs; /* --zero-inputs: program inputs without a file are zeros */
+    uint32_t n_invokes; /* --invokes N (1 without it) */
     const char *manifest; /* non-NULL: batch mode, nothing else is given */
 } em_run_args;
 
@@ -106,6 +113,23 @@ typedef struct {
     size_t file_size;
     uint64_t count; /* counter ticks of the invoke, less the counter's own overhead */
 } em_run_state;
+
+/* --invokes: at most this many (an hour of 32 ms hops is 112,500) */
+#define EM_RUN_MAX_INVOKES 10000000u
+
+/** @p c as a count 1..@p max: digits only. @return whether it is one. */
+static bool em_run_parse_count(const char *c, uint32_t max, uint32_t *out)
+{
+    uint32_t value = 0u;
+    for (const char *d = c; *d != '\0'; d++) {
+        if (*d < '0' || *d > '9' || value > (max - (uint32_t)(*d - '0')) / 10u) {
+            return false;
+        }
+        value = value * 10u + (uint32_t)(*d - '0');
+    }
+    *out = value;
+    return *c != '\0' && value >= 1u;
+}
 
 /** Writes "<label><value>\n". */
 static void print_line_u64(const char *label, uint64_t value)
@@ -146,11 +170,18 @@ static bool em_run_parse(int argc, const char **argv, em_run_args *args)
             args->outputs[args->n_outputs++] = argv[++i];
         } else if (strcmp(argv[i], "--zero-inputs") == 0) {
             args->zero_inputs = true;
+        } else if (strcmp(argv[i], "--invokes") == 0 && i + 1 < argc && args->n_invokes == 0u) {
+            if (!em_run_parse_count(argv[++i], EM_RUN_MAX_INVOKES, &args->n_invokes)) {
+                return false;
+            }
         } else if (argv[i][0] != '-' && args->program == NULL) {
             args->program = argv[i];
         } else {
             return false;
         }
+    }
+    if (args->n_invokes == 0u) {
+        args->n_invokes = 1u;
     }
     return args->program != NULL;
 }
@@ -191,18 +222,33 @@ static bool em_run_arenas(const em_program *program, uint8_t **arenas, uint32_t 
     return false;
 }
 
-/** Fills program input @p k (@p input, its view) from @p path, the k-th --input or the case's
- * k-th INPUT (NULL: none given, @p n_given in all). A missing path, a file that cannot be read
- * or one of another size is an error naming the input, the file and the bytes expected and
+/** Fills program input @p k (@p input, its view) for invoke @p t of @p n_invokes from @p path,
+ * the k-th --input or the case's k-th INPUT (NULL: none given, @p n_given in all): the file's
+ * bytes t * size .. (t + 1) * size. A missing path, a file that cannot be read or one of another
+ * size than n_invokes * size is an error naming the input, the file and the bytes expected and
  * found; @p zero_inputs lets an input without a path stay zeros instead.
  * @return 0, EM_RUN_EXIT_USAGE (no path) or EM_RUN_EXIT_IO (the file). */
 static int em_run_fill_input(uint32_t k, const em_tensor *input, const char *path, uint32_t n_given,
-                             uint32_t n_inputs, bool zero_inputs, bool batch)
+                             uint32_t n_inputs, bool zero_inputs, bool batch, uint32_t t, uint32_t n_invokes)
 {
-    size_t got = 0;
-    const int read = path == NULL ? 0 : em_bsp_file_read(path, input->data, input->size, &got);
-    if (path == NULL ? zero_inputs : read == 0 && got == input->size) {
-        return 0; /* (an input left without a file is zeros: the arenas were cleared) */
+    const size_t unknown = (size_t)-1;
+    size_t got = unknown;
+    const uint64_t want = (uint64_t)input->size * n_invokes;
+    int read = 0;
+    if (path != NULL && n_invokes == 1u) {
+        read = em_bsp_file_read(path, input->data, input->size, &got);
+    } else if (path != NULL) {
+        read = em_bsp_file_read_part(path, (size_t)t * input->size, input->data, input->size, &got);
+    }
+    if (read == -1 && got != unknown) {
+        read = -2; /* opened: of another size */
+    }
+    if (path == NULL && zero_inputs) {
+        memset(input->data, 0, input->size); /* the plan may have reused its bytes since */
+        return 0;
+    }
+    if (path != NULL && read == 0 && got == want) {
+        return 0;
     }
     em_print("em_run: input ");
     em_print_u64(k);
@@ -226,15 +272,19 @@ static int em_run_fill_input(uint32_t k, const em_tensor *input, const char *pat
         em_print_u64(got);
         em_print(" bytes: give a file of exactly ");
     }
-    em_print_u64(input->size);
-    em_print(" bytes\n");
+    em_print_u64(want);
+    em_print(n_invokes == 1u ? " bytes\n" : " bytes (its size for each of the --invokes)\n");
     return EM_RUN_EXIT_IO;
 }
 
-/** Loads @p program_path, fills its inputs from @p inputs and invokes it once. Failures are
- * printed ("em_run: ..."). @return 0, an em_status value, or EM_RUN_EXIT_IO / _USAGE. */
+static int em_run_step(em_run_state *state, const char *const *inputs, uint32_t n_inputs, bool zero_inputs,
+                       bool batch, uint32_t t, uint32_t n_invokes);
+
+/** Loads @p program_path, resets its state, fills its inputs from @p inputs (for the first of
+ * @p n_invokes) and invokes it once. Failures are printed ("em_run: ...").
+ * @return 0, an em_status value, or EM_RUN_EXIT_IO / _USAGE. */
 static int em_run_invoke(em_run_state *state, const char *program_path, const char *const *inputs,
-                         uint32_t n_inputs, bool zero_inputs, bool batch)
+                         uint32_t n_inputs, bool zero_inputs, bool batch, uint32_t n_invokes)
 {
     em_program *program = &state->program;
     state->file_size = 0;
@@ -286,20 +336,33 @@ static int em_run_invoke(em_run_state *state, const char *program_path, const ch
         em_print(": give one per program input, in order\n");
         return EM_RUN_EXIT_USAGE;
     }
+    status = em_program_reset_state(program, state->arenas, state->sizes, EM_MAX_ARENAS);
+    if (status != EM_OK) { /* a program with state starts from a reset (nothing to do without) */
+        return em_run_status(status);
+    }
+    return em_run_step(state, inputs, n_inputs, zero_inputs, batch, 0u, n_invokes);
+}
+
+/** Invoke @p t of @p n_invokes of the loaded program: fills its inputs (em_run_fill_input) and
+ * invokes it once, its count in state->count. @return as em_run_invoke(). */
+static int em_run_step(em_run_state *state, const char *const *inputs, uint32_t n_inputs, bool zero_inputs,
+                       bool batch, uint32_t t, uint32_t n_invokes)
+{
+    em_program *program = &state->program;
     em_tensor input;
     for (uint32_t k = 0; k < program->n_inputs; k++) {
-        status = em_program_input(program, k, state->arenas, &input);
+        em_status status = em_program_input(program, k, state->arenas, &input);
         if (status != EM_OK) {
             return em_run_status(status);
         }
         const int code = em_run_fill_input(k, &input, k < n_inputs ? inputs[k] : NULL, n_inputs,
-                                           program->n_inputs, zero_inputs, batch);
+                                           program->n_inputs, zero_inputs, batch, t, n_invokes);
         if (code != 0) {
             return code;
         }
     }
     const uint64_t start = em_bsp_counter_read();
-    status = em_program_invoke(program, state->arenas, state->sizes, EM_MAX_ARENAS);
+    const em_status status = em_program_invoke(program, state->arenas, state->sizes, EM_MAX_ARENAS);
     const uint64_t elapsed = em_bsp_counter_read() - start;
     if (status != EM_OK) {
         return em_run_status(status);
@@ -317,24 +380,46 @@ static void em_run_print_unit(void)
     em_bsp_console_write(unit, space != NULL ? (size_t)(space - unit) : strlen(unit));
 }
 
+/** Writes invoke @p t's outputs: the k-th --output file gets output k (appended after the first invoke). */
+static int em_run_write_outputs(const em_run_args *args, em_run_state *state, uint32_t t)
+{
+    for (uint32_t k = 0; k < args->n_outputs && k < state->program.n_outputs; k++) {
+        em_tensor output;
+        const em_status status = em_program_output(&state->program, k, state->arenas, &output);
+        if (status != EM_OK) {
+            return em_run_status(status);
+        }
+        if ((t == 0u ? em_bsp_file_write : em_bsp_file_append)(args->outputs[k], output.data, output.size) != 0) {
+            return em_run_fail("cannot write output: ", args->outputs[k], EM_RUN_EXIT_IO);
+        }
+    }
+    return 0;
+}
+
 static int em_run(const em_run_args *args)
 {
     static em_run_state state;
-    const int code = em_run_invoke(&state, args->program, args->inputs, args->n_inputs, args->zero_inputs, false);
+    int code = em_run_invoke(&state, args->program, args->inputs, args->n_inputs, args->zero_inputs, false,
+                             args->n_invokes);
+    uint64_t total = state.count, most = state.count;
+    for (uint32_t t = 0; code == 0; t++) {
+        if ((code = em_run_write_outputs(args, &state, t)) != 0 || t + 1u == args->n_invokes) {
+            break;
+        }
+        code = em_run_step(&state, args->inputs, args->n_inputs, args->zero_inputs, false, t + 1u, args->n_invokes);
+        total += state.count;
+        most = state.count > most ? state.count : most;
+    }
     if (code != 0) {
         return code;
     }
     em_run_print_unit();
-    print_line_u64(": ", state.count);
-    for (uint32_t k = 0; k < args->n_outputs && k < state.program.n_outputs; k++) {
-        em_tensor output;
-        const em_status status = em_program_output(&state.program, k, state.arenas, &output);
-        if (status != EM_OK) {
-            return em_run_status(status);
-        }
-        if (em_bsp_file_write(args->outputs[k], output.data, output.size) != 0) {
-            return em_run_fail("cannot write output: ", args->outputs[k], EM_RUN_EXIT_IO);
-        }
+    print_line_u64(": ", total);
+    if (args->n_invokes > 1u) {
+        print_line_u64("invokes: ", args->n_invokes);
+        em_print("max ");
+        em_run_print_unit();
+        print_line_u64(": ", most);
     }
     return 0;
 }
@@ -437,7 +522,7 @@ static bool em_run_case(uint32_t number, const char *const *words, uint32_t n_wo
         em_run_fail("a case needs PROGRAM EXPECTED [INPUT]... (at most "
                     EM_RUN_DECIMAL(EM_RUN_MAX_INPUT_FILES) " INPUTs) [f32 [ulp=N] [abs_log2=E]]", NULL, code);
     } else if (n_words == 2u && strcmp(words[1], "-") == 0) { /* load only: the verifier's verdict */
-        code = em_run_invoke(&state, words[0], NULL, 0u, false, true);
+        code = em_run_invoke(&state, words[0], NULL, 0u, false, true, 1u);
         em_print("case ");
         em_print_u64(number);
         em_print(": ");
@@ -445,7 +530,7 @@ static bool em_run_case(uint32_t number, const char *const *words, uint32_t n_wo
         em_print(code == 0 ? " loaded\n" : "\n");
         return code == 0;
     } else {
-        code = em_run_invoke(&state, words[0], words + 2, n_words - 2u, false, true);
+        code = em_run_invoke(&state, words[0], words + 2, n_words - 2u, false, true, 1u);
     }
     em_tensor output;
     size_t want_size = 0;
@@ -554,7 +639,7 @@ int em_app_main(void)
     const int argc = em_bsp_args(storage, sizeof storage, argv, EM_RUN_MAX_ARGS);
     em_run_args args;
     if (argc < 0 || !em_run_parse(argc, argv, &args)) {
-        return em_run_fail("usage: em_run PROGRAM [--input FILE]... [--output FILE]... [--zero-inputs] | em_run --batch MANIFEST",
+        return em_run_fail("usage: em_run PROGRAM [--input FILE]... [--output FILE]... [--zero-inputs] [--invokes N] | em_run --batch MANIFEST",
                            NULL, EM_RUN_EXIT_USAGE);
     }
     return args.manifest != NULL ? em_run_batch(args.manifest) : em_run(&args);
