@@ -8,12 +8,15 @@ one op over all time steps, its weights stored once.
 
 Quantization (CortexMQuantizer scheme "recurrent"): the input and a given initial state are int8
 activations, w_ih / w_hh int8 symmetric per gate row; the biases stay float and are quantized here
-to int32 at the accumulator scales; each output (y, h_n, c_n) has its own int8 observer. The
-hidden state runs at y's quantization (or, when y is unused, one from the calibrated range of
-every step's h). Gate pre-activations are Q3.12 int16 (TFLite's integer LSTM); the LSTM's cell
-state is int16 at 2^-cell_bits, chosen from the cell's calibrated range: PT2E observes only the
-op's inputs and outputs, so during calibration `calibrate` runs the float cell on the op's very
-inputs and records the range of c (and of h) over every step (compiler/frontend.py).
+(b_ih to int32 at the input accumulator's scale, b_hh to Q3.12 codes); each output (y, h_n, c_n)
+has its own int8 observer. The hidden state carried between steps is int16 Q0.15, not y's int8:
+PT2E carries a float h, and an int8 h at y's calibrated range clips where a later input drives h
+past it (then every later step inherits the error: 5 LSB in tests/zoo's gru_two_layers_time_first),
+while h lies in (-1, 1) by construction. Gate pre-activations are Q3.12 int16 (TFLite's integer
+LSTM); the LSTM's cell state is int16 at 2^-cell_bits, chosen from the cell's calibrated range:
+PT2E observes only the op's inputs and outputs, so during calibration `calibrate` runs the float
+cell on the op's very inputs and records the range of c (and of h) over every step
+(compiler/frontend.py).
 """
 from __future__ import annotations
 
@@ -36,6 +39,10 @@ GATES = {"gru": 3, "lstm": 4}
 MAX_LAYERS = 2  # a 2-layer module becomes two ops; deeper ones unroll
 
 
+def _shape(value) -> tuple:
+    return tuple((value.meta["val"] if isinstance(value, Node) else value).shape)
+
+
 def takes_whole(kind: str, x, hx, params, has_biases, num_layers, dropout, train, bidirectional,
                 batch_first) -> str | None:
     """Why Ember's `kind` op cannot take this aten.gru.input / aten.lstm.input call (None: it can,
@@ -49,6 +56,8 @@ def takes_whole(kind: str, x, hx, params, has_biases, num_layers, dropout, train
         return "dropout in training mode"
     if len(params) != num_layers * per_layer:
         return "a projection (proj_size)"
+    if _shape(params[1])[-1] > reference.RNN_HIDDEN_MAX:
+        return f"a hidden size above {reference.RNN_HIDDEN_MAX}"
     if x.dim() != 3:
         return "an unbatched input"
     return None
@@ -124,17 +133,6 @@ def _range_quant(low: float, high: float) -> Quant:
     return Quant.per_tensor(scale, zero_point)
 
 
-def _hidden_quant(hidden: tuple[float, float] | None, hn: "_Output | None") -> Quant:
-    """The hidden state's quantization where y is unused: h_n's (so that h_n is h, not a coarser
-    h requantized) when it covers every step's calibrated h, else one from that range."""
-    low, high = hidden or (-1.0, 1.0)
-    if hn is not None:
-        scale, zp = float(hn.quant.scale[0]), int(hn.quant.zero_point[0])
-        if scale * (-128 - zp) <= low + scale / 2 and high - scale / 2 <= scale * (127 - zp):
-            return hn.quant
-    return _range_quant(low, high)
-
-
 def _multiplier(real: float) -> tuple[int, int]:
     multiplier, shift = requantization(np.array([real]))
     return int(multiplier[0]), int(shift[0])
@@ -203,6 +201,13 @@ def _bias(graph: Graph, name: str | None, rows: int, scale: np.ndarray, weights:
     return folded.astype(np.int32)
 
 
+def _gate_bias(graph: Graph, name: str | None, rows: int) -> np.ndarray:
+    """A float recurrent bias as Q3.12 codes (added after the recurrent part's requantization;
+    |b| >= 8 saturates the gate as the float sum would): int32."""
+    values = np.zeros(rows) if name is None else graph.tensors[name].data.astype(np.float64).reshape(rows)
+    return np.clip(np.round(values * 2.0 ** reference.GATE_FRACTION_BITS), -(2**31), 2**31 - 1).astype(np.int32)
+
+
 def lower(kind: str):
     """Lowering of aten.<kind>: one `kind` op, outputs y, h_n (, c_n)."""
     gates = GATES[kind]
@@ -224,36 +229,33 @@ def lower(kind: str):
             raise UnsupportedOpError(f"{kind} with weights {list(w_ih.shape)}, {list(w_hh.shape)}", imported.origin)
         ranges = a.get("ranges", {})
         outputs = imported.outputs
-        hn = _output(graph, imported, outputs[1], None, "h_n")
-        y = _output(graph, imported, outputs[0], _hidden_quant(ranges.get("hidden"), hn), "output")
-        h_quant = y.quant
-        hn = hn or _output(graph, imported, outputs[1], h_quant, "h_n")
+        y = _output(graph, imported, outputs[0], _range_quant(*ranges.get("hidden", (-1.0, 1.0))), "output")
+        hn = _output(graph, imported, outputs[1], y.quant, "h_n")
         cn = (_output(graph, imported, outputs[2], _range_quant(*ranges.get("cell", (-1.0, 1.0))), "c_n")
               if kind == "lstm" else None)
         s_x, zp_x = float(x_quant.scale[0]), int(x_quant.zero_point[0])
-        s_h, zp_h = float(h_quant.scale[0]), int(h_quant.zero_point[0])
+        h_unit = 2.0 ** -reference.HIDDEN_FRACTION_BITS  # the hidden state is Q0.15
         biases = params[2:4] if a["has_biases"] else [None, None]
         b_ih = _bias(graph, biases[0], rows, s_x * s_ih, w_ih, zp_x)
-        b_hh = _bias(graph, biases[1], rows, s_h * s_hh, w_hh, zp_h)
+        b_hh = _gate_bias(graph, biases[1], rows)
         gate_unit = 2.0 ** reference.GATE_FRACTION_BITS
         in_m, in_s = requantization(s_x * s_ih * gate_unit)
-        rec_m, rec_s = requantization(s_h * s_hh * gate_unit)
+        rec_m, rec_s = requantization(h_unit * s_hh * gate_unit)
         attrs = {"batch_first": a["batch_first"], "input_multiplier": in_m, "input_shift": in_s,
-                 "recurrent_multiplier": rec_m, "recurrent_shift": rec_s, "hidden_offset": zp_h}
-        # the Q0.30 product into h codes (LSTM), or into 2^-15 h codes (GRU: summed with z·(h − zp))
-        attrs["hidden_multiplier"], attrs["hidden_shift"] = _multiplier(2.0 ** (-15 if kind == "gru" else -30) / s_h)
-        attrs["hn_offset"] = int(hn.quant.zero_point[0])
-        # h_n from the last step's unrounded value: 2^-15 h codes (GRU), Q0.30 (LSTM)
-        hn_unit = s_h * 2.0 ** -15 if kind == "gru" else 2.0 ** -30
-        attrs["hn_multiplier"], attrs["hn_shift"] = _multiplier(hn_unit / float(hn.quant.scale[0]))
+                 "recurrent_multiplier": rec_m, "recurrent_shift": rec_s}
+        # y and h_n: int8 views of the GRU's Q0.15 h, of the LSTM's Q0.30 o·tanh(c) before rounding
+        value_unit = h_unit if kind == "gru" else h_unit * h_unit
+        for prefix, out in (("hidden", y), ("hn", hn)):
+            attrs[f"{prefix}_offset"] = int(out.quant.zero_point[0])
+            attrs[f"{prefix}_multiplier"], attrs[f"{prefix}_shift"] = _multiplier(value_unit / float(out.quant.scale[0]))
         states = [_state(graph, imported, name, q) for name, q in
-                  zip(state_names, [h_quant, cn.quant if cn is not None else None])]
+                  zip(state_names, [y.quant, cn.quant if cn is not None else None])]
         given = any(s is not None for s in states)
         if given:  # both or neither: a zero one becomes its int8 zero point
             states = [s if s is not None else (_zero_state(graph, name, q), q)
-                      for s, name, q in zip(states, state_names, [h_quant, cn.quant if cn else None])]
+                      for s, name, q in zip(states, state_names, [y.quant, cn.quant if cn else None])]
             attrs["state_offset"] = int(states[0][1].zero_point[0])
-            attrs["state_multiplier"], attrs["state_shift"] = _multiplier(float(states[0][1].scale[0]) / s_h)
+            attrs["state_multiplier"], attrs["state_shift"] = _multiplier(float(states[0][1].scale[0]) / h_unit)
         else:
             attrs["state_offset"], attrs["state_multiplier"], attrs["state_shift"] = 0, 0, 0
         if kind == "lstm":

@@ -1,8 +1,8 @@
 /**
  * @file em_gru_s8.c
- * @brief em_gru_s8: one GRU layer over T steps, int8 in and out, int16 gates
- *        (compiler/reference.py gru_s8). The weights are read once per step; the hidden state of
- *        step t is y's row of step t − 1 (the initial one is staged in scratch).
+ * @brief em_gru_s8: one GRU layer over T steps, int8 in and out, int16 gates and Q0.15 hidden
+ *        state (compiler/reference.py gru_s8). The weights are read once per step; the hidden
+ *        state lives in scratch (y and h_n are int8 views of it).
  */
 #include "em_nn_functions.h"
 #include "em_nn_rnn.h"
@@ -17,37 +17,32 @@ em_nn_status em_gru_s8(const em_rnn_params *params, const em_rnn_weights *weight
                            dims != NULL ? em_gru_s8_get_buffer_size(dims->hidden) : 0, false)) {
         return EM_NN_ERR_BAD_ARGUMENT;
     }
-    const int32_t hidden = dims->hidden, rows = 3 * hidden, zp = params->hidden_offset;
-    int16_t *gx = (int16_t *)ctx->buf, *gh = gx + rows;
-    int8_t *staged = (int8_t *)(gh + rows);
+    const int32_t hidden = dims->hidden, rows = 3 * hidden;
+    /* scratch: h (first: 4-byte aligned for the DSP pairs), then the gates' two parts */
+    int16_t *h = (int16_t *)ctx->buf, *gx = h + hidden, *gh = gx + rows;
     for (int32_t b = 0; b < dims->batches; b++) {
-        for (int32_t k = 0; k < hidden; k++) {
-            const int32_t centred = h0 != NULL ? h0[b * hidden + k] - params->state_offset : 0;
-            staged[k] = (int8_t)em_nn_sat8(zp + em_nn_requantize(centred, params->state_multiplier, params->state_shift));
-        }
-        const int8_t *h = staged;
+        em_nn_rnn_state_in(h, h0 != NULL ? h0 + b * hidden : NULL, hidden, params->state_offset,
+                           params->state_multiplier, params->state_shift, -EM_NN_RNN_Q15_MAX);
         for (int32_t t = 0; t < dims->steps; t++) {
             const int8_t *x = input + em_nn_rnn_row(params, dims, b, t, dims->input);
             int8_t *y = output + em_nn_rnn_row(params, dims, b, t, hidden);
             em_nn_rnn_gates_s16(x, weights->w_ih, dims->input, rows, weights->b_ih, weights->input_multiplier,
                                 weights->input_shift, gx);
-            em_nn_rnn_gates_s16(h, weights->w_hh, hidden, rows, weights->b_hh, weights->recurrent_multiplier,
+            em_nn_rnn_gates_h16(h, weights->w_hh, hidden, rows, weights->b_hh, weights->recurrent_multiplier,
                                 weights->recurrent_shift, gh);
             for (int32_t k = 0; k < hidden; k++) {
                 const int32_t r = em_nn_sigmoid_s16(em_nn_sat16(gx[k] + gh[k]));
                 const int32_t z = em_nn_sigmoid_s16(em_nn_sat16(gx[hidden + k] + gh[hidden + k]));
                 const int32_t n = em_nn_tanh_s16(em_nn_sat16(gx[2 * hidden + k]
                                                              + em_nn_round_shift(r * gh[2 * hidden + k], 15)));
-                /* in 2^-15 hidden codes: |z·(h − zp)| < 2^23, the update below 2^23 for |n| <= 1 */
-                const int32_t update = z * (h[k] - zp)
-                                       + em_nn_requantize((32768 - z) * n, params->hidden_multiplier, params->hidden_shift);
-                y[k] = (int8_t)em_nn_sat8(zp + em_nn_round_shift(update, 15));
-                if (t == dims->steps - 1) { /* h_n from the update before its rounding */
-                    h_n[b * hidden + k] = (int8_t)em_nn_sat8(
-                        params->hn_offset + em_nn_requantize(update, params->hn_multiplier, params->hn_shift));
-                }
+                /* |z·(h − n)| <= 32767·65534 < 2^31 − 2^14; h' between h and n */
+                const int32_t next = n + em_nn_round_shift(z * (h[k] - n), 15);
+                h[k] = (int16_t)next;
+                y[k] = em_nn_rnn_s8_of(next, params->hidden_offset, params->hidden_multiplier, params->hidden_shift);
             }
-            h = y;
+        }
+        for (int32_t k = 0; k < hidden; k++) {
+            h_n[b * hidden + k] = em_nn_rnn_s8_of(h[k], params->hn_offset, params->hn_multiplier, params->hn_shift);
         }
     }
     return EM_NN_OK;

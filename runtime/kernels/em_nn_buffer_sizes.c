@@ -97,13 +97,14 @@ int32_t em_mel_features_s16_get_buffer_size(int32_t fft_length, int32_t n_mels)
 }
 
 /* Recurrent layers: the gates' int16 input and recurrent parts (G·H each), LSTM's int16 cell
- * state (H), the int8 initial hidden state (H). Hidden sizes past 2^20 are refused (no wrap). */
+ * state (H), the int16 Q0.15 hidden state (H); 4-byte multiples. Hidden sizes past
+ * EM_NN_RNN_HIDDEN_MAX are refused. */
 static int32_t em_nn_rnn_scratch(int32_t gates, int32_t hidden, int32_t cell)
 {
-    if (hidden < 1 || hidden > (1 << 20)) {
+    if (hidden < 1 || hidden > EM_NN_RNN_HIDDEN_MAX) {
         return 0;
     }
-    return (2 * 2 * gates * hidden + 2 * cell * hidden + hidden + 3) & ~3;
+    return (2 * 2 * gates * hidden + 2 * cell * hidden + 2 * hidden + 3) & ~3;
 }
 
 int32_t em_gru_s8_get_buffer_size(int32_t hidden)

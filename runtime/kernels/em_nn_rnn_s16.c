@@ -2,9 +2,11 @@
  * @file em_nn_rnn_s16.c
  * @brief What the recurrent kernels (em_gru_s8.c, em_lstm_s8.c) share: the Q0.15 sigmoid and tanh
  *        tables (reference.SIGMOID_Q15_TABLE, TANH_Q15_TABLE: f(k/32), k = 0..256, rounded; a test
- *        compares them) and the gate rows' matrix-vector product to Q3.12 int16, on every tier's
- *        fast path: MVE VMLADAV over 16 lanes, DSP four rows per input word (SMLAD), scalar
- *        four rows per input byte (the fully connected kernels' inner loops, em_nn_dot_s8.h).
+ *        compares them) and the gate rows' matrix-vector products to Q3.12 int16, on every tier's
+ *        fast path. Of the int8 input: MVE VMLADAV over 16 lanes, DSP four rows per input word
+ *        (SMLAD), scalar four rows per input byte (the fully connected kernels' inner loops,
+ *        em_nn_dot_s8.h). Of the Q0.15 hidden state: MVE VMLADAV over 8 int16 lanes, DSP four
+ *        rows per pair of input words (SMLAD), scalar four rows per input.
  */
 #include "em_nn_dot_s8.h"
 #include "em_nn_rnn.h"
@@ -104,6 +106,80 @@ void em_nn_rnn_gates_s16(const int8_t *x, const int8_t *w, int32_t k, int32_t ro
 #endif
 }
 
+/** sat16(requantize(acc) + bias): the bias (Q3.12 codes, any int32) added in int64. */
+static inline int16_t em_nn_rnn_gate16_biased(int32_t acc, int32_t multiplier, int32_t shift, int32_t bias)
+{
+    const int64_t v = (int64_t)em_nn_requantize(acc, multiplier, shift) + bias;
+    return (int16_t)(v < -32768 ? -32768 : v > 32767 ? 32767 : v);
+}
+
+#if EM_NN_TIER_MVE
+/** Σ_i h[i]·w[i] over @p n pairs (8 lanes, weights widened on load; a predicated tail). */
+static inline int32_t em_nn_rnn_dot_h16_mve(const int16_t *h, const int8_t *w, int32_t n)
+{
+    int32_t acc = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        acc = vmladavaq_s16(acc, vld1q_s16(h + i), vldrbq_s16(w + i));
+    }
+    if (i < n) {
+        const mve_pred16_t p = vctp16q((uint32_t)(n - i));
+        acc = vmladavaq_s16(acc, vldrhq_z_s16(h + i, p), vldrbq_z_s16(w + i, p));
+    }
+    return acc;
+}
+#endif
+
+void em_nn_rnn_gates_h16(const int16_t *h, const int8_t *w, int32_t k, int32_t rows, const int32_t *bias,
+                         const int32_t *multiplier, const int32_t *shift, int16_t *out)
+{
+    int32_t o = 0;
+#if EM_NN_TIER_MVE
+    for (; o < rows; o++) {
+        out[o] = em_nn_rnn_gate16_biased(em_nn_rnn_dot_h16_mve(h, w + o * k, k), multiplier[o], shift[o], bias[o]);
+    }
+#else
+    for (; o + 4 <= rows; o += 4) {
+        const int8_t *w0 = w + o * k, *w1 = w0 + k, *w2 = w1 + k, *w3 = w2 + k;
+        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, i = 0;
+#if EM_NN_TIER_DSP
+        /* per four inputs: h as (h0, h2), (h1, h3) pairs (shared by the rows), each row's four
+         * weights as the same pairs by SXTB16, two SMLAD */
+        for (; i + 4 <= k; i += 4) {
+            uint32_t h01, h23;
+            __builtin_memcpy(&h01, h + i, 4);
+            __builtin_memcpy(&h23, h + i + 2, 4);
+            const int32_t h02 = (int32_t)((h01 & 0xFFFFu) | (h23 << 16));
+            const int32_t h13 = (int32_t)((h01 >> 16) | (h23 & 0xFFFF0000u));
+            uint32_t q = em_nn_read_s8x4(w0 + i);
+            a0 = __smlad(em_nn_sxtb16_13(q), h13, __smlad(em_nn_sxtb16_02(q), h02, a0));
+            q = em_nn_read_s8x4(w1 + i);
+            a1 = __smlad(em_nn_sxtb16_13(q), h13, __smlad(em_nn_sxtb16_02(q), h02, a1));
+            q = em_nn_read_s8x4(w2 + i);
+            a2 = __smlad(em_nn_sxtb16_13(q), h13, __smlad(em_nn_sxtb16_02(q), h02, a2));
+            q = em_nn_read_s8x4(w3 + i);
+            a3 = __smlad(em_nn_sxtb16_13(q), h13, __smlad(em_nn_sxtb16_02(q), h02, a3));
+        }
+#endif
+        for (; i < k; i++) {
+            const int32_t hi = h[i];
+            a0 += hi * w0[i], a1 += hi * w1[i], a2 += hi * w2[i], a3 += hi * w3[i];
+        }
+        out[o] = em_nn_rnn_gate16_biased(a0, multiplier[o], shift[o], bias[o]);
+        out[o + 1] = em_nn_rnn_gate16_biased(a1, multiplier[o + 1], shift[o + 1], bias[o + 1]);
+        out[o + 2] = em_nn_rnn_gate16_biased(a2, multiplier[o + 2], shift[o + 2], bias[o + 2]);
+        out[o + 3] = em_nn_rnn_gate16_biased(a3, multiplier[o + 3], shift[o + 3], bias[o + 3]);
+    }
+    for (; o < rows; o++) {
+        const int8_t *row = w + o * k;
+        int32_t acc = 0;
+        for (int32_t i = 0; i < k; i++) {
+            acc += h[i] * row[i];
+        }
+        out[o] = em_nn_rnn_gate16_biased(acc, multiplier[o], shift[o], bias[o]);
+    }
+#endif
+}
+
 static bool em_nn_rnn_s8(int32_t v)
 {
     return v >= -128 && v <= 127;
@@ -124,7 +200,8 @@ bool em_nn_rnn_args_ok(const em_rnn_params *p, const em_rnn_weights *w, const em
         return false;
     }
     const int32_t limit = 1 << 20; /* B·T·max(I, H) and 4·H·max(I, H) stay far below 2^31 */
-    if (d->batches < 1 || d->steps < 1 || d->input < 1 || d->hidden < 1 || d->input > limit || d->hidden > limit
+    if (d->batches < 1 || d->steps < 1 || d->input < 1 || d->hidden < 1 || d->input > limit
+        || d->hidden > EM_NN_RNN_HIDDEN_MAX
         || (int64_t)d->batches * d->steps * (d->input > d->hidden ? d->input : d->hidden) > INT32_MAX / 2
         || (int64_t)4 * d->hidden * (d->input > d->hidden ? d->input : d->hidden) > INT32_MAX / 2) {
         return false;

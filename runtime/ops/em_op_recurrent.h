@@ -4,7 +4,7 @@
  *        recurrent layer's operands and RecurrentOptions (compiler/ops/recurrent.py writes them).
  *
  * Inputs: x [B, T, I] or [T, B, I] int8, w_ih [G·H, I] int8, w_hh [G·H, H] int8, b_ih and b_hh
- * [G·H] int32, then, optionally, the @p states initial states (h0; LSTM h0, c0), each int8 of
+ * [G·H] int32 (b_hh: Q3.12 codes), then, optionally, the @p states initial states (h0; LSTM h0, c0), each int8 of
  * B·H elements ([B, H] or [1, B, H]). Outputs: y (x's layout, H last) int8, then @p states final
  * states of B·H int8 elements (h_n; LSTM h_n, c_n), then the kernel's scratch (1-D int8). check()
  * requires every shape to agree, the per-row vectors to hold G·H entries in em_nn_requantize's
@@ -98,7 +98,7 @@ static inline em_status em_rnn_check(const em_op_context *ctx, uint32_t gates, u
     }
     const em_rnn_dims d = em_rnn_dims_of(&a);
     const int32_t rows = em_op_dim(w_hh, 0);
-    if (d.batches < 1 || d.steps < 1 || d.input < 1 || d.hidden < 1 || d.hidden > (1 << 20)
+    if (d.batches < 1 || d.steps < 1 || d.input < 1 || d.hidden < 1 || d.hidden > EM_NN_RNN_HIDDEN_MAX
         || (int64_t)rows != (int64_t)gates * d.hidden || em_op_dim(w_ih, 0) != rows || em_op_dim(w_ih, 1) != d.input
         || em_op_dim(&a.in[EM_RNN_B_IH], 0) != rows || em_op_dim(&a.in[EM_RNN_B_HH], 0) != rows
         || em_op_dim(&a.out[0], 0) != em_op_dim(x, 0) || em_op_dim(&a.out[0], 1) != em_op_dim(x, 1)

@@ -562,18 +562,22 @@ typedef struct {
     int32_t batches; /**< B >= 1 */
     int32_t steps;   /**< T >= 1 */
     int32_t input;   /**< I >= 1 */
-    int32_t hidden;  /**< H >= 1 */
+    int32_t hidden;  /**< H, 1..EM_NN_RNN_HIDDEN_MAX */
 } em_rnn_dims;
+
+/** The largest hidden size of em_gru_s8 / em_lstm_s8: the recurrent part's Σ of H int8 × Q0.15
+ *  products (each below 2^22 in magnitude) stays within int32 (reference.RNN_HIDDEN_MAX). */
+#define EM_NN_RNN_HIDDEN_MAX 512
 
 /** A recurrent layer's constants: G·H gate rows (G = 3 for GRU: r, z, n; 4 for LSTM: i, f, g, o). */
 typedef struct {
     const int8_t *w_ih;                  /**< [G·H, I] int8, row-major */
     const int8_t *w_hh;                  /**< [G·H, H] int8, row-major */
     const int32_t *b_ih;                 /**< [G·H] int32, input zero point folded in */
-    const int32_t *b_hh;                 /**< [G·H] int32, hidden zero point folded in */
+    const int32_t *b_hh;                 /**< [G·H] int32 Q3.12 codes, added after requantization */
     const int32_t *input_multiplier;     /**< [G·H]: w_ih·x + b_ih -> Q3.12 (Q31, >= 0) */
     const int32_t *input_shift;          /**< [G·H], -31..30 */
-    const int32_t *recurrent_multiplier; /**< [G·H]: w_hh·h + b_hh -> Q3.12 */
+    const int32_t *recurrent_multiplier; /**< [G·H]: w_hh·h (h Q0.15) -> Q3.12 */
     const int32_t *recurrent_shift;      /**< [G·H], -31..30 */
 } em_rnn_weights;
 
@@ -581,20 +585,21 @@ typedef struct {
  *  Offsets are int8 zero points, multipliers Q31 >= 0, shifts -31..30. */
 typedef struct {
     int32_t batch_first;                                     /**< 1: x, y [B, T, ·]; 0: [T, B, ·] */
-    int32_t hidden_offset, hidden_multiplier, hidden_shift;  /**< h zero point; Q0.30 -> h codes (GRU: 2^-15 h codes) */
-    int32_t state_offset, state_multiplier, state_shift;     /**< h0 -> h units */
-    int32_t hn_offset, hn_multiplier, hn_shift;              /**< last unrounded h (GRU 2^-15 h codes, LSTM Q0.30) -> h_n */
+    int32_t hidden_offset, hidden_multiplier, hidden_shift;  /**< y's zero point; h -> y codes (GRU: Q0.15 h, LSTM: Q0.30 o·tanh(c)) */
+    int32_t state_offset, state_multiplier, state_shift;     /**< h0's zero point; h0 codes -> Q0.15 */
+    int32_t hn_offset, hn_multiplier, hn_shift;              /**< the last h (as for y) -> h_n */
     int32_t cell_bits;                                       /**< LSTM: cell scale 2^-cell_bits, 8..15 */
     int32_t cell_in_offset, cell_in_multiplier, cell_in_shift; /**< LSTM: c0 -> cell units */
     int32_t cn_offset, cn_multiplier, cn_shift;              /**< LSTM: cell units -> c_n */
 } em_rnn_params;
 
 /**
- * One GRU layer over T steps (reference.gru_s8): int8 input and hidden state, Q3.12 int16 gate
- * pre-activations, Q0.15 sigmoid / tanh (em_nn_sigmoid_s16, em_nn_tanh_s16), h' = n + z·(h − n).
+ * One GRU layer over T steps (reference.gru_s8): int8 input and outputs, an int16 Q0.15 hidden
+ * state (in scratch), Q3.12 int16 gate pre-activations, Q0.15 sigmoid / tanh (em_nn_sigmoid_s16,
+ * em_nn_tanh_s16), h' = n + z·(h − n).
  * @param input   [B, T, I] (batch_first) or [T, B, I] int8
  * @param h0      [B, H] int8 at (state_offset, state_multiplier), or NULL for the zero state
- * @param output  y, as @p input with H last, int8; must not overlap any other operand
+ * @param output  y, as @p input with H last, int8 at (hidden_offset, hidden_multiplier)
  * @param h_n     [B, H] int8, the last step's h at (hn_offset, hn_multiplier)
  * @param ctx     scratch of em_gru_s8_get_buffer_size(H) bytes, 4-byte aligned
  * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for a NULL pointer, dims < 1, small scratch or a
@@ -604,8 +609,8 @@ em_nn_status em_gru_s8(const em_rnn_params *params, const em_rnn_weights *weight
                        const int8_t *input, const int8_t *h0, int8_t *output, int8_t *h_n,
                        const em_nn_context *ctx);
 
-/** Scratch bytes of em_gru_s8 for @p hidden (the gates' int16 parts, the initial state): 13·H
- *  rounded up to 4; 0 for hidden < 1 or too large. Compiles on the host. */
+/** Scratch bytes of em_gru_s8 for @p hidden (the gates' int16 parts, the Q0.15 hidden state):
+ *  14·H rounded up to 4; 0 for hidden outside 1..EM_NN_RNN_HIDDEN_MAX. Compiles on the host. */
 int32_t em_gru_s8_get_buffer_size(int32_t hidden);
 
 /**
@@ -619,8 +624,8 @@ em_nn_status em_lstm_s8(const em_rnn_params *params, const em_rnn_weights *weigh
                         const int8_t *input, const int8_t *h0, const int8_t *c0, int8_t *output, int8_t *h_n,
                         int8_t *c_n, const em_nn_context *ctx);
 
-/** Scratch bytes of em_lstm_s8 for @p hidden (gates, cell state, initial state): 19·H rounded up
- *  to 4; 0 for hidden < 1 or too large. Compiles on the host. */
+/** Scratch bytes of em_lstm_s8 for @p hidden (gates, cell state, Q0.15 hidden state): 20·H
+ *  rounded up to 4; 0 for hidden outside 1..EM_NN_RNN_HIDDEN_MAX. Compiles on the host. */
 int32_t em_lstm_s8_get_buffer_size(int32_t hidden);
 
 #ifdef __cplusplus

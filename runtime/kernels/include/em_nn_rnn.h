@@ -15,6 +15,7 @@
 
 #define EM_NN_RNN_TABLE_ENTRIES 257 /* f(k/32), k = 0..256: |x| in Q3.12 by steps of 2^7 codes */
 #define EM_NN_RNN_STEP_BITS 7
+#define EM_NN_RNN_Q15_MAX 32767 /* the Q0.15 hidden state's bound, symmetric */
 
 extern const int16_t em_nn_sigmoid_q15_table[EM_NN_RNN_TABLE_ENTRIES];
 extern const int16_t em_nn_tanh_q15_table[EM_NN_RNN_TABLE_ENTRIES];
@@ -77,6 +78,19 @@ void em_nn_rnn_gates_s16(const int8_t *x, const int8_t *w, int32_t k, int32_t ro
                          const int32_t *multiplier, const int32_t *shift, int16_t *out);
 
 /**
+ * out[o] = sat16(requantize(Σ_{i<k} h[i]·w[o·k + i], multiplier[o], shift[o]) + bias[o]) for the
+ * @p rows gate rows: the recurrent part, of the Q0.15 hidden state. The sum is exact in int32
+ * (|h| <= 32767, k <= EM_NN_RNN_HIDDEN_MAX); the bias, Q3.12 codes, is added in int64. MVE:
+ * 8-lane VMLADAV per row (weights widened by VLDRB.S16); DSP: four rows per two input words
+ * (SMLAD on SXTB16 weight pairs); scalar: four rows per input.
+ * @param h     [k] int16 Q0.15, 4-byte aligned
+ * @param w     [rows, k] int8, row-major
+ * @param out   [rows] int16 Q3.12
+ */
+void em_nn_rnn_gates_h16(const int16_t *h, const int8_t *w, int32_t k, int32_t rows, const int32_t *bias,
+                         const int32_t *multiplier, const int32_t *shift, int16_t *out);
+
+/**
  * The scalar contract of em_gru_s8 / em_lstm_s8 (@p lstm: cell fields too): pointers set, dims
  * >= 1 with every row offset within int32, scratch of @p scratch_needed bytes at least, offsets
  * int8, multipliers >= 0, shifts -31..30, cell_bits 8..15. Per-row vectors are not read.
@@ -84,6 +98,24 @@ void em_nn_rnn_gates_s16(const int8_t *x, const int8_t *w, int32_t k, int32_t ro
 bool em_nn_rnn_args_ok(const em_rnn_params *p, const em_rnn_weights *w, const em_rnn_dims *d, const void *input,
                        const void *output, const void *h_n, const em_nn_context *ctx, int32_t scratch_needed,
                        bool lstm);
+
+/** An int8 view of a hidden value (Q0.15 / Q0.30) or cell state: sat8(offset + requantize(v)). */
+static inline int8_t em_nn_rnn_s8_of(int32_t v, int32_t offset, int32_t multiplier, int32_t shift)
+{
+    const int64_t out = (int64_t)offset + em_nn_requantize(v, multiplier, shift);
+    return (int8_t)(out < -128 ? -128 : out > 127 ? 127 : out);
+}
+
+/** An initial state entering the kernel's units: state[k] = clamp(requantize(s0[k] − offset), low,
+ *  32767), all 0 for s0 NULL (the zero state). */
+static inline void em_nn_rnn_state_in(int16_t *state, const int8_t *s0, int32_t n, int32_t offset,
+                                      int32_t multiplier, int32_t shift, int32_t low)
+{
+    for (int32_t k = 0; k < n; k++) {
+        const int32_t v = s0 != NULL ? em_nn_requantize(s0[k] - offset, multiplier, shift) : 0;
+        state[k] = (int16_t)(v < low ? low : v > 32767 ? 32767 : v);
+    }
+}
 
 /** Row of time step @p t of batch entry @p b in a [B, T, n] (batch_first) or [T, B, n] tensor. */
 static inline int32_t em_nn_rnn_row(const em_rnn_params *p, const em_rnn_dims *d, int32_t b, int32_t t, int32_t n)
