@@ -664,17 +664,18 @@ def float_avg_pool_f32(x: np.ndarray, *, kernel: tuple[int, int], stride: tuple[
 # (real = q / 2^12, -8..8), the nonlinearities int16 Q3.12 -> Q0.15 by a 257-entry table with
 # linear interpolation (every tier reads the same table, runtime/kernels/em_nn_rnn_s16.c), the
 # LSTM's cell state int16 at a power-of-two scale 2^-cell_bits that the compiler picks from the
-# calibrated range. The hidden state carried from step to step is int16 Q0.15 (a GRU's and an
-# LSTM's h lie in (-1, 1) by construction): no calibrated int8 range can clip it, and its
-# rounding (2^-16) is far below an int8 output's LSB, so the recurrence tracks PyTorch's float
-# one; y and h_n are int8 views of it at their own quantizations.
+# calibrated range. The hidden state carried from step to step is int16 at 2^-hidden_bits:
+# Q0.15 (15) by default, since a GRU's and an LSTM's h lie in (-1, 1) by construction, fewer
+# bits where a given initial state reaches further. No calibrated int8 range can clip it, and
+# its rounding is far below an int8 output's LSB, so the recurrence tracks PyTorch's float one;
+# y and h_n are int8 views of it at their own quantizations.
 GATE_FRACTION_BITS = 12  # gate pre-activations are Q3.12
-HIDDEN_FRACTION_BITS = 15  # the hidden state is Q0.15, |h| <= 32767
+HIDDEN_BITS_MIN, HIDDEN_BITS_MAX = 8, 15  # hidden state int16 at 2^-hidden_bits, |h| <= 32767
 RNN_TABLE_STEP_BITS = 7  # table entries every 2^7 Q3.12 codes (1/32); 256 steps cover 0..8
 RNN_TABLE_ENTRIES = 257
 CELL_BITS_MIN, CELL_BITS_MAX = 8, 15  # cell state Q(15 − b).b: |c| < 128 .. < 1
 RNN_HIDDEN_MAX = 512  # Σ w_hh·h over H int8 × Q0.15 products (each < 2^22) stays within int32
-Q15_MAX = (1 << HIDDEN_FRACTION_BITS) - 1
+Q15_MAX = 32767
 
 
 def _q15_table(function) -> np.ndarray:
@@ -724,7 +725,7 @@ def _gate_preactivations(x: np.ndarray, h: np.ndarray, p: dict, w_ih: np.ndarray
                          b_ih: np.ndarray, b_hh: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(input part, recurrent part) of every gate row as Q3.12 int16. Input part: the int32 dot
     product of int8 x (bias with x's zero point folded in, wrapping) requantized and saturated.
-    Recurrent part: the dot product of the Q0.15 h (exact in int32: H <= RNN_HIDDEN_MAX)
+    Recurrent part: the dot product of the int16 h (exact in int32: H <= RNN_HIDDEN_MAX)
     requantized, plus b_hh (Q3.12 codes: h has no zero point to fold, and a bias at the
     accumulator's scale s_hh·2^-15 could overflow int32 for a row of tiny weights), saturated."""
     acc_x = wrap_int32(b_ih + w_ih @ x)
@@ -737,7 +738,7 @@ def _gate_preactivations(x: np.ndarray, h: np.ndarray, p: dict, w_ih: np.ndarray
 
 
 def _int8_of(value: np.ndarray, p: dict, prefix: str) -> np.ndarray:
-    """An int8 view of a Q0.15 (GRU) or Q0.30 (LSTM) hidden value, or of the cell state:
+    """An int8 view of a hidden value (GRU: h, LSTM: the Q0.30 o·tanh(c)) or the cell state:
     sat8(<prefix>_offset + requantize(value, <prefix>_multiplier, <prefix>_shift))."""
     out = p[f"{prefix}_offset"] + requantize(np.asarray(value, np.int64), p[f"{prefix}_multiplier"],
                                              p[f"{prefix}_shift"])
@@ -771,16 +772,18 @@ def gru_s8(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, b_ih: np.ndarray, 
 
     x [B, T, I] (batch_first) or [T, B, I] int8; w_ih [3H, I], w_hh [3H, H] int8 (H <= 512);
     b_ih [3H] int32 (b_ih − zp_x·Σ w_ih, at the accumulator's scale), b_hh [3H] int32 Q3.12
-    codes; h0 [B, H] int8 or None (zero state), entering as Q0.15 by state_*. The hidden state
-    h is Q0.15. Per step, with gx, gh the gates' Q3.12 input and recurrent parts:
+    codes; h0 [B, H] int8 or None (zero state), entering by state_* (saturated to ±32767). The
+    hidden state h is int16 at 2^-b (b = hidden_bits, 8..15). Per step, with gx, gh the gates'
+    Q3.12 input and recurrent parts:
       r = σ(sat16(gx_r + gh_r)), z = σ(sat16(gx_z + gh_z))                         Q0.15
       n = tanh(sat16(gx_n + round(r·gh_n / 2^15)))                                 Q0.15
-      h' = n + round(z·(h − n) / 2^15)                                             Q0.15
-    (|h'| <= 32767: a convex combination of h and n). y [as x, H] holds every h' as int8
-    (hidden_*: offset, Q0.15 -> y codes), h_n [B, H] the last one at h_n's (hn_*)."""
+      m = round(n / 2^(15 − b)) (n for b = 15);  h' = m + round(z·(h − m) / 2^15)  2^-b
+    (|h'| <= 32767: a convex combination of h and m). y [as x, H] holds every h' as int8
+    (hidden_*: offset, h -> y codes), h_n [B, H] the last one at h_n's (hn_*)."""
     xs, w_ih, w_hh, b_ih, b_hh = _recurrent_operands(x, w_ih, w_hh, b_ih, b_hh, p)
     steps, batch, _ = xs.shape
     hidden = w_hh.shape[1]
+    bits = p.get("hidden_bits", HIDDEN_BITS_MAX)
     h = _state_in(h0, batch, hidden, p, "state", -Q15_MAX)  # [H, B]
     ys = np.zeros((steps, batch, hidden), np.int64)
     for t in range(steps):
@@ -788,7 +791,8 @@ def gru_s8(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, b_ih: np.ndarray, 
         r = sigmoid_s16(_sat16(gx[:hidden] + gh[:hidden]))
         z = sigmoid_s16(_sat16(gx[hidden:2 * hidden] + gh[hidden:2 * hidden]))
         n = tanh_s16(_sat16(gx[2 * hidden:] + _round_shift(r * gh[2 * hidden:], 15)))
-        h = n + _round_shift(z * (h - n), 15)
+        m = n if bits == HIDDEN_BITS_MAX else _round_shift(n, HIDDEN_BITS_MAX - bits)
+        h = m + _round_shift(z * (h - m), 15)
         ys[t] = _int8_of(h, p, "hidden").T
     y = _time_major(ys, p["batch_first"]).astype(np.int8)
     return y, _int8_of(h.T, p, "hn").astype(np.int8)
@@ -799,19 +803,19 @@ def lstm_s8(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, b_ih: np.ndarray,
     """One LSTM layer (PyTorch's gate order i, f, g, o) over T steps; returns (y, h_n, c_n).
 
     Operands as gru_s8's with 4H gate rows; c0 [B, H] int8 or None. The cell state c is int16 at
-    scale 2^-b (b = cell_bits, 8..15), the hidden state Q0.15. Per step, g = sat16(gx + gh) per
-    gate row:
+    scale 2^-b (b = cell_bits, 8..15), the hidden state int16 at 2^-hb (hb = hidden_bits). Per
+    step, g = sat16(gx + gh) per gate row:
       i, f, o = σ(g_i), σ(g_f), σ(g_o); u = tanh(g_g)                              Q0.15
       c' = sat16(round(f·c / 2^15) + round(i·u / 2^(30 − b)))
       q = o·tanh(c' in Q3.12)                                                      Q0.30
-      h' = round(q / 2^15)                                                         Q0.15
+      h' = round(q / 2^(30 − hb))                                                  2^-hb
     where c in Q3.12 is round(c / 2^(b − 12)) for b > 12, c for b = 12, sat16(c·2^(12 − b)) below.
     y holds every q as int8 (hidden_*: Q0.30 -> y codes), h_n the last q at h_n's (hn_*), c_n
     the last c at c_n's (cn_*); c0 enters by cell_in_*."""
     xs, w_ih, w_hh, b_ih, b_hh = _recurrent_operands(x, w_ih, w_hh, b_ih, b_hh, p)
     steps, batch, _ = xs.shape
     hidden = w_hh.shape[1]
-    bits = p["cell_bits"]
+    bits, hidden_bits = p["cell_bits"], p.get("hidden_bits", HIDDEN_BITS_MAX)
     h = _state_in(h0, batch, hidden, p, "state", -Q15_MAX)
     c = _state_in(c0, batch, hidden, p, "cell_in", -32768)
     ys = np.zeros((steps, batch, hidden), np.int64)
@@ -823,7 +827,7 @@ def lstm_s8(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, b_ih: np.ndarray,
         c = _sat16(_round_shift(f * c, 15) + _round_shift(i * u, 30 - bits))
         c12 = _round_shift(c, bits - 12) if bits > 12 else c if bits == 12 else _sat16(c << (12 - bits))
         product = o * tanh_s16(c12)
-        h = _round_shift(product, 15)
+        h = _round_shift(product, 30 - hidden_bits)
         ys[t] = _int8_of(product, p, "hidden").T
     y = _time_major(ys, p["batch_first"]).astype(np.int8)
     return y, _int8_of(product.T, p, "hn").astype(np.int8), _int8_of(c.T, p, "cn").astype(np.int8)

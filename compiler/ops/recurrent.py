@@ -12,7 +12,8 @@ activations, w_ih / w_hh int8 symmetric per gate row; the biases stay float and 
 has its own int8 observer. The hidden state carried between steps is int16 Q0.15, not y's int8:
 PT2E carries a float h, and an int8 h at y's calibrated range clips where a later input drives h
 past it (then every later step inherits the error: 5 LSB in tests/zoo's gru_two_layers_time_first),
-while h lies in (-1, 1) by construction. Gate pre-activations are Q3.12 int16 (TFLite's integer
+while h lies in (-1, 1) by construction (Q0.15; a given initial state reaching past ±1 takes
+integer bits from the fraction: hidden_bits). Gate pre-activations are Q3.12 int16 (TFLite's integer
 LSTM); the LSTM's cell state is int16 at 2^-cell_bits, chosen from the cell's calibrated range:
 PT2E observes only the op's inputs and outputs, so during calibration `calibrate` runs the float
 cell on the op's very inputs and records the range of c (and of h) over every step
@@ -201,6 +202,23 @@ def _bias(graph: Graph, name: str | None, rows: int, scale: np.ndarray, weights:
     return folded.astype(np.int32)
 
 
+def _given_state_quant(graph: Graph, names: list[str]) -> Quant | None:
+    """The quantization of a given (int8) initial hidden state, None for a zero or float one."""
+    source = dequantized_source(graph, names[0], "int8") if names else None
+    return source[1] if source is not None else None
+
+
+def hidden_bits(state: Quant | None) -> int:
+    """The hidden state's fraction bits: 15 (Q0.15: what the recurrence produces lies in (-1, 1)),
+    fewer where a given initial state's int8 range reaches past ±1, so that h0 enters unclipped."""
+    if state is None:
+        return reference.HIDDEN_BITS_MAX
+    scale, zp = float(state.scale[0]), int(state.zero_point[0])
+    peak = max(abs(scale * (-128 - zp)), abs(scale * (127 - zp)))
+    integer_bits = max(0, math.ceil(math.log2(peak))) if peak > 1.0 else 0
+    return int(max(reference.HIDDEN_BITS_MIN, reference.HIDDEN_BITS_MAX - integer_bits))
+
+
 def _gate_bias(graph: Graph, name: str | None, rows: int) -> np.ndarray:
     """A float recurrent bias as Q3.12 codes (added after the recurrent part's requantization;
     |b| >= 8 saturates the gate as the float sum would): int32."""
@@ -234,7 +252,9 @@ def lower(kind: str):
         cn = (_output(graph, imported, outputs[2], _range_quant(*ranges.get("cell", (-1.0, 1.0))), "c_n")
               if kind == "lstm" else None)
         s_x, zp_x = float(x_quant.scale[0]), int(x_quant.zero_point[0])
-        h_unit = 2.0 ** -reference.HIDDEN_FRACTION_BITS  # the hidden state is Q0.15
+        given_quant = _given_state_quant(graph, state_names)
+        bits = hidden_bits(given_quant)
+        h_unit = 2.0 ** -bits  # the hidden state is int16 at 2^-hidden_bits
         biases = params[2:4] if a["has_biases"] else [None, None]
         b_ih = _bias(graph, biases[0], rows, s_x * s_ih, w_ih, zp_x)
         b_hh = _gate_bias(graph, biases[1], rows)
@@ -242,9 +262,9 @@ def lower(kind: str):
         in_m, in_s = requantization(s_x * s_ih * gate_unit)
         rec_m, rec_s = requantization(h_unit * s_hh * gate_unit)
         attrs = {"batch_first": a["batch_first"], "input_multiplier": in_m, "input_shift": in_s,
-                 "recurrent_multiplier": rec_m, "recurrent_shift": rec_s}
-        # y and h_n: int8 views of the GRU's Q0.15 h, of the LSTM's Q0.30 o·tanh(c) before rounding
-        value_unit = h_unit if kind == "gru" else h_unit * h_unit
+                 "recurrent_multiplier": rec_m, "recurrent_shift": rec_s, "hidden_bits": bits}
+        # y and h_n: int8 views of the GRU's h, of the LSTM's Q0.30 o·tanh(c) before rounding
+        value_unit = h_unit if kind == "gru" else 2.0 ** -30
         for prefix, out in (("hidden", y), ("hn", hn)):
             attrs[f"{prefix}_offset"] = int(out.quant.zero_point[0])
             attrs[f"{prefix}_multiplier"], attrs[f"{prefix}_shift"] = _multiplier(value_unit / float(out.quant.scale[0]))
@@ -322,7 +342,8 @@ SCALARS = (("hidden_offset", "HiddenOffset"), ("hidden_multiplier", "HiddenMulti
            ("hn_offset", "HnOffset"), ("hn_multiplier", "HnMultiplier"), ("hn_shift", "HnShift"),
            ("cell_bits", "CellBits"), ("cell_in_offset", "CellInOffset"),
            ("cell_in_multiplier", "CellInMultiplier"), ("cell_in_shift", "CellInShift"),
-           ("cn_offset", "CnOffset"), ("cn_multiplier", "CnMultiplier"), ("cn_shift", "CnShift"))
+           ("cn_offset", "CnOffset"), ("cn_multiplier", "CnMultiplier"), ("cn_shift", "CnShift"),
+           ("hidden_bits", "HiddenBits"))
 VECTORS = (("input_multiplier", "InputMultiplier"), ("input_shift", "InputShift"),
            ("recurrent_multiplier", "RecurrentMultiplier"), ("recurrent_shift", "RecurrentShift"))
 

@@ -3012,9 +3012,11 @@ def ArgMaxOptionsEnd(builder):
 # GRU and LSTM: one unidirectional layer over T steps (compiler/reference.py gru_s8, lstm_s8;
 # compiler/ops/gru.py, lstm.py). Inputs x [B, T, I] (batch_first) or [T, B, I] int8, w_ih [G·H, I]
 # and w_hh [G·H, H] int8 (G = 3 for GRU, 4 for LSTM, PyTorch's gate order), b_ih, b_hh [G·H]
-# int32 (zero points folded in), then optionally h0 [B, H] int8 (and, LSTM, c0 [B, H] int8).
+# int32 (b_ih: x's zero point folded in; b_hh: Q3.12 codes), then optionally h0 [B, H] int8 (and,
+# LSTM, c0 [B, H] int8).
 # Outputs y (as x, H last), h_n [B, H] (and, LSTM, c_n [B, H]) int8, then optional scratch.
-# Gate pre-activations are Q3.12 int16; the cell state int16 at scale 2^-cell_bits.
+# Gate pre-activations are Q3.12 int16; the hidden state int16 at 2^-hidden_bits, the cell state
+# int16 at 2^-cell_bits.
 class RecurrentOptions(object):
     __slots__ = ['_tab']
 
@@ -3272,8 +3274,17 @@ class RecurrentOptions(object):
             return self._tab.Get(flatbuffers.number_types.Uint32Flags, o + self._tab.Pos)
         return 0
 
+    # The hidden state's fraction bits: int16 at scale 2^-hidden_bits (8..15; 15: Q0.15, |h| < 1,
+    # what the recurrence itself produces; fewer where a given initial state reaches past ±1).
+    # RecurrentOptions
+    def HiddenBits(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(48))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 15
+
 def RecurrentOptionsStart(builder):
-    builder.StartObject(22)
+    builder.StartObject(23)
 
 def RecurrentOptionsAddBatchFirst(builder, batchFirst):
     builder.PrependInt32Slot(0, batchFirst, 0)
@@ -3352,6 +3363,9 @@ def RecurrentOptionsAddCnShift(builder, cnShift):
 
 def RecurrentOptionsAddPaths(builder, paths):
     builder.PrependUint32Slot(21, paths, 0)
+
+def RecurrentOptionsAddHiddenBits(builder, hiddenBits):
+    builder.PrependInt32Slot(22, hiddenBits, 15)
 
 def RecurrentOptionsEnd(builder):
     return builder.EndObject()

@@ -1,7 +1,7 @@
 /**
  * @file em_gru_s8.c
- * @brief em_gru_s8: one GRU layer over T steps, int8 in and out, int16 gates and Q0.15 hidden
- *        state (compiler/reference.py gru_s8). The weights are read once per step; the hidden
+ * @brief em_gru_s8: one GRU layer over T steps, int8 in and out, int16 gates and hidden state
+ *        (at 2^-hidden_bits) (compiler/reference.py gru_s8). The weights are read once per step; the hidden
  *        state lives in scratch (y and h_n are int8 views of it).
  */
 #include "em_nn_functions.h"
@@ -17,7 +17,7 @@ em_nn_status em_gru_s8(const em_rnn_params *params, const em_rnn_weights *weight
                            dims != NULL ? em_gru_s8_get_buffer_size(dims->hidden) : 0, false)) {
         return EM_NN_ERR_BAD_ARGUMENT;
     }
-    const int32_t hidden = dims->hidden, rows = 3 * hidden;
+    const int32_t hidden = dims->hidden, rows = 3 * hidden, n_shift = 15 - params->hidden_bits;
     /* scratch: h (first: 4-byte aligned for the DSP pairs), then the gates' two parts */
     int16_t *h = (int16_t *)ctx->buf, *gx = h + hidden, *gh = gx + rows;
     for (int32_t b = 0; b < dims->batches; b++) {
@@ -35,8 +35,9 @@ em_nn_status em_gru_s8(const em_rnn_params *params, const em_rnn_weights *weight
                 const int32_t z = em_nn_sigmoid_s16(em_nn_sat16(gx[hidden + k] + gh[hidden + k]));
                 const int32_t n = em_nn_tanh_s16(em_nn_sat16(gx[2 * hidden + k]
                                                              + em_nn_round_shift(r * gh[2 * hidden + k], 15)));
-                /* |z·(h − n)| <= 32767·65534 < 2^31 − 2^14; h' between h and n */
-                const int32_t next = n + em_nn_round_shift(z * (h[k] - n), 15);
+                /* n in h's units; |z·(h − m)| <= 32767·65534 < 2^31 − 2^14; h' between h and m */
+                const int32_t m = n_shift > 0 ? em_nn_round_shift(n, n_shift) : n;
+                const int32_t next = m + em_nn_round_shift(z * (h[k] - m), 15);
                 h[k] = (int16_t)next;
                 y[k] = em_nn_rnn_s8_of(next, params->hidden_offset, params->hidden_multiplier, params->hidden_shift);
             }

@@ -1,7 +1,7 @@
 /**
  * @file em_lstm_s8.c
- * @brief em_lstm_s8: one LSTM layer over T steps, int8 in and out, int16 gates and cell state,
- *        Q0.15 hidden state (compiler/reference.py lstm_s8). The hidden and cell states live in
+ * @brief em_lstm_s8: one LSTM layer over T steps, int8 in and out, int16 gates, cell state and
+ *        hidden state (at 2^-hidden_bits) (compiler/reference.py lstm_s8). The hidden and cell states live in
  *        scratch; y and h_n are int8 views of the unrounded o·tanh(c) (Q0.30).
  */
 #include "em_nn_functions.h"
@@ -49,7 +49,7 @@ em_nn_status em_lstm_s8(const em_rnn_params *params, const em_rnn_weights *weigh
                 const int32_t c = em_nn_sat16(em_nn_round_shift(f * cell[k], 15) + em_nn_round_shift(i * u, 30 - bits));
                 cell[k] = (int16_t)c;
                 product = o * em_nn_tanh_s16(em_nn_cell_q12(c, bits)); /* Q0.30, |.| < 2^30 */
-                h[k] = (int16_t)em_nn_round_shift(product, 15);
+                h[k] = (int16_t)em_nn_round_shift(product, 30 - params->hidden_bits);
                 y[k] = em_nn_rnn_s8_of(product, params->hidden_offset, params->hidden_multiplier, params->hidden_shift);
                 if (last) { /* h_n from the product before its rounding */
                     h_n[b * hidden + k] = em_nn_rnn_s8_of(product, params->hn_offset, params->hn_multiplier,

@@ -5,7 +5,7 @@
  *        compares them) and the gate rows' matrix-vector products to Q3.12 int16, on every tier's
  *        fast path. Of the int8 input: MVE VMLADAV over 16 lanes, DSP four rows per input word
  *        (SMLAD), scalar four rows per input byte (the fully connected kernels' inner loops,
- *        em_nn_dot_s8.h). Of the Q0.15 hidden state: MVE VMLADAV over 8 int16 lanes, DSP four
+ *        em_nn_dot_s8.h). Of the int16 hidden state: MVE VMLADAV over 8 int16 lanes, DSP four
  *        rows per pair of input words (SMLAD), scalar four rows per input.
  */
 #include "em_nn_dot_s8.h"
@@ -211,7 +211,7 @@ bool em_nn_rnn_args_ok(const em_rnn_params *p, const em_rnn_weights *w, const em
     }
     bool ok = em_nn_rnn_s8(p->hidden_offset) && em_nn_rnn_s8(p->state_offset) && em_nn_rnn_s8(p->hn_offset)
               && em_nn_rnn_rq(p->hidden_multiplier, p->hidden_shift) && em_nn_rnn_rq(p->state_multiplier, p->state_shift)
-              && em_nn_rnn_rq(p->hn_multiplier, p->hn_shift);
+              && em_nn_rnn_rq(p->hn_multiplier, p->hn_shift) && p->hidden_bits >= 8 && p->hidden_bits <= 15;
     if (lstm) {
         ok = ok && p->cell_bits >= 8 && p->cell_bits <= 15 && em_nn_rnn_s8(p->cell_in_offset)
              && em_nn_rnn_s8(p->cn_offset) && em_nn_rnn_rq(p->cell_in_multiplier, p->cell_in_shift)

@@ -8,7 +8,8 @@
  * B·H elements ([B, H] or [1, B, H]). Outputs: y (x's layout, H last) int8, then @p states final
  * states of B·H int8 elements (h_n; LSTM h_n, c_n), then the kernel's scratch (1-D int8). check()
  * requires every shape to agree, the per-row vectors to hold G·H entries in em_nn_requantize's
- * ranges, the scalars in range (offsets int8, multipliers >= 0, shifts -31..30, cell_bits 8..15)
+ * ranges, the scalars in range (offsets int8, multipliers >= 0, shifts -31..30, cell_bits and
+ * hidden_bits 8..15)
  * and the scratch to hold what em_<op>_s8_get_buffer_size asks for.
  */
 #ifndef EM_OP_RECURRENT_H
@@ -50,6 +51,7 @@ static inline em_status em_rnn_decode(const em_op_context *ctx, em_rnn_args *a, 
                    "em_rnn_params must follow RecurrentOptions' scalar slots");
     static const int8_t defaults[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 0, 0, 0, 0, 0, 0};
     if (s == EM_OK) s = em_op_option_i32s(ctx, EM_RECURRENT_OPTIONS_HIDDEN_OFFSET, defaults, 16u, &p->hidden_offset);
+    if (s == EM_OK) s = em_op_option_i32(ctx, EM_RECURRENT_OPTIONS_HIDDEN_BITS, 15, &p->hidden_bits);
     static const uint8_t slots[4] = {EM_RECURRENT_OPTIONS_INPUT_MULTIPLIER, EM_RECURRENT_OPTIONS_INPUT_SHIFT,
                                      EM_RECURRENT_OPTIONS_RECURRENT_MULTIPLIER, EM_RECURRENT_OPTIONS_RECURRENT_SHIFT};
     for (uint32_t v = 0; s == EM_OK && v < 4u; v++) {
@@ -122,7 +124,7 @@ static inline em_status em_rnn_check(const em_op_context *ctx, uint32_t gates, u
               && (p->batch_first == 0 || p->batch_first == 1) && em_op_in_s8(p->hidden_offset)
               && em_op_in_s8(p->state_offset) && em_op_in_s8(p->hn_offset)
               && em_rnn_rq_ok(p->hidden_multiplier, p->hidden_shift) && em_rnn_rq_ok(p->state_multiplier, p->state_shift)
-              && em_rnn_rq_ok(p->hn_multiplier, p->hn_shift);
+              && em_rnn_rq_ok(p->hn_multiplier, p->hn_shift) && p->hidden_bits >= 8 && p->hidden_bits <= 15;
     if (states == 2u) {
         ok = ok && p->cell_bits >= 8 && p->cell_bits <= 15 && em_op_in_s8(p->cell_in_offset) && em_op_in_s8(p->cn_offset)
              && em_rnn_rq_ok(p->cell_in_multiplier, p->cell_in_shift) && em_rnn_rq_ok(p->cn_multiplier, p->cn_shift);

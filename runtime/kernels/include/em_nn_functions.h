@@ -565,7 +565,7 @@ typedef struct {
     int32_t hidden;  /**< H, 1..EM_NN_RNN_HIDDEN_MAX */
 } em_rnn_dims;
 
-/** The largest hidden size of em_gru_s8 / em_lstm_s8: the recurrent part's Σ of H int8 × Q0.15
+/** The largest hidden size of em_gru_s8 / em_lstm_s8: the recurrent part's Σ of H int8 × int16 h
  *  products (each below 2^22 in magnitude) stays within int32 (reference.RNN_HIDDEN_MAX). */
 #define EM_NN_RNN_HIDDEN_MAX 512
 
@@ -585,17 +585,18 @@ typedef struct {
  *  Offsets are int8 zero points, multipliers Q31 >= 0, shifts -31..30. */
 typedef struct {
     int32_t batch_first;                                     /**< 1: x, y [B, T, ·]; 0: [T, B, ·] */
-    int32_t hidden_offset, hidden_multiplier, hidden_shift;  /**< y's zero point; h -> y codes (GRU: Q0.15 h, LSTM: Q0.30 o·tanh(c)) */
-    int32_t state_offset, state_multiplier, state_shift;     /**< h0's zero point; h0 codes -> Q0.15 */
+    int32_t hidden_offset, hidden_multiplier, hidden_shift;  /**< y's zero point; h -> y codes (GRU: h, LSTM: Q0.30 o·tanh(c)) */
+    int32_t state_offset, state_multiplier, state_shift;     /**< h0's zero point; h0 codes -> h (2^-hidden_bits) */
     int32_t hn_offset, hn_multiplier, hn_shift;              /**< the last h (as for y) -> h_n */
     int32_t cell_bits;                                       /**< LSTM: cell scale 2^-cell_bits, 8..15 */
     int32_t cell_in_offset, cell_in_multiplier, cell_in_shift; /**< LSTM: c0 -> cell units */
     int32_t cn_offset, cn_multiplier, cn_shift;              /**< LSTM: cell units -> c_n */
+    int32_t hidden_bits;                                     /**< h int16 at 2^-hidden_bits, 8..15 (15: Q0.15) */
 } em_rnn_params;
 
 /**
- * One GRU layer over T steps (reference.gru_s8): int8 input and outputs, an int16 Q0.15 hidden
- * state (in scratch), Q3.12 int16 gate pre-activations, Q0.15 sigmoid / tanh (em_nn_sigmoid_s16,
+ * One GRU layer over T steps (reference.gru_s8): int8 input and outputs, an int16 hidden state
+ * at 2^-hidden_bits (in scratch), Q3.12 int16 gate pre-activations, Q0.15 sigmoid / tanh (em_nn_sigmoid_s16,
  * em_nn_tanh_s16), h' = n + z·(h − n).
  * @param input   [B, T, I] (batch_first) or [T, B, I] int8
  * @param h0      [B, H] int8 at (state_offset, state_multiplier), or NULL for the zero state
@@ -609,7 +610,7 @@ em_nn_status em_gru_s8(const em_rnn_params *params, const em_rnn_weights *weight
                        const int8_t *input, const int8_t *h0, int8_t *output, int8_t *h_n,
                        const em_nn_context *ctx);
 
-/** Scratch bytes of em_gru_s8 for @p hidden (the gates' int16 parts, the Q0.15 hidden state):
+/** Scratch bytes of em_gru_s8 for @p hidden (the gates' int16 parts, the int16 hidden state):
  *  14·H rounded up to 4; 0 for hidden outside 1..EM_NN_RNN_HIDDEN_MAX. Compiles on the host. */
 int32_t em_gru_s8_get_buffer_size(int32_t hidden);
 
@@ -624,7 +625,7 @@ em_nn_status em_lstm_s8(const em_rnn_params *params, const em_rnn_weights *weigh
                         const int8_t *input, const int8_t *h0, const int8_t *c0, int8_t *output, int8_t *h_n,
                         int8_t *c_n, const em_nn_context *ctx);
 
-/** Scratch bytes of em_lstm_s8 for @p hidden (gates, cell state, Q0.15 hidden state): 20·H
+/** Scratch bytes of em_lstm_s8 for @p hidden (gates, cell state, int16 hidden state): 20·H
  *  rounded up to 4; 0 for hidden outside 1..EM_NN_RNN_HIDDEN_MAX. Compiles on the host. */
 int32_t em_lstm_s8_get_buffer_size(int32_t hidden);
 

@@ -15,7 +15,7 @@
 
 #define EM_NN_RNN_TABLE_ENTRIES 257 /* f(k/32), k = 0..256: |x| in Q3.12 by steps of 2^7 codes */
 #define EM_NN_RNN_STEP_BITS 7
-#define EM_NN_RNN_Q15_MAX 32767 /* the Q0.15 hidden state's bound, symmetric */
+#define EM_NN_RNN_Q15_MAX 32767 /* the int16 hidden state's bound, symmetric */
 
 extern const int16_t em_nn_sigmoid_q15_table[EM_NN_RNN_TABLE_ENTRIES];
 extern const int16_t em_nn_tanh_q15_table[EM_NN_RNN_TABLE_ENTRIES];
@@ -79,11 +79,11 @@ void em_nn_rnn_gates_s16(const int8_t *x, const int8_t *w, int32_t k, int32_t ro
 
 /**
  * out[o] = sat16(requantize(Σ_{i<k} h[i]·w[o·k + i], multiplier[o], shift[o]) + bias[o]) for the
- * @p rows gate rows: the recurrent part, of the Q0.15 hidden state. The sum is exact in int32
+ * @p rows gate rows: the recurrent part, of the int16 hidden state. The sum is exact in int32
  * (|h| <= 32767, k <= EM_NN_RNN_HIDDEN_MAX); the bias, Q3.12 codes, is added in int64. MVE:
  * 8-lane VMLADAV per row (weights widened by VLDRB.S16); DSP: four rows per two input words
  * (SMLAD on SXTB16 weight pairs); scalar: four rows per input.
- * @param h     [k] int16 Q0.15, 4-byte aligned
+ * @param h     [k] int16, -32767..32767, 4-byte aligned
  * @param w     [rows, k] int8, row-major
  * @param out   [rows] int16 Q3.12
  */
@@ -93,7 +93,7 @@ void em_nn_rnn_gates_h16(const int16_t *h, const int8_t *w, int32_t k, int32_t r
 /**
  * The scalar contract of em_gru_s8 / em_lstm_s8 (@p lstm: cell fields too): pointers set, dims
  * >= 1 with every row offset within int32, scratch of @p scratch_needed bytes at least, offsets
- * int8, multipliers >= 0, shifts -31..30, cell_bits 8..15. Per-row vectors are not read.
+ * int8, multipliers >= 0, shifts -31..30, cell_bits and hidden_bits 8..15. Per-row vectors are not read.
  */
 bool em_nn_rnn_args_ok(const em_rnn_params *p, const em_rnn_weights *w, const em_rnn_dims *d, const void *input,
                        const void *output, const void *h_n, const em_nn_context *ctx, int32_t scratch_needed,

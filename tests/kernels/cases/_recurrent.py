@@ -58,19 +58,21 @@ def config_cases(kind: str, k: int, name: str, batches: int, steps: int, inputs:
     if k % 3 == 1:  # the recurrent bias is added after requantization: int32 extremes saturate
         b_hh[0], b_hh[-1] = -(2**31), 2**31 - 1
     in_m, in_s = _multipliers(rng, rows, inputs, spread)
-    rec_m, rec_s = _multipliers(rng, rows, hidden, spread, operand=1 << reference.HIDDEN_FRACTION_BITS)
+    hidden_bits = [15, 12, 14, reference.HIDDEN_BITS_MIN][k % 4]  # h at 2^-hidden_bits
+    rec_m, rec_s = _multipliers(rng, rows, hidden, spread, operand=1 << hidden_bits)
     attrs = {"batch_first": batch_first, "input_multiplier": in_m, "input_shift": in_s,
-             "recurrent_multiplier": rec_m, "recurrent_shift": rec_s, "hidden_offset": zp_h}
-    # y, h_n: int8 views of the Q0.15 h (GRU) or the Q0.30 o·tanh(c) (LSTM), codes of 1/64 .. 1/512
-    unit = 2.0 ** (-15 if kind == "gru" else -30)
+             "recurrent_multiplier": rec_m, "recurrent_shift": rec_s, "hidden_offset": zp_h,
+             "hidden_bits": hidden_bits}
+    # y, h_n: int8 views of h (GRU) or of the Q0.30 o·tanh(c) (LSTM), codes of 1/64 .. 1/512
+    unit = 2.0 ** (-hidden_bits if kind == "gru" else -30)
     attrs["hidden_multiplier"], attrs["hidden_shift"] = _scalar(unit / float(2.0 ** rng.uniform(-9, -6)))
     attrs["hn_offset"] = zero_point(rng, k + 2)
     attrs["hn_multiplier"], attrs["hn_shift"] = _scalar(unit / float(2.0 ** rng.uniform(-9, -6)))
     zp_state = zero_point(rng, k + 3)
     attrs["state_offset"] = zp_state if given else 0
-    # h0 codes of 1/512 .. 1/64 into Q0.15: past ±1 (128/64) it saturates at ±32767
-    attrs["state_multiplier"], attrs["state_shift"] = (_scalar(float(2.0 ** rng.uniform(6, 9))) if given
-                                                       else (0, 0))
+    # h0 codes of 1/512 .. 1/64 into 2^-hidden_bits: past 2^(15 − hidden_bits) it saturates at ±32767
+    attrs["state_multiplier"], attrs["state_shift"] = (
+        _scalar(float(2.0 ** (hidden_bits + rng.uniform(-9, -6)))) if given else (0, 0))
     if kind == "lstm":
         bits = int(reference.CELL_BITS_MIN + k % (reference.CELL_BITS_MAX - reference.CELL_BITS_MIN + 1))
         attrs["cell_bits"] = bits
@@ -90,10 +92,11 @@ def config_cases(kind: str, k: int, name: str, batches: int, steps: int, inputs:
             values.append(edge_int8(rng, operands[-1].shape))
     outputs = [int8_tensor("y", y_shape, zp_h), int8_tensor("h_n", (1, batches, hidden)),
                int8_tensor("c_n", (batches, hidden))][:len(OUTPUTS[kind])]
-    params = {"x": x_shape, "hidden": hidden, "batch_first": batch_first, "state": given, "zp_x": zp_x,
+    params = {"x": x_shape, "hidden": hidden, "hidden_bits": hidden_bits, "batch_first": batch_first,
+              "state": given, "zp_x": zp_x,
               "zp_h": zp_h, "spread": spread, **({"cell_bits": attrs["cell_bits"]} if kind == "lstm" else {})}
     found = []
-    for checked in [outputs[k % len(outputs)]]:
+    for checked in outputs:
         tensors = {t.name: t for t in [*operands, *outputs]}
         tensors = {n: Tensor(t.name, t.dtype, t.shape, t.quant, t.data) for n, t in tensors.items()}
         runtime = [t.name for t in operands if not t.is_constant]
