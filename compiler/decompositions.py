@@ -214,12 +214,17 @@ def _softmax_dim(rank: int) -> int:
 
 
 def _softmax(x, dim, half_to_float=False):
-    """softmax over any dim: moved to the dim Ember's kernel runs over and back."""
+    """softmax over any dim: moved to the dim Ember's kernel runs over and back. Over the last dim
+    of a 4-D tensor (attention's [B, H, Tq, Tk] scores) it runs on the 3-D [B·H, Tq, Tk]: a reshape
+    of the batch_matmul's own output, so no transpose into NHWC and back is needed."""
     rank = x.dim()
     dim = int(dim) % max(rank, 1)
     target = _softmax_dim(rank)
     if rank == 0 or dim == target:
         return NotImplemented
+    if rank == 4 and dim == 3:
+        rows = aten.reshape.default(x, [-1, *x.shape[2:]])
+        return aten.reshape.default(aten._softmax.default(rows, 2, half_to_float), list(x.shape))
     y = aten._softmax.default(aten.transpose.int(x, dim, target), target, half_to_float)
     return aten.transpose.int(y, dim, target)
 
@@ -232,6 +237,30 @@ def _safe_softmax(x, dim, dtype=None):
     """scaled_dot_product_attention's softmax, which gives 0 rather than NaN for a row of -inf
     only: a quantized tensor holds no -inf, so it is softmax."""
     return aten._softmax.default(x, dim, False)
+
+
+def _scaled_dot_product_attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None,
+                                  enable_gqa=False):
+    """F.scaled_dot_product_attention written out as users write attention by hand:
+    softmax(q @ kᵀ · scale, masked) @ v. The scale is a number times the product (it folds into the
+    batch_matmul's requantization, rather than PyTorch's √scale on q and on k: two tables); a causal
+    or boolean mask is a masked_fill of −inf and a float mask an add, before the softmax (a constant
+    mask goes into Ember's softmax: passes/fold_softmax_masks.py). Dropout (dropout_p > 0 drops
+    even in eval) and grouped-query heads keep PyTorch's own decomposition."""
+    if dropout_p != 0.0 or (enable_gqa and q.shape[-3] != k.shape[-3]):
+        return NotImplemented
+    length, source = q.shape[-2], k.shape[-2]
+    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
+    scores = aten.mul.Tensor(aten.matmul.default(q, aten.transpose.int(k, -2, -1)), scale)
+    if is_causal:
+        above = aten.triu.default(aten.ones.default([length, source], dtype=torch.bool, device=q.device), 1)
+        scores = aten.masked_fill.Scalar(scores, above, -math.inf)
+    if attn_mask is not None:
+        if attn_mask.dtype == torch.bool:  # True: attend
+            scores = aten.masked_fill.Scalar(scores, aten.logical_not.default(attn_mask), -math.inf)
+        else:
+            scores = aten.add.Tensor(scores, attn_mask)
+    return aten.matmul.default(aten._softmax.default(scores, -1, False), v)
 
 
 def _reduced_dims(x, dim) -> list[int]:
@@ -341,6 +370,17 @@ def _layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_ena
     weight = None if weight is None else aten.reshape.default(weight, [features])
     bias = None if bias is None else aten.reshape.default(bias, [features])
     y = aten.layer_norm.default(flat, [features], weight, bias, eps, cudnn_enable)
+    return aten.reshape.default(y, list(x.shape))
+
+
+def _rms_norm(x, normalized_shape, weight=None, eps=None):
+    """rms_norm likewise, over the last dim of a 2-D view."""
+    normalized = [int(d) for d in normalized_shape]
+    if x.dim() <= 3 and len(normalized) == 1:
+        return NotImplemented
+    features = math.prod(normalized)
+    weight = None if weight is None else aten.reshape.default(weight, [features])
+    y = aten.rms_norm.default(aten.reshape.default(x, [-1, features]), [features], weight, eps)
     return aten.reshape.default(y, list(x.shape))
 
 
@@ -554,6 +594,7 @@ EMBER_DECOMPOSITIONS: dict[object, Decomposition] = {
     aten.softmax.int: _softmax_int,
     aten._softmax.default: _softmax,
     aten._safe_softmax.default: _safe_softmax,
+    aten.scaled_dot_product_attention.default: _scaled_dot_product_attention,
     aten.linalg_vector_norm.default: _vector_norm,
     aten.log_softmax.int: _log_softmax_int,
     aten._log_softmax.default: _log_softmax,
@@ -564,6 +605,7 @@ EMBER_DECOMPOSITIONS: dict[object, Decomposition] = {
     aten.replication_pad2d.default: _replication_pad,
     aten.avg_pool2d.default: _avg_pool2d,
     aten.layer_norm.default: _layer_norm,
+    aten.rms_norm.default: _rms_norm,
     aten.flip.default: _flip,
     aten.mean.default: _mean_all,
     aten.sum.default: _sum_all,

@@ -66,6 +66,11 @@ class PlacementError(PlanError):
     honoured: an unknown region, tensor or layer, a cap that is not a size, or a pin that does not fit."""
 
 
+class StreamError(EmberCompileError):
+    """A `stream=` the model cannot take: an axis or hop that does not fit program input 0, or a
+    window along time over a tensor left in float (passes/stream_frames.py)."""
+
+
 class StateError(EmberCompileError):
     """A `state=` binding the model cannot take: an index out of range, a state made or read in
     float, or an input and the output that feeds it of different shapes (passes/bind_state.py)."""

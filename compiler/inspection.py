@@ -82,6 +82,9 @@ def describe(program) -> dict:
             "arenas": [{"name": a.name, "size": a.size} for a in graph.arenas],
             "inputs": [dict(_tensor(graph, t, alias_of), kept=kept) for t, kept in zip(graph.inputs, kept)],
             "outputs": [_tensor(graph, t, alias_of) for t in graph.outputs],
+            "state": [dict(_tensor(graph, s.tensor, alias_of), next=s.next,
+                           copied=graph.tensors[s.next].offset != graph.tensors[s.tensor].offset
+                           or graph.tensors[s.next].arena != graph.tensors[s.tensor].arena) for s in graph.state],
             "macs": sum(o["macs"] for o in ops), "constant_bytes": sum(o["constant_bytes"] for o in ops),
             "ops": ops, "buffers": buffers}
 
@@ -124,6 +127,10 @@ def text(report: dict) -> str:
         lines.append(f"{role}: " + "; ".join(f"{t['name']} {t['dtype']}{t['shape']} {quant_text(t['quant'])} "
                                             f"at {buffer_text(t)}{KEPT_TEXT.get(t.get('kept'), '')}"
                                             for t in report[role]))
+    if report.get("state"):
+        lines.append("state (kept between invokes, reset to 0 by em_program_reset_state): " + "; ".join(
+            f"{t['name']} {t['dtype']}{t['shape']} at {buffer_text(t)} <- {t['next']}"
+            + (" (copied after the last op)" if t["copied"] else " (written in place)") for t in report["state"]))
     rows = []
     for o in report["ops"]:
         weights = next((t for t in o["inputs"] if t.get("constant") and t["quant"] and "channels" in t["quant"]), None)

@@ -12,7 +12,7 @@ from compiler.frontend import importable, quantize
 from compiler.importer import import_program
 from compiler.ir import Graph
 from compiler.ops import OP_TABLE
-from compiler.options import LoweringOptions
+from compiler.options import LoweringOptions, Stream
 from compiler.passes import IR_PASSES
 from compiler.placement import Memory
 from compiler.planner import Region, plan_memory
@@ -46,6 +46,7 @@ def lower(
     report_fallbacks: bool = True,
     front_end: FrontEnd | None = None,
     state: Sequence[tuple[int, int]] = (),
+    stream: Stream | None = None,
 ) -> Program:
     """Exports, quantizes (PT2E), lowers and plans `model` for `target`.
 
@@ -67,13 +68,18 @@ def lower(
     persistent tensor the program keeps from one invoke to the next, fed by that output (which
     leaves the outputs), reset to 0 by em_program_reset_state(); `example_inputs` and
     `calibration_data` still give every input, the state's with values it takes in use.
+
+    `stream` (compiler.options.Stream(axis, hop)): the model, calibrated and quantized on whole
+    windows of input 0, becomes a program that takes `hop` new frames along `axis` per invoke and
+    keeps the earlier frames its layers still need (passes/stream_frames.py); each invoke returns
+    what the windowed program returns for the window ending with its frames.
     """
     target = target if isinstance(target, Target) else Target(target)
     quantizer = quantizer or CortexMQuantizer()
     state = tuple((int(i), int(j)) for i, j in state)
     quantized = quantize(model, example_inputs, calibration_data, quantizer, state)
     imported = import_program(importable(quantized, example_inputs), quantizer.float_reason)
-    graph = lower_graph(imported, LoweringOptions(target, int8_io, front_end, state))
+    graph = lower_graph(imported, LoweringOptions(target, int8_io, front_end, state, stream))
     report = float_fallback_report(graph)
     if report and report_fallbacks:
         print(f"ember: {name}: {report}", file=sys.stderr)

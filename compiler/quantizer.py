@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import torch
 from torch.fx import GraphModule, Node
 
+from compiler.attention import product_scale, softmax_mask
 from compiler.errors import ModelError
 from compiler.histogram_observer import FastHistogramObserver
 from compiler.importer import IMPORTS
@@ -123,6 +124,21 @@ def _folds_into_producer(node: Node, root_of: dict[Node, Node]) -> bool:
             and producer not in root_of and _fused_activation(producer) is node)
 
 
+def _kept_quantization(node: Node) -> QuantizationSpec | SharedQuantizationSpec:
+    """An activation input's spec: the quantization its producer already gives it (a softmax's
+    fixed 1/256, through any reshapes), so that no requantization sits between them; else its own."""
+    producer = node
+    while isinstance(producer, Node):
+        annotation = producer.meta.get("quantization_annotation")
+        output = annotation.output_qspec if annotation is not None else None
+        if isinstance(output, FixedQParamsQuantizationSpec):
+            return SharedQuantizationSpec(node)
+        if not isinstance(output, SharedQuantizationSpec) or not producer.args:
+            break
+        producer = producer.args[0]  # a reshape's or pool's output shares its input's
+    return ACTIVATION_QSPEC
+
+
 def _is_op(target: object, op: object) -> bool:
     """`target` (an OpOverload) is `op`: the same overload or packet, or its name with or without
     the "aten." prefix ("add", "aten.add")."""
@@ -145,7 +161,7 @@ class CortexMQuantizer(Quantizer):
       an instance stays in float.
     - `skip_ops`: ATen ops, by name ("add", "softmax", "aten.mul") or as torch.ops.aten.*
       overloads or packets: every call of them stays in float.
-    Ops the quantizer has no int8 pattern for (layer_norm …) stay in float anyway.
+    Ops the quantizer has no int8 pattern for stay in float anyway.
     """
 
     skip_modules: tuple[str, ...] = ()
@@ -217,7 +233,15 @@ class CortexMQuantizer(Quantizer):
         """The root of every node that is part of an elementwise function of one tensor (quantized
         at its input and outputs only, lowered to a table: compiler/pointwise.py)."""
         return regions(list(model.graph.nodes), lambda n: attr_value(model, n.target) if n.op == "get_attr" else None,
-                       lambda n, found: self.float_reason(n) is None and not _folds_into_producer(n, found))
+                       lambda n, found: self.float_reason(n) is None and not _folds_into_producer(n, found)
+                       and not self._part_of_attention(n))
+
+    def _part_of_attention(self, node: Node) -> bool:
+        """A product's scale or a softmax's mask (compiler/attention.py), which the batch_matmul's
+        and the softmax's annotations take (unless the product or the softmax stays in float)."""
+        if product_scale(node) is not None:
+            return self.float_reason(node.args[0]) is None
+        return softmax_mask(node) is not None and self.float_reason(next(iter(node.users))) is None
 
     def check_names(self, model: torch.nn.Module) -> None:
         """Every skip_modules entry names a submodule of `model` (ModelError with the closest
@@ -267,8 +291,14 @@ class CortexMQuantizer(Quantizer):
         a get_attr node), quantized as weights with its columns as output channels."""
         a, b = node.args[:2]
         constant = isinstance(b, Node) and b.op == "get_attr" and b.meta["val"].dim() == 2
-        self._annotate_with_activation(node, {a: ACTIVATION_QSPEC,
-                                              b: self._weight_qspec(1) if constant else ACTIVATION_QSPEC})
+        input_map = {a: _kept_quantization(a), b: self._weight_qspec(1) if constant else _kept_quantization(b)}
+        (scale,) = node.users if len(node.users) == 1 else (None,)
+        if scale is not None and product_scale(scale) is not None and self.float_reason(scale) is None:
+            # q kᵀ · number is quantized once, after the number (its batch_matmul's requantization)
+            node.meta["quantization_annotation"] = QuantizationAnnotation(input_qspec_map=input_map, _annotated=True)
+            self._annotate_with_activation(scale, {})
+            return
+        self._annotate_with_activation(node, input_map)
 
     def _annotate_shared_inputs(self, node: Node) -> None:
         """min / max: both inputs and the output share the first input's quantization."""
@@ -325,13 +355,22 @@ class CortexMQuantizer(Quantizer):
                                                                           _annotated=True)
 
     def _annotate_softmax(self, node: Node) -> None:
+        source = node.args[0]
+        if softmax_mask(source) is not None and self.float_reason(source) is None:
+            # the scores are quantized before the mask (-inf has no int8 code): softmax applies it
+            scores = source.args[2]
+            source.meta["quantization_annotation"] = QuantizationAnnotation(
+                input_qspec_map={scores: ACTIVATION_QSPEC}, _annotated=True)
+            node.meta["quantization_annotation"] = QuantizationAnnotation(
+                output_qspec=SOFTMAX_OUTPUT_QSPEC, _annotated=True)
+            return
         node.meta["quantization_annotation"] = QuantizationAnnotation(
-            input_qspec_map={node.args[0]: ACTIVATION_QSPEC}, output_qspec=SOFTMAX_OUTPUT_QSPEC, _annotated=True)
+            input_qspec_map={source: ACTIVATION_QSPEC}, output_qspec=SOFTMAX_OUTPUT_QSPEC, _annotated=True)
 
     def _annotate_shared(self, node: Node) -> None:
         source = node.args[0]
         node.meta["quantization_annotation"] = QuantizationAnnotation(
-            input_qspec_map={source: ACTIVATION_QSPEC},
+            input_qspec_map={source: _kept_quantization(source)},
             output_qspec=SharedQuantizationSpec((source, node)),
             _annotated=True,
         )

@@ -360,17 +360,22 @@ def _one_over_one_plus_x_for_x_in_0_1(a: np.ndarray) -> np.ndarray:
     return _saturating_shift_left(x, 1)
 
 
-def softmax_s8(x: np.ndarray, *, input_multiplier: int, input_left_shift: int, diff_min: int) -> np.ndarray:
+def softmax_s8(x: np.ndarray, *, input_multiplier: int, input_left_shift: int, diff_min: int,
+               masked: np.ndarray | None = None) -> np.ndarray:
     """Softmax over the last axis, int8 in, int8 out with scale 1/256 and zero point −128.
 
     Per row: d = x − max(x); where d >= diff_min, e = exp(SRDHM(d·2^left_shift, multiplier) as
     Q5.26) in Q0.31; the sum of e in Q12.19 (each rounded by 2^12); out = clamp(
     RoundingDivideByPOT(SRDHM(1/sum, e), bits_over_unit + 23) − 128); elsewhere −128.
     `input_multiplier` / `input_left_shift` encode beta · input_scale · 2^26 (> 1).
+    `masked` (bool, broadcast to x): positions that take no part (an attention mask's -inf): the
+    max and the sum run over the others, a masked position gives −128 (probability 0), and a row
+    masked whole gives −128 throughout (as scaled_dot_product_attention gives 0, not NaN).
     """
     x = np.asarray(x, np.int64)
-    diff = x - x.max(axis=-1, keepdims=True)
-    active = diff >= diff_min
+    keep = np.ones(x.shape, bool) if masked is None else ~np.broadcast_to(np.asarray(masked, bool), x.shape)
+    diff = x - np.where(keep, x, -128).max(axis=-1, keepdims=True)
+    active = (diff >= diff_min) & keep
     scaled = _srdhm(np.clip(diff << input_left_shift, -(1 << 31), (1 << 31) - 1), input_multiplier)
     exps = np.where(active, exp_on_negative_values(np.where(active, scaled, 0)), 0)
     total = rounding_divide_by_pot(exps, SOFTMAX_ACCUMULATION_INTEGER_BITS).sum(axis=-1, keepdims=True)
@@ -380,6 +385,23 @@ def softmax_s8(x: np.ndarray, *, input_multiplier: int, input_left_shift: int, d
     reciprocal = _one_over_one_plus_x_for_x_in_0_1(shifted)
     out = rounding_divide_by_pot(_srdhm(reciprocal, exps), bits_over_unit + 31 - 8) - 128
     return np.where(active, np.clip(out, -128, 127), -128).astype(np.int8)
+
+
+def softmax_mask(shape: tuple[int, ...], mask_rows: int, causal: bool, mask: np.ndarray | None) -> np.ndarray | None:
+    """The positions a masked softmax over the last axis of `shape` leaves out (None: none). Row r
+    (of the [rows, row] view) takes mask row r mod mask_rows: with `causal`, position j is masked
+    when j > r mod mask_rows (PyTorch's is_causal, top-left aligned); else where mask[r mod
+    mask_rows, j] != 0 (`mask` [mask_rows, row])."""
+    if mask_rows <= 0:
+        return None
+    row = shape[-1]
+    rows = int(np.prod(shape[:-1], dtype=np.int64))
+    query = np.arange(rows) % mask_rows
+    if causal:
+        masked = np.arange(row)[None, :] > query[:, None]
+    else:
+        masked = np.asarray(mask).reshape(mask_rows, row)[query] != 0
+    return masked.reshape(shape)
 
 
 def softmax_parameters(input_scale: float, beta: float = 1.0) -> dict:
@@ -458,6 +480,82 @@ def batch_matmul_s8(a: np.ndarray, b: np.ndarray, *, a_offset: int, b_offset: in
     acc = wrap_int32((np.asarray(a, np.int64) + a_offset) @ (np.asarray(b, np.int64) + b_offset))
     out = requantize(acc, np.int64(output_multiplier), np.int64(output_shift)) + output_offset
     return np.clip(out, activation_min, activation_max).astype(np.int8)
+
+
+# int8 layer norm and RMS norm over the last axis (norm_s8). The row's statistics are exact
+# integers, the reciprocal square root a Newton iteration on fixed point seeded from a table;
+# every step below is what the C kernels do, on every tier.
+NORM_MODES = ("layer", "rms")  # schema NormMode: the centre is the row's mean, or real 0
+NORM_MAX_DEPTH = 32767  # Σq² < 2^31 and 255·D·2^A in 31 bits (em_norm_s8)
+NORM_RSQRT_ITERATIONS = 3
+# Seeds of 2^29 / sqrt(m / 2^30) for m in [j·2^25, (j+1)·2^25), j = 8..31, at the interval's
+# midpoint: isqrt(2^64 // (2j + 1)) (the C table em_nn_rsqrt_seed holds these numbers).
+NORM_RSQRT_SEEDS = tuple(__import__("math").isqrt((1 << 64) // (2 * j + 1)) for j in range(8, 32))
+
+
+def norm_rsqrt_q29(m: np.ndarray) -> np.ndarray:
+    """≈ 2^29 / sqrt(m / 2^30) for m in [2^28, 2^30): the seed NORM_RSQRT_SEEDS[(m >> 25) − 8],
+    then NORM_RSQRT_ITERATIONS Newton steps y ← y·(3 − a·y²)/2, each product floored:
+    y2 = (Y·Y) >> 29, ay2 = (m·y2) >> 29, Y = (Y·(3·2^30 − ay2)) >> 31 (all below 2^62, unsigned).
+    The result is within a few units of Q29 of the true value (Newton approaches from below)."""
+    m = np.asarray(m, np.int64)
+    y = np.asarray(NORM_RSQRT_SEEDS, np.int64)[(m >> 25) - 8]
+    for _ in range(NORM_RSQRT_ITERATIONS):
+        y2 = (y * y) >> 29
+        ay2 = (m * y2) >> 29
+        y = (y * ((3 << 30) - ay2)) >> 31
+    return y
+
+
+def norm_input_shift(depth: int) -> int:
+    """A: the left shift that puts D·q − C (|·| <= 255·D) in 31 bits: 31 − bit length of 255·D."""
+    return 31 - (255 * depth).bit_length()
+
+
+def _rounding_shift_left(x: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """x · 2^s for s >= 0; x / 2^−s rounded half up for s < 0 (Helium's VRSHL), s >= −32."""
+    right = np.maximum(-s, 1)
+    return np.where(s >= 0, x << np.maximum(s, 0), (x + (np.int64(1) << (right - 1))) >> right)
+
+
+def norm_s8(x: np.ndarray, multiplier: np.ndarray, bias: np.ndarray, *, mode: str, input_zero_point: int,
+            epsilon_high: int, epsilon_low: int, epsilon_shift: int, norm_bits: int, output_shift: int) -> np.ndarray:
+    """Layer norm (mode "layer") or RMS norm ("rms") of each row of int8 x [..., D], then the
+    per-channel affine and the output quantization, all in integers.
+
+    Per row: S = Σq, SS = Σq² (int32); the centre C = S (layer) or D·zp (rms);
+    V = D·SS − 2·C·S + C² = D²·var(q) (layer) or D·Σ(q − zp)² (rms), exact in int64;
+    T = V·2^F + E with F = epsilon_shift (even) and E = epsilon_high·2^31 + epsilon_low
+    = D²·eps / scale_in² · 2^F (the compiler's rounding: the input scale enters here only).
+    1/sqrt(T) = 2^−k · r · 2^−44 with T = m·4^k, m in [2^28, 2^30) (k = ⌊(bitlen(T) − 29) / 2⌋,
+    m = T >> 2k, exact for k <= 0) and r = norm_rsqrt_q29(m).
+    Per element: d = q·(D·2^A) − C·2^A (int32, A = norm_input_shift(D)); the normalised value
+    (x − mean) / sqrt(var + eps) = d / sqrt(V + E/2^F) as n = VRSHL(VRMULH(d, r), s) in
+    Q(norm_bits), s = N + F/2 − k − A − 12 (n = 0 where T = 0: then every d is 0);
+    acc = sat32(VRMULH(n, multiplier[i]) + bias[i]); out = clamp((acc + 2^(H−1)) >> H) with
+    H = output_shift (1..24). VRMULH(a, b) = (a·b + 2^31) >> 32. multiplier = gamma / scale_out ·
+    2^(32 + H − N), bias = (beta / scale_out + zp_out) · 2^H (ops/norm.py)."""
+    q = np.asarray(x, np.int64)
+    depth = q.shape[-1]
+    rows = q.reshape(-1, depth)
+    s_sum = rows.sum(axis=1)
+    ss_sum = (rows * rows).sum(axis=1)
+    centre = s_sum if mode == "layer" else np.full_like(s_sum, depth * int(input_zero_point))
+    variance = depth * ss_sum - 2 * centre * s_sum + centre * centre
+    total = (variance << epsilon_shift) + ((int(epsilon_high) << 31) + int(epsilon_low))
+    bits = np.array([int(t).bit_length() for t in total], np.int64)
+    k = (bits - 29) // 2
+    m = np.where(k >= 0, total >> np.maximum(2 * k, 0), total << np.maximum(-2 * k, 0))
+    r = np.where(total > 0, norm_rsqrt_q29(np.where(total > 0, m, 1 << 28)), 0)
+    a = norm_input_shift(depth)
+    s = np.clip(norm_bits + epsilon_shift // 2 - k - a - 12, -32, 31)
+    d = rows * (depth << a) - (centre << a)[:, None]
+    t = (d * r[:, None] + (1 << 31)) >> 32
+    n = _rounding_shift_left(t, s[:, None])
+    product = (n * np.asarray(multiplier, np.int64) + (1 << 31)) >> 32
+    acc = np.clip(product + np.asarray(bias, np.int64), -(1 << 31), (1 << 31) - 1)
+    out = (acc + (1 << (output_shift - 1))) >> output_shift
+    return np.clip(out, INT8_MIN, INT8_MAX).astype(np.int8).reshape(q.shape)
 
 
 def reset_state(graph: "Graph") -> dict[str, np.ndarray]:
@@ -618,13 +716,15 @@ def float_softmax_f32(x: np.ndarray) -> np.ndarray:
     return (e / total[..., None]).astype(_F32)
 
 
-def float_layer_norm_f32(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, *, epsilon: float) -> np.ndarray:
+def float_layer_norm_f32(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, *, epsilon: float,
+                         rms: bool = False) -> np.ndarray:
     """Layer norm over the last axis (D): mean = Σx / D, var = Σ(x − mean)² / D (sums in order),
-    inv = 1 / sqrt(var + epsilon), out = (x − mean) · inv · weight + bias, all float32."""
+    inv = 1 / sqrt(var + epsilon), out = (x − mean) · inv · weight + bias, all float32. RMS norm
+    (`rms`): mean = 0."""
     x = np.asarray(x, _F32)
     n = _F32(x.shape[-1])
     zeros = np.zeros(x.shape[:-1], _F32)
-    mean = (_sequential_sum(zeros, x) / n)[..., None]
+    mean = zeros[..., None] if rms else (_sequential_sum(zeros, x) / n)[..., None]
     d = x - mean
     var = _sequential_sum(zeros, d * d) / n
     inv = (_F32(1) / np.sqrt(var + _F32(epsilon)))[..., None]

@@ -24,6 +24,7 @@ from ember_build.paths import BUILD_ROOT
 from compiler import reference
 from compiler.fixedpoint import quantize_multiplier
 from compiler.ir import Graph, Op, Quant, Tensor
+from compiler.ops.norm import norm_parameters
 from compiler.planner import Region, plan_memory
 from compiler.target import Target
 from compiler.writer import write_program
@@ -56,7 +57,20 @@ def _layers(rng: np.random.Generator) -> dict[str, tuple[str, list[np.ndarray], 
         "float softmax 10x100": ("float_softmax", [f32(10, 100)], {}, (10, 100), "float32"),
         "float layer norm 16x64": ("float_layer_norm", [f32(16, 64), f32(64), f32(64)],
                                    {"epsilon": np.float32(1e-5)}, (16, 64), "float32"),
+        "float layer norm 49x64": ("float_layer_norm", [f32(49, 64), f32(64), f32(64)],
+                                   {"epsilon": np.float32(1e-5)}, (49, 64), "float32"),
+        **{f"int8 {mode} norm 49x64": ("norm", [i8(49, 64), *_norm_constants(rng, 64, mode)[:2]],
+                                       _norm_constants(rng, 64, mode)[2], (49, 64), "int8") for mode in ("layer", "rms")},
     }
+
+
+def _norm_constants(rng: np.random.Generator, depth: int, mode: str) -> tuple[np.ndarray, np.ndarray, dict]:
+    """The norm op's multiplier, bias and attrs for KWT-like scales (compiler/ops/norm.py); the
+    same for each call of one mode (its own generator), so the inputs and attrs agree."""
+    own = np.random.default_rng(len(mode))
+    multiplier, bias, attrs = norm_parameters(depth, 0.04, 0.03, -3, own.normal(1, 0.3, depth),
+                                              own.normal(0, 0.3, depth), 1e-5)
+    return multiplier, bias, attrs | {"mode": mode, "input_zero_point": 5}
 
 
 def _graph(kind: str, inputs: list[np.ndarray], attrs: dict, out_shape: tuple[int, ...], dtype: str) -> Graph:

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from torch.fx import Node
 
-from compiler import reference
+from compiler import reference, streaming
 from compiler.fixedpoint import quantize_multiplier
 from compiler.ir import Graph, Op
 from compiler.ops import broadcast, overlap
@@ -116,4 +116,5 @@ ADD = OpSpec(
     lowerings=(Lowering(("aten.add",), _lower_add, fuses_activation=True), Lowering(("aten.sub",), _lower_sub, after_folds=True, fuses_activation=True)),
     in_place=overlap.elementwise,
     path=_path,
+    stream=streaming.framewise,
 )

@@ -71,16 +71,32 @@ def _fully_connected(graph: Graph, matched: QuantizedOp, matmul: Op) -> None:
     }, matmul.origin))
 
 
+def _take_scale(graph: Graph, matmul: Op) -> float:
+    """The number the product is scaled by before it is quantized (the importer's
+    aten.product_scale, compiler/attention.py), taken into the op; 1 when none."""
+    consumers = graph.consumers(matmul.outputs[0])
+    if len(consumers) != 1 or consumers[0].kind != "aten.product_scale":
+        return 1.0
+    (scale,) = consumers
+    del graph.tensors[matmul.outputs[0]]
+    matmul.outputs = list(scale.outputs)
+    graph.ops.remove(scale)
+    return float(scale.attrs["factor"])
+
+
 def _lower(graph: Graph, matmul: Op) -> None:
+    factor = _take_scale(graph, matmul)
     matched = match(graph, matmul, ("int8", "int8"), "matmul")
     a, b = (tensor for tensor, _ in matched.sources)
     if a.is_constant:
         raise UnsupportedOpError("matmul of a constant by an activation", matmul.origin,
                                  "Write it as activation @ constant (transpose both sides).")
     if b.is_constant:
+        if factor != 1.0:  # the quantizer fuses a scale with a product of two activations only
+            raise UnsupportedOpError("a scaled matmul by a constant", matmul.origin, "Scale the constant instead.")
         _fully_connected(graph, matched, matmul)
     else:
-        lower_product(graph, matched, "batch_matmul")
+        lower_product(graph, matched, "batch_matmul", factor)
 
 
 def _import_matmul(node: Node, args: list) -> tuple[str, dict]:

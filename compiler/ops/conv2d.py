@@ -15,7 +15,7 @@ import numpy as np
 import torch
 from torch.fx import Node
 
-from compiler import reference
+from compiler import reference, streaming
 from compiler.aten_node import given_args, origin_of, pair
 from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op
@@ -178,4 +178,5 @@ CONV2D = OpSpec(
     choose_variants=each_op(_op_variants),
     weighted=True,
     take_zero_pad=conv_options.take_zero_pad,
+    stream=streaming.convolution_window((1, 2)),
 )

@@ -5,7 +5,7 @@ import ctypes
 
 import numpy as np
 
-from compiler import reference
+from compiler import reference, streaming
 from compiler.ir import Graph, Op
 from compiler.ops import conv_options, overlap
 from compiler.ops.conv_options import DEPTHWISE_ROWS_STACK, planned_scratch
@@ -204,4 +204,5 @@ DEPTHWISE_CONV2D = OpSpec(
     choose_variants=_choose_variants,
     weighted=True,
     take_zero_pad=conv_options.take_zero_pad,
+    stream=streaming.convolution_window((0, 1)),
 )

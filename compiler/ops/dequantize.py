@@ -6,7 +6,7 @@ import torch
 from torch.fx import Node
 from torchao.quantization.pt2e import quantize_pt2e  # noqa: F401  (registers the quantized_decomposed ops)
 
-from compiler import reference
+from compiler import reference, streaming
 from compiler.ir import Op, Quant
 from compiler.ops.spec import Import, OpSpec, tier_paths
 from compiler.schema import program_generated as fb
@@ -51,4 +51,5 @@ DEQUANTIZE = OpSpec(
     imports=(Import((qd.dequantize_per_tensor.default,), _import_dequantize),
              Import((qd.dequantize_per_channel.default,), _import_dequantize_per_channel)),
     path=tier_paths("MVE float 4 lanes", scalar="scalar (integer bits without an FPU)"),
+    stream=streaming.framewise,
 )

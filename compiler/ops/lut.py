@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from torch.fx import Node
 
-from compiler import reference
+from compiler import reference, streaming
 from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op, Quant
 from compiler.layout import ember_axis
@@ -133,6 +133,16 @@ def _import_hardtanh(node: Node, args: list) -> tuple[str, dict]:
     return "aten.clamp", {"min": float(low), "max": float(high)}
 
 
+def _stream(graph: Graph, op: Op, axes: dict[int, int]) -> streaming.Framewise | None:
+    """Framewise, unless its tables are per channel along the time axis itself."""
+    rule = streaming.framewise(graph, op, {0: axes[0]} if 0 in axes else axes)
+    per_channel = len(graph.tensors[op.inputs[1]].shape) == 2
+    rank = len(graph.tensors[op.inputs[0]].shape)
+    if rule is not None and per_channel and op.attrs.get("axis", LAST_AXIS) % rank == rule.axis:
+        return None
+    return rule
+
+
 LUT = OpSpec(
     kind="lut",
     opcode=fb.OpCode.LUT,
@@ -148,4 +158,5 @@ LUT = OpSpec(
     lowerings=(Lowering(ACTIVATIONS, _lower),),
     in_place=overlap.elementwise,
     path=_path,
+    stream=_stream,
 )

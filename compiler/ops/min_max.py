@@ -12,7 +12,7 @@ import numpy as np
 import torch
 from torch.fx import Node
 
-from compiler import reference
+from compiler import reference, streaming
 from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op
 from compiler.ops.float_binary import read_binary
@@ -57,7 +57,7 @@ def _spec(kind: str, opcode: int, function, lowerings: tuple[Lowering, ...] = ()
     return OpSpec(kind=kind, opcode=opcode, options_type=fb.OpOptions.MinMaxOptions, reference=_reference,
                   write_options=_write, read_options=lambda table: {}, registration=f"em_op_{kind}",
                   path=tier_paths("MVE 16 lanes", "DSP 4 lanes (SSUB8/SEL)"), lowerings=lowerings,
-                  imports=imports)
+                  imports=imports, stream=streaming.framewise)
 
 
 # one import and one lowering make both

@@ -9,7 +9,9 @@ import numpy as np
 import torch
 from torch.fx import Node
 
-from compiler import reference
+from compiler import reference, streaming
+from compiler.attention import product_scale
+from compiler.pointwise import DEQUANTIZE
 from compiler.fixedpoint import quantize_multiplier
 from compiler.ir import Graph, Op
 from compiler.ops import overlap
@@ -34,12 +36,14 @@ def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
 _write, _read = int_options("MulOptions", FIELDS)
 
 
-def lower_product(graph: Graph, matched: QuantizedOp, kind: str) -> None:
+def lower_product(graph: Graph, matched: QuantizedOp, kind: str, factor: float = 1.0) -> None:
     """Replaces a matched product of two int8 activations (mul, or batch_matmul) by `kind`: both
-    zero points as offsets, one requantization by scale_a · scale_b / scale_out."""
+    zero points as offsets, one requantization by scale_a · scale_b · factor / scale_out (`factor`:
+    a number the product is scaled by, attention's 1/√d)."""
     (a, a_quant), (b, b_quant) = matched.sources
     out = matched.out_quant
-    multiplier, shift = quantize_multiplier(float(a_quant.scale[0]) * float(b_quant.scale[0]) / float(out.scale[0]))
+    multiplier, shift = quantize_multiplier(
+        float(a_quant.scale[0]) * float(b_quant.scale[0]) * factor / float(out.scale[0]))
     act_min, act_max = clamp_range(matched.op.attrs.get("activation"), out)
     out_rank = len(graph.tensors[matched.output].shape)
     inputs = [nhwc_operand(graph, a, out_rank), nhwc_operand(graph, b, out_rank)]
@@ -55,7 +59,14 @@ def _lower(graph: Graph, mul: Op) -> None:
 
 
 def _import_mul(node: Node, args: list) -> tuple[str, dict]:
-    return ("aten.mul", {}) if len(args) == 2 else read_binary(node, args)
+    """A product of two tensors; a quantized product's scale (compiler/attention.py), which its
+    batch_matmul takes; or a float op with a number."""
+    if len(args) == 2:
+        return "aten.mul", {}
+    factor = product_scale(node)
+    if factor is not None and all(getattr(a, "target", None) == DEQUANTIZE for a in node.args[0].args[:2]):
+        return "aten.product_scale", {"factor": factor}
+    return read_binary(node, args)
 
 
 MUL = OpSpec(
@@ -70,4 +81,5 @@ MUL = OpSpec(
     lowerings=(Lowering(("aten.mul",), _lower, fuses_activation=True),),
     in_place=overlap.elementwise,
     path=tier_paths("MVE 4 lanes"),
+    stream=streaming.framewise,
 )

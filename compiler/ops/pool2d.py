@@ -10,7 +10,7 @@ import numpy as np
 import torch
 from torch.fx import Node
 
-from compiler import reference
+from compiler import reference, streaming
 from compiler.aten_node import given_args, origin_of, pair
 from compiler.decompositions import ceil_overhang
 from compiler.errors import UnsupportedOpError
@@ -158,6 +158,7 @@ MAX_POOL2D = OpSpec(
     imports=(Import((aten.max_pool2d.default,), _import_max_pool2d, "shared"),),
     lowerings=(Lowering(tuple(LOWERED), _lower),),
     path=tier_paths("MVE 16 channels (VMAX)", "DSP 4 channels (SSUB8/SEL)"),
+    stream=streaming.pool_window,
 )
 
 AVG_POOL2D = OpSpec(
@@ -172,4 +173,5 @@ AVG_POOL2D = OpSpec(
              Import((aten.adaptive_avg_pool2d.default,), _import_adaptive_average, "shared")),
     path=tier_paths("MVE 4 channels (int32 lanes)", "DSP 4 channels (SXTAB16)"),
     take_zero_pad=_take_zero_pad,
+    stream=streaming.pool_window,
 )

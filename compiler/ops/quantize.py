@@ -6,7 +6,7 @@ import torch
 from torch.fx import Node
 from torchao.quantization.pt2e import quantize_pt2e  # noqa: F401  (registers the quantized_decomposed ops)
 
-from compiler import reference
+from compiler import reference, streaming
 from compiler.aten_node import origin_of
 from compiler.errors import UnsupportedOpError
 from compiler.ir import Op, Quant
@@ -51,4 +51,5 @@ QUANTIZE = OpSpec(
     registration="em_op_quantize",
     imports=(Import((qd.quantize_per_tensor.default,), _import_quantize),),
     path=tier_paths("MVE float 4 lanes", scalar="scalar (integer bits without an FPU)"),
+    stream=streaming.framewise,
 )

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from compiler import reference
+from compiler import reference, streaming
 from compiler.ir import Op
 from compiler.ops import overlap
 from compiler.ops.spec import OpSpec, int_options, tier_paths
@@ -31,4 +31,5 @@ REQUANTIZE = OpSpec(
     registration="em_op_requantize",
     in_place=overlap.elementwise,
     path=tier_paths("MVE 4 lanes"),
+    stream=streaming.framewise,
 )

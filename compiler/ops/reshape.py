@@ -15,6 +15,7 @@ import numpy as np
 import torch
 from torch.fx import Node
 
+from compiler import streaming
 from compiler.ir import Graph, Op, Quant
 from compiler.layout import moved, only_reader, reshaped
 from compiler.ops.spec import Import, Lowering, OpSpec
@@ -91,4 +92,5 @@ RESHAPE = OpSpec(
     lowerings=(Lowering(("aten.reshape",), _lower),),
     output_aliases_input=True,
     path=_path,
+    stream=streaming.reshape_axis,
 )

@@ -16,6 +16,7 @@ from types import MappingProxyType
 import numpy as np
 
 from compiler.ir import Graph, Op
+from compiler.streaming import StreamRule
 from compiler.schema import program_generated as fb
 
 
@@ -117,6 +118,9 @@ class OpSpec:
     # took them (then it has updated its attrs).
     take_zero_pad: Callable[[Op, Op, tuple[int, int, int, int]], bool] | None = None
 
+    # How it runs on a stream along a time axis (compiler/streaming.py): (graph, op, {input index:
+    # its time axis}) -> Framewise / Window, or None: it needs the whole window (passes/stream_frames.py).
+    stream: StreamRule | None = None
     # A peephole over the graph's ops of this kind that removes copies layout conversion,
     # slicing and padding made redundant (passes/fold_data_movement.py runs them all until none changes
     # anything); returns whether it changed the graph.

@@ -10,7 +10,7 @@ import numpy as np
 import torch
 from torch.fx import Node
 
-from compiler import reference
+from compiler import reference, streaming
 from compiler.aten_node import input_rank
 from compiler.float_lowering import kept
 from compiler.ir import Graph, Op, Quant
@@ -104,4 +104,5 @@ TRANSPOSE = OpSpec(
              Import((aten.transpose.int, aten.t.default), _import_transpose, "shared")),
     lowerings=(Lowering(("aten.permute",), _lower),),
     path={"*": "strided copy"},
+    stream=streaming.transpose_axis,
 )

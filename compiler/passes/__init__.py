@@ -13,8 +13,11 @@ from compiler.passes.drop_unused_pool_indices import drop_unused_pool_indices
 from compiler.passes.eliminate_common_subexpressions import eliminate_common_subexpressions
 from compiler.passes.fold_batch_norm import fold_batch_norm
 from compiler.passes.fold_constants import fold_constants
+from compiler.passes.fold_product_scales import fold_product_scales
+from compiler.passes.fold_softmax_masks import fold_softmax_masks
 from compiler.passes.materialize_expands import materialize_expands
 from compiler.passes.remove_identity_ops import remove_identity_ops
+from compiler.passes.sink_reshapes import sink_reshapes
 
 from compiler.passes.convert_to_nhwc import convert_to_nhwc
 from compiler.passes.fold_activations import fold_activations
@@ -28,13 +31,18 @@ from compiler.passes.fold_quantize_pairs import fold_quantize_pairs
 from compiler.passes.fold_data_movement import fold_data_movement
 from compiler.passes.add_front_end import add_front_end
 from compiler.passes.bind_state import bind_state
+from compiler.passes.stream_frames import stream_frames
 
 # Identities go first (a dropout between a conv and its batch norm; a clone hides a repeat from
 # CSE), constants are folded before
 # expands (a constant's expand folds with it) and batch norms (whose statistics may be computed), batch norms fold into the weights they follow, and
-# the others become depthwise convolutions.
+# the others become depthwise convolutions. Attention's constant masks (folded by then) and scales
+# go where the softmax and the batch_matmul take them, masks first (a scale moves past the
+# reshapes a mask leaves); reshapes sink below the elementwise ops last (a conv1d's squeeze below
+# its ReLU, which then fuses).
 FLOAT_GRAPH_PASSES = (remove_identity_ops, eliminate_common_subexpressions, drop_unused_pool_indices, fold_constants,
-                      materialize_expands, fold_batch_norm, decompose_batch_norm, decompose_bilinear_resize)
+                      materialize_expands, fold_batch_norm, decompose_batch_norm, decompose_bilinear_resize,
+                      fold_softmax_masks, fold_product_scales, sink_reshapes)
 
 # Order matters: layout first (shapes the lowerings read), activations folded before the
 # quantized patterns are matched, reshapes lowered (lower_ops) before the linear that folds them
@@ -45,8 +53,8 @@ FLOAT_GRAPH_PASSES = (remove_identity_ops, eliminate_common_subexpressions, drop
 # zero pads into the convolutions / average pools that read them once both are lowered
 # (fold_data_movement runs the ops' folds).
 # Ops left in float are lowered first, so the quantized lowerings see only quantized ops.
-# An audio front end goes in front of the finished model (its input is the boundary's); state
-# binds last, to the integer tensors at the finished boundaries.
+# An audio front end goes in front of the finished model (its input is the boundary's); a stream
+# is cut from the finished graph, and state binds last, to the integer tensors at the boundaries.
 IR_PASSES = (
     convert_to_nhwc,
     fold_quantize_pairs,
@@ -60,5 +68,6 @@ IR_PASSES = (
     remove_dead_tensors,
     deduplicate_constants,
     add_front_end,
+    stream_frames,
     bind_state,
 )

@@ -54,8 +54,9 @@ class OpCode(object):
     BATCH_MATMUL = 29
     MEL_FEATURES = 30
     ARG_MAX = 31
-    GRU = 32
-    LSTM = 33
+    NORM = 32
+    GRU = 33
+    LSTM = 34
 
 
 # The elementwise function of FLOAT_BINARY.
@@ -88,6 +89,16 @@ class FloatUnaryFunction(object):
     LEAKY_RELU = 14
 
 
+# NORM: int8 layer norm (LAYER: centred on the row's mean) or RMS norm (RMS: on real 0, the
+# input zero point) over the last axis D, then the per-channel affine, int8 out (compiler/
+# reference.py: norm_s8). Inputs: x int8 [..., D], multiplier int32 [D] (gamma / scale_out in
+# Q(32 + output_shift − norm_bits)), bias int32 [D] ((beta / scale_out + zp_out) · 2^output_shift).
+# The epsilon term D²·eps/scale_in²·2^epsilon_shift is epsilon_high·2^31 + epsilon_low.
+class NormMode(object):
+    LAYER = 0
+    RMS = 1
+
+
 class OpOptions(object):
     NONE = 0
     QuantizeOptions = 1
@@ -118,7 +129,8 @@ class OpOptions(object):
     BatchMatmulOptions = 26
     MelFeaturesOptions = 27
     ArgMaxOptions = 28
-    RecurrentOptions = 29
+    NormOptions = 29
+    RecurrentOptions = 30
 
 
 # Affine quantization: real = scale * (q - zero_point). One entry per tensor, or one per
@@ -1383,8 +1395,26 @@ class SoftmaxOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
         return 0
 
+    # An attention mask (compiler/reference.py: softmax_mask): row r of the [rows, row] view takes
+    # mask row r mod mask_rows; 0: no mask. Masked positions give -128 (probability 0).
+    # SoftmaxOptions
+    def MaskRows(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # With mask_rows > 0, 1: position j of row r is masked when j > r mod mask_rows (a causal mask); 0:
+    # the op's second input, a constant int8 [mask_rows, row], masks where it is not 0.
+    # SoftmaxOptions
+    def Causal(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
 def SoftmaxOptionsStart(builder):
-    builder.StartObject(3)
+    builder.StartObject(5)
 
 def SoftmaxOptionsAddInputMultiplier(builder, inputMultiplier):
     builder.PrependInt32Slot(0, inputMultiplier, 0)
@@ -1394,6 +1424,12 @@ def SoftmaxOptionsAddInputLeftShift(builder, inputLeftShift):
 
 def SoftmaxOptionsAddDiffMin(builder, diffMin):
     builder.PrependInt32Slot(2, diffMin, 0)
+
+def SoftmaxOptionsAddMaskRows(builder, maskRows):
+    builder.PrependInt32Slot(3, maskRows, 0)
+
+def SoftmaxOptionsAddCausal(builder, causal):
+    builder.PrependInt32Slot(4, causal, 0)
 
 def SoftmaxOptionsEnd(builder):
     return builder.EndObject()
@@ -2404,11 +2440,22 @@ class FloatLayerNormOptions(object):
             return self._tab.Get(flatbuffers.number_types.Float32Flags, o + self._tab.Pos)
         return 0.0
 
+    # 1: RMS norm, no mean is taken (the row is centred on 0), var = Σx² / D; 0: layer norm.
+    # FloatLayerNormOptions
+    def Rms(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
 def FloatLayerNormOptionsStart(builder):
-    builder.StartObject(1)
+    builder.StartObject(2)
 
 def FloatLayerNormOptionsAddEpsilon(builder, epsilon):
     builder.PrependFloat32Slot(0, epsilon, 0.0)
+
+def FloatLayerNormOptionsAddRms(builder, rms):
+    builder.PrependInt32Slot(1, rms, 0)
 
 def FloatLayerNormOptionsEnd(builder):
     return builder.EndObject()
@@ -3005,6 +3052,106 @@ def ArgMaxOptionsAddAxis(builder, axis):
     builder.PrependInt32Slot(0, axis, 0)
 
 def ArgMaxOptionsEnd(builder):
+    return builder.EndObject()
+
+
+
+class NormOptions(object):
+    __slots__ = ['_tab']
+
+    @classmethod
+    def GetRootAs(cls, buf, offset=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
+        x = NormOptions()
+        x.Init(buf, n + offset)
+        return x
+
+    @classmethod
+    def GetRootAsNormOptions(cls, buf, offset=0):
+        """This method is deprecated. Please switch to GetRootAs."""
+        return cls.GetRootAs(buf, offset)
+    @classmethod
+    def NormOptionsBufferHasIdentifier(cls, buf, offset, size_prefixed=False):
+        return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x45\x4D\x42\x52", size_prefixed=size_prefixed)
+
+    # NormOptions
+    def Init(self, buf, pos):
+        self._tab = flatbuffers.table.Table(buf, pos)
+
+    # NormOptions
+    def Mode(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # NormOptions
+    def InputZeroPoint(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # NormOptions
+    def EpsilonHigh(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # NormOptions
+    def EpsilonLow(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # NormOptions
+    def EpsilonShift(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # NormOptions
+    def NormBits(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(14))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # NormOptions
+    def OutputShift(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(16))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+def NormOptionsStart(builder):
+    builder.StartObject(7)
+
+def NormOptionsAddMode(builder, mode):
+    builder.PrependInt32Slot(0, mode, 0)
+
+def NormOptionsAddInputZeroPoint(builder, inputZeroPoint):
+    builder.PrependInt32Slot(1, inputZeroPoint, 0)
+
+def NormOptionsAddEpsilonHigh(builder, epsilonHigh):
+    builder.PrependInt32Slot(2, epsilonHigh, 0)
+
+def NormOptionsAddEpsilonLow(builder, epsilonLow):
+    builder.PrependInt32Slot(3, epsilonLow, 0)
+
+def NormOptionsAddEpsilonShift(builder, epsilonShift):
+    builder.PrependInt32Slot(4, epsilonShift, 0)
+
+def NormOptionsAddNormBits(builder, normBits):
+    builder.PrependInt32Slot(5, normBits, 0)
+
+def NormOptionsAddOutputShift(builder, outputShift):
+    builder.PrependInt32Slot(6, outputShift, 0)
+
+def NormOptionsEnd(builder):
     return builder.EndObject()
 
 

@@ -85,7 +85,7 @@ static inline __attribute__((always_inline)) em_status em_check_arenas(const em_
     if (program->n_copied != program->n_pinned) {
         return EM_ERR_CONSTANTS_NOT_COPIED; /* pinned weights not in RAM yet: em_program_copy_constants() */
     }
-    if (program->n_state > 0u && !program->state_ready) {
+    if (program->n_state > 0u && program->carry_state == NULL) {
         return EM_ERR_STATE_NOT_RESET; /* the state would start from whatever the arena held */
     }
     return em_arenas_fit(program, arenas, arena_sizes, n_arenas);
@@ -139,7 +139,7 @@ em_status em_program_invoke(const em_program *program, uint8_t *const *arenas,
     }
     s = em_invoke_operators(program, arenas, NULL, program->n_operators);
     if (s == EM_OK && program->n_state > 0u) {
-        em_state_commit(program, arenas);
+        program->carry_state(program, arenas); /* em_state_commit, set by em_program_reset_state */
     }
     return s;
 }
@@ -196,7 +196,7 @@ em_status em_program_invoke_profiled(const em_program *program, uint8_t *const *
     }
     s = em_invoke_operators(program, arenas, profile, program->n_operators);
     if (s == EM_OK && program->n_state > 0u) {
-        em_state_commit(program, arenas);
+        program->carry_state(program, arenas); /* em_state_commit, set by em_program_reset_state */
     }
     return s;
 }

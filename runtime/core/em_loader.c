@@ -265,7 +265,7 @@ em_status em_program_load(em_program *program, const void *data, size_t size)
     program->n_copied = 0u;
     program->n_state = state.len;
     program->state_pos = state.pos;
-    program->state_ready = 0u;
+    program->carry_state = NULL;
     program->loaded = em_program_loaded_token(program); /* last: invoke may trust it from now */
     return EM_OK;
 }
@@ -283,10 +283,7 @@ uint32_t em_program_arena_size(const em_program *program, uint32_t index)
 em_status em_program_copy_constants(em_program *program, uint8_t *const *arenas, const uint32_t *arena_sizes,
                                     uint32_t n_arenas)
 {
-    if (!em_program_is_loaded(program)) {
-        return EM_ERR_BAD_ARGUMENT;
-    }
-    const em_status fit = em_arenas_fit(program, arenas, arena_sizes, n_arenas);
+    const em_status fit = em_loaded_and_fits(program, arenas, arena_sizes, n_arenas);
     if (fit != EM_OK) {
         return fit;
     }

@@ -72,8 +72,9 @@ em_status em_operator_open(const em_program_view *v, const em_program *program, 
  *  when @p version is EM_SCHEMA_VERSION_STATE. *@p state receives the vector (em_state.c). */
 em_status em_load_state(const em_program_view *v, const em_program *program, uint32_t version, em_fb_vector *state);
 
-/** After an invoke's last operator: every state takes its next value (em_state.c). */
-void em_state_commit(const em_program *program, uint8_t *const *arenas);
+/** After an invoke's last operator: every state of the em_program @p program takes its next
+ *  value (em_state.c; invoke calls it through em_program.carry_state). */
+void em_state_commit(const void *program, uint8_t *const *arenas);
 
 /** What trusted tensor reads need of a loaded program, copied into locals (so that stores
  *  into em_tensor fields cannot force the compiler to reload them from the em_program). */
@@ -188,6 +189,14 @@ em_operator_open_trusted(const em_program *program, uint32_t index, em_op_contex
 
 /** True when @p program was filled by a successful em_program_load() (and not edited since). */
 bool em_program_is_loaded(const em_program *program);
+
+/** What the calls that write a loaded program's arenas outside invoke check first (the state's
+ *  reset, the copy of pinned constants): EM_ERR_BAD_ARGUMENT if it is not loaded, else as em_arenas_fit. */
+static inline em_status em_loaded_and_fits(const em_program *program, uint8_t *const *arenas,
+                                           const uint32_t *arena_sizes, uint32_t n_arenas)
+{
+    return em_program_is_loaded(program) ? em_arenas_fit(program, arenas, arena_sizes, n_arenas) : EM_ERR_BAD_ARGUMENT;
+}
 
 /** The token a successful load stores in program->loaded (data, size and root must be set). */
 uint32_t em_program_loaded_token(const em_program *program);

@@ -75,7 +75,7 @@ em_status em_program_open_sealed(em_program *program, const void *data, size_t s
     const em_fb_vector state = em_fb_trusted_vector(&b, &root, EM_PROGRAM_STATE);
     program->n_state = state.len;
     program->state_pos = state.pos;
-    program->state_ready = 0u;
+    program->carry_state = NULL;
     program->loaded = em_program_loaded_token(program);
     return EM_OK;
 }

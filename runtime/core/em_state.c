@@ -26,10 +26,7 @@ static void em_state_tensors(const em_program *program, uint8_t *const *arenas, 
 em_status em_program_reset_state(em_program *program, uint8_t *const *arenas, const uint32_t *arena_sizes,
                                  uint32_t n_arenas)
 {
-    if (!em_program_is_loaded(program)) {
-        return EM_ERR_BAD_ARGUMENT;
-    }
-    const em_status fit = em_arenas_fit(program, arenas, arena_sizes, n_arenas);
+    const em_status fit = em_loaded_and_fits(program, arenas, arena_sizes, n_arenas);
     if (fit != EM_OK) {
         return fit;
     }
@@ -44,12 +41,13 @@ em_status em_program_reset_state(em_program *program, uint8_t *const *arenas, co
             bytes[k] = (uint8_t)((uint32_t)zero >> (8u * lane)); /* little-endian, as the program's values */
         }
     }
-    program->state_ready = 1u;
+    program->carry_state = em_state_commit;
     return EM_OK;
 }
 
-void em_state_commit(const em_program *program, uint8_t *const *arenas)
+void em_state_commit(const void *opaque, uint8_t *const *arenas)
 {
+    const em_program *program = (const em_program *)opaque;
     for (uint32_t i = 0; i < program->n_state; i++) {
         em_tensor state, next;
         em_state_tensors(program, arenas, i, &state, &next);

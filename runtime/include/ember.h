@@ -84,11 +84,13 @@ typedef struct {
      *  em_program_copy_constants() has copied: invoke refuses to run until they are equal. */
     uint32_t n_pinned;
     uint32_t n_copied;
-    /** Persistent tensors (Program.state): how many, the position of their vector, and whether
-     *  em_program_reset_state() has given them their first value (invoke refuses until then). */
+    /** Persistent tensors (Program.state): how many, the position of their vector, and, once
+     *  em_program_reset_state() has given them their first value, what carries them from one
+     *  invoke to the next (NULL before: invoke refuses). A pointer the reset sets, so that
+     *  firmware that never resets state (its program has none) links none of the state code. */
     uint32_t n_state;
     uint32_t state_pos;
-    uint32_t state_ready;
+    void (*carry_state)(const void *program, uint8_t *const *arenas);
 } em_program;
 
 /** em_program.error_operator when the failure was not in an operator. */

@@ -91,6 +91,15 @@ int32_t em_avg_pool_s8_get_buffer_size(const em_pool_params *params, const em_po
     return 0;
 }
 
+int32_t em_softmax_s8_get_buffer_size(int32_t rows, int32_t row_size)
+{
+    if (rows < 1 || row_size < 1 || row_size > EM_SOFTMAX_MAX_ROW
+        || (int64_t)rows * row_size < EM_SOFTMAX_TABLE_MIN_VALUES) {
+        return 0;
+    }
+    return 256 * (int32_t)sizeof(int32_t);
+}
+
 int32_t em_mel_features_s16_get_buffer_size(int32_t fft_length, int32_t n_mels)
 {
     return (int32_t)sizeof(int32_t) * (fft_length + 2 + 2 * n_mels);

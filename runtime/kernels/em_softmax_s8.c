@@ -5,6 +5,10 @@
  *
  * One scalar path on every tier: a classifier's softmax runs over a few dozen values per
  * inference, where the exponential's dependent multiply chain, not the width, sets the cost.
+ * em_softmax_masked_s8() is the same row with an attention mask's positions left out. From
+ * EM_SOFTMAX_TABLE_MIN_VALUES values on (attention's [heads · Tq, Tk] scores), the exponentials of
+ * the 256 differences an int8 row can hold are computed once per call into the scratch and looked
+ * up: the same values, each computed once instead of twice per value.
  */
 #include "em_nn_functions.h"
 #include "em_nn_support.h"
@@ -107,51 +111,111 @@ static __attribute__((noinline)) int32_t em_nn_softmax_exp(int32_t diff, const e
 
 /* em_softmax_s8_params_valid(): em_softmax_validate_s8.c */
 
-em_nn_status em_softmax_s8(const em_softmax_params *params, int32_t rows, int32_t row_size, const int8_t *input,
-                           int8_t *output)
+/** The scratch's table of exponentials, exps[d] = exp of the difference -d for d 0..255 that
+ *  diff_min keeps (the others are never read), or NULL when the scratch cannot hold it or the
+ *  rows are too few for it to pay (em_softmax_s8_get_buffer_size()). */
+static int32_t *em_nn_softmax_table(const em_nn_context *ctx, const em_softmax_params *p, int32_t rows,
+                                    int32_t row_size)
+{
+    const int32_t bytes = em_softmax_s8_get_buffer_size(rows, row_size);
+    if (ctx == NULL || ctx->buf == NULL || bytes == 0 || ctx->size < bytes) {
+        return NULL;
+    }
+    int32_t *exps = (int32_t *)ctx->buf;
+    const int32_t last = p->diff_min < -255 ? 255 : -p->diff_min; /* diff_min <= 0 */
+    for (int32_t d = 0; d <= last; d++) {
+        exps[d] = em_nn_softmax_exp(-d, p);
+    }
+    return exps;
+}
+
+/** Position i of a row takes part: i < limit, and where the row has a mask, its value is 0. */
+static inline bool em_nn_softmax_kept(const int8_t *mask_row, int32_t limit, int32_t i)
+{
+    return i < limit && (mask_row == NULL || mask_row[i] == 0);
+}
+
+/** One row of em_softmax_masked_s8(): positions at or past `limit` and those `mask_row` (may be
+ *  NULL) marks are left out. Inlined into both callers: without a mask (limit = row_size, no
+ *  mask row) the compiler drops the tests. */
+static inline __attribute__((always_inline)) void em_nn_softmax_row(const em_softmax_params *p, const int32_t *exps,
+                                                                    const int8_t *in, int8_t *out, int32_t row_size,
+                                                                    const int8_t *mask_row, int32_t limit)
+{
+    int32_t max = -128;
+    for (int32_t i = 0; i < row_size; i++) {
+        max = em_nn_softmax_kept(mask_row, limit, i) && in[i] > max ? in[i] : max;
+    }
+    int32_t sum = 0; /* Q12.19: at most row_size · 2^19, row_size < 2^12 keeps it in range */
+    for (int32_t i = 0; i < row_size; i++) {
+        const int32_t diff = in[i] - max;
+        if (diff >= p->diff_min && em_nn_softmax_kept(mask_row, limit, i)) {
+            sum += em_nn_rounding_divide_by_pot(exps != NULL ? exps[-diff] : em_nn_softmax_exp(diff, p),
+                                                EM_SOFTMAX_ACCUMULATION_INTEGER_BITS);
+        }
+    }
+    const int32_t headroom = em_nn_leading_zeros((uint32_t)sum);
+    const int32_t bits_over_unit = EM_SOFTMAX_ACCUMULATION_INTEGER_BITS - headroom;
+    const int32_t exponent = bits_over_unit + 31 - 8;
+    if (sum == 0 || exponent > 31) {
+        /* a row masked whole (no exponential at all), or a sum of 512 or more: the SRDHM (< 2^31)
+         * over 2^32 or more rounds to 0 for every value, as the reference's 64-bit shift gives,
+         * where a 32-bit shift that far is undefined */
+        for (int32_t i = 0; i < row_size; i++) {
+            out[i] = -128;
+        }
+        return;
+    }
+    const int32_t shifted = (int32_t)(((uint32_t)sum << headroom) - ((uint32_t)1 << 31));
+    const int32_t reciprocal = em_nn_one_over_one_plus_x(shifted);
+    for (int32_t i = 0; i < row_size; i++) {
+        const int32_t diff = in[i] - max;
+        int32_t value = -128;
+        if (diff >= p->diff_min && em_nn_softmax_kept(mask_row, limit, i)) {
+            const int32_t e = exps != NULL ? exps[-diff] : em_nn_softmax_exp(diff, p);
+            value = em_nn_rounding_divide_by_pot(em_nn_srdhm(reciprocal, e), exponent) - 128;
+            value = value < -128 ? -128 : (value > 127 ? 127 : value);
+        }
+        out[i] = (int8_t)value;
+    }
+}
+
+em_nn_status em_softmax_s8(const em_nn_context *ctx, const em_softmax_params *params, int32_t rows,
+                           int32_t row_size, const int8_t *input, int8_t *output)
 {
     if (!em_softmax_s8_params_valid(params, row_size) || rows < 0
         || (rows > 0 && (input == NULL || output == NULL))) {
         return EM_NN_ERR_BAD_ARGUMENT;
     }
     const em_softmax_params p = *params; /* not re-read after each int8 store (which may alias) */
+    const int32_t *exps = em_nn_softmax_table(ctx, &p, rows, row_size);
     for (int32_t r = 0; r < rows; r++) {
-        const int8_t *in = input + (int64_t)r * row_size;
-        int8_t *out = output + (int64_t)r * row_size;
-        int32_t max = in[0];
-        for (int32_t i = 1; i < row_size; i++) {
-            max = in[i] > max ? in[i] : max;
-        }
-        int32_t sum = 0; /* Q12.19: at most row_size · 2^19, row_size < 2^12 keeps it in range */
-        for (int32_t i = 0; i < row_size; i++) {
-            const int32_t diff = in[i] - max;
-            if (diff >= p.diff_min) {
-                sum += em_nn_rounding_divide_by_pot(em_nn_softmax_exp(diff, &p), EM_SOFTMAX_ACCUMULATION_INTEGER_BITS);
-            }
-        }
-        const int32_t headroom = em_nn_leading_zeros((uint32_t)sum);
-        const int32_t bits_over_unit = EM_SOFTMAX_ACCUMULATION_INTEGER_BITS - headroom;
-        const int32_t exponent = bits_over_unit + 31 - 8;
-        if (exponent > 31) {
-            /* a sum of 512 or more: the SRDHM (< 2^31) over 2^32 or more rounds to 0 for every value,
-             * as the reference's 64-bit shift gives, where a 32-bit shift that far is undefined */
-            for (int32_t i = 0; i < row_size; i++) {
-                out[i] = -128;
-            }
-            continue;
-        }
-        const int32_t shifted = (int32_t)(((uint32_t)sum << headroom) - ((uint32_t)1 << 31));
-        const int32_t reciprocal = em_nn_one_over_one_plus_x(shifted);
-        for (int32_t i = 0; i < row_size; i++) {
-            const int32_t diff = in[i] - max;
-            int32_t value = -128;
-            if (diff >= p.diff_min) {
-                const int32_t e = em_nn_softmax_exp(diff, &p);
-                value = em_nn_rounding_divide_by_pot(em_nn_srdhm(reciprocal, e), exponent) - 128;
-                value = value < -128 ? -128 : (value > 127 ? 127 : value);
-            }
-            out[i] = (int8_t)value;
-        }
+        em_nn_softmax_row(&p, exps, input + (int64_t)r * row_size, output + (int64_t)r * row_size, row_size, NULL,
+                          row_size);
+    }
+    return EM_NN_OK;
+}
+
+em_nn_status em_softmax_masked_s8(const em_nn_context *ctx, const em_softmax_params *params,
+                                  const em_softmax_mask *mask, int32_t rows, int32_t row_size, const int8_t *input,
+                                  int8_t *output)
+{
+    if (!em_softmax_s8_params_valid(params, row_size) || rows < 0 || mask == NULL || mask->mask_rows < 1
+        || (mask->causal != 0 && mask->causal != 1) || (mask->causal == 0 && mask->mask == NULL)
+        || (rows > 0 && (input == NULL || output == NULL))) {
+        return EM_NN_ERR_BAD_ARGUMENT;
+    }
+    const em_softmax_params p = *params;
+    const em_softmax_mask m = *mask;
+    const int32_t *exps = em_nn_softmax_table(ctx, &p, rows, row_size);
+    int32_t query = 0; /* r mod mask_rows */
+    for (int32_t r = 0; r < rows; r++) {
+        /* causal: positions 0..query take part (limit query + 1 <= mask_rows, at most row_size) */
+        const int32_t limit = m.causal ? (query < row_size ? query + 1 : row_size) : row_size;
+        const int8_t *mask_row = m.causal ? NULL : m.mask + (int64_t)query * row_size;
+        em_nn_softmax_row(&p, exps, input + (int64_t)r * row_size, output + (int64_t)r * row_size, row_size,
+                          mask_row, limit);
+        query = query + 1 == m.mask_rows ? 0 : query + 1;
     }
     return EM_NN_OK;
 }

@@ -255,7 +255,8 @@ def program_inputs(program: Program, vectors: np.ndarray) -> np.ndarray:
     return vectors.astype(NUMPY_DTYPES[tensor.dtype])
 
 
-def arena_header_c(size: int, region: str, more: list[tuple[str, int]] | None = None, pinned: int = 0) -> str:
+def arena_header_c(size: int, region: str, more: list[tuple[str, int]] | None = None, pinned: int = 0,
+                   state: int = 0) -> str:
     """em_model_arena.h: the arenas of the plan, `region` (`size` bytes) first, then `more`
     ((region, bytes) in the program's arena order). EM_MODEL_ARENA_BYTES / _SECTION describe arena
     0; EM_MODEL_ARENAS_DEFINE(name) defines every arena, each in its region's linker section
@@ -269,6 +270,8 @@ def arena_header_c(size: int, region: str, more: list[tuple[str, int]] | None = 
         f"#define EM_MODEL_ARENA_COUNT {len(arenas)}u",
         "/* Constants pinned to RAM (app.yaml memory: pin:): without any, firmware need not link the copy. */",
         f"#define EM_MODEL_PINNED_CONSTANTS {pinned}u",
+        "/* Persistent tensors (state kept between invokes): without any, firmware need not link the reset. */",
+        f"#define EM_MODEL_STATE_TENSORS {state}u",
         "/* One arena per memory region of the plan, in the program's arena order. */",
         "#define EM_MODEL_ARENAS_DEFINE(name) \\",
     ]
@@ -318,7 +321,8 @@ def compile_app(app_name: str, board: Board, out_dir: Path, variant: str = "", o
     lines = lines_of(program, expected) if lines_of else []
     arenas = [(a.name, a.size) for a in program.graph.arenas]
     pinned = sum(t.is_pinned for t in program.graph.tensors.values())
-    write_atomically(out / "em_model_arena.h", arena_header_c(arenas[0][1], arenas[0][0], arenas[1:], pinned))
+    write_atomically(out / "em_model_arena.h", arena_header_c(arenas[0][1], arenas[0][0], arenas[1:], pinned,
+                                                              len(program.graph.state)))
     write_atomically(out / "plan.txt", program.summary() + "\n\n" + program.plan.chart() + "\n")
     write_atomically(out / "plan.json", json.dumps(program.plan.as_json(), indent=2) + "\n")
     np.savez(out / "expected.npz", inputs=vectors, outputs=np.stack(expected), lines=np.array(lines, dtype=str))
@@ -370,7 +374,8 @@ def compile_programs(app: App, module: ModuleType, board: Board, out: Path, opti
     write_atomically(out / "em_test_vectors.h", header)
     write_atomically(out / "em_app_generated.h", module.firmware_header(programs))
     arenas = shared_arenas(programs)
-    write_atomically(out / "em_model_arena.h", arena_header_c(arenas[0][1], arenas[0][0], arenas[1:]))
+    write_atomically(out / "em_model_arena.h", arena_header_c(arenas[0][1], arenas[0][0], arenas[1:],
+                                                              state=max(len(p.graph.state) for p in programs.values())))
     write_atomically(out / "plan.txt", "\n\n".join(f"== program {name}\n{p.summary()}\n\n{p.plan.chart()}"
                                                     for name, p in programs.items()) + "\n")
     write_atomically(out / "plan.json", json.dumps({n: p.plan.as_json() for n, p in programs.items()}, indent=2) + "\n")

@@ -114,3 +114,43 @@ def test_a_repeated_value_is_computed_once_and_identities_vanish():
     model = Fn(lambda m, x: F.elu(m[0](x)) + F.selu(m[0](x).clone()), nn.Linear(4, 4))
     targets = _targets(model, torch.randn(2, 4))
     assert targets.count(aten.linear.default) == 1 and aten.clone.default not in targets
+
+
+def _conv1d_stack(m, x):
+    """conv1d -> ReLU -> conv1d -> BatchNorm1d -> ReLU, a residual add and a SiLU (x * sigmoid(x))."""
+    y = torch.relu(m[0](x))
+    z = torch.relu(m[2](m[1](y)))
+    s = y + z
+    return s * torch.sigmoid(s)
+
+
+def test_reshapes_sink_below_elementwise_ops_so_a_conv1d_stack_stays_four_d():
+    """sink_reshapes: each conv1d's squeeze moves below the ReLU, add and SiLU that read it, so every
+    elementwise op sees the conv2d's rank-4 value (the ReLU then fuses into the convolution)."""
+    model = Fn(_conv1d_stack, nn.Conv1d(4, 6, 3), nn.Conv1d(6, 6, 3, padding=1), nn.BatchNorm1d(6))
+    x = torch.randn(1, 4, 11)
+    traced = export_float(model.eval(), (x,))
+    with torch.no_grad():
+        torch.testing.assert_close(traced(x), model(x), rtol=1e-5, atol=1e-5)
+    reshapes = (aten.squeeze.dim, aten.reshape.default, aten.unsqueeze.default)
+    for node in traced.graph.nodes:
+        if node.op == "call_function" and torch.Tag.pointwise in getattr(node.target, "tags", ()):
+            assert node.meta["val"].dim() == 4, node
+            assert not any(isinstance(a, torch.fx.Node) and a.target in reshapes for a in node.args), node
+    before = torch.export.export(model.eval(), (x,)).graph
+    assert any(n.target == aten.relu.default for n in before.nodes)
+
+
+def test_a_conv1d_stack_lowers_to_convolutions_with_fused_activations():
+    import compiler
+
+    model = Fn(lambda m, x: torch.relu(m[1](torch.relu(m[0](x)))), nn.Conv1d(4, 6, 3), nn.Conv1d(6, 5, 1))
+    x = torch.randn(1, 4, 13)
+    program = compiler.lower(model.eval(), (x,), [torch.randn(1, 4, 13) for _ in range(8)])
+    kinds = [op.kind for op in program.graph.ops]
+    # NCL in, NCL out: a layout change at each end, nothing between the convolutions
+    assert kinds[3:5] == ["conv2d", "conv2d"] and "lut" not in kinds and len(kinds) == 8, kinds
+    want = program.quantized_model(x).detach().numpy()
+    got = program.run_reference(x.numpy())[0]
+    scale = float(program.graph.tensors[program.graph.ops[-1].inputs[0]].quant.scale[0])
+    assert abs(got - want).max() <= scale * 1.001

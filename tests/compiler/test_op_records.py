@@ -81,6 +81,7 @@ KIND_TESTS_ALLOWED = {
     # every op's lowering
     "passes/fold_quantize_pairs.py": {"quantize", "dequantize"},
     "passes/lower_boundaries.py": {"quantize", "dequantize"},
+    "passes/bind_state.py": {"quantize", "dequantize"},  # the state's input and output at the boundaries
     "quantized_pattern.py": {"dequantize", "quantize"},
     "importer.py": {"dequantize"},  # per-channel dequantize parameters become attrs
 }

@@ -41,23 +41,25 @@ class SkippedHead(nn.Module):
         return self.out(self.pool(self.head(torch.relu(self.stem(x)))))
 
 
-class NoInt8Lowering(nn.Module):
-    """Layer norm has no int8 lowering: it stays in float between two int8 linears; the division
-    after it is int8 (a table of 1 / (|z| + 1), a function of one tensor, and an int8 product)."""
+class FloatNorms(nn.Module):
+    """Layer norm and RMS norm left in float by the config (skip_module_types; both have int8
+    lowerings, tests/compiler/test_norm.py): float32 between two int8 linears, the RMS norm in
+    float_layer_norm's RMS mode; the division after them is int8 (a table of 1 / (|z| + 1), a
+    function of one tensor, and an int8 product)."""
 
     def __init__(self) -> None:
         super().__init__()
         torch.manual_seed(12)
-        self.fc1, self.norm, self.fc2 = nn.Linear(12, 24), nn.LayerNorm(24), nn.Linear(24, 6)
+        self.fc1, self.norm, self.rms, self.fc2 = nn.Linear(12, 24), nn.LayerNorm(24), nn.RMSNorm(24), nn.Linear(24, 6)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         z = torch.relu(self.fc1(x))
-        return self.fc2(self.norm(z) / (z.abs() + 1.0))
+        return self.fc2(self.rms(self.norm(z)) / (z.abs() + 1.0))
 
 
 MODELS = {
     "skipped_head": (SkippedHead, (1, 3, 9, 7), CortexMQuantizer(skip_modules=("head", "pool"))),
-    "no_int8_lowering": (NoInt8Lowering, (1, 12), None),
+    "float_norms": (FloatNorms, (1, 12), CortexMQuantizer(skip_module_types=(nn.LayerNorm, nn.RMSNorm))),
 }
 
 
@@ -97,13 +99,15 @@ def test_skipped_module_runs_in_float_and_is_reported(programs, capsys):
     assert "3 ops fell back to float32" in summary and "skip_modules 'pool'" in summary and "skip_modules 'head'" in summary and "head.0 (Conv2d)" in summary
 
 
-def test_ops_without_int8_lowering_run_in_float_and_are_reported(programs):
-    program = _program(programs, "no_int8_lowering", "host")
+def test_norms_left_in_float_run_in_float_and_are_reported(programs):
+    program = _program(programs, "float_norms", "host")
     kinds = [op.kind for op in program.graph.ops]
-    assert kinds.count("fully_connected") == 2
-    reasons = {op.attrs.get("function", op.kind): op.attrs["float_reason"]
-               for op in program.graph.ops if "float_reason" in op.attrs}
-    assert reasons == {"float_layer_norm": "no int8 lowering for aten.layer_norm.default"}
+    assert kinds.count("fully_connected") == 2 and "norm" not in kinds
+    norms = [op for op in program.graph.ops if op.kind == "float_layer_norm"]
+    assert [op.attrs["rms"] for op in norms] == [False, True]
+    assert [op.attrs["float_reason"] for op in norms] == [
+        "left in float by quantizer config (skip_module_types LayerNorm)",
+        "left in float by quantizer config (skip_module_types RMSNorm)"]
     assert kinds.count("lut") == 1 and kinds.count("mul") == 1
 
 

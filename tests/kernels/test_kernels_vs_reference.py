@@ -211,11 +211,18 @@ class _SoftmaxParams(ctypes.Structure):
     _fields_ = [(n, ctypes.c_int32) for n in ("input_multiplier", "input_left_shift", "diff_min")]
 
 
-def _softmax(kernels, params: _SoftmaxParams, x: np.ndarray) -> tuple[int, np.ndarray]:
+class _NNContext(ctypes.Structure):  # em_nn_context
+    _fields_ = [("buf", ctypes.c_void_p), ("size", ctypes.c_int32), ("paths", ctypes.c_uint32)]
+
+
+def _softmax(kernels, params: _SoftmaxParams, x: np.ndarray, scratch: bool = False) -> tuple[int, np.ndarray]:
+    """em_softmax_s8 on rows x, without scratch or with the 1 KiB its table of exponentials takes."""
     fn = kernels.lib.em_softmax_s8
     fn.restype = ctypes.c_int
     out = np.full(x.shape, 0x55, np.int8)
-    status = fn(ctypes.byref(params), ctypes.c_int32(x.shape[0]), ctypes.c_int32(x.shape[1]),
+    table = np.zeros(256, np.int32)
+    ctx = _NNContext(table.ctypes.data if scratch else None, table.nbytes if scratch else 0, 0)
+    status = fn(ctypes.byref(ctx), ctypes.byref(params), ctypes.c_int32(x.shape[0]), ctypes.c_int32(x.shape[1]),
                 x.ctypes.data_as(ctypes.POINTER(ctypes.c_int8)), out.ctypes.data_as(ctypes.POINTER(ctypes.c_int8)))
     return status, out
 
@@ -228,9 +235,10 @@ def test_softmax_range_check_shared_with_the_adapter(kernels):
     good = _SoftmaxParams(attrs["input_multiplier"], attrs["input_left_shift"], attrs["diff_min"])
     rng = np.random.default_rng(5)
     x = rng.integers(-128, 128, size=(1, 4095), dtype=np.int8)
-    status, got = _softmax(kernels, good, x)
-    assert status == EM_NN_OK
-    np.testing.assert_array_equal(got, reference.softmax_s8(x, **attrs))
+    for scratch in (False, True):  # each exponential computed where needed, or once into the table
+        status, got = _softmax(kernels, good, x, scratch)
+        assert status == EM_NN_OK
+        np.testing.assert_array_equal(got, reference.softmax_s8(x, **attrs))
     assert _softmax(kernels, good, np.zeros((1, 4096), np.int8))[0] == EM_NN_ERR_BAD_ARGUMENT
     for field, value in (("input_multiplier", -1), ("input_left_shift", 32), ("input_left_shift", -1),
                          ("diff_min", 1)):

@@ -172,6 +172,10 @@ def test_the_file_records_the_state_and_a_version_older_runtimes_refuse(cell, tm
     assert fb.Program.GetRootAs(path.read_bytes(), 0).SchemaVersion() == writer.STATE_SCHEMA_VERSION
     a, b = reference_sequence(program, frames), reference_sequence(loaded, frames)
     assert all(np.array_equal(x[0], y[0]) for x, y in zip(a, b))
+    from compiler import inspection
+    shown = inspection.text(inspection.describe(loaded))
+    assert f"state (kept between invokes, reset to 0 by em_program_reset_state): {program.graph.state[0].tensor}" in shown
+    assert "(written in place)" in shown  # the next value is made after the state's last read
     stateless = compiler.lower(nn.Linear(5, 3).eval(), (frames[0],), frames, "cortex-m55")
     assert fb.Program.GetRootAs(stateless.to_bytes(), 0).SchemaVersion() == writer.SCHEMA_VERSION
 

@@ -173,7 +173,12 @@ CASES: list[Architecture] = [
     _case("divide_map_by_map", lambda m, x, y: m[0](x) / (m[1](y).abs() + 0.25), ((1, 3, 6, 6), (1, 3, 6, 6)),
           lambda: [conv(3, 4), conv(3, 4)]),
     _case("l2_normalize", lambda m, x: F.normalize(m[0](x), dim=-1), ((1, 5, 8),), lambda: [lin(8, 6)]),
-    # normalisation over groups and instances, statistics, max / min reductions
+    # layer norm and RMS norm (int8 norm op), over groups and instances, statistics, max / min reductions
+    _case("layer_norm", lambda m, x: m[1](m[0](x)), ((1, 5, 8),), lambda: [lin(8, 12), nn.LayerNorm(12)]),
+    _case("layer_norm_trailing_dims", lambda m, x: m[1](m[0](x)), ((1, 3, 6, 6),),
+          lambda: [conv(3, 4), nn.LayerNorm([4, 4], elementwise_affine=False)]),
+    _case("rms_norm", lambda m, x: m[1](m[0](x)), ((1, 5, 8),), lambda: [lin(8, 20), nn.RMSNorm(20)]),
+    _case("f_rms_norm_no_weight", lambda m, x: F.rms_norm(m[0](x), (9,), eps=1e-3), ((1, 4, 8),), lambda: [lin(8, 9)]),
     _case("group_norm", lambda m, x: m[1](m[0](x)), ((1, 3, 6, 6),), lambda: [conv(3, 8), nn.GroupNorm(4, 8)]),
     _case("instance_norm", lambda m, x: m[1](m[0](x)), ((1, 4, 12),),
           lambda: [conv1(4, 6), nn.InstanceNorm1d(6, affine=True)]),

@@ -24,6 +24,15 @@ em_status em_app_copy_constants(em_program *program) {
 #endif
 }
 
+em_status em_app_reset_state(em_program *program) {
+#if EM_MODEL_STATE_TENSORS > 0 || !EM_SEALED /* verify=1: a program from elsewhere may carry state */
+    return em_program_reset_state(program, em_app_arenas, em_app_arena_sizes, EM_APP_ARENAS);
+#else
+    (void)program; /* sealed, no state: the reset is not linked */
+    return EM_OK;
+#endif
+}
+
 int em_app_fail(const char *what, em_status status) {
     em_print("EM error ");
     em_print(what);
@@ -40,6 +49,9 @@ static inline __attribute__((always_inline)) em_status open_embedded(em_app_mode
     em_status status = em_app_open_linked(&model->program, data, size, crc32);
     if (status == EM_OK) {
         status = em_app_copy_constants(&model->program);
+    }
+    if (status == EM_OK) { /* a program that keeps state starts a stream from its reset value */
+        status = em_app_reset_state(&model->program);
     }
     if (status != EM_OK) {
         em_app_fail("load", status);

@@ -38,6 +38,11 @@ extern const uint32_t *const em_app_arena_sizes;
  *  after loading, before the first invoke (em_app_model_open does it). */
 em_status em_app_copy_constants(em_program *program);
 
+/** Gives a program that keeps state between invokes (ember.h, em_program_reset_state) its reset
+ *  value, so that its first invoke starts a stream: once after loading (em_app_model_open and
+ *  the serving firmware do it), and again to start a new stream. EM_OK for a program without. */
+em_status em_app_reset_state(em_program *program);
+
 #ifndef EM_SEALED
 #define EM_SEALED 0
 #endif

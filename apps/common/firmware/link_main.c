@@ -25,6 +25,9 @@ int em_app_main(void)
     if (status == EM_OK) { /* weights pinned to RAM (app.yaml memory: pin:): copied once */
         status = em_app_copy_constants(&program);
     }
+    if (status == EM_OK) { /* state, if the program keeps any, from its reset value: RUNs continue it */
+        status = em_app_reset_state(&program);
+    }
     const em_link_model model = {
         .load_status = status,
         .program = &program,

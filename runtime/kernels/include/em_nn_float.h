@@ -153,10 +153,11 @@ em_nn_status em_float_softmax_f32(int32_t rows, int32_t depth, const float *inpu
  * Float layer norm over the last axis (reference.float_layer_norm_f32): per row,
  * mean = (Σ x) / D, var = (Σ (x − mean)²) / D, inv = 1 / sqrtf(var + epsilon),
  * out[i] = (x[i] − mean) · inv · weight[i] + bias[i]. Sums in index order. May run in place.
+ * RMS norm (@p rms nonzero): mean = 0, so var = (Σ x²) / D.
  * @param rows, depth  [rows, D], each >= 1; weight, bias [D]
  */
 em_nn_status em_float_layer_norm_f32(int32_t rows, int32_t depth, const float *input, const float *weight,
-                                     const float *bias, float epsilon, float *output);
+                                     const float *bias, float epsilon, int32_t rms, float *output);
 
 /**
  * Float max pool, NHWC (reference.float_max_pool_f32): per output, m = -inf, then for each cell

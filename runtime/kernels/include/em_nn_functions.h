@@ -411,19 +411,59 @@ typedef struct {
  *  shared with the SOFTMAX adapter's load-time check(). */
 bool em_softmax_s8_params_valid(const em_softmax_params *params, int32_t row_size);
 
+/** Fewest values (rows × row_size) for which em_softmax_s8() takes a table of exponentials: each
+ *  value's exponential is needed twice (the sum, the output), the table computes the 256 an int8
+ *  difference can take once. */
+#define EM_SOFTMAX_TABLE_MIN_VALUES 256
+
+/** Bytes of scratch em_softmax_s8() / em_softmax_masked_s8() take for @p rows rows of
+ *  @p row_size values: 256 int32 exponentials (1 KiB) from EM_SOFTMAX_TABLE_MIN_VALUES values on,
+ *  else 0 (fewer exponentials computed directly). Any tier; compiles on the host. */
+int32_t em_softmax_s8_get_buffer_size(int32_t rows, int32_t row_size);
+
 /**
  * Softmax over each row (reference.softmax_s8, TFLite's int8 algorithm). A row whose sum of
  * exponentials reaches 512 (512 or more values at its maximum) is -128 everywhere: every
  * probability is under half an LSB, as the reference's 64-bit rounding shift says.
- * @param rows      0..INT32_MAX rows
+ * @param ctx       scratch: NULL, or em_softmax_s8_get_buffer_size() bytes, 4-byte aligned, sharing
+ *                  no byte with input or output: the exponential of every difference 0..-255 is then
+ *                  computed once per call, the same values (a smaller or absent buffer: each computed
+ *                  where needed)
  * @param params    em_softmax_s8_params_valid()
+ * @param rows      0..INT32_MAX rows
  * @param row_size  1..EM_SOFTMAX_MAX_ROW values per row (the Q12.19 sum of exponentials must not overflow)
  * @param input     [rows, row_size] int8, -128..127
  * @param output    [rows, row_size] int8, scale 1/256, zero point -128; must not overlap input
  * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for NULL pointers or parameters out of range.
  */
-em_nn_status em_softmax_s8(const em_softmax_params *params, int32_t rows, int32_t row_size, const int8_t *input,
-                           int8_t *output);
+em_nn_status em_softmax_s8(const em_nn_context *ctx, const em_softmax_params *params, int32_t rows,
+                           int32_t row_size, const int8_t *input, int8_t *output);
+
+/** An attention mask for em_softmax_masked_s8() (reference.softmax_mask): row r of the input
+ *  takes mask row r mod mask_rows. */
+typedef struct {
+    int32_t mask_rows;   /**< >= 1: the mask's period in rows (a causal mask: the query count Tq) */
+    int32_t causal;      /**< 1: position j of row r is masked when j > r mod mask_rows; 0: @ref mask */
+    const int8_t *mask;  /**< causal 0: [mask_rows, row_size], not 0 = masked; causal 1: unused */
+} em_softmax_mask;
+
+/**
+ * em_softmax_s8() of each row with the masked positions left out (an attention mask's -inf): the
+ * max and the sum of exponentials run over the other positions, each masked one gives -128
+ * (probability 0), and a row masked whole gives -128 throughout (scaled_dot_product_attention's 0,
+ * not NaN).
+ * @param ctx       scratch, as em_softmax_s8()'s
+ * @param params    em_softmax_s8_params_valid()
+ * @param mask      not NULL: mask_rows >= 1, causal 0 or 1, mask not NULL when causal is 0
+ * @param rows      0..INT32_MAX rows
+ * @param row_size  1..EM_SOFTMAX_MAX_ROW values per row
+ * @param input     [rows, row_size] int8, -128..127
+ * @param output    [rows, row_size] int8, scale 1/256, zero point -128; must not overlap input
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for NULL pointers or parameters out of range.
+ */
+em_nn_status em_softmax_masked_s8(const em_nn_context *ctx, const em_softmax_params *params,
+                                  const em_softmax_mask *mask, int32_t rows, int32_t row_size, const int8_t *input,
+                                  int8_t *output);
 
 /**
  * int8 elementwise minimum (reference.minimum_s8) / maximum (reference.maximum_s8) of two
@@ -628,6 +668,44 @@ em_nn_status em_lstm_s8(const em_rnn_params *params, const em_rnn_weights *weigh
 /** Scratch bytes of em_lstm_s8 for @p hidden (gates, cell state, int16 hidden state): 20·H
  *  rounded up to 4; 0 for hidden outside 1..EM_NN_RNN_HIDDEN_MAX. Compiles on the host. */
 int32_t em_lstm_s8_get_buffer_size(int32_t hidden);
+
+/** Norm parameters (compiler/ops/norm.py norm_parameters; the schema's NormOptions, slots in order). */
+typedef struct {
+    int32_t mode;             /**< 0 layer norm (centre: the row's mean), 1 RMS norm (centre: input_zero_point) */
+    int32_t input_zero_point; /**< -128..127 */
+    int32_t epsilon_high;     /**< E = epsilon_high·2^31 + epsilon_low = D²·eps / scale_in²·2^F: 0..2^30 − 1 */
+    int32_t epsilon_low;      /**< 0..2^31 − 1 */
+    int32_t epsilon_shift;    /**< F: even, >= 0, with bitlen(D²·2^16) + F <= 61 (V·2^F + E < 2^62) */
+    int32_t norm_bits;        /**< N: fractional bits of the normalised value, 0..30, D·4^N <= 2^60 */
+    int32_t output_shift;     /**< H: fractional bits of the per-channel accumulator, 1..24 */
+} em_norm_params;
+
+/** Longest norm row: Σq² < 2^31 and 255·D in 23 bits. */
+#define EM_NORM_MAX_DEPTH 32767
+
+/** Whether @p params (not NULL, each field within its range above) and @p depth (1..EM_NORM_MAX_DEPTH)
+ *  are within em_norm_s8()'s ranges: its own check at every call, and the NORM adapter's at load. */
+bool em_norm_s8_params_valid(const em_norm_params *params, int32_t depth);
+
+/**
+ * int8 layer norm or RMS norm of each row, then the per-channel affine (reference.norm_s8, bit for
+ * bit on every tier). Per row: S = Σq and SS = Σq² (int32), the centre C (S, or D·zp), the exact
+ * V = D·SS − 2·C·S + C², T = V·2^F + E, 1/sqrt(T) from a Newton iteration on Q29 (em_nn_rsqrt_q29);
+ * per value: d = q·(D·2^A) − C·2^A, n = VRSHL(VRMULH(d, r), s) in Q(N),
+ * out = clamp((sat32(VRMULH(n, multiplier[i]) + bias[i]) + 2^(H−1)) >> H).
+ * MVE: Helium sums (VADDVA, VMLADAVA) and a 4-lane output loop, tails predicated; DSP: SMLAD sums
+ * of squares; scalar: plain C. May run in place (input == output): a row is read whole before
+ * any of it is written, and each value before its output.
+ * @param rows        0..INT32_MAX rows
+ * @param depth       D, 1..EM_NORM_MAX_DEPTH values per row
+ * @param input       [rows, D] int8, -128..127
+ * @param multiplier  [D] int32: gamma / scale_out · 2^(32 + H − N) (any int32)
+ * @param bias        [D] int32: (beta / scale_out + zp_out) · 2^H (any int32: the sum saturates)
+ * @param output      [rows, D] int8; the input itself or apart from it
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for NULL pointers or parameters out of range.
+ */
+em_nn_status em_norm_s8(const em_norm_params *params, int32_t rows, int32_t depth, const int8_t *input,
+                        const int32_t *multiplier, const int32_t *bias, int8_t *output);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 """softmax (last axis): row lengths 1..300 around the SIMD widths, input scales small to large
 (diff_min cuts), rows all equal, one -128 among 127s and the reverse, ramps, one dominant value,
-values near the top, output fixed at 1/256, -128."""
+values near the top, output fixed at 1/256, -128; attention masks (causal, constant per block and
+per row, rows masked whole)."""
 from __future__ import annotations
 
 import numpy as np
@@ -69,5 +70,38 @@ def cases() -> list[Case]:
         out.append(single_op("softmax", [int8_tensor("x", shape, zp, scale)],
                              int8_tensor("y", shape, -128, 1 / 256), attrs, [x],
                              name=f"{'x'.join(map(str, shape))}_scale{scale}",
+                             params={"shape": shape, "input_scale": scale, **attrs}))
+    return out + masked_cases()  # last: the loader fuzzer's corpus takes a masked program (make_corpus.py)
+
+
+# Attention masks (reference.softmax_mask): shape, mask_rows, causal, input scale. Causal blocks
+# with Tq < Tk, = Tk and > Tk (rows past the row length keep it whole), odd lengths, one row; a
+# constant mask per block (period Tq) and one per row (period = all rows), with fully masked rows.
+MASKED = [((4, 15, 15), 15, True, 0.05), ((2, 7, 9), 7, True, 0.1), ((3, 5, 4), 5, True, 0.5),
+          ((1, 1, 33), 1, True, 0.02), ((2, 16, 16), 16, False, 0.05), ((6, 13), 6, False, 0.25),
+          ((3, 11, 99), 11, False, 0.01), ((1, 3, 2), 3, False, 4.0)]
+
+
+def masked_cases() -> list[Case]:
+    out = []
+    for k, (shape, mask_rows, causal, scale) in enumerate(MASKED):
+        rng = rng_for("softmax", "masked", k)
+        x = edge_int8(rng, shape)
+        rows = x.reshape(-1, shape[-1])
+        rows[0] = 127  # a flat row at the top, then one with -128 where the mask keeps values
+        if rows.shape[0] > 1:
+            rows[1] = -128
+        attrs = {**reference.softmax_parameters(scale), "mask_rows": mask_rows, "causal": int(causal)}
+        operands = [int8_tensor("x", shape, int(rng.integers(-128, 128)), scale)]
+        if not causal:
+            mask = (rng.random((mask_rows, shape[-1])) < 0.4).astype(np.int8)
+            mask[0] = 1  # a row masked whole: -128 throughout
+            if mask_rows > 2:
+                mask[1] = 0  # and one masked nowhere
+                mask[2, -1] = 0  # and one that keeps only its last position
+                mask[2, :-1] = 1
+            operands.append(int8_tensor("mask", mask.shape, 0, 1.0, data=mask))
+        out.append(single_op("softmax", operands, int8_tensor("y", shape, -128, 1 / 256), attrs, [x],
+                             name=f"masked_{'causal' if causal else 'mask'}_{'x'.join(map(str, shape))}_scale{scale}",
                              params={"shape": shape, "input_scale": scale, **attrs}))
     return out
