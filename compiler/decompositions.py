@@ -538,6 +538,38 @@ def _same_rank(op):
     return rewrite
 
 
+def _recurrent(kind: str) -> Decomposition:
+    """aten.gru.input / aten.lstm.input: one layer stays whole (Ember's `kind` op); two become two
+    one-layer calls, the second reading the first's output, with h_n (and c_n) concatenated as
+    PyTorch returns them; what the op cannot take (compiler/ops/recurrent.py takes_whole:
+    bidirectional, 3+ layers, proj_size, dropout in training) unrolls as PyTorch decomposes it."""
+    from torch._decomp import decomposition_table as torch_decompositions
+
+    from compiler.ops.recurrent import takes_whole
+
+    op = getattr(aten, kind).input
+
+    def rewrite(x, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+        args = (x, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
+        if takes_whole(kind, x, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+            return torch_decompositions[op](*args)
+        if num_layers == 1:
+            return NotImplemented
+        per_layer = len(params) // num_layers
+        states = list(hx) if kind == "lstm" else [hx]
+        finals, y = [[] for _ in states], x
+        for layer in range(num_layers):
+            layer_states = [aten.slice.Tensor(s, 0, layer, layer + 1) for s in states]
+            out = op(y, layer_states if kind == "lstm" else layer_states[0],
+                     params[layer * per_layer:(layer + 1) * per_layer], has_biases, 1, dropout, False, False,
+                     batch_first)
+            y = out[0]
+            for final, value in zip(finals, out[1:]):
+                final.append(value)
+        return (y, *(aten.cat.default(final, 0) for final in finals))
+    return rewrite
+
+
 BROADCASTING_BINARY = (aten.add.Tensor, aten.sub.Tensor, aten.mul.Tensor, aten.div.Tensor, aten.minimum.default,
                        aten.maximum.default)
 
@@ -588,6 +620,8 @@ EMBER_DECOMPOSITIONS: dict[object, Decomposition] = {
     aten.amin.default: _amin,
     aten.adaptive_max_pool2d.default: _adaptive_max_pool2d,
     **{op: _same_rank(op) for op in BROADCASTING_BINARY},
+    aten.gru.input: _recurrent("gru"),
+    aten.lstm.input: _recurrent("lstm"),
 }
 
 

@@ -18,7 +18,7 @@ import torch
 from torch.utils import _pytree as pytree
 
 from compiler.decompositions import cia_ops_listed_once, decomposition_table
-from compiler.importer import imported_targets, unsupported_ops
+from compiler.importer import CALIBRATORS, FIXED_BATCH, imported_targets, unsupported_ops
 from compiler.passes import FLOAT_GRAPH_PASSES
 from compiler.errors import CalibrationError, ModelError, UnsupportedOpsError
 from compiler.quantizer import CortexMQuantizer, StateSharing
@@ -55,6 +55,8 @@ class ExampleBatched(torch.nn.Module):
         # a Python number among the inputs is folded into the trace: its value, not a shape
         self.example_shapes = [tuple(x.shape) if isinstance(x, torch.Tensor) else x for x in example_inputs]
         self.output_batches = output_batches  # dim 0 of each output for the example inputs
+        # ops that must not see another batch than the example's (Import.fixed_batch)
+        self.at_once = not any(node.target in FIXED_BATCH for node in module.graph.nodes)
 
     @property
     def graph(self) -> torch.fx.Graph:
@@ -97,7 +99,7 @@ class ExampleBatched(torch.nn.Module):
         if n == 1:
             return self.module(*inputs)
         try:
-            whole = self.module(*inputs)
+            whole = self.module(*inputs) if self.at_once else None
         except RuntimeError:  # a shape the trace fixed to the example's batch
             whole = None
         if whole is not None and all(out.shape[:1] == (n * example,) for out, example in
@@ -139,6 +141,35 @@ def _observed_per_batch(prepared: torch.fx.GraphModule):
             del observer.forward
 
 
+@contextlib.contextmanager
+def _calibrating(prepared: torch.fx.GraphModule):
+    """While calibrating, the ops with ranges inside that PT2E cannot observe (Import.calibrate:
+    an LSTM's cell state) run through a wrapper that records them: the union over every batch
+    lands in the node's meta["ember_ranges"], which convert_pt2e keeps and the importer reads."""
+    nodes = [n for n in prepared.graph.nodes if n.op == "call_function" and n.target in CALIBRATORS]
+    for node in nodes:
+        node.meta["ember_ranges"] = {}
+
+        def recording(*args, _node=node, _target=node.target, **kwargs):
+            result = _target(*args, **kwargs)
+            seen = _node.meta["ember_ranges"]
+            for name, (low, high) in CALIBRATORS[_target](_node, args, result).items():
+                old = seen.get(name, (low, high))
+                seen[name] = (min(old[0], low), max(old[1], high))
+            return result
+
+        node.meta["ember_target"], node.target = node.target, recording
+    if nodes:
+        prepared.recompile()
+    try:
+        yield
+    finally:
+        for node in nodes:
+            node.target = node.meta.pop("ember_target")
+        if nodes:
+            prepared.recompile()
+
+
 def calibration_batches(batch: object) -> tuple:
     """One calibration item as the model's positional inputs: a tensor or NumPy array, or a
     tuple / list of them."""
@@ -175,7 +206,7 @@ def quantize(
     if isinstance(calibration_data, torch.Tensor) or hasattr(calibration_data, "__array__"):
         calibration_data = [calibration_data]  # one array of samples: one batch
     calibrated = 0
-    with torch.no_grad(), _observed_per_batch(prepared.module) as batch_done:
+    with torch.no_grad(), _observed_per_batch(prepared.module) as batch_done, _calibrating(prepared.module):
         for batch in calibration_data:
             prepared(*calibration_batches(batch))
             batch_done()
@@ -207,6 +238,7 @@ def importable(quantized: ExampleBatched | torch.fx.GraphModule, example_inputs:
     with torch.no_grad():
         Recorder(module).run(*example_inputs)
     for node, value in values.items():
-        if isinstance(value, torch.Tensor):
+        tensors = isinstance(value, (tuple, list)) and value and all(isinstance(v, torch.Tensor) for v in value)
+        if isinstance(value, torch.Tensor) or tensors:  # a tuple: a GRU's (y, h_n)
             node.meta["val"] = value
     return module

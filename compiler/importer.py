@@ -56,6 +56,9 @@ def _reduce(node: Node, args: list) -> tuple[str, dict]:
 REDUCTIONS = (Import((aten.mean.dim,), _reduce, "shared"), Import((aten.sum.dim_IntList,), _reduce, "own_scale"))
 # Every ATen op Ember imports: the op records' (compiler/ops/) and the reductions.
 IMPORTS: tuple[Import, ...] = (*(i for spec in OP_TABLE.values() for i in spec.imports), *REDUCTIONS)
+# ATen op → its calibration of the ranges inside it (Import.calibrate; compiler/frontend.py runs them).
+FIXED_BATCH = frozenset(target for i in IMPORTS if i.fixed_batch for target in i.targets)
+CALIBRATORS = {target: i.calibrate for i in IMPORTS if i.calibrate is not None for target in i.targets}
 
 # ATen / quantized_decomposed op → (the importer's kind, attrs). Inputs that are Python scalars
 # are read into attrs by the entry itself; tensor inputs become op inputs in order.
@@ -85,6 +88,7 @@ def import_program(program: GraphModule, float_reason: Callable[[Node], str | No
     graph = Graph(tensors={}, ops=[], inputs=[], outputs=[])
     constants = _constant_values(program)
     functions, inside = _pointwise_functions(program, constants, float_reason)
+    items = _item_names(program)
     for node in program.graph.nodes:
         if node in inside:
             continue
@@ -105,6 +109,8 @@ def import_program(program: GraphModule, float_reason: Callable[[Node], str | No
                     value = value.to(torch.int32) if not value.is_floating_point() else value.float()
                 graph.add_tensor(Tensor(node.name, TORCH_DTYPES[value.dtype], tuple(value.shape),
                                         data=value.numpy()))
+        elif node.op == "call_function" and node.target is operator.getitem and node.args[0] in items:
+            continue  # an output of the op before it (_item_names)
         elif node.op == "call_function":
             importer = IMPORTERS.get(node.target) or FLOAT_IMPORTERS.get(node.target)
             if importer is None:
@@ -116,12 +122,38 @@ def import_program(program: GraphModule, float_reason: Callable[[Node], str | No
                 reason = reason or f"no int8 lowering for {node.target}" + (" of a number" if "scalar" in attrs else "")
             if reason is not None and kind not in ("quantize", "dequantize"):
                 attrs["float_reason"] = reason
-            graph.add_tensor(_value_tensor(node.name, node))
-            graph.ops.append(Op(kind, [a.name for a in tensor_args], [node.name], attrs, origin_of(node)))
+            outputs = items.get(node) or [(node.name, node)]
+            for name, value in outputs:
+                graph.add_tensor(_value_tensor(name, value))
+            graph.ops.append(Op(kind, [a.name for a in tensor_args], [name for name, _ in outputs], attrs,
+                                origin_of(node)))
         elif node.op == "output":
             graph.outputs = [a.name for a in node.args[0]]
     _attach_per_channel_params(graph)
     return graph
+
+
+class _Item:
+    """An output of a tuple-valued op that no getitem reads: its value, for _value_tensor."""
+
+    def __init__(self, value: torch.Tensor) -> None:
+        self.meta = {"val": value}
+
+
+def _item_names(program: GraphModule) -> dict[Node, list[tuple[str, object]]]:
+    """For each op whose value is a tuple of tensors (a GRU's y and h_n): its outputs in order, each
+    (the name of the getitem that reads it, that node), or (node_<i>, its value) when none does."""
+    found = {}
+    for node in program.graph.nodes:
+        value = node.meta.get("val")
+        if node.op != "call_function" or not isinstance(value, (tuple, list)) or not value:
+            continue
+        if not all(isinstance(v, torch.Tensor) for v in value):
+            continue
+        getitems = {user.args[1]: user for user in node.users if user.target is operator.getitem}
+        found[node] = [(getitems[i].name, getitems[i]) if i in getitems else (f"{node.name}_{i}", _Item(v))
+                       for i, v in enumerate(value)]
+    return found
 
 
 def _pointwise_functions(program: GraphModule, constants: dict[str, torch.Tensor],

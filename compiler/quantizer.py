@@ -43,7 +43,10 @@ aten = torch.ops.aten
 #   -128, as the TFLite / CMSIS-NN int8 softmax produces it;
 # - "shared": the output keeps the input's scale and zero point (pooling, reshapes and data
 #   movement move or pick values, so the int8 codes pass through unchanged);
-# - "concatenation": every input and the output share the first input's quantization.
+# - "concatenation": every input and the output share the first input's quantization;
+# - "recurrent": GRU / LSTM (compiler/ops/recurrent.py): the input and a given initial state as
+#   activations, each layer's w_ih / w_hh per gate row (axis 0), the biases left float (lowering
+#   quantizes them at the accumulator scales); each output (the getitems) its own scale.
 # Elementwise functions of one activation (activations, arithmetic with numbers or per-channel
 # constants, and chains of them: compiler/pointwise.py) are quantized at their input and outputs
 # only, and lowered to 256-entry tables. ReLU and hardtanh join them when they cannot fold into a
@@ -209,7 +212,8 @@ class CortexMQuantizer(Quantizer):
         schemes = {"weighted": self._annotate_weighted, "binary": self._annotate_binary,
                    "shared": self._annotate_shared, "softmax": self._annotate_softmax,
                    "own_scale": self._annotate_own_scale, "shared_inputs": self._annotate_shared_inputs,
-                   "matmul": self._annotate_matmul, "concatenation": self._annotate_concatenation}
+                   "matmul": self._annotate_matmul, "concatenation": self._annotate_concatenation,
+                   "recurrent": self._annotate_recurrent}
         annotators = {target: schemes[i.scheme] for i in IMPORTS if i.scheme is not None for target in i.targets}
         nodes = list(model.graph.nodes)
         root_of = self.pointwise_regions(model)
@@ -335,6 +339,20 @@ class CortexMQuantizer(Quantizer):
         node.meta["quantization_annotation"] = QuantizationAnnotation(
             input_qspec_map={first: ACTIVATION_QSPEC, **{other: shared for other in rest if other is not first}},
             output_qspec=shared, _annotated=True)
+
+    def _annotate_recurrent(self, node: Node) -> None:
+        from compiler.ops.recurrent import states_of, weights_of
+
+        input_map = {node.args[0]: ACTIVATION_QSPEC}
+        for state in states_of(node):
+            if isinstance(state, Node) and state.op != "get_attr":  # a constant (zero) state stays float
+                input_map[state] = ACTIVATION_QSPEC
+        for weight in weights_of(node):
+            input_map[weight] = self._weight_qspec(0)
+        node.meta["quantization_annotation"] = QuantizationAnnotation(input_qspec_map=input_map, _annotated=True)
+        for item in node.users:  # operator.getitem of y, h_n (, c_n)
+            item.meta["quantization_annotation"] = QuantizationAnnotation(output_qspec=ACTIVATION_QSPEC,
+                                                                          _annotated=True)
 
     def _annotate_softmax(self, node: Node) -> None:
         source = node.args[0]

@@ -757,3 +757,177 @@ def float_avg_pool_f32(x: np.ndarray, *, kernel: tuple[int, int], stride: tuple[
             total = np.where(valid[None, :, :, ky, kx, None], total + windows[:, :, :, ky, kx], total)
     cells = np.full(valid.shape[:2], kernel[0] * kernel[1]) if count_include_pad else valid.sum(axis=(2, 3))
     return _clamp_f32(total / cells[None, :, :, None].astype(_F32), activation_min, activation_max)
+
+
+# Recurrent layers (GRU, LSTM): after the TFLite / CMSIS-NN integer LSTM. int8 input and
+# outputs; int8 weights (symmetric per gate row); each gate's pre-activation int16 in Q3.12
+# (real = q / 2^12, -8..8), the nonlinearities int16 Q3.12 -> Q0.15 by a 257-entry table with
+# linear interpolation (every tier reads the same table, runtime/kernels/em_nn_rnn_s16.c), the
+# LSTM's cell state int16 at a power-of-two scale 2^-cell_bits that the compiler picks from the
+# calibrated range. The hidden state carried from step to step is int16 at 2^-hidden_bits:
+# Q0.15 (15) by default, since a GRU's and an LSTM's h lie in (-1, 1) by construction, fewer
+# bits where a given initial state reaches further. No calibrated int8 range can clip it, and
+# its rounding is far below an int8 output's LSB, so the recurrence tracks PyTorch's float one;
+# y and h_n are int8 views of it at their own quantizations.
+GATE_FRACTION_BITS = 12  # gate pre-activations are Q3.12
+HIDDEN_BITS_MIN, HIDDEN_BITS_MAX = 8, 15  # hidden state int16 at 2^-hidden_bits, |h| <= 32767
+RNN_TABLE_STEP_BITS = 7  # table entries every 2^7 Q3.12 codes (1/32); 256 steps cover 0..8
+RNN_TABLE_ENTRIES = 257
+CELL_BITS_MIN, CELL_BITS_MAX = 8, 15  # cell state Q(15 − b).b: |c| < 128 .. < 1
+RNN_HIDDEN_MAX = 512  # Σ w_hh·h over H int8 × Q0.15 products (each < 2^22) stays within int32
+Q15_MAX = 32767
+
+
+def _q15_table(function) -> np.ndarray:
+    x = np.arange(RNN_TABLE_ENTRIES, dtype=np.float64) / (1 << (GATE_FRACTION_BITS - RNN_TABLE_STEP_BITS))
+    return np.minimum(np.round(function(x) * 32768.0), 32767).astype(np.int64)
+
+
+SIGMOID_Q15_TABLE = _q15_table(lambda x: 1.0 / (1.0 + np.exp(-x)))  # sigmoid(k/32), k = 0..256, Q0.15
+TANH_Q15_TABLE = _q15_table(np.tanh)  # tanh(k/32), Q0.15
+
+
+def _interpolate_q15(x: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(table interpolated at |x|, x < 0): |x| / 2^7 picks the entry, its low 7 bits interpolate
+    (rounded half up); |x| = 32768 (x = -32768) reads the last entry."""
+    x = np.asarray(x, np.int64)
+    a = np.abs(x)
+    index = np.minimum(a >> RNN_TABLE_STEP_BITS, RNN_TABLE_ENTRIES - 2)
+    fraction = np.where(a >> RNN_TABLE_STEP_BITS >= RNN_TABLE_ENTRIES - 1, 1 << RNN_TABLE_STEP_BITS,
+                        a & ((1 << RNN_TABLE_STEP_BITS) - 1))
+    low, high = table[index], table[index + 1]
+    y = low + (((high - low) * fraction + (1 << (RNN_TABLE_STEP_BITS - 1))) >> RNN_TABLE_STEP_BITS)
+    return y, x < 0
+
+
+def sigmoid_s16(x: np.ndarray) -> np.ndarray:
+    """sigmoid of Q3.12 int16 codes as Q0.15, 1..32767: the table for |x|, 32768 − it for x < 0."""
+    y, negative = _interpolate_q15(x, SIGMOID_Q15_TABLE)
+    return np.where(negative, 32768 - y, y)
+
+
+def tanh_s16(x: np.ndarray) -> np.ndarray:
+    """tanh of Q3.12 int16 codes as Q0.15, -32767..32767 (odd: −table(|x|) for x < 0)."""
+    y, negative = _interpolate_q15(x, TANH_Q15_TABLE)
+    return np.where(negative, -y, y)
+
+
+def _sat16(x: np.ndarray) -> np.ndarray:
+    return np.clip(x, -32768, 32767)
+
+
+def _round_shift(x: np.ndarray, bits: int) -> np.ndarray:
+    """x / 2^bits rounded half up (arithmetic shift), bits >= 1."""
+    return (np.asarray(x, np.int64) + (1 << (bits - 1))) >> bits
+
+
+def _gate_preactivations(x: np.ndarray, h: np.ndarray, p: dict, w_ih: np.ndarray, w_hh: np.ndarray,
+                         b_ih: np.ndarray, b_hh: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(input part, recurrent part) of every gate row as Q3.12 int16. Input part: the int32 dot
+    product of int8 x (bias with x's zero point folded in, wrapping) requantized and saturated.
+    Recurrent part: the dot product of the int16 h (exact in int32: H <= RNN_HIDDEN_MAX)
+    requantized, plus b_hh (Q3.12 codes: h has no zero point to fold, and a bias at the
+    accumulator's scale s_hh·2^-15 could overflow int32 for a row of tiny weights), saturated."""
+    acc_x = wrap_int32(b_ih + w_ih @ x)
+    acc_h = w_hh @ h
+    def column(name: str) -> np.ndarray:
+        return np.asarray(p[name], np.int64)[:, None]  # per gate row, over the batch's columns
+
+    return (_sat16(requantize(acc_x, column("input_multiplier"), column("input_shift"))),
+            _sat16(requantize(acc_h, column("recurrent_multiplier"), column("recurrent_shift")) + b_hh))
+
+
+def _int8_of(value: np.ndarray, p: dict, prefix: str) -> np.ndarray:
+    """An int8 view of a hidden value (GRU: h, LSTM: the Q0.30 o·tanh(c)) or the cell state:
+    sat8(<prefix>_offset + requantize(value, <prefix>_multiplier, <prefix>_shift))."""
+    out = p[f"{prefix}_offset"] + requantize(np.asarray(value, np.int64), p[f"{prefix}_multiplier"],
+                                             p[f"{prefix}_shift"])
+    return np.clip(out, -128, 127)
+
+
+def _state_in(state: np.ndarray | None, batch: int, hidden: int, p: dict, prefix: str, low: int) -> np.ndarray:
+    """The initial state (int8 at its own quantization) in the kernel's units, saturated to
+    [low, 32767], as [H, B]; 0 for none."""
+    if state is None:
+        return np.zeros((hidden, batch), np.int64)
+    centred = np.asarray(state, np.int64).reshape(batch, hidden) - p[f"{prefix}_offset"]
+    return np.clip(requantize(centred, p[f"{prefix}_multiplier"], p[f"{prefix}_shift"]), low, 32767).T
+
+
+def _time_major(x: np.ndarray, batch_first: bool) -> np.ndarray:
+    return np.swapaxes(x, 0, 1) if batch_first else x
+
+
+def _recurrent_operands(x, w_ih, w_hh, b_ih, b_hh, p):
+    xs = _time_major(np.asarray(x, np.int64), p["batch_first"])
+    if w_hh.shape[1] > RNN_HIDDEN_MAX:
+        raise ValueError(f"recurrent layer with hidden size {w_hh.shape[1]} (at most {RNN_HIDDEN_MAX})")
+    return (xs, np.asarray(w_ih, np.int64), np.asarray(w_hh, np.int64), np.asarray(b_ih, np.int64)[:, None],
+            np.asarray(b_hh, np.int64)[:, None])
+
+
+def gru_s8(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, b_ih: np.ndarray, b_hh: np.ndarray,
+           h0: np.ndarray | None, p: dict) -> tuple[np.ndarray, np.ndarray]:
+    """One GRU layer (PyTorch's gate order r, z, n) over T steps; returns (y, h_n).
+
+    x [B, T, I] (batch_first) or [T, B, I] int8; w_ih [3H, I], w_hh [3H, H] int8 (H <= 512);
+    b_ih [3H] int32 (b_ih − zp_x·Σ w_ih, at the accumulator's scale), b_hh [3H] int32 Q3.12
+    codes; h0 [B, H] int8 or None (zero state), entering by state_* (saturated to ±32767). The
+    hidden state h is int16 at 2^-b (b = hidden_bits, 8..15). Per step, with gx, gh the gates'
+    Q3.12 input and recurrent parts:
+      r = σ(sat16(gx_r + gh_r)), z = σ(sat16(gx_z + gh_z))                         Q0.15
+      n = tanh(sat16(gx_n + round(r·gh_n / 2^15)))                                 Q0.15
+      m = round(n / 2^(15 − b)) (n for b = 15);  h' = m + round(z·(h − m) / 2^15)  2^-b
+    (|h'| <= 32767: a convex combination of h and m). y [as x, H] holds every h' as int8
+    (hidden_*: offset, h -> y codes), h_n [B, H] the last one at h_n's (hn_*)."""
+    xs, w_ih, w_hh, b_ih, b_hh = _recurrent_operands(x, w_ih, w_hh, b_ih, b_hh, p)
+    steps, batch, _ = xs.shape
+    hidden = w_hh.shape[1]
+    bits = p.get("hidden_bits", HIDDEN_BITS_MAX)
+    h = _state_in(h0, batch, hidden, p, "state", -Q15_MAX)  # [H, B]
+    ys = np.zeros((steps, batch, hidden), np.int64)
+    for t in range(steps):
+        gx, gh = _gate_preactivations(xs[t].T, h, p, w_ih, w_hh, b_ih, b_hh)  # [3H, B]
+        r = sigmoid_s16(_sat16(gx[:hidden] + gh[:hidden]))
+        z = sigmoid_s16(_sat16(gx[hidden:2 * hidden] + gh[hidden:2 * hidden]))
+        n = tanh_s16(_sat16(gx[2 * hidden:] + _round_shift(r * gh[2 * hidden:], 15)))
+        m = n if bits == HIDDEN_BITS_MAX else _round_shift(n, HIDDEN_BITS_MAX - bits)
+        h = m + _round_shift(z * (h - m), 15)
+        ys[t] = _int8_of(h, p, "hidden").T
+    y = _time_major(ys, p["batch_first"]).astype(np.int8)
+    return y, _int8_of(h.T, p, "hn").astype(np.int8)
+
+
+def lstm_s8(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, b_ih: np.ndarray, b_hh: np.ndarray,
+            h0: np.ndarray | None, c0: np.ndarray | None, p: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One LSTM layer (PyTorch's gate order i, f, g, o) over T steps; returns (y, h_n, c_n).
+
+    Operands as gru_s8's with 4H gate rows; c0 [B, H] int8 or None. The cell state c is int16 at
+    scale 2^-b (b = cell_bits, 8..15), the hidden state int16 at 2^-hb (hb = hidden_bits). Per
+    step, g = sat16(gx + gh) per gate row:
+      i, f, o = σ(g_i), σ(g_f), σ(g_o); u = tanh(g_g)                              Q0.15
+      c' = sat16(round(f·c / 2^15) + round(i·u / 2^(30 − b)))
+      q = o·tanh(c' in Q3.12)                                                      Q0.30
+      h' = round(q / 2^(30 − hb))                                                  2^-hb
+    where c in Q3.12 is round(c / 2^(b − 12)) for b > 12, c for b = 12, sat16(c·2^(12 − b)) below.
+    y holds every q as int8 (hidden_*: Q0.30 -> y codes), h_n the last q at h_n's (hn_*), c_n
+    the last c at c_n's (cn_*); c0 enters by cell_in_*."""
+    xs, w_ih, w_hh, b_ih, b_hh = _recurrent_operands(x, w_ih, w_hh, b_ih, b_hh, p)
+    steps, batch, _ = xs.shape
+    hidden = w_hh.shape[1]
+    bits, hidden_bits = p["cell_bits"], p.get("hidden_bits", HIDDEN_BITS_MAX)
+    h = _state_in(h0, batch, hidden, p, "state", -Q15_MAX)
+    c = _state_in(c0, batch, hidden, p, "cell_in", -32768)
+    ys = np.zeros((steps, batch, hidden), np.int64)
+    for t in range(steps):
+        gx, gh = _gate_preactivations(xs[t].T, h, p, w_ih, w_hh, b_ih, b_hh)
+        g = _sat16(gx + gh)
+        i, f = sigmoid_s16(g[:hidden]), sigmoid_s16(g[hidden:2 * hidden])
+        u, o = tanh_s16(g[2 * hidden:3 * hidden]), sigmoid_s16(g[3 * hidden:])
+        c = _sat16(_round_shift(f * c, 15) + _round_shift(i * u, 30 - bits))
+        c12 = _round_shift(c, bits - 12) if bits > 12 else c if bits == 12 else _sat16(c << (12 - bits))
+        product = o * tanh_s16(c12)
+        h = _round_shift(product, 30 - hidden_bits)
+        ys[t] = _int8_of(product, p, "hidden").T
+    y = _time_major(ys, p["batch_first"]).astype(np.int8)
+    return y, _int8_of(product.T, p, "hn").astype(np.int8), _int8_of(c.T, p, "cn").astype(np.int8)

@@ -48,6 +48,14 @@ class Import:
     # A ReLU / clamp that a producer's annotation may take as its fused output clamp.
     activation: bool = False
     float_only: bool = False  # no int8 lowering: float32 kernels only (left in float)
+    # Ranges inside the op that PT2E cannot observe (an LSTM's cell state): (node, its float
+    # argument values, its result) -> {name: (low, high)}, run on every calibration batch
+    # (compiler/frontend.py); the union of the ranges reaches the reader as node.meta["ember_ranges"].
+    calibrate: Callable[[object, tuple, object], dict[str, tuple[float, float]]] | None = None
+    # Run only at the example's batch: its ATen kernel does not check a traced state's batch
+    # against the input's (aten.lstm.input corrupts the heap), so compiler/frontend.py's
+    # ExampleBatched runs a larger batch chunk by chunk instead of trying it at once.
+    fixed_batch: bool = False
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,8 @@ class OpCode(object):
     MEL_FEATURES = 30
     ARG_MAX = 31
     NORM = 32
+    GRU = 33
+    LSTM = 34
 
 
 # The elementwise function of FLOAT_BINARY.
@@ -128,6 +130,7 @@ class OpOptions(object):
     MelFeaturesOptions = 27
     ArgMaxOptions = 28
     NormOptions = 29
+    RecurrentOptions = 30
 
 
 # Affine quantization: real = scale * (q - zero_point). One entry per tensor, or one per
@@ -3149,6 +3152,369 @@ def NormOptionsAddOutputShift(builder, outputShift):
     builder.PrependInt32Slot(6, outputShift, 0)
 
 def NormOptionsEnd(builder):
+    return builder.EndObject()
+
+
+
+# GRU and LSTM: one unidirectional layer over T steps (compiler/reference.py gru_s8, lstm_s8;
+# compiler/ops/gru.py, lstm.py). Inputs x [B, T, I] (batch_first) or [T, B, I] int8, w_ih [G·H, I]
+# and w_hh [G·H, H] int8 (G = 3 for GRU, 4 for LSTM, PyTorch's gate order), b_ih, b_hh [G·H]
+# int32 (b_ih: x's zero point folded in; b_hh: Q3.12 codes), then optionally h0 [B, H] int8 (and,
+# LSTM, c0 [B, H] int8).
+# Outputs y (as x, H last), h_n [B, H] (and, LSTM, c_n [B, H]) int8, then optional scratch.
+# Gate pre-activations are Q3.12 int16; the hidden state int16 at 2^-hidden_bits, the cell state
+# int16 at 2^-cell_bits.
+class RecurrentOptions(object):
+    __slots__ = ['_tab']
+
+    @classmethod
+    def GetRootAs(cls, buf, offset=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
+        x = RecurrentOptions()
+        x.Init(buf, n + offset)
+        return x
+
+    @classmethod
+    def GetRootAsRecurrentOptions(cls, buf, offset=0):
+        """This method is deprecated. Please switch to GetRootAs."""
+        return cls.GetRootAs(buf, offset)
+    @classmethod
+    def RecurrentOptionsBufferHasIdentifier(cls, buf, offset, size_prefixed=False):
+        return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x45\x4D\x42\x52", size_prefixed=size_prefixed)
+
+    # RecurrentOptions
+    def Init(self, buf, pos):
+        self._tab = flatbuffers.table.Table(buf, pos)
+
+    # RecurrentOptions
+    def BatchFirst(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # RecurrentOptions
+    def InputMultiplier(self, j):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        if o != 0:
+            a = self._tab.Vector(o)
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, a + flatbuffers.number_types.UOffsetTFlags.py_type(j * 4))
+        return 0
+
+    # RecurrentOptions
+    def InputMultiplierAsNumpy(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        if o != 0:
+            return self._tab.GetVectorAsNumpy(flatbuffers.number_types.Int32Flags, o)
+        return 0
+
+    # RecurrentOptions
+    def InputMultiplierLength(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        if o != 0:
+            return self._tab.VectorLen(o)
+        return 0
+
+    # RecurrentOptions
+    def InputMultiplierIsNone(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        return o == 0
+
+    # RecurrentOptions
+    def InputShift(self, j):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
+        if o != 0:
+            a = self._tab.Vector(o)
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, a + flatbuffers.number_types.UOffsetTFlags.py_type(j * 4))
+        return 0
+
+    # RecurrentOptions
+    def InputShiftAsNumpy(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
+        if o != 0:
+            return self._tab.GetVectorAsNumpy(flatbuffers.number_types.Int32Flags, o)
+        return 0
+
+    # RecurrentOptions
+    def InputShiftLength(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
+        if o != 0:
+            return self._tab.VectorLen(o)
+        return 0
+
+    # RecurrentOptions
+    def InputShiftIsNone(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
+        return o == 0
+
+    # RecurrentOptions
+    def RecurrentMultiplier(self, j):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
+        if o != 0:
+            a = self._tab.Vector(o)
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, a + flatbuffers.number_types.UOffsetTFlags.py_type(j * 4))
+        return 0
+
+    # RecurrentOptions
+    def RecurrentMultiplierAsNumpy(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
+        if o != 0:
+            return self._tab.GetVectorAsNumpy(flatbuffers.number_types.Int32Flags, o)
+        return 0
+
+    # RecurrentOptions
+    def RecurrentMultiplierLength(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
+        if o != 0:
+            return self._tab.VectorLen(o)
+        return 0
+
+    # RecurrentOptions
+    def RecurrentMultiplierIsNone(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
+        return o == 0
+
+    # RecurrentOptions
+    def RecurrentShift(self, j):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
+        if o != 0:
+            a = self._tab.Vector(o)
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, a + flatbuffers.number_types.UOffsetTFlags.py_type(j * 4))
+        return 0
+
+    # RecurrentOptions
+    def RecurrentShiftAsNumpy(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
+        if o != 0:
+            return self._tab.GetVectorAsNumpy(flatbuffers.number_types.Int32Flags, o)
+        return 0
+
+    # RecurrentOptions
+    def RecurrentShiftLength(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
+        if o != 0:
+            return self._tab.VectorLen(o)
+        return 0
+
+    # RecurrentOptions
+    def RecurrentShiftIsNone(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
+        return o == 0
+
+    # RecurrentOptions
+    def HiddenOffset(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(14))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # RecurrentOptions
+    def HiddenMultiplier(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(16))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # RecurrentOptions
+    def HiddenShift(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(18))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # RecurrentOptions
+    def StateOffset(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(20))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # RecurrentOptions
+    def StateMultiplier(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(22))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # RecurrentOptions
+    def StateShift(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(24))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # RecurrentOptions
+    def HnOffset(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(26))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # RecurrentOptions
+    def HnMultiplier(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(28))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # RecurrentOptions
+    def HnShift(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(30))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # RecurrentOptions
+    def CellBits(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(32))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 12
+
+    # RecurrentOptions
+    def CellInOffset(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(34))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # RecurrentOptions
+    def CellInMultiplier(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(36))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # RecurrentOptions
+    def CellInShift(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(38))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # RecurrentOptions
+    def CnOffset(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(40))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # RecurrentOptions
+    def CnMultiplier(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(42))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # RecurrentOptions
+    def CnShift(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(44))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 0
+
+    # Kernel variants chosen (em_nn_variants.h bits); none today.
+    # RecurrentOptions
+    def Paths(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(46))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Uint32Flags, o + self._tab.Pos)
+        return 0
+
+    # The hidden state's fraction bits: int16 at scale 2^-hidden_bits (8..15; 15: Q0.15, |h| < 1,
+    # what the recurrence itself produces; fewer where a given initial state reaches past ±1).
+    # RecurrentOptions
+    def HiddenBits(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(48))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return 15
+
+def RecurrentOptionsStart(builder):
+    builder.StartObject(23)
+
+def RecurrentOptionsAddBatchFirst(builder, batchFirst):
+    builder.PrependInt32Slot(0, batchFirst, 0)
+
+def RecurrentOptionsAddInputMultiplier(builder, inputMultiplier):
+    builder.PrependUOffsetTRelativeSlot(1, flatbuffers.number_types.UOffsetTFlags.py_type(inputMultiplier), 0)
+
+def RecurrentOptionsStartInputMultiplierVector(builder, numElems):
+    return builder.StartVector(4, numElems, 4)
+
+def RecurrentOptionsAddInputShift(builder, inputShift):
+    builder.PrependUOffsetTRelativeSlot(2, flatbuffers.number_types.UOffsetTFlags.py_type(inputShift), 0)
+
+def RecurrentOptionsStartInputShiftVector(builder, numElems):
+    return builder.StartVector(4, numElems, 4)
+
+def RecurrentOptionsAddRecurrentMultiplier(builder, recurrentMultiplier):
+    builder.PrependUOffsetTRelativeSlot(3, flatbuffers.number_types.UOffsetTFlags.py_type(recurrentMultiplier), 0)
+
+def RecurrentOptionsStartRecurrentMultiplierVector(builder, numElems):
+    return builder.StartVector(4, numElems, 4)
+
+def RecurrentOptionsAddRecurrentShift(builder, recurrentShift):
+    builder.PrependUOffsetTRelativeSlot(4, flatbuffers.number_types.UOffsetTFlags.py_type(recurrentShift), 0)
+
+def RecurrentOptionsStartRecurrentShiftVector(builder, numElems):
+    return builder.StartVector(4, numElems, 4)
+
+def RecurrentOptionsAddHiddenOffset(builder, hiddenOffset):
+    builder.PrependInt32Slot(5, hiddenOffset, 0)
+
+def RecurrentOptionsAddHiddenMultiplier(builder, hiddenMultiplier):
+    builder.PrependInt32Slot(6, hiddenMultiplier, 0)
+
+def RecurrentOptionsAddHiddenShift(builder, hiddenShift):
+    builder.PrependInt32Slot(7, hiddenShift, 0)
+
+def RecurrentOptionsAddStateOffset(builder, stateOffset):
+    builder.PrependInt32Slot(8, stateOffset, 0)
+
+def RecurrentOptionsAddStateMultiplier(builder, stateMultiplier):
+    builder.PrependInt32Slot(9, stateMultiplier, 0)
+
+def RecurrentOptionsAddStateShift(builder, stateShift):
+    builder.PrependInt32Slot(10, stateShift, 0)
+
+def RecurrentOptionsAddHnOffset(builder, hnOffset):
+    builder.PrependInt32Slot(11, hnOffset, 0)
+
+def RecurrentOptionsAddHnMultiplier(builder, hnMultiplier):
+    builder.PrependInt32Slot(12, hnMultiplier, 0)
+
+def RecurrentOptionsAddHnShift(builder, hnShift):
+    builder.PrependInt32Slot(13, hnShift, 0)
+
+def RecurrentOptionsAddCellBits(builder, cellBits):
+    builder.PrependInt32Slot(14, cellBits, 12)
+
+def RecurrentOptionsAddCellInOffset(builder, cellInOffset):
+    builder.PrependInt32Slot(15, cellInOffset, 0)
+
+def RecurrentOptionsAddCellInMultiplier(builder, cellInMultiplier):
+    builder.PrependInt32Slot(16, cellInMultiplier, 0)
+
+def RecurrentOptionsAddCellInShift(builder, cellInShift):
+    builder.PrependInt32Slot(17, cellInShift, 0)
+
+def RecurrentOptionsAddCnOffset(builder, cnOffset):
+    builder.PrependInt32Slot(18, cnOffset, 0)
+
+def RecurrentOptionsAddCnMultiplier(builder, cnMultiplier):
+    builder.PrependInt32Slot(19, cnMultiplier, 0)
+
+def RecurrentOptionsAddCnShift(builder, cnShift):
+    builder.PrependInt32Slot(20, cnShift, 0)
+
+def RecurrentOptionsAddPaths(builder, paths):
+    builder.PrependUint32Slot(21, paths, 0)
+
+def RecurrentOptionsAddHiddenBits(builder, hiddenBits):
+    builder.PrependInt32Slot(22, hiddenBits, 15)
+
+def RecurrentOptionsEnd(builder):
     return builder.EndObject()
 
 

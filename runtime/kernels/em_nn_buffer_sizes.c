@@ -104,3 +104,24 @@ int32_t em_mel_features_s16_get_buffer_size(int32_t fft_length, int32_t n_mels)
 {
     return (int32_t)sizeof(int32_t) * (fft_length + 2 + 2 * n_mels);
 }
+
+/* Recurrent layers: the gates' int16 input and recurrent parts (G·H each), LSTM's int16 cell
+ * state (H), the int16 Q0.15 hidden state (H); 4-byte multiples. Hidden sizes past
+ * EM_NN_RNN_HIDDEN_MAX are refused. */
+static int32_t em_nn_rnn_scratch(int32_t gates, int32_t hidden, int32_t cell)
+{
+    if (hidden < 1 || hidden > EM_NN_RNN_HIDDEN_MAX) {
+        return 0;
+    }
+    return (2 * 2 * gates * hidden + 2 * cell * hidden + 2 * hidden + 3) & ~3;
+}
+
+int32_t em_gru_s8_get_buffer_size(int32_t hidden)
+{
+    return em_nn_rnn_scratch(3, hidden, 0);
+}
+
+int32_t em_lstm_s8_get_buffer_size(int32_t hidden)
+{
+    return em_nn_rnn_scratch(4, hidden, 1);
+}

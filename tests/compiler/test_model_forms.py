@@ -47,10 +47,10 @@ def test_a_weight_read_by_several_ops_is_stored_once():
     program = compiler.lower(model, (torch.zeros(1, 8),), [torch.randn(4, 8)])
     assert len(_weights(program)) == 3 and len(set(_weights(program))) == 1
     torch.manual_seed(0)
-    gru = nn.GRU(6, 8, batch_first=True).eval()
+    gru = nn.GRU(6, 8, batch_first=True, bidirectional=True).eval()  # unrolls (a GRU op takes one direction)
     unrolled = compiler.lower(gru, (torch.zeros(1, 12, 6),), [torch.randn(2, 12, 6)])
     recurrent = [w for w in _weights(unrolled) if unrolled.graph.tensors[w].shape == (24, 8)]
-    assert len(recurrent) >= 11 and len(set(recurrent)) == 1  # W_hh, one copy for every step
+    assert len(recurrent) >= 22 and len(set(recurrent)) == 2  # each direction's W_hh, one copy for every step
 
 
 def test_a_value_computed_twice_is_computed_once():

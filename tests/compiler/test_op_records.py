@@ -53,7 +53,7 @@ def test_a_lowering_is_declared_once_even_when_it_makes_several_ops():
 def test_the_quantizer_annotates_by_the_records_schemes():
     schemes = {i.scheme for i in importer.IMPORTS} - {None}
     assert schemes == {"weighted", "binary", "shared", "softmax", "own_scale", "shared_inputs", "matmul",
-                       "concatenation"}
+                       "concatenation", "recurrent"}
     assert all(i.scheme is None for i in importer.IMPORTS if i.activation or i.float_only)
     assert quantizer.FUSABLE_ACTIVATIONS and quantizer.FUSABLE_ACTIVATIONS <= set(importer.IMPORTERS)
 

@@ -5,8 +5,9 @@ A `Case` is one op of the compiler's operator table in a program of its own (com
 planner -> writer, no torch), its program inputs and, from compiler.reference, the bytes its
 output must equal. tests/kernels/cases/<op>.py generates an op's cases (see the README there);
 `all_cases()` collects every file. `run_batch()` writes each case's program, inputs and expected
-output to files, lists them in a manifest and runs `em_run --batch` once: natively for the host,
-in QEMU (files through semihosting) for a board. The runner prints one verdict per case, then
+output to files, lists them in a manifest and runs `em_run --batch` once (or once per manifest
+of at most em_run's EM_RUN_MANIFEST_CAPACITY bytes, split_manifest): natively for the host, in
+QEMU (files through semihosting) for a board. The runner prints one verdict per case, then
 exits 0 only if every case matched (else EXIT_CASES_FAILED): tests read each case's verdict.
 """
 from __future__ import annotations
@@ -365,12 +366,31 @@ class Verdict:
         return self.status == "EM_OK" and self.detail.startswith("match")
 
 
+@dataclass(frozen=True)
+class Launch:
+    """One em_run --batch launch: cases first .. first + count − 1 of the run, in its own manifest."""
+
+    first: int
+    count: int
+    exit_code: int | None  # 0 if every case of it matched, EXIT_CASES_FAILED if not; None: timed out
+    console: str
+
+
 @dataclass
 class BatchRun:
     verdicts: list[Verdict]
-    exit_code: int | None  # 0 if every case matched, EXIT_CASES_FAILED if not; None: timed out
-    console: str
+    launches: list[Launch]
     seconds: float
+
+    @property
+    def exit_code(self) -> int | None:
+        """0 if every launch's cases matched; None if one timed out; else the first failing exit."""
+        codes = [launch.exit_code for launch in self.launches]
+        return None if None in codes else next((c for c in codes if c != 0), 0)
+
+    @property
+    def console(self) -> str:
+        return "\n".join(launch.console for launch in self.launches)
 
     @property
     def failed(self) -> list[int]:
@@ -379,12 +399,57 @@ class BatchRun:
 
 
 VERDICT = re.compile(r"^case (\d+): (\S+) ?(.*)$")
+EM_RUN_SOURCE = REPO / "tools" / "em_run" / "em_run.c"
 
 
-def run_batch(device: Device, runner: Path, programs: list[tuple], workdir: Path) -> BatchRun:
-    """Runs every (program, inputs, expected output[, tolerance words]) in one launch of `runner`
-    on `device`; the words (Case.tolerance_words) end the manifest line. A case of the program
-    alone, (program,), only loads it: its verdict is the verifier's ("EM_OK loaded" or a status)."""
+def manifest_capacity() -> int:
+    """EM_RUN_MANIFEST_CAPACITY, the most manifest bytes one em_run --batch launch reads (its
+    default in tools/em_run/em_run.c; no build overrides it)."""
+    m = re.search(r"#define EM_RUN_MANIFEST_CAPACITY \(([\du *]+)\)", EM_RUN_SOURCE.read_text())
+    if m is None:
+        raise ValueError(f"no EM_RUN_MANIFEST_CAPACITY in {EM_RUN_SOURCE}")
+    value = 1
+    for factor in m.group(1).replace("u", "").split("*"):
+        value *= int(factor)
+    return value
+
+
+def split_manifest(lines: list[str], capacity: int) -> list[list[str]]:
+    """The manifest lines in order, in as few consecutive groups as fit `capacity` bytes each
+    (a line and its newline); one line longer than that is an error."""
+    groups: list[list[str]] = [[]]
+    size = 0
+    for line in lines:
+        n = len(line.encode()) + 1
+        if n > capacity:
+            raise ValueError(f"a manifest line of {n} bytes exceeds em_run's EM_RUN_MANIFEST_CAPACITY ({capacity})")
+        if size + n > capacity and groups[-1]:
+            groups.append([])
+            size = 0
+        groups[-1].append(line)
+        size += n
+    return groups
+
+
+def _launch(device: Device, board, runner: Path, manifest: str, workdir: Path) -> tuple[int | None, str]:
+    if board.emulator is None:
+        done = subprocess.run([str(runner), "--batch", manifest], cwd=workdir, capture_output=True,
+                              text=True, timeout=RUN_TIMEOUT_S)
+        return done.returncode, done.stdout + done.stderr
+    from ember_build.qemu import run_firmware
+
+    done = run_firmware(board, runner, args=f"--batch {manifest}", timeout_s=RUN_TIMEOUT_S, cwd=workdir)
+    return (None if done.timed_out else done.exit_code), done.console_text + done.stderr_text
+
+
+def run_batch(device: Device, runner: Path, programs: list[tuple], workdir: Path,
+              capacity: int | None = None) -> BatchRun:
+    """Runs every (program, inputs, expected output[, tolerance words]) on `device` in as few
+    launches of `runner` as em_run's manifest capacity allows (`capacity`: its
+    EM_RUN_MANIFEST_CAPACITY unless given; the manifests are split by their bytes, so that a
+    suite with more cases takes another launch rather than a larger constant); the words
+    (Case.tolerance_words) end the manifest line. A case of the program alone, (program,), only
+    loads it: its verdict is the verifier's ("EM_OK loaded" or a status)."""
     workdir.mkdir(parents=True, exist_ok=True)
     lines = []
     for i, (program, *case) in enumerate(programs):
@@ -397,31 +462,29 @@ def run_batch(device: Device, runner: Path, programs: list[tuple], workdir: Path
         for name, data in zip(names, [program, expected, *inputs]):
             (workdir / name).write_bytes(data)
         lines.append(" ".join(names + [w for words in tolerance for w in words]))
-    (workdir / "manifest.txt").write_text("\n".join(lines) + "\n")
     board = device.load()
     start = time.monotonic()
-    if board.emulator is None:
-        done = subprocess.run([str(runner), "--batch", "manifest.txt"], cwd=workdir, capture_output=True,
-                              text=True, timeout=RUN_TIMEOUT_S)
-        code, console = done.returncode, done.stdout + done.stderr
-    else:
-        from ember_build.qemu import run_firmware
-
-        done = run_firmware(board, runner, args="--batch manifest.txt", timeout_s=RUN_TIMEOUT_S, cwd=workdir)
-        code, console = (None if done.timed_out else done.exit_code), done.console_text + done.stderr_text
-    seconds = time.monotonic() - start
     verdicts: list[Verdict | None] = [None] * len(programs)
-    pending: list[str] = []
-    for line in console.splitlines():
-        m = VERDICT.match(line)
-        if m and int(m.group(1)) < len(programs):
-            verdicts[int(m.group(1))] = Verdict(m.group(2), m.group(3), "\n".join(pending))
-            pending = []
-        else:
-            pending.append(line)
-    tail = "\n".join(console.splitlines()[-20:])
-    missing = Verdict("missing", f"no verdict: the runner exited {code} before this case; its console ends:\n{tail}")
-    return BatchRun([v or missing for v in verdicts], code, console, seconds)
+    launches = []
+    first = 0
+    for k, group in enumerate(split_manifest(lines, capacity or manifest_capacity())):
+        manifest = f"manifest{k}.txt"
+        (workdir / manifest).write_text("\n".join(group) + "\n")
+        code, console = _launch(device, board, runner, manifest, workdir)
+        launches.append(Launch(first, len(group), code, console))
+        pending: list[str] = []
+        tail = "\n".join(console.splitlines()[-20:])
+        for line in console.splitlines():
+            m = VERDICT.match(line)
+            if m and int(m.group(1)) < len(group):
+                verdicts[first + int(m.group(1))] = Verdict(m.group(2), m.group(3), "\n".join(pending))
+                pending = []
+            else:
+                pending.append(line)
+        missing = Verdict("missing", f"no verdict: the runner exited {code} before this case; its console ends:\n{tail}")
+        verdicts[first:first + len(group)] = [v or missing for v in verdicts[first:first + len(group)]]
+        first += len(group)
+    return BatchRun(verdicts, launches, time.monotonic() - start)
 
 
 def describe_failure(device: Device, case: Case, verdict: Verdict) -> str:

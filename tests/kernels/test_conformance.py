@@ -1,7 +1,8 @@
 """The kernel conformance suite: every case of tests/kernels/cases/ (one file per op, golden
 bytes from compiler/reference.py) unchanged on every device: the host build, each tier's QEMU
 board, and corstone300 built without MVE (tier override dsp). One em_run launch per device runs
-all cases (`em_run --batch`); each case is a test of its own, and a failure prints the op, the
+all cases (`em_run --batch`; more when the manifest outgrows em_run's EM_RUN_MANIFEST_CAPACITY:
+conformance.split_manifest); each case is a test of its own, and a failure prints the op, the
 case's parameters and the first differing byte.
 
 Each device's batch also holds one program of another tier: the runtime must refuse it with
@@ -35,7 +36,7 @@ def batch(request, tmp_path_factory) -> tuple[Device, BatchRun]:
     programs = [(write_program(c.graph, target), c.input_bytes(), c.expected(), c.tolerance_words()) for c in CASES]
     programs.append((wrong_tier_program(device, CASES[0]), CASES[0].input_bytes(), CASES[0].expected()))
     run = run_batch(device, runner, programs, tmp_path_factory.mktemp(device.name))
-    print(f"\n{device.name}: {len(programs)} cases in one launch, {run.seconds:.1f} s")
+    print(f"\n{device.name}: {len(programs)} cases in {len(run.launches)} launch(es), {run.seconds:.1f} s")
     return device, run
 
 
@@ -54,13 +55,45 @@ def test_program_of_another_tier_is_refused(batch):
 
 
 def test_batch_ran_to_the_end(batch):
-    """Every case has its verdict, and the exit status says whether all matched: the wrong-tier
-    case always fails, so the runner exits EXIT_CASES_FAILED after counting the failures."""
+    """Every case has its verdict, and each launch's exit status says whether all its cases
+    matched: the wrong-tier case (the last) always fails, so the last launch exits
+    EXIT_CASES_FAILED after counting the failures."""
     device, run = batch
-    total, failed = len(CASES) + 1, run.failed
-    assert re.search(rf"^cases: {total}\r?$", run.console, re.M), run.console[-2000:]
-    assert failed and run.exit_code == EXIT_CASES_FAILED, (failed, run.exit_code, run.console[-2000:])
-    assert f"em_run: {len(failed)} of {total} cases failed (the first: case {failed[0]})" in run.console
+    assert sum(launch.count for launch in run.launches) == len(CASES) + 1
+    assert run.failed and run.failed[-1] == len(CASES), run.failed
+    for launch in run.launches:
+        failed = [i - launch.first for i in run.failed if launch.first <= i < launch.first + launch.count]
+        assert re.search(rf"^cases: {launch.count}\r?$", launch.console, re.M), launch.console[-2000:]
+        assert launch.exit_code == (EXIT_CASES_FAILED if failed else 0), (failed, launch.exit_code,
+                                                                          launch.console[-2000:])
+        if failed:
+            assert (f"em_run: {len(failed)} of {launch.count} cases failed (the first: case {failed[0]})"
+                    in launch.console)
+
+
+def test_manifests_split_by_capacity(tmp_path):
+    """A manifest larger than em_run's capacity runs as several launches (host build), each
+    within the capacity, with every verdict where one launch would have put it; a line that
+    cannot fit any manifest is refused by name."""
+    from conformance import manifest_capacity, split_manifest
+
+    device = DEVICES[0]
+    picked = CASES[:7]
+    programs = [(write_program(c.graph, device.target), c.input_bytes(), c.expected(), c.tolerance_words())
+                for c in picked]
+    programs[3] = (programs[3][0], programs[3][1], bytes(len(programs[3][2])) + b"x", [])  # a mismatch
+    line = max(len(f"c{i}.embr c{i}.want " + " ".join(f"c{i}.x{k}" for k in range(len(p[1]))) + " f32 ulp=1")
+               for i, p in enumerate(programs)) + 1
+    split = run_batch(device, device.build_runner(), programs, tmp_path / "split", capacity=2 * line)
+    whole = run_batch(device, device.build_runner(), programs, tmp_path / "whole")
+    assert len(whole.launches) == 1 and len(split.launches) >= 3, (len(whole.launches), len(split.launches))
+    assert all(len((tmp_path / "split" / f"manifest{k}.txt").read_bytes()) <= 2 * line
+               for k in range(len(split.launches)))
+    assert [v.matched for v in split.verdicts] == [v.matched for v in whole.verdicts] == [i != 3 for i in range(7)]
+    assert split.exit_code == whole.exit_code == EXIT_CASES_FAILED
+    assert manifest_capacity() >= 32 * 1024
+    with pytest.raises(ValueError, match="EM_RUN_MANIFEST_CAPACITY"):
+        split_manifest(["x" * 100], 64)
 
 
 def test_every_op_of_the_runtime_has_cases():

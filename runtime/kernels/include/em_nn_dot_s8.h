@@ -9,6 +9,7 @@
 #ifndef EM_NN_DOT_S8_H
 #define EM_NN_DOT_S8_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "em_nn_support.h"
@@ -190,9 +191,10 @@ static inline int32_t em_nn_dot_s8_scalar(const int8_t *x, const int8_t *w, int3
  * connected row and the convolution column of the DSP and scalar tiers. Scalar: six rows per input
  * byte, then four; DSP: four rows per input word; 1..3 rows left one by one. Out of line and with
  * the parameters as plain values: the rows' pointers and sums need every register of the dot
- * loops, and int8 stores may alias a parameter struct (GCC would re-read it).
+ * loops, and int8 stores may alias a parameter struct (GCC would re-read it). (unused: no warning where a
+ * file takes only the dot helpers, em_nn_rnn_s16.c.)
  */
-static __attribute__((noinline)) void em_nn_dot_rows_s8(const int8_t *x, const int8_t *weights,
+static __attribute__((noinline, unused)) void em_nn_dot_rows_s8(const int8_t *x, const int8_t *weights,
                                                         int32_t k, int32_t o_begin, int32_t o_end,
                                                         const int32_t *bias, const int32_t *multiplier,
                                                         const int32_t *shift, int32_t offset,

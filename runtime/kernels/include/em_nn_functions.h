@@ -597,6 +597,78 @@ int32_t em_mel_features_s16_get_buffer_size(int32_t fft_length, int32_t n_mels);
  */
 em_nn_status em_arg_max_s8(const int8_t *input, int32_t outer, int32_t count, int32_t inner, int32_t *output);
 
+/** Shapes of a recurrent layer (em_gru_s8, em_lstm_s8). */
+typedef struct {
+    int32_t batches; /**< B >= 1 */
+    int32_t steps;   /**< T >= 1 */
+    int32_t input;   /**< I >= 1 */
+    int32_t hidden;  /**< H, 1..EM_NN_RNN_HIDDEN_MAX */
+} em_rnn_dims;
+
+/** The largest hidden size of em_gru_s8 / em_lstm_s8: the recurrent part's Σ of H int8 × int16 h
+ *  products (each below 2^22 in magnitude) stays within int32 (reference.RNN_HIDDEN_MAX). */
+#define EM_NN_RNN_HIDDEN_MAX 512
+
+/** A recurrent layer's constants: G·H gate rows (G = 3 for GRU: r, z, n; 4 for LSTM: i, f, g, o). */
+typedef struct {
+    const int8_t *w_ih;                  /**< [G·H, I] int8, row-major */
+    const int8_t *w_hh;                  /**< [G·H, H] int8, row-major */
+    const int32_t *b_ih;                 /**< [G·H] int32, input zero point folded in */
+    const int32_t *b_hh;                 /**< [G·H] int32 Q3.12 codes, added after requantization */
+    const int32_t *input_multiplier;     /**< [G·H]: w_ih·x + b_ih -> Q3.12 (Q31, >= 0) */
+    const int32_t *input_shift;          /**< [G·H], -31..30 */
+    const int32_t *recurrent_multiplier; /**< [G·H]: w_hh·h (h Q0.15) -> Q3.12 */
+    const int32_t *recurrent_shift;      /**< [G·H], -31..30 */
+} em_rnn_weights;
+
+/** A recurrent layer's scalars (the schema's RecurrentOptions; reference.gru_s8 / lstm_s8 name them).
+ *  Offsets are int8 zero points, multipliers Q31 >= 0, shifts -31..30. */
+typedef struct {
+    int32_t batch_first;                                     /**< 1: x, y [B, T, ·]; 0: [T, B, ·] */
+    int32_t hidden_offset, hidden_multiplier, hidden_shift;  /**< y's zero point; h -> y codes (GRU: h, LSTM: Q0.30 o·tanh(c)) */
+    int32_t state_offset, state_multiplier, state_shift;     /**< h0's zero point; h0 codes -> h (2^-hidden_bits) */
+    int32_t hn_offset, hn_multiplier, hn_shift;              /**< the last h (as for y) -> h_n */
+    int32_t cell_bits;                                       /**< LSTM: cell scale 2^-cell_bits, 8..15 */
+    int32_t cell_in_offset, cell_in_multiplier, cell_in_shift; /**< LSTM: c0 -> cell units */
+    int32_t cn_offset, cn_multiplier, cn_shift;              /**< LSTM: cell units -> c_n */
+    int32_t hidden_bits;                                     /**< h int16 at 2^-hidden_bits, 8..15 (15: Q0.15) */
+} em_rnn_params;
+
+/**
+ * One GRU layer over T steps (reference.gru_s8): int8 input and outputs, an int16 hidden state
+ * at 2^-hidden_bits (in scratch), Q3.12 int16 gate pre-activations, Q0.15 sigmoid / tanh (em_nn_sigmoid_s16,
+ * em_nn_tanh_s16), h' = n + z·(h − n).
+ * @param input   [B, T, I] (batch_first) or [T, B, I] int8
+ * @param h0      [B, H] int8 at (state_offset, state_multiplier), or NULL for the zero state
+ * @param output  y, as @p input with H last, int8 at (hidden_offset, hidden_multiplier)
+ * @param h_n     [B, H] int8, the last step's h at (hn_offset, hn_multiplier)
+ * @param ctx     scratch of em_gru_s8_get_buffer_size(H) bytes, 4-byte aligned
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for a NULL pointer, dims < 1, small scratch or a
+ *         parameter out of range.
+ */
+em_nn_status em_gru_s8(const em_rnn_params *params, const em_rnn_weights *weights, const em_rnn_dims *dims,
+                       const int8_t *input, const int8_t *h0, int8_t *output, int8_t *h_n,
+                       const em_nn_context *ctx);
+
+/** Scratch bytes of em_gru_s8 for @p hidden (the gates' int16 parts, the int16 hidden state):
+ *  14·H rounded up to 4; 0 for hidden outside 1..EM_NN_RNN_HIDDEN_MAX. Compiles on the host. */
+int32_t em_gru_s8_get_buffer_size(int32_t hidden);
+
+/**
+ * One LSTM layer over T steps (reference.lstm_s8): as em_gru_s8, with the int16 cell state at
+ * scale 2^-cell_bits: c' = f·c + i·g, h' = o·tanh(c').
+ * @param h0, c0  [B, H] int8 (both, or both NULL for the zero state)
+ * @param c_n     [B, H] int8, the last cell state at (cn_offset, cn_multiplier)
+ * @param ctx     scratch of em_lstm_s8_get_buffer_size(H) bytes, 4-byte aligned
+ */
+em_nn_status em_lstm_s8(const em_rnn_params *params, const em_rnn_weights *weights, const em_rnn_dims *dims,
+                        const int8_t *input, const int8_t *h0, const int8_t *c0, int8_t *output, int8_t *h_n,
+                        int8_t *c_n, const em_nn_context *ctx);
+
+/** Scratch bytes of em_lstm_s8 for @p hidden (gates, cell state, int16 hidden state): 20·H
+ *  rounded up to 4; 0 for hidden outside 1..EM_NN_RNN_HIDDEN_MAX. Compiles on the host. */
+int32_t em_lstm_s8_get_buffer_size(int32_t hidden);
+
 /** Norm parameters (compiler/ops/norm.py norm_parameters; the schema's NormOptions, slots in order). */
 typedef struct {
     int32_t mode;             /**< 0 layer norm (centre: the row's mean), 1 RMS norm (centre: input_zero_point) */
