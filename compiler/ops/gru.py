@@ -12,25 +12,6 @@ from __future__ import annotations
 import torch
 
 from compiler.ops import recurrent
-from compiler.ops.spec import Import, Lowering, OpSpec
 from compiler.schema import program_generated as fb
 
-aten = torch.ops.aten
-
-GRU = OpSpec(
-    kind="gru",
-    opcode=fb.OpCode.GRU,
-    options_type=fb.OpOptions.RecurrentOptions,
-    reference=recurrent.reference_of("gru"),
-    write_options=recurrent.write,
-    read_options=recurrent.read_options("gru"),
-    registration="em_op_gru",
-    imports=(Import((aten.gru.input,), recurrent.read("gru"), "recurrent", calibrate=recurrent.calibrate("gru"),
-                    fixed_batch=True),),
-    lowerings=(Lowering(("aten.gru",), recurrent.lower("gru")),),
-    macs=recurrent.macs,
-    scratch=recurrent.scratch("gru"),
-    shape_note=recurrent.shape_note,
-    path={"mve": "MVE gate rows (VMLADAV)", "dsp": "DSP 4 gate rows (SMLAD)", "scalar": "scalar 4 gate rows"},
-    weighted=True,
-)
+GRU = recurrent.spec("gru", fb.OpCode.GRU, torch.ops.aten.gru.input)

@@ -12,25 +12,6 @@ from __future__ import annotations
 import torch
 
 from compiler.ops import recurrent
-from compiler.ops.spec import Import, Lowering, OpSpec
 from compiler.schema import program_generated as fb
 
-aten = torch.ops.aten
-
-LSTM = OpSpec(
-    kind="lstm",
-    opcode=fb.OpCode.LSTM,
-    options_type=fb.OpOptions.RecurrentOptions,
-    reference=recurrent.reference_of("lstm"),
-    write_options=recurrent.write,
-    read_options=recurrent.read_options("lstm"),
-    registration="em_op_lstm",
-    imports=(Import((aten.lstm.input,), recurrent.read("lstm"), "recurrent", calibrate=recurrent.calibrate("lstm"),
-                    fixed_batch=True),),
-    lowerings=(Lowering(("aten.lstm",), recurrent.lower("lstm")),),
-    macs=recurrent.macs,
-    scratch=recurrent.scratch("lstm"),
-    shape_note=recurrent.shape_note,
-    path={"mve": "MVE gate rows (VMLADAV)", "dsp": "DSP 4 gate rows (SMLAD)", "scalar": "scalar 4 gate rows"},
-    weighted=True,
-)
+LSTM = recurrent.spec("lstm", fb.OpCode.LSTM, torch.ops.aten.lstm.input)

@@ -34,6 +34,7 @@ from compiler.aten_node import origin_of
 from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op, Quant, Tensor
 from compiler.quantized_pattern import add_constant, dequantized_source, requantization
+from compiler.ops.spec import Import, Lowering, OpSpec
 from compiler.schema import program_generated as fb
 
 GATES = {"gru": 3, "lstm": 4}
@@ -394,3 +395,24 @@ def scratch(kind: str):
 def shape_note(graph: Graph, op: Op) -> str:
     steps = graph.tensors[op.inputs[0]].shape[1 if op.attrs["batch_first"] else 0]
     return f" T={steps}"
+
+
+def spec(kind: str, opcode: int, target: object) -> OpSpec:
+    """The record of one recurrent op (`gru`, `lstm`), which differ only in their kind: its
+    reference, import of `target` (aten.gru.input / aten.lstm.input), lowering and scratch."""
+    return OpSpec(
+        kind=kind,
+        opcode=opcode,
+        options_type=fb.OpOptions.RecurrentOptions,
+        reference=reference_of(kind),
+        write_options=write,
+        read_options=read_options(kind),
+        registration=f"em_op_{kind}",
+        imports=(Import((target,), read(kind), "recurrent", calibrate=calibrate(kind), fixed_batch=True),),
+        lowerings=(Lowering((f"aten.{kind}",), lower(kind)),),
+        macs=macs,
+        scratch=scratch(kind),
+        shape_note=shape_note,
+        path={"mve": "MVE gate rows (VMLADAV)", "dsp": "DSP 4 gate rows (SMLAD)", "scalar": "scalar 4 gate rows"},
+        weighted=True,
+    )

@@ -71,21 +71,22 @@ def _persistent(graph: Graph, input_name: str, i: int, value: str) -> str:
     x = graph.tensors[input_name]
     readers = graph.consumers(input_name)
     if x.dtype == v.dtype and x.quant is not None:  # int8 I/O: the input is the integer tensor
-        _read_as(graph, input_name, x, s, graph.ops.index(readers[0]) if readers else len(graph.ops))
+        _read_as(graph, input_name, s, graph.ops.index(readers[0]) if readers else len(graph.ops))
         return s.name
     for op in readers:
         if op.kind != "quantize":
             raise StateError(f"state input {i} ({input_name}) is read in float32 by {op.kind} ({op.origin}): "
                              "a persistent tensor holds integers; quantize the ops that read the state")
-        target = graph.tensors[op.outputs[0]]
         graph.ops.remove(op)
-        _read_as(graph, op.outputs[0], target, s, min((graph.ops.index(c) for c in graph.consumers(op.outputs[0])),
+        _read_as(graph, op.outputs[0], s, min((graph.ops.index(c) for c in graph.consumers(op.outputs[0])),
                                                       default=len(graph.ops)), op.origin)
     return s.name
 
 
-def _read_as(graph: Graph, name: str, tensor: Tensor, s: Tensor, at: int, origin: str = "") -> None:
-    """Makes `name` (quantized as `tensor` is) S itself, or S requantized into its quantization."""
+def _read_as(graph: Graph, name: str, s: Tensor, at: int, origin: str = "") -> None:
+    """Makes `name` S itself, or S requantized into its quantization (before op `at`); a program
+    input is kept apart, for bind_state to remove."""
+    tensor = graph.tensors[name]
     if tensor.shape != s.shape:
         raise StateError(f"state {s.name}: the input {name} has shape {list(tensor.shape)} but the output that feeds "
                          f"it has {list(s.shape)}; return the next state in the shape the model takes it")
@@ -94,7 +95,7 @@ def _read_as(graph: Graph, name: str, tensor: Tensor, s: Tensor, at: int, origin
         if name not in graph.inputs:  # the quantize's output, now made by nothing
             del graph.tensors[name]
         return
-    if name in graph.tensors and graph.tensors[name] is tensor and name in graph.inputs:
+    if name in graph.inputs:
         target = graph.add_tensor(Tensor(graph.unique_name(f"{name}_requantized"), tensor.dtype, tensor.shape,
                                          tensor.quant))
         graph.replace_uses(name, target.name)

@@ -50,17 +50,15 @@ def stream_frames(graph: Graph, options: LoweringOptions) -> Graph:
                           "give an axis of it whose length is a multiple of the hop")
     time, length = {x: stream.axis}, {x: stream.hop}
     needs: list[_Need] = []
-    for op in list(graph.ops):
+    for op in graph.ops:
         axes = {k: time[name] for k, name in enumerate(op.inputs) if name in time}
         if not axes:
             continue
         lengths = {length[op.inputs[k]] for k in axes}
         spec = OP_TABLE.get(op.kind)
-        rule = spec.stream(graph, op, axes) if spec is not None and spec.stream is not None else None
-        if len(lengths) != 1:
-            rule = None  # inputs streamed at different rates: give each its whole window
-        (n,) = lengths if len(lengths) == 1 else (0,)
-        out = op.outputs[0]
+        # inputs streamed at different rates: no rule, each gets its whole window
+        rule = spec.stream(graph, op, axes) if len(lengths) == 1 and spec is not None and spec.stream else None
+        n, out = min(lengths), op.outputs[0]
         if isinstance(rule, Framewise):
             time[out], length[out] = rule.axis, n
         elif isinstance(rule, Window) and n % rule.stride == 0 and rule.extent >= rule.stride:

@@ -32,22 +32,6 @@
 
 #if EM_NN_TIER_MVE
 
-/** Σ_i x[i]·w[i] over @p n int8 pairs: full 16-lane steps, then one tail step whose predicated
- *  (zeroing) loads never touch bytes past x[n - 1] / w[n - 1]. */
-static inline int32_t em_nn_dot_s8_mve(const int8_t *x, const int8_t *w, int32_t n)
-{
-    int32_t acc = 0;
-    int32_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        acc = vmladavaq_s8(acc, vld1q_s8(x + i), vld1q_s8(w + i));
-    }
-    if (i < n) {
-        const mve_pred16_t p = vctp8q((uint32_t)(n - i));
-        acc = vmladavaq_s8(acc, vldrbq_z_s8(x + i, p), vldrbq_z_s8(w + i, p));
-    }
-    return acc;
-}
-
 /** One input row against weight rows 0..O-1: four rows per pass share each input load (where
  *  the op's paths take FC_MVE_ROWS4), then one row at a time. */
 static void em_nn_fc_row_mve(const em_fc_params *params, const em_per_channel_quant *quant,
@@ -95,7 +79,7 @@ static void em_nn_fc_row_mve(const em_fc_params *params, const em_per_channel_qu
     }
     for (; o < n_out; o++) {
         const uint32_t b = bias != NULL ? (uint32_t)bias[o] : 0u;
-        const int32_t dot = em_nn_dot_s8_mve(x, weights + (int32_t)o * n_in, n_in);
+        const int32_t dot = em_nn_dot_s8_mve(x, weights + (int32_t)o * n_in, n_in, 0);
         out[o] = em_nn_requantize_s8((int32_t)((uint32_t)dot + b), quant->multiplier[o], quant->shift[o],
                                      params->output_offset, params->activation_min, params->activation_max);
     }

@@ -58,29 +58,13 @@ static inline int16_t em_nn_rnn_gate16(int32_t acc, int32_t multiplier, int32_t 
     return (int16_t)(v < -32768 ? -32768 : v > 32767 ? 32767 : v);
 }
 
-#if EM_NN_TIER_MVE
-/** Σ_i x[i]·w[i] over @p n int8 pairs (16 lanes, a predicated tail that loads nothing past n). */
-static inline int32_t em_nn_rnn_dot_mve(const int8_t *x, const int8_t *w, int32_t n, int32_t acc)
-{
-    int32_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        acc = vmladavaq_s8(acc, vld1q_s8(x + i), vld1q_s8(w + i));
-    }
-    if (i < n) {
-        const mve_pred16_t p = vctp8q((uint32_t)(n - i));
-        acc = vmladavaq_s8(acc, vldrbq_z_s8(x + i, p), vldrbq_z_s8(w + i, p));
-    }
-    return acc;
-}
-#endif
-
 void em_nn_rnn_gates_s16(const int8_t *x, const int8_t *w, int32_t k, int32_t rows, const int32_t *bias,
                          const int32_t *multiplier, const int32_t *shift, int16_t *out)
 {
     int32_t o = 0;
 #if EM_NN_TIER_MVE
     for (; o < rows; o++) {
-        const int32_t acc = em_nn_rnn_dot_mve(x, w + o * k, k, bias[o]);
+        const int32_t acc = em_nn_dot_s8_mve(x, w + o * k, k, bias[o]);
         out[o] = em_nn_rnn_gate16(acc, multiplier[o], shift[o]);
     }
 #else

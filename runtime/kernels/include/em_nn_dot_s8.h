@@ -2,7 +2,8 @@
  * @file em_nn_dot_s8.h
  * @brief Internal helpers shared by the conv2d and fully connected kernels (em_nn_*): the
  *        requantized int8 output of one accumulator, the scalar tier's 4- and 6-row dot products,
- *        and the DSP / scalar rows-times-column loop (em_nn_dot_rows_s8).
+ *        the DSP / scalar rows-times-column loop (em_nn_dot_rows_s8) and the Helium dot product
+ *        (em_nn_dot_s8_mve: the fully connected and recurrent kernels' rows).
  *
  * Both match compiler/reference.py bit for bit (int32 sums wrap like the reference's).
  */
@@ -238,6 +239,23 @@ static __attribute__((noinline, unused)) void em_nn_dot_rows_s8(const int8_t *x,
 #endif
         out[o] = em_nn_requantize_s8(dot, multiplier[o], shift[o], offset, lo, hi);
     }
+}
+#endif
+
+#if EM_NN_TIER_MVE
+/** acc + Σ_{i<n} x[i]·w[i] over int8 pairs: full 16-lane steps, then one tail step whose
+ *  predicated (zeroing) loads never touch bytes past x[n - 1] / w[n - 1]. */
+static inline int32_t em_nn_dot_s8_mve(const int8_t *x, const int8_t *w, int32_t n, int32_t acc)
+{
+    int32_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        acc = vmladavaq_s8(acc, vld1q_s8(x + i), vld1q_s8(w + i));
+    }
+    if (i < n) {
+        const mve_pred16_t p = vctp8q((uint32_t)(n - i));
+        acc = vmladavaq_s8(acc, vldrbq_z_s8(x + i, p), vldrbq_z_s8(w + i, p));
+    }
+    return acc;
 }
 #endif
 
