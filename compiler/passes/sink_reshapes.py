@@ -10,7 +10,10 @@ convolutions). An elementwise op commutes with any reshape of all its tensor ope
 unsqueeze, and the two cancel in the int8 graph (ops/reshape.py's fold).
 
 Only where every tensor operand is a reshape of a tensor of one and the same shape, the result
-has the operands' shape (no broadcasting), and the other operands are scalars.
+has the operands' shape (no broadcasting), and the other operands are scalars; and only where
+every elementwise reader of each of those reshapes moves too (`_movable`). A region of one tensor
+(PReLU's `where(x > 0, x, a * x)`, whose `a * x` broadcasts a per-channel slope and stays) must
+not end up reading both sides of a reshape: it then has two inputs and is no longer one table.
 """
 from __future__ import annotations
 
@@ -56,13 +59,48 @@ def _sources(node: Node) -> list[Node] | None:
     return reshapes if len(sources) == 1 and None not in sources and sources != {shape} else None
 
 
+def _movable(gm: GraphModule) -> list[Node]:
+    """The elementwise nodes that move below their reshapes together, in graph order: those that
+    read only reshapes (of one source shape) and each other, less any whose reshape has an
+    elementwise reader that stays."""
+    def closure(allowed: set[Node]) -> list[Node]:
+        moving: dict[Node, tuple] = {}  # node -> the shape its value takes once moved
+        for node in gm.graph.nodes:
+            if node not in allowed or not is_pointwise(node) or (shape := _shape(node)) is None or node.kwargs:
+                continue
+            tensors = [a for a in node.args if isinstance(a, Node) and not _is_scalar(a)]
+            if not tensors or any(not (isinstance(a, Node) or _is_scalar(a)) for a in node.args):
+                continue
+            sources = set()
+            for a in tensors:
+                if a in moving:
+                    sources.add(moving[a])
+                elif a.op == "call_function" and a.target in RESHAPES and _shape(a) == shape:
+                    sources.add(_shape(a.args[0]))
+                else:
+                    sources.add(None)
+            if len(sources) == 1 and None not in sources and sources != {shape}:
+                moving[node] = sources.pop()
+        return list(moving)
+
+    allowed = set(gm.graph.nodes)
+    while True:
+        moving = closure(allowed)
+        members = set(moving)
+        stuck = {u for n in moving for r in n.args if isinstance(r, Node) and not _is_scalar(r) and r not in members
+                 and any(is_pointwise(v) and v not in members for v in r.users) for u in r.users}
+        if not stuck & members:
+            return moving
+        allowed -= stuck
+
+
 def sink_reshapes(gm: GraphModule) -> GraphModule:
     changed = True
     while changed:
         changed = False
-        for node in list(gm.graph.nodes):
-            if not is_pointwise(node) or (reshapes := _sources(node)) is None:
-                continue
+        for node in _movable(gm):
+            reshapes = _sources(node)
+            assert reshapes is not None, node  # its operands moved before it, in graph order
             shape, source_shape = _shape(node), _shape(reshapes[0].args[0])
             args = tuple(a.args[0] if a in reshapes else a for a in node.args)
             with gm.graph.inserting_before(node):

@@ -141,6 +141,21 @@ def test_reshapes_sink_below_elementwise_ops_so_a_conv1d_stack_stays_four_d():
     assert any(n.target == aten.relu.default for n in before.nodes)
 
 
+def test_a_region_of_one_tensor_keeps_reading_one_side_of_a_reshape():
+    """A per-channel PReLU after a conv1d: `a * x` broadcasts the slope and cannot move below the
+    squeeze, so neither can `x > 0`: the region stays a function of one tensor (one table)."""
+    import compiler
+
+    model = Fn(lambda m, x: m[1](m[0](x)), nn.Conv1d(3, 5, 3), nn.PReLU(5))
+    x = torch.randn(1, 3, 11)
+    traced = export_float(model.eval(), (x,))
+    ranks = {n.meta["val"].dim() for n in traced.graph.nodes
+             if n.op == "call_function" and torch.Tag.pointwise in getattr(n.target, "tags", ())}
+    assert ranks == {3}, ranks
+    program = compiler.lower(model.eval(), (x,), [torch.randn(1, 3, 11) for _ in range(8)])
+    assert [op.kind for op in program.graph.ops].count("lut") == 1
+
+
 def test_a_conv1d_stack_lowers_to_convolutions_with_fused_activations():
     import compiler
 
