@@ -64,6 +64,30 @@ class TwoStates(nn.Module):
         return n2, self.out(torch.cat([n1, n2], 1)), n1
 
 
+class GRUStep(nn.Module):
+    """One nn.GRU step per invoke, its hidden state carried: forward(x, h) -> (y, h_n)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gru, self.out = nn.GRU(5, 8, batch_first=True), nn.Linear(8, 3)
+
+    def forward(self, x, h):
+        y, h_n = self.gru(x, h)
+        return self.out(y[:, -1]), h_n
+
+
+class LSTMStep(nn.Module):
+    """Two frames of a 2-layer nn.LSTM per invoke, (h, c) carried: forward(x, h, c) -> (y, h_n, c_n)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lstm, self.out = nn.LSTM(4, 6, num_layers=2), nn.Linear(6, 2)
+
+    def forward(self, x, h, c):
+        y, (h_n, c_n) = self.lstm(x, (h, c))
+        return self.out(y[-1]), h_n, c_n
+
+
 def sequence(model: nn.Module, shapes: list[tuple[int, ...]], pairs: list[tuple[int, int]], steps: int,
              seed: int, state_scale: float = 1.0) -> tuple[list[torch.Tensor], list[tuple]]:
     """Frames of the first input, and calibration items from running the float model over them
@@ -207,6 +231,8 @@ def test_a_state_of_another_shape_or_made_in_float_is_refused():
     (Cell, [(1, 5), (1, 8)], [(1, 1)], 4.0),  # calibrated on wider state inputs
     (SharedNext, [(1, 5), (1, 8)], [(1, 1)], 1.0),  # the state input requantized
     (TwoStates, [(1, 4), (1, 6), (1, 3)], [(1, 2), (2, 0)], 1.0),
+    (GRUStep, [(1, 1, 5), (1, 1, 8)], [(1, 1)], 1.0),  # a recurrent op's own state, carried
+    (LSTMStep, [(2, 1, 4), (2, 1, 6), (2, 1, 6)], [(1, 1), (2, 2)], 1.0),
 ])
 def test_a_sequence_follows_the_pt2e_model_fed_its_own_state(model, shapes, pairs, scale):
     program, frames = lowered(model(), shapes, pairs, state_scale=scale)
@@ -234,8 +260,12 @@ def _host(path, cwd, args):
     return subprocess.run([str(build_em_run()), *args.split()], cwd=cwd, capture_output=True, text=True, timeout=120)
 
 
-def test_em_run_invokes_a_sequence_over_one_state_on_the_host(tmp_path):
-    program, frames = lowered(TwoStates(), [(1, 4), (1, 6), (1, 3)], [(1, 2), (2, 0)], target="cortex-m3")
+@pytest.mark.parametrize("model, shapes, pairs", [
+    (TwoStates, [(1, 4), (1, 6), (1, 3)], [(1, 2), (2, 0)]),
+    (LSTMStep, [(2, 1, 4), (2, 1, 6), (2, 1, 6)], [(1, 1), (2, 2)]),
+])
+def test_em_run_invokes_a_sequence_over_one_state_on_the_host(tmp_path, model, shapes, pairs):
+    program, frames = lowered(model(), shapes, pairs, target="cortex-m3")
     got, stdout = _em_run_sequence(_host, program, frames, tmp_path)
     want = np.stack([out[0].reshape(-1) for out in reference_sequence(program, frames)])
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
