@@ -2,11 +2,12 @@
  * @file em_nn_rnn_s16.c
  * @brief What the recurrent kernels (em_gru_s8.c, em_lstm_s8.c) share: the Q0.15 sigmoid and tanh
  *        tables (reference.SIGMOID_Q15_TABLE, TANH_Q15_TABLE: f(k/32), k = 0..256, rounded;
- *        tests/kernels/test_recurrent_tables.py compares them) and the gate rows' matrix-vector products to Q3.12 int16, on every tier's
- *        fast path. Of the int8 input: MVE VMLADAV over 16 lanes, DSP four rows per input word
- *        (SMLAD), scalar four rows per input byte (the fully connected kernels' inner loops,
- *        em_nn_dot_s8.h). Of the int16 hidden state: MVE VMLADAV over 8 int16 lanes, DSP four
- *        rows per pair of input words (SMLAD), scalar four rows per input.
+ *        tests/kernels/test_recurrent_tables.py compares them) and the gate rows' matrix-vector
+ *        products to Q3.12 int16, on every tier's fast path. Of the int8 input: MVE VMLADAV over
+ *        16 lanes, DSP four rows per input word (SMLAD), scalar four rows per input byte (the
+ *        fully connected kernels' inner loops, em_nn_dot_s8.h). Of the int16 hidden state: MVE
+ *        VMLADAV over 8 int16 lanes, DSP four rows per pair of input words (SMLAD), scalar four
+ *        rows per input.
  */
 #include "em_nn_dot_s8.h"
 #include "em_nn_rnn.h"
