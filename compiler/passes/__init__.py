@@ -15,6 +15,7 @@ from compiler.passes.fold_batch_norm import fold_batch_norm
 from compiler.passes.fold_constants import fold_constants
 from compiler.passes.fold_product_scales import fold_product_scales
 from compiler.passes.fold_softmax_masks import fold_softmax_masks
+from compiler.passes.fold_written_norms import fold_written_norms
 from compiler.passes.materialize_expands import materialize_expands
 from compiler.passes.remove_identity_ops import remove_identity_ops
 from compiler.passes.sink_reshapes import sink_reshapes
@@ -42,7 +43,7 @@ from compiler.passes.stream_frames import stream_frames
 # its ReLU, which then fuses).
 FLOAT_GRAPH_PASSES = (remove_identity_ops, eliminate_common_subexpressions, drop_unused_pool_indices, fold_constants,
                       materialize_expands, fold_batch_norm, decompose_batch_norm, decompose_bilinear_resize,
-                      fold_softmax_masks, fold_product_scales, sink_reshapes)
+                      fold_written_norms, fold_softmax_masks, fold_product_scales, sink_reshapes)
 
 # Order matters: layout first (shapes the lowerings read), activations folded before the
 # quantized patterns are matched, reshapes lowered (lower_ops) before the linear that folds them

@@ -13,8 +13,11 @@ from torch.nn import functional as F
 
 import compiler
 from compiler import reference
+from compiler.frontend import export_float
 from compiler.ops.norm import norm_parameters
 from tests.integration.agreement import lsb_differences
+
+aten = torch.ops.aten
 
 
 class Norm(nn.Module):
@@ -34,6 +37,38 @@ class Norm(nn.Module):
         return self.norm(y) if self.norm is not None else self.functional(y)
 
 
+class WrittenLayerNorm(nn.Module):
+    """A layer norm written out, as older code has it: (x - mean) / sqrt(var + eps) * w + b."""
+
+    def __init__(self, features: int, eps: float = 1e-5) -> None:
+        super().__init__()
+        self.weight, self.bias, self.eps = nn.Parameter(torch.ones(features)), nn.Parameter(torch.zeros(features)), eps
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        mean = x.mean(-1, keepdim=True)
+        var = ((x - mean) ** 2).mean(-1, keepdim=True)
+        return (x - mean) / torch.sqrt(var + self.eps) * self.weight + self.bias
+
+
+class WrittenVarNorm(WrittenLayerNorm):
+    """The same with torch.var(unbiased=False), rsqrt and the weight first, no bias."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        var = x.var(dim=-1, keepdim=True, unbiased=False)
+        return self.weight * (x - x.mean(dim=-1, keepdim=True)) * torch.rsqrt(var + self.eps)
+
+
+class WrittenRMSNorm(nn.Module):
+    """LLaMA's RMSNorm module, as its code writes it."""
+
+    def __init__(self, features: int, eps: float = 1e-6) -> None:
+        super().__init__()
+        self.weight, self.eps = nn.Parameter(torch.ones(features)), eps
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
 # name: (model, input shape, the norm's mode)
 MODELS = {
     "layer_norm": (lambda: Norm(40, nn.LayerNorm(40)), (1, 7, 12), "layer"),
@@ -42,6 +77,12 @@ MODELS = {
     "rms_norm": (lambda: Norm(64, nn.RMSNorm(64)), (1, 6, 12), "rms"),
     "rms_norm_no_weight": (lambda: Norm(24, nn.RMSNorm(24, eps=1e-4, elementwise_affine=False)), (1, 12), "rms"),
     "f_rms_norm": (lambda: Norm(48, None, lambda y: F.rms_norm(y, (48,))), (1, 3, 12), "rms"),
+    # written out in ops (compiler/passes/fold_written_norms.py)
+    "written_layer_norm": (lambda: Norm(40, WrittenLayerNorm(40)), (1, 7, 12), "layer"),
+    "written_var_norm": (lambda: Norm(20, WrittenVarNorm(20, eps=1e-3)), (1, 4, 12), "layer"),
+    "written_rms_norm": (lambda: Norm(64, WrittenRMSNorm(64)), (1, 6, 12), "rms"),
+    "written_rms_norm_4d": (lambda: Norm(16, None, lambda y: y.reshape(-1, 2, 3, 16) / torch.sqrt(
+        (y.reshape(-1, 2, 3, 16) * y.reshape(-1, 2, 3, 16)).mean(3, keepdim=True) + 1e-5)), (1, 6, 12), "rms"),
 }
 
 
@@ -83,6 +124,32 @@ def test_norm_agrees_with_pt2e(programs, name):
     # measured: no output 2 LSB or more away; <= 0.1 % of them 1 LSB away (ties of PyTorch's float
     # rounding against the integer model's, which is within 2^-10 LSB of exact real arithmetic)
     assert np.abs(lsb).max() <= 1 and (lsb == 0).mean() >= 0.999, (np.abs(lsb).max(), (lsb != 0).mean())
+
+
+@pytest.mark.parametrize("name", [n for n in MODELS if n.startswith("written")])
+def test_a_written_norm_becomes_the_norm_it_computes(name):
+    make, shape, mode = MODELS[name]
+    model, x = make().eval(), torch.randn(5, *shape[1:])
+    traced = export_float(model, (x,))
+    targets = [n.target for n in traced.graph.nodes if n.op == "call_function"]
+    assert targets.count(aten.layer_norm.default if mode == "layer" else aten.rms_norm.default) == 1, targets
+    assert not {aten.mean.dim, aten.rsqrt.default, aten.sqrt.default} & set(targets), targets
+    with torch.no_grad():
+        torch.testing.assert_close(traced(x), model(x), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("forward", [
+    lambda y: (y - y.mean(-1, keepdim=True)) * torch.rsqrt(y.var(-1, keepdim=True) + 1e-5),  # unbiased: not a norm
+    lambda y: y * torch.rsqrt(y.pow(2).mean(1, keepdim=True) + 1e-6),  # over the tokens, not the last axis
+    lambda y: y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + 1e-6) * torch.arange(7.0).reshape(7, 1),
+])
+def test_what_only_looks_like_a_norm_stays_as_written(forward):
+    model, x = Norm(10, None, forward).eval(), torch.randn(2, 7, 12)
+    traced = export_float(model, (x,))
+    targets = {n.target for n in traced.graph.nodes if n.op == "call_function"}
+    assert not {aten.layer_norm.default, aten.rms_norm.default} & targets, targets
+    with torch.no_grad():
+        torch.testing.assert_close(traced(x), model(x), rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("norm,kind", [(nn.GroupNorm(4, 8), "group"), (nn.InstanceNorm1d(8, affine=True), "instance")])
