@@ -1,4 +1,5 @@
-"""Shared test set-up: the repository root and site_scons on sys.path, the test tiers
+"""Shared test set-up: the repository root, site_scons and tests/runtime (build_host, the shared
+host-build helper: any test folder run alone finds it) on sys.path, the test tiers
 (tests/tiers.py: qemu, slow and fuzz markers; `./scons test fast=1` runs the host tier), and
 the parallel run (`./scons test` hands pytest-xdist one worker per core, a test file per worker
 at a time): each worker builds into its own tree, build/workers/<worker>/ (EMBER_BUILD, set
@@ -11,7 +12,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-for path in (REPO, REPO / "site_scons"):
+for path in (REPO, REPO / "site_scons", REPO / "tests" / "runtime"):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 if "PYTEST_XDIST_WORKER" in os.environ and "EMBER_BUILD" not in os.environ:

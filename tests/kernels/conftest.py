@@ -1,7 +1,0 @@
-import sys
-from pathlib import Path
-
-REPO = Path(__file__).resolve().parents[2]
-for p in (str(REPO), str(REPO / "tests" / "runtime")):
-    if p not in sys.path:
-        sys.path.insert(0, p)
