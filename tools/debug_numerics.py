@@ -205,6 +205,8 @@ def device_values(link: Link, program: Program, built: Program, inputs: list[np.
     for k, op in enumerate(program.graph.ops):
         for i, x in enumerate(inputs):  # an in-place op may have written over an input
             link.set_input(i, np.asarray(x, info.inputs[i].dtype))
+        if info.state:  # RUN_TO may have written part of the state: each starts from a reset
+            link.reset_state()
         link.run_to(k + 1)
         for name in op.outputs:
             tensor = program.graph.tensors[name]

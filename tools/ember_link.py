@@ -6,6 +6,8 @@
     link.set_input(0, image)                         # numpy array or bytes, chunked as needed
     instructions = link.run()
     scores = link.output(0)                          # numpy array of the tensor's dtype and shape
+    steps = link.run_sequence(frames)                # a program with state: from a reset, one RUN a frame
+    link.reset_state()                               # a new sequence starts at the next run()
 
 `serve(board, elf)` starts a serving firmware in QEMU with its UART on a free TCP port (or the
 host build on pipes) and yields a connected Link. pyserial opens the port (it knows both device
@@ -28,21 +30,32 @@ if the last attempt ended in a damaged reply), whose message says what each atte
 at all (only then is the firmware likely not running), bytes that hold no frame (another firmware,
 or another baud rate), or frames cut short, damaged or not the reply (line noise).
 
-What is sent again: INFO and the GET_ requests only read; SET_INPUT writes the same bytes again.
-RUN and RUN_TO run the program again, and the first run may have overwritten its inputs (a plan
-may reuse an input's bytes for later tensors; the device then refuses a RUN before a SET_INPUT,
-INPUT_CONSUMED): so before it sends them again the Link writes again every input it wrote with
-set_input (an input written with request(SET_INPUT, ...) alone is not). SHUTDOWN is not sent again
-once something that may have been its reply arrived, damaged or cut: the firmware exits right
-after replying, and shutdown() takes that as done.
+What is sent again: INFO and the GET_ requests only read; SET_INPUT writes the same bytes again;
+RESET_STATE resets again. RUN and RUN_TO must not run again: a second invoke would advance a
+program's state twice (and find inputs the first one consumed). Each new run() and run_to() carries
+a run number (the Link's, from a random start), and a resend carries the same one, so the device
+answers it from its memory of the run that already happened (em_link.h, "Run numbers") or, if the
+first never arrived, runs it now; nothing else is sent in between (rewriting the inputs could
+overwrite outputs that share their bytes). SHUTDOWN is not sent again once something that may have
+been its reply arrived, damaged or cut: the firmware exits right after replying, and shutdown()
+takes that as done.
+
+State. A program with persistent tensors (INFO's `state`; README "Models over time") carries
+them from one RUN to the next; reset_state() starts again from a real 0, run_sequence(steps) runs
+one step after another over one state (from a reset, unless told not to) and returns every
+step's outputs, as `run_reference(x, state=d)` does over a sequence and `em_run --invokes N`.
 
     python -m tools.ember_link URL                   # prints the device's INFO
+    python -m tools.ember_link URL --input in.bin --invokes N --output out.bin
+                                                     # N RUNs over one state, from a reset: each --input
+                                                     # holds N of its input, each --output gets N outputs
 """
 from __future__ import annotations
 
 import argparse
 import contextlib
 import os
+import random
 import select
 import signal
 import socket
@@ -59,14 +72,14 @@ import numpy as np
 from compiler.target import Tier
 
 SYNC = b"\xa5\x5a"
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2  # em_link.h EM_LINK_PROTOCOL_VERSION: 2 added run numbers, RESET_STATE, INFO's state
 REPLY, ERROR = 0x80, 0x7F
-INFO, SET_INPUT, RUN, GET_OUTPUT, GET_PROFILE, GET_RESULT, SHUTDOWN, RUN_TO, GET_TENSOR = range(1, 10)
+INFO, SET_INPUT, RUN, GET_OUTPUT, GET_PROFILE, GET_RESULT, SHUTDOWN, RUN_TO, GET_TENSOR, RESET_STATE = range(1, 11)
 REQUEST_NAMES = {INFO: "INFO", SET_INPUT: "SET_INPUT", RUN: "RUN", GET_OUTPUT: "GET_OUTPUT",
                  GET_PROFILE: "GET_PROFILE", GET_RESULT: "GET_RESULT", SHUTDOWN: "SHUTDOWN",
-                 RUN_TO: "RUN_TO", GET_TENSOR: "GET_TENSOR"}
+                 RUN_TO: "RUN_TO", GET_TENSOR: "GET_TENSOR", RESET_STATE: "RESET_STATE"}
 ERROR_NAMES = {1: "BAD_CRC", 2: "TOO_LONG", 3: "TRUNCATED", 4: "UNKNOWN_TYPE", 5: "BAD_REQUEST",
-               6: "RUNTIME", 7: "NOT_AVAILABLE", 8: "INPUT_CONSUMED"}
+               6: "RUNTIME", 7: "NOT_AVAILABLE", 8: "INPUT_CONSUMED", 9: "STATE_STALE"}
 DTYPES = {0: np.int8, 1: np.int32, 2: np.float32, 3: np.int16}
 TIERS = {t.number: str(t) for t in Tier}  # the INFO reply's tier byte: the schema's Tier
 MAX_REPLY = 64 << 20  # a longer length field is garbage, not a reply
@@ -158,6 +171,14 @@ class TensorInfo:
 
 
 @dataclass(frozen=True)
+class StateInfo:
+    """A persistent tensor: its index in the program file's numbering (Link.tensor reads it) and its layout."""
+
+    tensor: int
+    layout: TensorInfo
+
+
+@dataclass(frozen=True)
 class DeviceInfo:
     version: int
     tier: str
@@ -171,6 +192,30 @@ class DeviceInfo:
     counter_unit: str
     has_profile: bool
     has_result: bool
+    state: list[StateInfo] = field(default_factory=list)  # persistent tensors: none for a program without state
+
+    @property
+    def state_bytes(self) -> int:
+        """Bytes of arena the program keeps from one RUN to the next."""
+        return sum(s.layout.bytes for s in self.state)
+
+
+@dataclass(frozen=True)
+class Sequence:
+    """What run_sequence returns: each step's outputs (a list, one array per program output, as
+    run_reference returns them) and counter units (INFO's counter_unit)."""
+
+    outputs: list[list[np.ndarray]]
+    counts: list[int]
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts)
+
+    @property
+    def most(self) -> int:
+        """The most one RUN took (em_run --invokes prints it as "max <unit>")."""
+        return max(self.counts, default=0)
 
 
 @dataclass(frozen=True)
@@ -180,26 +225,46 @@ class ProfileEntry:
     count: int
 
 
+def _parse_tensor(data: bytes, at: int) -> tuple[TensorInfo, int]:
+    dtype, rank, size, scale, zero_point = struct.unpack_from("<BBIfi", data, at)
+    shape = struct.unpack_from(f"<{rank}i", data, at + 14)
+    return TensorInfo(DTYPES.get(dtype, np.uint8), tuple(shape), size, scale, zero_point), at + 14 + 4 * rank
+
+
 def _parse_info(data: bytes) -> DeviceInfo:
-    version, tier, n_in, n_out, n_arenas, max_payload, program_bytes, program_id = struct.unpack_from("<HBBBBIII", data)
-    at = 18
-    arenas = list(struct.unpack_from(f"<{n_arenas}I", data, at))
-    at += 4 * n_arenas
-    tensors = []
-    for _ in range(n_in + n_out):
-        dtype, rank, size, scale, zero_point = struct.unpack_from("<BBIfi", data, at)
-        at += 14
-        shape = struct.unpack_from(f"<{rank}i", data, at)
-        at += 4 * rank
-        tensors.append(TensorInfo(DTYPES.get(dtype, np.uint8), tuple(shape), size, scale, zero_point))
-    texts = []
-    for _ in range(2):
-        n = data[at]
-        texts.append(data[at + 1:at + 1 + n].decode("utf-8", "replace"))
-        at += 1 + n
-    flags = data[at]
+    """INFO's reply. Its version first: a device of another protocol is a LinkError saying so,
+    before the rest (laid out otherwise) is read."""
+    if len(data) < 2:
+        raise FrameError(f"INFO reply of {len(data)} bytes: too short for a protocol version")
+    (version,) = struct.unpack_from("<H", data)
+    if version != PROTOCOL_VERSION:
+        raise LinkError(f"device speaks link protocol {version}, this tool {PROTOCOL_VERSION}: "
+                        "rebuild the firmware or update the tool")
+    try:
+        tier, n_in, n_out, n_arenas, max_payload, program_bytes, program_id = struct.unpack_from("<BBBBIII", data, 2)
+        at = 18
+        arenas = list(struct.unpack_from(f"<{n_arenas}I", data, at))
+        at += 4 * n_arenas
+        tensors = []
+        for _ in range(n_in + n_out):
+            tensor, at = _parse_tensor(data, at)
+            tensors.append(tensor)
+        texts = []
+        for _ in range(2):
+            n = data[at]
+            texts.append(data[at + 1:at + 1 + n].decode("utf-8", "replace"))
+            at += 1 + n
+        flags = data[at]
+        (n_state,), at = struct.unpack_from("<I", data, at + 1), at + 5
+        state = []
+        for _ in range(n_state):
+            (index,) = struct.unpack_from("<I", data, at)
+            layout, at = _parse_tensor(data, at + 4)
+            state.append(StateInfo(index, layout))
+    except (struct.error, IndexError) as error:
+        raise FrameError(f"INFO reply of {len(data)} bytes ends before its fields do ({error})") from error
     return DeviceInfo(version, TIERS.get(tier, str(tier)), tensors[:n_in], tensors[n_in:], arenas, max_payload,
-                      program_bytes, program_id, texts[0], texts[1], bool(flags & 1), bool(flags & 2))
+                      program_bytes, program_id, texts[0], texts[1], bool(flags & 1), bool(flags & 2), state)
 
 
 class PipePort:
@@ -234,7 +299,9 @@ class Link:
         self._seq = 0
         self._pending = b""
         self._info: DeviceInfo | None = None
-        self._inputs: dict[int, bytes] = {}  # what set_input wrote: written again before a RUN is re-sent
+        # Run numbers (em_link.h): a resend carries its run's, a new run the next. A random start,
+        # so that a host connecting to a device another host left is not taken for a resend of its last.
+        self._run = random.getrandbits(32)
 
     @classmethod
     def open(cls, url: str, timeout: float = 10.0, retries: int = RETRIES) -> "Link":
@@ -354,11 +421,8 @@ class Link:
         wait = timeout or self.timeout
         history: list[Heard] = []
         for attempt in range(self.retries + 1):
-            if attempt:
+            if attempt:  # the same payload: a RUN's run number tells the device it may have run it
                 self._resync(history[-1], wait)
-                if kind in (RUN, RUN_TO):
-                    for index, data in list(self._inputs.items()):  # the first run may have overwritten them
-                        self.set_input(index, data)
             heard = Heard()
             history.append(heard)
             try:
@@ -409,10 +473,7 @@ class Link:
     # ---- requests ----
 
     def info(self) -> DeviceInfo:
-        info = _parse_info(self.request(INFO))
-        if info.version != PROTOCOL_VERSION:
-            raise LinkError(f"device speaks link protocol {info.version}, this tool {PROTOCOL_VERSION}: "
-                            "rebuild the firmware or update the tool")
+        info = _parse_info(self.request(INFO))  # another protocol version: LinkError
         self._info = info
         return info
 
@@ -434,11 +495,50 @@ class Link:
         chunk = info.max_payload - 5
         for offset in range(0, len(data), chunk):
             self.request(SET_INPUT, struct.pack("<BI", index, offset) + data[offset:offset + chunk])
-        self._inputs[index] = bytes(data)
+
+    def _next_run(self) -> int:
+        self._run = (self._run + 1) & 0xFFFFFFFF
+        return self._run
 
     def run(self, timeout: float | None = None) -> int:
-        """Runs one inference; returns its counter units (INFO's counter_unit)."""
-        return struct.unpack("<Q", self.request(RUN, timeout=timeout))[0]
+        """Runs one inference (once, however often the request is sent: see the module's
+        docstring); returns its counter units (INFO's counter_unit). A program with state
+        continues from the state the run before left."""
+        return struct.unpack("<Q", self.request(RUN, struct.pack("<I", self._next_run()), timeout=timeout))[0]
+
+    def reset_state(self) -> int:
+        """Gives the program's persistent tensors their reset value (a real 0): the next run()
+        starts a new sequence. Returns how many it reset (0 for a program without state, which
+        has nothing to reset: not an error)."""
+        return struct.unpack("<I", self.request(RESET_STATE))[0]
+
+    def state(self, index: int) -> np.ndarray:
+        """Persistent tensor `index` (INFO's state) as the next run() will read it."""
+        state = self._tensors().state
+        if not 0 <= index < len(state):
+            raise LinkError(f"state {index} does not exist: the program keeps {len(state)}")
+        layout = state[index].layout
+        return np.frombuffer(self.tensor(state[index].tensor, layout.bytes), layout.dtype).reshape(layout.shape)
+
+    def run_sequence(self, steps, reset: bool = True, timeout: float | None = None) -> Sequence:
+        """Runs the steps one after another over one state: each step is the inputs of one run
+        (an array for a program of one input, else a list with one per input), written with
+        set_input; then run(), and every output read. From a reset_state() first, unless `reset`
+        is False (then the sequence continues the device's state). Returns each step's outputs
+        and counter units."""
+        info = self._tensors()
+        if reset:
+            self.reset_state()
+        outputs, counts = [], []
+        for t, step in enumerate(steps):
+            step = [step] if isinstance(step, (np.ndarray, bytes)) else list(step)
+            if len(step) != len(info.inputs):
+                raise LinkError(f"step {t} gives {len(step)} inputs: the program takes {len(info.inputs)}")
+            for index, data in enumerate(step):
+                self.set_input(index, data)
+            counts.append(self.run(timeout))
+            outputs.append([self.output(k) for k in range(len(info.outputs))])
+        return Sequence(outputs, counts)
 
     def output_bytes(self, index: int) -> bytes:
         info = self._tensors()
@@ -454,8 +554,11 @@ class Link:
         return np.frombuffer(self.output_bytes(index), tensor.dtype).reshape(tensor.shape)
 
     def run_to(self, operators: int, timeout: float | None = None) -> int:
-        """Runs operators 0..operators-1 only (their outputs stay readable by tensor())."""
-        return struct.unpack("<Q", self.request(RUN_TO, struct.pack("<I", operators), timeout=timeout))[0]
+        """Runs operators 0..operators-1 only (their outputs stay readable by tensor()). On a
+        program with state it may write part of the state: RUN and RUN_TO are then refused
+        (STATE_STALE) until reset_state()."""
+        payload = struct.pack("<II", operators, self._next_run())
+        return struct.unpack("<Q", self.request(RUN_TO, payload, timeout=timeout))[0]
 
     def tensor(self, index: int, size: int) -> bytes:
         """`size` bytes of tensor `index` (the program file's numbering), in chunks."""
@@ -495,20 +598,23 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve(board, elf: Path | str, timeout: float = 30.0) -> Iterator[Link]:
+def serve(board, elf: Path | str, timeout: float = 30.0, args: str = "", cwd: Path | str | None = None) -> Iterator[Link]:
     """Starts the serving firmware `elf` for `board` (an ember_build Board: QEMU with its UART on
-    a TCP socket, or the host build on pipes), yields a Link to it, and stops it afterwards."""
+    a TCP socket, or the host build on pipes), yields a Link to it, and stops it afterwards.
+    `args`: its command line (em_run's `PROGRAM --serve`; files through semihosting in QEMU,
+    relative to `cwd`)."""
     from ember_build.qemu import emulator_command
 
     if board.emulator is None:
-        process = subprocess.Popen([str(elf)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True)
+        process = subprocess.Popen(emulator_command(board, elf, args), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   start_new_session=True, cwd=cwd)
         link = Link(PipePort(process, 0.05), timeout, "pipe")
     else:
         port = _free_port()
         url = f"socket://127.0.0.1:{port}"
-        process = subprocess.Popen(emulator_command(board, elf, serial=f"tcp:127.0.0.1:{port},server=on,wait=on"),
+        process = subprocess.Popen(emulator_command(board, elf, args, serial=f"tcp:127.0.0.1:{port},server=on,wait=on"),
                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                   start_new_session=True)
+                                   start_new_session=True, cwd=cwd)
         link = None
         deadline = time.monotonic() + timeout
         while link is None:  # QEMU listens a moment after it starts
@@ -547,19 +653,59 @@ def board_of(args: argparse.Namespace):
     return load_board(args.board).for_tier(args.tier)
 
 
-def main() -> None:
+def _steps(info: DeviceInfo, paths: list[Path], invokes: int) -> list[list[bytes]]:
+    """Each --input file cut into `invokes` of its program input (as em_run --invokes reads them)."""
+    if len(paths) != len(info.inputs):
+        raise LinkError(f"{len(paths)} --input files for a program of {len(info.inputs)} inputs: give one per input, in order")
+    columns = []
+    for k, (path, tensor) in enumerate(zip(paths, info.inputs)):
+        data = path.read_bytes()
+        if len(data) != tensor.bytes * invokes:
+            raise LinkError(f"input {k} ({tensor.bytes} bytes): {path} holds {len(data)} bytes: give a file of "
+                            f"exactly {tensor.bytes * invokes} bytes (its size for each of the --invokes)")
+        columns.append([data[t * tensor.bytes:(t + 1) * tensor.bytes] for t in range(invokes)])
+    return [list(step) for step in zip(*columns)]
+
+
+def main(argv: list[str] | None = None, link: Link | None = None) -> None:
+    """The command line; `link`: an open Link instead of the URL's (tests, over pipes)."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("url", help="serial device (/dev/ttyACM0) or pyserial URL (socket://127.0.0.1:4000)")
     parser.add_argument("--timeout", type=float, default=10.0)
-    args = parser.parse_args()
-    with Link.open(args.url, args.timeout) as link:
+    parser.add_argument("--input", type=Path, action="append", default=[],
+                        help="raw bytes of program input k (the k-th --input), --invokes of it one after the other")
+    parser.add_argument("--output", type=Path, action="append", default=[],
+                        help="receives program output k (the k-th --output) of every invoke, one after the other")
+    parser.add_argument("--invokes", type=int, default=0,
+                        help="RUNs over one state, from a reset (default 1 when --input is given)")
+    args = parser.parse_args(argv)
+    if args.invokes < 0 or (args.invokes and not args.input):
+        parser.error("--invokes takes a count of RUNs and the --input files to run them on")
+    with contextlib.nullcontext(link) if link is not None else Link.open(args.url, args.timeout) as link:
         info = link.info()
         print(f"{info.app}: tier {info.tier}, program {info.program_bytes} B (id {info.program_id:08x}), "
               f"arenas {info.arena_bytes}, counter {info.counter_unit}, max payload {info.max_payload}")
         for kind, tensors in (("input", info.inputs), ("output", info.outputs)):
             for i, t in enumerate(tensors):
                 print(f"  {kind} {i}: {np.dtype(t.dtype).name}{list(t.shape)} scale {t.scale:g} zero point {t.zero_point}")
+        if info.state:
+            print(f"  state: {len(info.state)} persistent tensors, {info.state_bytes} B, kept between RUNs "
+                  f"(tensors {', '.join(str(s.tensor) for s in info.state)})")
+        if not args.input:
+            return
+        if len(args.output) > len(info.outputs):
+            raise LinkError(f"{len(args.output)} --output files for a program of {len(info.outputs)} outputs")
+        sequence = link.run_sequence(_steps(info, args.input, args.invokes or 1))
+        for k, path in enumerate(args.output):
+            path.write_bytes(b"".join(step[k].tobytes() for step in sequence.outputs))
+        unit = info.counter_unit.split(" ")[0]
+        print(f"{unit}: {sequence.total}")
+        if len(sequence.counts) > 1:
+            print(f"invokes: {len(sequence.counts)}\nmax {unit}: {sequence.most}")
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except LinkError as error:
+        raise SystemExit(f"ember_link: {error}") from None

@@ -23,6 +23,27 @@ static void em_state_tensors(const em_program *program, uint8_t *const *arenas, 
     }
 }
 
+em_status em_program_state_tensor(const em_program *program, uint32_t index, uint8_t *const *arenas, em_tensor *tensor,
+                                  uint32_t *tensor_index)
+{
+    if (tensor == NULL || !em_program_is_loaded(program) || index >= program->n_state
+        || (arenas == NULL && program->n_arenas > 0u)) {
+        return EM_ERR_BAD_ARGUMENT;
+    }
+    for (uint32_t i = 0; i < program->n_arenas; i++) {
+        if (arenas[i] == NULL && program->arena_size[i] > 0u) {
+            return EM_ERR_BAD_ARGUMENT;
+        }
+    }
+    em_state_tensors(program, arenas, index, tensor, NULL);
+    if (tensor_index != NULL) {
+        const em_fb_buf b = {program->data, 0u};
+        const em_fb_table entry = em_fb_trusted_vector_table(&b, program->state_pos, index);
+        *tensor_index = (uint32_t)em_fb_trusted_i32(&b, &entry, EM_STATE_TENSOR, -1); /* verified at load */
+    }
+    return EM_OK;
+}
+
 em_status em_program_reset_state(em_program *program, uint8_t *const *arenas, const uint32_t *arena_sizes,
                                  uint32_t n_arenas)
 {

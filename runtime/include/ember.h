@@ -170,6 +170,17 @@ em_status em_program_reset_state(em_program *program, uint8_t *const *arenas, co
 /** How many persistent tensors the program keeps between invokes (0: none; 0 if not loaded). */
 uint32_t em_program_state_count(const em_program *program);
 
+/**
+ * Persistent tensor @p index (0..em_program_state_count()-1) as a view into @p arenas: what the
+ * next invoke reads (after em_program_reset_state(), each tensor's zero point). For hosts and
+ * debuggers (the serial link's INFO lists them, GET_TENSOR reads them); write it only through
+ * em_program_reset_state().
+ * @param tensor_index  out, may be NULL: its index in the program file's numbering (em_program_tensor)
+ * @return EM_OK or EM_ERR_BAD_ARGUMENT (not loaded, no such state, NULL arenas or @p tensor).
+ */
+em_status em_program_state_tensor(const em_program *program, uint32_t index, uint8_t *const *arenas, em_tensor *tensor,
+                                  uint32_t *tensor_index);
+
 /** Bytes arena @p index needs (0 if there is no such arena). */
 uint32_t em_program_arena_size(const em_program *program, uint32_t index);
 

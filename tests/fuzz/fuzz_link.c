@@ -61,6 +61,11 @@ static uint8_t *arenas[EM_MAX_ARENAS];
 static uint32_t arena_sizes[EM_MAX_ARENAS];
 static em_link_model model;
 
+static em_status reset_state(void) /* RESET_STATE */
+{
+    return em_program_reset_state(&program, arenas, arena_sizes, EM_MAX_ARENAS);
+}
+
 static uint8_t *read_program(const char *path, size_t *size)
 {
     FILE *f = path != NULL ? fopen(path, "rb") : NULL;
@@ -95,12 +100,16 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     if (status == EM_OK) {
         status = em_program_copy_constants(&program, arenas, arena_sizes, EM_MAX_ARENAS);
     }
+    if (status == EM_OK) { /* a program with state starts from its reset, as link_main.c's */
+        status = reset_state();
+    }
     if (status != EM_OK) {
         fprintf(stderr, "fuzz_link: the program does not load: %s\n", em_status_name(status));
         exit(2);
     }
     model = (em_link_model){.load_status = status, .program = &program, .arenas = arenas,
-                            .arena_sizes = arena_sizes, .n_arenas = EM_MAX_ARENAS, .app_name = "fuzz"};
+                            .arena_sizes = arena_sizes, .n_arenas = EM_MAX_ARENAS, .app_name = "fuzz",
+                            .reset_state = reset_state};
     return 0;
 }
 

@@ -17,8 +17,8 @@ sys.path[:0] = [str(REPO), str(REPO / "tests" / "runtime"), str(Path(__file__).p
 from build_host import build_link_fuzzer  # noqa: E402
 from make_corpus import write_corpus  # noqa: E402
 
-from tools.ember_link import (GET_OUTPUT, GET_PROFILE, GET_RESULT, GET_TENSOR, INFO, RUN, RUN_TO,  # noqa: E402
-                              SET_INPUT, SHUTDOWN, SYNC, frame)
+from tools.ember_link import (GET_OUTPUT, GET_PROFILE, GET_RESULT, GET_TENSOR, INFO, RESET_STATE, RUN,  # noqa: E402
+                              RUN_TO, SET_INPUT, SHUTDOWN, SYNC, frame)
 
 pytestmark = pytest.mark.fuzz  # tests/tiers.py
 
@@ -28,12 +28,13 @@ ARTIFACTS = BUILD_ROOT / "fuzz-link"  # crashing inputs are kept here for replay
 def _sessions() -> dict[str, bytes]:
     """Byte streams a host could send: each request, and the malformed frames the link answers."""
     u32 = lambda *values: struct.pack(f"<{len(values)}I", *values)  # noqa: E731
-    inference = (frame(SET_INPUT, 1, b"\x00" + u32(0) + bytes(range(8))) + frame(RUN, 2)
-                 + frame(GET_OUTPUT, 3, b"\x00" + u32(0, 4)) + frame(GET_PROFILE, 4) + frame(GET_RESULT, 5))
+    inference = (frame(SET_INPUT, 1, b"\x00" + u32(0) + bytes(range(8))) + frame(RUN, 2, u32(40))
+                 + frame(RUN, 2, u32(40)) + frame(GET_OUTPUT, 3, b"\x00" + u32(0, 4)) + frame(GET_PROFILE, 4)
+                 + frame(GET_RESULT, 5) + frame(RESET_STATE, 18) + frame(RESET_STATE, 19, b"x") + frame(RUN, 20))
     return {
         "info": frame(INFO, 0),
         "inference": inference,
-        "tensors": frame(RUN_TO, 6, u32(1)) + frame(GET_TENSOR, 7, u32(0, 0, 4)) + frame(GET_TENSOR, 8, u32(99, 0, 1)),
+        "tensors": frame(RUN_TO, 6, u32(1, 41)) + frame(RUN_TO, 6, u32(1, 41)) + frame(GET_TENSOR, 7, u32(0, 0, 4)) + frame(GET_TENSOR, 8, u32(99, 0, 1)),
         "out_of_range": frame(SET_INPUT, 9, b"\x07" + u32(0xFFFFFFF0) + b"x") + frame(GET_OUTPUT, 10, b"\x00" + u32(3, 0xFFFFFFFF)),
         "oversized": SYNC + struct.pack("<BBI", INFO, 11, 1 << 20) + frame(INFO, 12),
         "truncated": frame(INFO, 13)[:-3],

@@ -80,6 +80,10 @@ INCLUDES = [
 ]
 
 
+LINK = REPO / "apps" / "common" / "firmware"  # the serial link (em_link.c), which em_run --serve speaks
+EM_RUN_INCLUDES = [*INCLUDES, f"-I{LINK}"]
+
+
 def kernel_sources() -> list[Path]:
     return sorted((RUNTIME / "kernels").glob("*.c"))
 
@@ -165,7 +169,7 @@ def _em_run(cc: str, extra: tuple[str, ...], main: tuple[str, ...]) -> Path:
     def make(out_dir: Path) -> Path:
         sources = em_run_sources(out_dir) + host_bsp_sources()
         only = {source: list(main) for source in sources if source.parent.name == "em_run"}
-        return build(cc, [*CFLAGS, *extra, *INCLUDES], sources, out_dir / "em_run", ["-lm"], only)
+        return build(cc, [*CFLAGS, *extra, *EM_RUN_INCLUDES], sources, out_dir / "em_run", ["-lm"], only)
 
     return _shared("em_run", (cc, extra, main), make)
 
@@ -181,16 +185,16 @@ def build_fuzzer(out_dir: Path) -> Path:
 def build_link_fuzzer(out_dir: Path) -> Path:
     """The libFuzzer serial-link target (clang, ASan + UBSan): em_link.c over the runtime with
     profiling built in, taking any CRC (FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)."""
-    link = REPO / "apps" / "common" / "firmware"
     flags = ["-std=c11", "-g", "-O1", "-ffp-contract=off", "-fno-sanitize-recover=all",
              "-fsanitize=fuzzer,address,undefined", "-DEM_PROFILE=1", "-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION",
-             *INCLUDES, f"-I{link}"]
-    sources = runtime_sources(out_dir) + [link / "em_link.c", REPO / "tests" / "fuzz" / "fuzz_link.c"]
+             *EM_RUN_INCLUDES]
+    sources = runtime_sources(out_dir) + [LINK / "em_link.c", REPO / "tests" / "fuzz" / "fuzz_link.c"]
     return build("clang", flags, sources, Path(out_dir) / "fuzz_link", ["-lm"])
 
 
 def em_run_sources(out_dir: Path) -> list[Path]:
-    return runtime_sources(out_dir) + sorted((REPO / "tools" / "em_run").glob("*.c")) + bsp_common_sources()
+    return (runtime_sources(out_dir) + sorted((REPO / "tools" / "em_run").glob("*.c")) + [LINK / "em_link.c"]
+            + bsp_common_sources())
 
 
 def scons_em_run(board_name: str, tier: str = "", opt: str = "") -> Path:
@@ -252,7 +256,7 @@ def _em_run_firmware(board_name: str, extra: tuple[str, ...]) -> Path:
             largest = max((r for r in board.memory if r.arena), key=lambda r: r.size)
             placement = [f"-DEM_RUN_PROGRAM_SECTION=.em_arena.{largest.name}",
                          f"-DEM_RUN_ARENA_SECTION=.em_arena.{largest.name}"]
-        includes = INCLUDES + [f"-I{d}" for d in bsp_include_dirs(board)]
+        includes = EM_RUN_INCLUDES + [f"-I{d}" for d in bsp_include_dirs(board)]
         flags = [*firmware_cflags(board), "-ffp-contract=off", "-fno-fast-math", *placement,
                  *extra, *includes]
         # Our sources warning-free (-Werror); the BSP is built with the board's flags as they are.

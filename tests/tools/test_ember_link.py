@@ -3,8 +3,9 @@ in QEMU over a TCP socket UART and natively over pipes: requests give the refere
 frames get named ERROR frames and the device keeps serving; a host that vanishes mid-frame does
 not hang it; random and corrupted frames for a bounded time leave it answering correctly; noise
 that leaves a partial frame at either end is recovered from by the Link's resynchronisation; a
-RUN after a RUN with no SET_INPUT is refused by name where the plan reused the input's bytes.
-The Link's retries and its messages are also checked on the host tier against FakeDevice (em_link.c's
+RUN after a RUN with no SET_INPUT is refused by name where the plan reused the input's bytes; a
+stateless program answers RESET_STATE with 0 and lists no state. (State over the link:
+test_link_state.py.) The Link's retries and its messages are also checked on the host tier against FakeDevice (em_link.c's
 receiver in Python) and ports that stay silent or send no frames."""
 from __future__ import annotations
 
@@ -70,8 +71,10 @@ def test_requests_reproduce_the_reference(firmware, expected, board):
         assert info.arena_bytes[0] > 0 and info.max_payload == 4096 and not info.has_profile
         program = (BUILD_ROOT / f"{board}/anomaly/gen/program.embr").read_bytes()
         assert info.program_id == zlib.crc32(program) and info.program_bytes == len(program)
+        assert info.state == [] and info.state_bytes == 0
         for i in range(len(expected[0])):
             _check_inference(link, expected, i)
+        assert link.reset_state() == 0  # no state: nothing to reset, not an error
         assert link.output(0).shape == (1, 640)
         link.shutdown()
 
@@ -147,7 +150,7 @@ def test_a_host_that_vanishes_mid_frame_does_not_hang_the_device(firmware, expec
 def test_random_and_corrupted_frames_then_a_correct_answer(firmware, expected):
     rng = random.Random(1234)
     inputs = expected[0]
-    valid = [frame(INFO, 1), frame(RUN, 2), frame(SET_INPUT, 3, struct.pack("<BI", 0, 0) + inputs[0].tobytes()[:1000])]
+    valid = [frame(INFO, 1), frame(RUN, 2, struct.pack("<I", 77)), frame(SET_INPUT, 3, struct.pack("<BI", 0, 0) + inputs[0].tobytes()[:1000])]
     with serve(load_board("corstone300"), firmware["corstone300"]) as link:
         info = link.info()
         end, sent = time.monotonic() + FUZZ_SECONDS, 0
@@ -209,7 +212,7 @@ def test_noise_that_leaves_a_partial_frame_either_way_is_recovered_from(firmware
         # To the host: a reply that loses 5 bytes leaves the Link waiting for them.
         link.port = CutOnce(link.port, 20, 5)
         assert link.info().app == "anomaly"
-        # A RUN whose reply is cut runs again, on its inputs written again.
+        # A RUN whose reply is cut is sent again, and answered from the device's memory of it.
         inputs, outputs = expected
         link.set_input(0, inputs[0])
         link.port = CutOnce(link.port.port, 3, 2)
@@ -258,16 +261,18 @@ class FakeDevice:
     """em_link.c's receiver and a few of its requests, in Python, as the port a Link reads and
     writes. It hunts for the sync pair; a frame whose next byte takes longer than `byte_timeout`
     is dropped with ERROR TRUNCATED, one with a bad CRC with ERROR BAD_CRC. Requests: INFO (an int8
-    input and output of SIZE bytes), SET_INPUT, RUN (the output is the input plus one; the run
-    overwrites the input, as a program whose plan reuses the input's bytes does, and a RUN before
-    the next SET_INPUT is refused with ERROR INPUT_CONSUMED, as em_link.c does), GET_OUTPUT,
-    SHUTDOWN (then silence). Line noise: `to_device` and `to_host` hold functions that change the
+    input and output of SIZE bytes, protocol `version`), SET_INPUT, RUN (the output is the input
+    plus one; the run overwrites the input, as a program whose plan reuses the input's bytes does,
+    and a RUN before the next SET_INPUT is refused with ERROR INPUT_CONSUMED, as em_link.c does; a
+    RUN with the last run's number is answered from memory, `runs` counts the real ones),
+    GET_OUTPUT, SHUTDOWN (then silence). Line noise: `to_device` and `to_host` hold functions that change the
     next writes (one request frame, or the Link's filler, each) and the next frames sent."""
 
     MAX_PAYLOAD, SIZE = 64, 16
 
-    def __init__(self, byte_timeout: float = 0.3) -> None:
-        self.byte_timeout = byte_timeout
+    def __init__(self, byte_timeout: float = 0.3, version: int = 2) -> None:
+        self.byte_timeout, self.version = byte_timeout, version
+        self.runs, self.last_run = 0, None
         self.to_device: list = []
         self.to_host: list = []
         self.answered: list[int] = []  # the types of the requests it answered
@@ -338,19 +343,23 @@ class FakeDevice:
         reply = b""
         if kind == INFO:
             tensor = struct.pack("<BBIfi2i", 0, 2, self.SIZE, 1.0, 0, 1, self.SIZE)
-            reply = (struct.pack("<HBBBBIIII", 1, 0, 1, 1, 1, self.MAX_PAYLOAD, 100, 0xC0FFEE, 256)
-                     + tensor + tensor + b"\x04fake\x06cycles\x00")
+            reply = (struct.pack("<HBBBBIIII", self.version, 0, 1, 1, 1, self.MAX_PAYLOAD, 100, 0xC0FFEE, 256)
+                     + tensor + tensor + b"\x04fake\x06cycles\x00" + b"\0\0\0\0" * (self.version > 1))
         elif kind == SET_INPUT:
             offset = struct.unpack_from("<I", payload, 1)[0]
             if payload[0] != 0 or offset + len(payload) - 5 > self.SIZE:
                 return self._error(5, kind, seq)
             self.input[offset:offset + len(payload) - 5] = payload[5:]
-            self.consumed = False
+            self.consumed, self.last_run = False, None
         elif kind == RUN:
-            if self.consumed:
-                return self._error(8, kind, seq)
-            self.output = bytearray((b + 1) & 0xFF for b in self.input)
-            self.input, self.consumed = bytearray(self.SIZE), True  # the run overwrote it
+            if len(payload) != 4:
+                return self._error(5, kind, seq)
+            if payload != self.last_run:
+                if self.consumed:
+                    return self._error(8, kind, seq)
+                self.output = bytearray((b + 1) & 0xFF for b in self.input)
+                self.input, self.consumed = bytearray(self.SIZE), True  # the run overwrote it
+                self.runs, self.last_run = self.runs + 1, payload
             reply = struct.pack("<Q", 1234)
         elif kind == GET_OUTPUT:
             _, offset, length = struct.unpack("<BII", payload)
@@ -417,17 +426,26 @@ def test_a_reply_that_leaves_the_host_mid_frame_is_asked_for_again(noise):
     assert device.answered == [INFO, INFO]
 
 
-def test_a_run_whose_reply_was_lost_runs_again_on_its_inputs_written_again():
+def test_a_run_whose_reply_was_lost_is_sent_again_alone_and_runs_once():
     device = FakeDevice()
     link = Link(device, timeout=0.5)
     x = np.arange(-8, 8, dtype=np.int8).reshape(1, 16)
     link.set_input(0, x)
     device.to_host.append(_cut)
     assert link.run() == 1234
-    assert device.answered == [INFO, SET_INPUT, RUN, SET_INPUT, RUN] and device.errors == []  # no INPUT_CONSUMED
-    assert np.array_equal(link.output(0), x + np.int8(1))  # the second run had its input
+    assert device.answered == [INFO, SET_INPUT, RUN, RUN] and device.errors == []  # no input rewritten
+    assert device.runs == 1  # the resend carried the same run number: answered from memory
+    assert np.array_equal(link.output(0), x + np.int8(1))
     with pytest.raises(DeviceError, match="INPUT_CONSUMED"):  # a RUN the host asked twice: not hidden
         link.run()
+    link.set_input(0, x)
+    device.to_device.append(lambda request: request[:-4])  # this time the RUN is lost on its way
+    assert link.run() == 1234 and device.runs == 2  # never ran: the resend runs it
+
+
+def test_a_device_of_another_protocol_is_named_before_its_info_is_read():
+    with pytest.raises(LinkError, match="device speaks link protocol 1, this tool 2: rebuild the firmware"):
+        Link(FakeDevice(version=1), timeout=0.5).info()
 
 
 def test_a_shutdown_whose_reply_was_cut_is_done():

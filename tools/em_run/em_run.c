@@ -4,6 +4,7 @@
  *
  *     em_run PROGRAM [--input FILE]... [--output FILE]... [--zero-inputs] [--invokes N]
  *     em_run --batch MANIFEST
+ *     em_run PROGRAM --serve
  *
  * Uses only ember.h and em_bsp.h, so the same source runs on the host and on every board
  * (files through semihosting under QEMU). Inputs: the k-th --input holds the raw bytes of
@@ -42,6 +43,12 @@
  * run exits 0 if every case matched, else EM_RUN_EXIT_CASES_FAILED (after a line counting the
  * failures); EM_RUN_EXIT_IO / EM_RUN_EXIT_USAGE when the manifest itself cannot be read or parsed.
  *
+ * Serve mode (--serve) loads the program, copies its pinned constants, resets its state and
+ * answers the serial link's requests on the console (apps/common/firmware/em_link.h, the
+ * serving firmware's protocol; tools/ember_link.py `serve(board, elf, args=...)`) until a
+ * SHUTDOWN, whose status it exits with: any program file served with no app build. It prints
+ * nothing of its own; a program that does not load is answered ERROR RUNTIME naming why.
+ *
  * A program whose arenas do not fit the pool is refused with EM_ERR_ARENA_TOO_SMALL and a line
  * naming the arena, the bytes it needs, those left and what all arenas need, which is the
  * EM_RUN_ARENA_CAPACITY to rebuild with.
@@ -54,6 +61,7 @@
 #include <string.h>
 
 #include "em_bsp.h"
+#include "em_link.h"
 #include "em_print.h"
 #include "ember.h"
 
@@ -103,6 +111,7 @@ typedef struct {
     bool zero_inputs; /* --zero-inputs: program inputs without a file are zeros */
     uint32_t n_invokes; /* --invokes N (1 without it) */
     const char *manifest; /* non-NULL: batch mode, nothing else is given */
+    bool serve; /* --serve: the serial link instead of a run (nothing else is given) */
 } em_run_args;
 
 /** A loaded program, its arenas and the bytes of its file in program_bytes. */
@@ -168,6 +177,8 @@ static bool em_run_parse(int argc, const char **argv, em_run_args *args)
             args->inputs[args->n_inputs++] = argv[++i];
         } else if (strcmp(argv[i], "--output") == 0 && i + 1 < argc && args->n_outputs < EM_RUN_MAX_OUTPUT_FILES) {
             args->outputs[args->n_outputs++] = argv[++i];
+        } else if (strcmp(argv[i], "--serve") == 0) {
+            args->serve = true;
         } else if (strcmp(argv[i], "--zero-inputs") == 0) {
             args->zero_inputs = true;
         } else if (strcmp(argv[i], "--invokes") == 0 && i + 1 < argc && args->n_invokes == 0u) {
@@ -179,6 +190,9 @@ static bool em_run_parse(int argc, const char **argv, em_run_args *args)
         } else {
             return false;
         }
+    }
+    if (args->serve && (args->n_inputs > 0u || args->n_outputs > 0u || args->zero_inputs || args->n_invokes > 0u)) {
+        return false; /* the host sends the inputs and reads the outputs */
     }
     if (args->n_invokes == 0u) {
         args->n_invokes = 1u;
@@ -424,6 +438,48 @@ static int em_run(const em_run_args *args)
     return 0;
 }
 
+static em_run_state served;
+
+/* RESET_STATE over the link */
+static em_status em_run_reset_served(void)
+{
+    return em_program_reset_state(&served.program, served.arenas, served.sizes, EM_MAX_ARENAS);
+}
+
+/** --serve: the program, loaded, its constants copied and its state reset, over the serial link
+ * until SHUTDOWN. @return the SHUTDOWN's status, or EM_RUN_EXIT_IO if the file cannot be read. */
+static int em_run_serve(const char *program_path)
+{
+    em_program *program = &served.program;
+    const int read = em_bsp_file_read(program_path, program_bytes, sizeof program_bytes, &served.file_size);
+    if (read != 0) {
+        return em_run_fail(read == -2 ? "program too large: " : "cannot read program: ", program_path, EM_RUN_EXIT_IO);
+    }
+    em_status status = em_program_load(program, program_bytes, served.file_size);
+    if (status == EM_OK && !em_run_arenas(program, served.arenas, served.sizes)) {
+        status = EM_ERR_ARENA_TOO_SMALL;
+    }
+    for (uint32_t i = 0; status == EM_OK && i < program->n_arenas; i++) {
+        memset(served.arenas[i], 0, served.sizes[i]);
+    }
+    if (status == EM_OK) {
+        status = em_program_copy_constants(program, served.arenas, served.sizes, EM_MAX_ARENAS);
+    }
+    if (status == EM_OK) {
+        status = em_run_reset_served();
+    }
+    const em_link_model model = {
+        .load_status = status,
+        .program = program,
+        .arenas = served.arenas,
+        .arena_sizes = served.sizes,
+        .n_arenas = EM_MAX_ARENAS,
+        .app_name = "em_run",
+        .reset_state = em_run_reset_served,
+    };
+    return em_link_serve(&model);
+}
+
 static const char *em_run_code_name(int code)
 {
     if (code == EM_RUN_EXIT_IO) {
@@ -639,8 +695,11 @@ int em_app_main(void)
     const int argc = em_bsp_args(storage, sizeof storage, argv, EM_RUN_MAX_ARGS);
     em_run_args args;
     if (argc < 0 || !em_run_parse(argc, argv, &args)) {
-        return em_run_fail("usage: em_run PROGRAM [--input FILE]... [--output FILE]... [--zero-inputs] [--invokes N] | em_run --batch MANIFEST",
-                           NULL, EM_RUN_EXIT_USAGE);
+        return em_run_fail("usage: em_run PROGRAM [--input FILE]... [--output FILE]... [--zero-inputs] [--invokes N] "
+                           "| em_run --batch MANIFEST | em_run PROGRAM --serve", NULL, EM_RUN_EXIT_USAGE);
+    }
+    if (args.serve) {
+        return em_run_serve(args.program);
     }
     return args.manifest != NULL ? em_run_batch(args.manifest) : em_run(&args);
 }

@@ -238,6 +238,14 @@ typedef struct {
                                                     its bytes) and no SET_INPUTs have rewritten it whole */
     uint32_t filling;      /* the input SET_INPUT is rewriting, in order from offset 0 ... */
     uint32_t filled;       /* ... and how many of its bytes so far (a consumed input is fresh at its size) */
+    int stale;             /* a RUN_TO or a failed RUN may have written part of the state: RESET_STATE */
+    struct {               /* the last RUN / RUN_TO that invoked, answered again to a resend of it */
+        int valid;
+        uint8_t type;
+        uint32_t number, operators;
+        em_status status;
+        uint64_t count;
+    } last;
 #if defined(EM_PROFILE) && EM_PROFILE
     em_profile_entry entries[EM_LINK_MAX_OPS];
     uint32_t n_entries;
@@ -285,6 +293,19 @@ static void send_info(server *s, const frame *f)
     put_text(&c, s->model->app_name ? s->model->app_name : "");
     put_text(&c, em_bsp_counter_unit());
     put_u8(&c, (uint32_t)(PROFILE_BUILT | (em_link_app_result ? 2u : 0u)));
+    const uint32_t n_state = em_program_state_count(p);
+    put_u32(&c, n_state);
+    for (uint32_t i = 0; i < n_state; ++i) {
+        em_tensor t;
+        uint32_t index;
+        const em_status st = em_program_state_tensor(p, i, s->model->arenas, &t, &index);
+        if (st != EM_OK) {
+            send_error(EM_LINK_ERR_RUNTIME, f->type, f->seq, em_status_name(st));
+            return;
+        }
+        put_u32(&c, index);
+        put_tensor(&c, &t);
+    }
     if (c.overflow) {
         send_error(EM_LINK_ERR_NOT_AVAILABLE, f->type, f->seq, "INFO does not fit max_payload");
         return;
@@ -365,6 +386,7 @@ static void set_input(server *s, const frame *f)
             s->consumed[index / 32u] &= ~(1u << (index % 32u));
         }
         s->ran = 0;
+        s->last.valid = 0; /* the arena changed: a resent RUN cannot be answered from memory */
         reply(f->type, f->seq, NULL, 0);
     }
 }
@@ -387,31 +409,75 @@ static void reply_count(const frame *f, uint64_t count)
     reply(f->type, f->seq, bytes, sizeof bytes);
 }
 
+/* ---- RUN and RUN_TO: state, and resends answered from memory ---- */
+
+/* A resend of the last RUN / RUN_TO that invoked (same type, number and operator count):
+ * answered as it was, without invoking again. */
+static int answered_again(const server *s, const frame *f, uint32_t number, uint32_t operators)
+{
+    if (!s->last.valid || s->last.type != f->type || s->last.number != number || s->last.operators != operators) {
+        return 0;
+    }
+    if (s->last.status != EM_OK) {
+        send_error(EM_LINK_ERR_RUNTIME, f->type, f->seq, em_status_name(s->last.status));
+    } else {
+        reply_count(f, s->last.count);
+    }
+    return 1;
+}
+
+/* Refuses a RUN or RUN_TO over state that a RUN_TO or a failed RUN may have written part of. */
+static int state_usable(const server *s, const frame *f)
+{
+    if (s->stale) {
+        send_error(EM_LINK_ERR_STATE_STALE, f->type, f->seq,
+                   "the last RUN_TO or failed RUN may have written part of the state: RESET_STATE first");
+        return 0;
+    }
+    return 1;
+}
+
+/* After an invoke: inputs consumed, the state stale unless a whole invoke succeeded, remembered. */
+static void ran(server *s, const frame *f, uint32_t number, uint32_t operators, em_status st, uint64_t count, int whole)
+{
+    consume_inputs(s);
+    if (em_program_state_count(s->model->program) > 0u && (st != EM_OK || !whole)) {
+        s->stale = 1;
+    }
+    s->last.valid = 1;
+    s->last.type = f->type;
+    s->last.number = number;
+    s->last.operators = operators;
+    s->last.status = st;
+    s->last.count = count;
+    if (st != EM_OK) {
+        send_error(EM_LINK_ERR_RUNTIME, f->type, f->seq, em_status_name(st));
+    } else {
+        reply_count(f, count);
+    }
+}
+
 static void run_to(server *s, const frame *f)
 {
     const em_link_model *m = s->model;
-    if (f->length < 4u) {
-        send_error(EM_LINK_ERR_BAD_REQUEST, f->type, f->seq, "RUN_TO takes a u32 operator count");
+    if (f->length != 8u) {
+        send_error(EM_LINK_ERR_BAD_REQUEST, f->type, f->seq,
+                   "RUN_TO takes a u32 operator count and a u32 run number (link protocol 2)");
         return;
     }
-    const uint32_t n = get_u32(payload);
+    const uint32_t n = get_u32(payload), number = get_u32(payload + 4);
     if (n > m->program->n_operators) {
         send_error(EM_LINK_ERR_BAD_REQUEST, f->type, f->seq, "operator count past the program's operators");
         return;
     }
-    if (!inputs_fresh(s, f)) {
+    if (answered_again(s, f, number, n) || !state_usable(s, f) || !inputs_fresh(s, f)) {
         return;
     }
     const uint64_t start = em_bsp_counter_read();
     const em_status st = em_program_invoke_until(m->program, m->arenas, m->arena_sizes, m->n_arenas, n);
     const uint64_t count = em_bsp_counter_read() - start - em_bsp_counter_overhead();
-    consume_inputs(s);
     s->ran = 0; /* the outputs are not the model's: no result, no profile */
-    if (st != EM_OK) {
-        send_error(EM_LINK_ERR_RUNTIME, f->type, f->seq, em_status_name(st));
-        return;
-    }
-    reply_count(f, count);
+    ran(s, f, number, n, st, count, 0);
 }
 
 static void get_tensor(server *s, const frame *f)
@@ -436,7 +502,12 @@ static void get_tensor(server *s, const frame *f)
 static void run(server *s, const frame *f)
 {
     const em_link_model *m = s->model;
-    if (!inputs_fresh(s, f)) {
+    if (f->length != 4u) {
+        send_error(EM_LINK_ERR_BAD_REQUEST, f->type, f->seq, "RUN takes a u32 run number (link protocol 2)");
+        return;
+    }
+    const uint32_t number = get_u32(payload);
+    if (answered_again(s, f, number, 0u) || !state_usable(s, f) || !inputs_fresh(s, f)) {
         return;
     }
     const uint64_t start = em_bsp_counter_read();
@@ -448,13 +519,31 @@ static void run(server *s, const frame *f)
     const em_status st = em_program_invoke(m->program, m->arenas, m->arena_sizes, m->n_arenas);
 #endif
     const uint64_t count = em_bsp_counter_read() - start - em_bsp_counter_overhead();
-    consume_inputs(s);
+    s->ran = st == EM_OK;
+    ran(s, f, number, 0u, st, count, 1);
+}
+
+static void reset_state(server *s, const frame *f)
+{
+    if (f->length != 0u) {
+        send_error(EM_LINK_ERR_BAD_REQUEST, f->type, f->seq, "RESET_STATE takes no payload");
+        return;
+    }
+    const uint32_t n = em_program_state_count(s->model->program);
+    if (n > 0u && s->model->reset_state == NULL) {
+        send_error(EM_LINK_ERR_NOT_AVAILABLE, f->type, f->seq, "this firmware cannot reset the program's state");
+        return;
+    }
+    const em_status st = n > 0u ? s->model->reset_state() : EM_OK; /* no state: nothing to reset */
+    s->last.valid = 0; /* the state changed: a resent RUN cannot be answered from memory */
     if (st != EM_OK) {
+        s->stale = 1;
         send_error(EM_LINK_ERR_RUNTIME, f->type, f->seq, em_status_name(st));
         return;
     }
-    s->ran = 1;
-    reply_count(f, count);
+    s->stale = 0;
+    const uint8_t bytes[4] = {(uint8_t)n, (uint8_t)(n >> 8), (uint8_t)(n >> 16), (uint8_t)(n >> 24)};
+    reply(f->type, f->seq, bytes, sizeof bytes);
 }
 
 static void get_profile(server *s, const frame *f)
@@ -511,7 +600,7 @@ typedef void (*handler)(server *s, const frame *f);
 static const handler handlers[] = {
     [EM_LINK_INFO] = send_info,          [EM_LINK_SET_INPUT] = set_input,     [EM_LINK_RUN] = run,
     [EM_LINK_GET_OUTPUT] = get_output,   [EM_LINK_GET_PROFILE] = get_profile, [EM_LINK_GET_RESULT] = get_result,
-    [EM_LINK_RUN_TO] = run_to,           [EM_LINK_GET_TENSOR] = get_tensor,
+    [EM_LINK_RUN_TO] = run_to,           [EM_LINK_GET_TENSOR] = get_tensor,   [EM_LINK_RESET_STATE] = reset_state,
 };
 
 int em_link_serve(const em_link_model *model)

@@ -18,9 +18,16 @@
 #define EM_APP_NAME ""
 #endif
 
+static em_program program;
+
+/* RESET_STATE: the program's persistent tensors from their reset value again, in em_app_arenas. */
+static em_status reset_state(void)
+{
+    return em_app_reset_state(&program);
+}
+
 int em_app_main(void)
 {
-    static em_program program;
     em_status status = em_app_open_linked(&program, em_model_program, em_model_program_size, em_model_program_crc32);
     if (status == EM_OK) { /* weights pinned to RAM (app.yaml memory: pin:): copied once */
         status = em_app_copy_constants(&program);
@@ -35,6 +42,7 @@ int em_app_main(void)
         .arena_sizes = em_app_arena_sizes,
         .n_arenas = EM_APP_ARENAS,
         .app_name = EM_APP_NAME,
+        .reset_state = reset_state,
     };
     return em_link_serve(&model);
 }
