@@ -13,8 +13,10 @@ from compiler.ops import OP_TABLE
 
 
 def dims(shape: tuple[int, ...]) -> str:
-    """A shape without its batch, as "49x10x64"."""
-    return "x".join(str(d) for d in shape[1:])
+    """A shape without its batch of 1, as "49x10x64". A leading dim other than 1 stays: where the
+    lowering folds tokens or heads into it (a linear over [50, 64], a batch_matmul over [2, 50, 32])
+    it is part of the work, and dropping it would show "64 -> 192" for 50 rows of 64 -> 192."""
+    return "x".join(str(d) for d in (shape[1:] if shape and shape[0] == 1 else shape))
 
 
 def shape_text(graph: Graph, op: Op) -> str:

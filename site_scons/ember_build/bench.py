@@ -71,6 +71,9 @@ MODELS: dict[str, BenchModel] = {m.name: m for m in (
                {"mve": 146_640, "dsp": 578_882, "scalar": 952_180}),
     # Ember's own detector (issue 7 asks for its figures); no CMSIS-NN figure to compare with.
     BenchModel("micro_yolo", "µYOLO (128×128)", "apps.person_detect.model", "micro_yolo", (1, 3, 128, 128), {}),
+    # Keyword spotters over DS-CNN's 49×10 MFCCs with a GRU and with attention (issue 19); no CMSIS-NN figure.
+    BenchModel("crnn", "CRNN (conv + 2×GRU)", "apps.kws.sequence_models", "crnn", (1, 1, 49, 10), {}),
+    BenchModel("kwt", "KWT (3 blocks, 64 wide)", "apps.kws.sequence_models", "kwt", (1, 1, 49, 10), {}),
 )}
 MLPERF_MODELS = ("ds_cnn", "resnet8", "mobilenet_v1_025", "autoencoder")  # the ones with CMSIS-NN figures
 CMSIS_NN_NOTE = "CMSIS-NN commit 99f736a, -O3, GCC 12.2, whole network (issue 3)"
@@ -104,7 +107,8 @@ def select(names: str, known: tuple[str, ...] | list[str], what: str) -> list[st
 # ---- models: seeded weights, calibration, input ---------------------------------------------
 
 def build_model(name: str, seed: int = 0):
-    """The model with seeded random weights and non-trivial batch-norm statistics, in eval mode."""
+    """The model with seeded random weights, non-trivial batch-norm statistics and layer-norm
+    affines (PyTorch initialises those to 1 and 0), in eval mode."""
     import torch
 
     from ember_build.app_build import checkout_module
@@ -116,6 +120,9 @@ def build_model(name: str, seed: int = 0):
         if isinstance(module, (torch.nn.BatchNorm1d, torch.nn.BatchNorm2d)):
             module.running_mean.uniform_(-0.2, 0.2)
             module.running_var.uniform_(0.5, 1.5)
+            module.weight.data.uniform_(0.5, 1.5)
+            module.bias.data.uniform_(-0.2, 0.2)
+        elif isinstance(module, torch.nn.LayerNorm) and module.elementwise_affine:
             module.weight.data.uniform_(0.5, 1.5)
             module.bias.data.uniform_(-0.2, 0.2)
     return model.eval()
