@@ -102,10 +102,10 @@ def _join_history(graph: Graph, need: _Need, axis: int) -> None:
     name = need.op.inputs[need.index]
     x = graph.tensors[name]
     new = x.shape[axis]
-    # raw int16 samples (a front end's audio input) carry no quantization: their reset value 0 is
-    # silence, a real 0 as well
-    raw_audio = x.dtype == "int16" and x.quant is None and need.op.kind == "mel_features"
-    if not raw_audio and (x.dtype not in ("int8", "int16") or x.quant is None):
+    # int16 without quantization holds plain integers (a front end's raw audio samples): its reset
+    # value 0 is a real 0 too (silence)
+    plain = x.dtype == "int16" and x.quant is None
+    if not plain and (x.dtype not in ("int8", "int16") or x.quant is None):
         raise StreamError(f"{need.op.kind} ({need.op.origin or 'no origin'}) reads {x.dtype} {name} over a window of "
                           "frames: a streamed history holds integers; quantize the ops along time")
 
