@@ -1,11 +1,14 @@
 """Audio front ends as an Ember op: raw int16 PCM in, MFCC or log-mel features out.
 
-Two front ends are defined, each a `FrontEnd` (frozen dataclass):
+Three front ends are defined, each a `FrontEnd` (frozen dataclass):
 
 * `MFCC_KWS` — the MLPerf Tiny keyword-spotting features, `mfcc(audio)`: int16 PCM
   [..., 16000] (1 s at 16 kHz) → float32 [..., 49, 10].
 * `LOG_MEL_ANOMALY` — the MLPerf Tiny anomaly-detection features, `log_mel(audio)`: int16 PCM
   [..., 3072] → float32 [..., 5, 128] (the model's 640 inputs, frame-major).
+* `LOG_MEL_WAKEWORD` — the MLPerf Tiny streaming wake word's 40 log-mel bands, 1024-sample frames
+  every 512: int16 PCM [..., 15872] → float32 [..., 30, 40]; streamed (compiler.options.Stream(1,
+  512)) it takes 512 new samples per invoke and makes one frame.
 
 What they follow (facts checked against the sources, 2026-11-30):
 
@@ -200,7 +203,18 @@ MFCC_KWS = FrontEnd(name="mfcc_kws", samples=KWS_SAMPLES, frame_length=480, fram
 LOG_MEL_ANOMALY = FrontEnd(name="log_mel_anomaly", samples=ANOMALY_SAMPLES, frame_length=1024, frame_step=512,
                            fft_length=1024, n_mels=ANOMALY_MELS, fmin=0.0, fmax=SAMPLE_RATE / 2,
                            mel_scale="slaney", magnitude=False, log="db", eps=sys.float_info.epsilon)
-FRONT_ENDS = {f.name: f for f in (MFCC_KWS, LOG_MEL_ANOMALY)}
+# MLPerf Tiny v1.3 streaming wake word ("lfbe" features of benchmark/training/streaming_wakeword/
+# get_dataset.py): 64 ms frames (1024 samples) every 32 ms (512), 40 HTK mel bands over 0..8 kHz
+# of the power spectrum, 10·log10; 30 frames (15,872 samples) a window. The reference clips
+# P / 1024 at 10^-5.2 below (then maps -52..12 dB to 0..1): here eps = 10^-5.2 · 1024 ≈ 6.5e-3 puts
+# the same floor under the mel energies of P (x / 32768, no 1 / N). Unlike the reference: a
+# periodic Hann window (its Hamming), and no pre-emphasis (the op has none); the model, trained on
+# these very features, does not mind.
+WAKEWORD_FRAMES = 30
+LOG_MEL_WAKEWORD = FrontEnd(name="log_mel_wakeword", samples=1024 + (WAKEWORD_FRAMES - 1) * 512, frame_length=1024,
+                            frame_step=512, fft_length=1024, n_mels=40, fmin=0.0, fmax=SAMPLE_RATE / 2,
+                            mel_scale="htk", magnitude=False, log="db", eps=10 ** -5.2 * 1024)
+FRONT_ENDS = {f.name: f for f in (MFCC_KWS, LOG_MEL_ANOMALY, LOG_MEL_WAKEWORD)}
 
 
 def mfcc(audio: np.ndarray) -> np.ndarray:

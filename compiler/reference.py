@@ -221,6 +221,11 @@ def concat_s8(inputs: list[np.ndarray], *, axis: int) -> np.ndarray:
     return np.concatenate([np.asarray(x, np.int8) for x in inputs], axis=axis)
 
 
+def concat_s16(inputs: list[np.ndarray], *, axis: int) -> np.ndarray:
+    """Concatenation along `axis` of int16 tensors (a stream's raw audio samples: a pure copy)."""
+    return np.concatenate([np.asarray(x, np.int16) for x in inputs], axis=axis)
+
+
 # Data movement: pad, transpose, slice, upsample_nearest and reshape move elements and compute
 # nothing, so they hold for any dtype (int8 codes sharing one quantization, int32, float32).
 

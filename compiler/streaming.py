@@ -4,9 +4,9 @@ conversion (passes/stream_frames.py) reads.
 A streamed tensor carries only the newest frames of a window along its time axis. An op either
 computes each output frame from the same frames of its inputs (`Framewise`: quantize, a table, an
 add of two streamed tensors), or reads a window of `extent` frames every `stride` (`Window`: a
-convolution or pooling along time, with no padding along it), or needs the whole window (no
-rule: a flatten into a dense layer, a mean over time); the conversion gives the last two the
-frames they need from persistent tensors (compiler/ir.State).
+convolution or pooling along time, with no padding along it; an audio front end's frames of
+samples), or needs the whole window (no rule: a flatten into a dense layer, a mean over time);
+the conversion gives the last two the frames they need from persistent tensors (compiler/ir.State).
 """
 from __future__ import annotations
 
@@ -76,6 +76,15 @@ def pool_window(graph: Graph, op: Op, axes: dict[int, int]) -> Window | None:
 def _window(op: Op, kernel: int, dilation: int, stride: int, k: int) -> Window | None:
     before, after = op.attrs["padding"][2 * k], op.attrs["padding"][2 * k + 1]
     return Window((kernel - 1) * dilation + 1, stride) if before == after == 0 else None
+
+
+def frame_window(graph: Graph, op: Op, axes: dict[int, int]) -> Window | None:
+    """An audio front end (mel_features) streamed along its samples: a frame of `frame_length`
+    samples (its window constant, input 1) every `frame_step`. Its audio [*batch, samples] and its
+    features [*batch, frames, coefficients] have their time axis at the same index."""
+    if set(axes) != {0} or axes[0] != len(graph.tensors[op.inputs[0]].shape) - 1:
+        return None
+    return Window(graph.tensors[op.inputs[1]].shape[0], op.attrs["frame_step"])
 
 
 def transpose_axis(graph: Graph, op: Op, axes: dict[int, int]) -> Framewise | None:

@@ -1,4 +1,6 @@
-"""concatenation: int8 tensors sharing one quantization, joined along an axis (a strided copy).
+"""concatenation: int8 tensors sharing one quantization, joined along an axis (a strided copy);
+or int16 ones (raw audio samples: a streamed front end's history joined to its new samples,
+passes/stream_frames.py).
 
 Lowering: dequantize → cat → quantize becomes `concatenation` on the
 int8 codes; PyTorch's dim is mapped to Ember's NHWC axis for 4-D maps.
@@ -31,6 +33,8 @@ MAX_INPUTS = 8
 
 
 def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    if all(np.asarray(x).dtype == np.int16 for x in inputs):
+        return [reference.concat_s16(inputs, axis=op.attrs["axis"])]
     return [reference.concat_s8(inputs, axis=op.attrs["axis"])]
 
 

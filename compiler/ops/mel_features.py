@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from compiler import streaming
 from compiler.audio_features import features_int
 from compiler.ir import Op
 from compiler.ops.spec import OpSpec
@@ -54,6 +55,9 @@ MEL_FEATURES = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_mel_features",
+    # streamed along the samples (compiler.options.Stream(1, hop) on a program with a front end):
+    # each invoke's hop of new samples after the frame's earlier ones gives hop / frame_step frames
+    stream=streaming.frame_window,
 )
 
 

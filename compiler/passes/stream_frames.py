@@ -7,9 +7,13 @@ each op's record (OpSpec.stream, compiler/streaming.py):
 - a framewise op (quantize, a table, an add, a transpose or reshape that keeps the axis) runs on
   the new frames only;
 - a window along time (a convolution or pooling of `extent` frames every `stride`, unpadded
-  along it) reads its last `extent - stride` input frames from a history (a persistent tensor),
-  joined in front of the new ones (`concatenation`), and the newest of them become the history
-  of the next invoke (`slice`): it then makes hop / stride new output frames;
+  along it; an audio front end's frames of samples: with `front_end=`, input 0 is the int16
+  audio, so Stream(1, hop) streams `hop` samples) reads its last `extent - stride` input frames
+  from a history (a persistent tensor), joined in front of the new ones (`concatenation`), and
+  the newest of them become the history of the next invoke (`slice`): it then makes
+  hop / stride new output frames. Only where the window's last output frame reads its last
+  input frame: frames left over after it (a front end's samples after its last whole frame)
+  would put the stream's newest frames where the window has none;
 - any other op (a flatten into a dense layer, a mean over time) gets the whole window back the
   same way, from a history of all but the new frames, and runs as it did.
 Once a tensor holds its whole window again (the last convolution of a stack that reduces T to
@@ -61,7 +65,8 @@ def stream_frames(graph: Graph, options: LoweringOptions) -> Graph:
         n, out = min(lengths), op.outputs[0]
         if isinstance(rule, Framewise):
             time[out], length[out] = rule.axis, n
-        elif isinstance(rule, Window) and n % rule.stride == 0 and rule.extent >= rule.stride:
+        elif isinstance(rule, Window) and n % rule.stride == 0 and rule.extent >= rule.stride and _ends_aligned(
+                graph.tensors[op.inputs[0]].shape[axes[0]], rule):
             needs.append(_Need(op, 0, rule.extent - rule.stride))
             time[out], length[out] = axes[0], n // rule.stride
         else:
@@ -71,6 +76,13 @@ def stream_frames(graph: Graph, options: LoweringOptions) -> Graph:
             del time[out], length[out]  # whole again: the rest runs as it did
     _rewrite(graph, time, length, needs)
     return graph
+
+
+def _ends_aligned(frames: int, rule: Window) -> bool:
+    """The window's last output frame reads up to its last input frame. Otherwise (a front end's
+    samples after its last whole frame, a strided convolution's leftover frame) the windowed op
+    ignores the newest frames, and a history joined to them would read later frames than it."""
+    return frames >= rule.extent and (frames - rule.extent) % rule.stride == 0
 
 
 def _rewrite(graph: Graph, time: dict[str, int], length: dict[str, int], needs: list[_Need]) -> None:
@@ -90,7 +102,10 @@ def _join_history(graph: Graph, need: _Need, axis: int) -> None:
     name = need.op.inputs[need.index]
     x = graph.tensors[name]
     new = x.shape[axis]
-    if x.dtype not in ("int8", "int16") or x.quant is None:
+    # int16 without quantization holds plain integers (a front end's raw audio samples): its reset
+    # value 0 is a real 0 too (silence)
+    plain = x.dtype == "int16" and x.quant is None
+    if not plain and (x.dtype not in ("int8", "int16") or x.quant is None):
         raise StreamError(f"{need.op.kind} ({need.op.origin or 'no origin'}) reads {x.dtype} {name} over a window of "
                           "frames: a streamed history holds integers; quantize the ops along time")
 

@@ -1,8 +1,9 @@
 /**
  * @file em_op_data_movement.h
  * @brief What the data-movement adapters (PAD, TRANSPOSE, SLICE, UPSAMPLE_NEAREST, RESHAPE)
- *        share: their dtypes (INT8, INT32, FLOAT32: the kernels move elements as bytes, so the
- *        float fallback runs the same ops), shapes as kernel structs, and int vectors of options.
+ *        share: their dtypes (INT8, INT16, INT32, FLOAT32: the kernels move elements as bytes, so the
+ *        float fallback runs the same ops, and a streamed front end slices its int16 audio history;
+ *        PAD takes no INT16), shapes as kernel structs, and int vectors of options.
  *        Header-only (static inline) so that each op links alone.
  */
 #ifndef EM_OP_DATA_MOVEMENT_H
@@ -16,7 +17,8 @@
 /** Bytes per element of the dtypes data movement takes, 0 for any other. */
 static inline int32_t em_op_element_size(em_dtype dtype)
 {
-    static const int8_t sizes[] = {[EM_DTYPE_INT8] = 1, [EM_DTYPE_INT32] = 4, [EM_DTYPE_FLOAT32] = 4};
+    static const int8_t sizes[] = {[EM_DTYPE_INT8] = 1, [EM_DTYPE_INT16] = 2, [EM_DTYPE_INT32] = 4,
+                                   [EM_DTYPE_FLOAT32] = 4};
     return (uint32_t)dtype < sizeof sizes ? sizes[dtype] : 0;
 }
 

@@ -36,6 +36,7 @@ static em_status em_pad_check(const em_op_context *ctx)
         return s;
     }
     if (!em_op_movable(&a.input, &a.output) || a.output.rank != a.input.rank
+        || a.input.dtype == EM_DTYPE_INT16 /* no int16 border value in PadOptions' contract */
         || (a.input.dtype == EM_DTYPE_INT8 && !em_op_in_s8(a.value))
         || !em_op_span_ok(em_tensor_elements(&a.output), em_op_element_size(a.input.dtype))) {
         return EM_ERR_BAD_OPERATOR;

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from apps.common.datasets import DatasetError
+from apps.common import speech
 from apps.kws import data
 
 TRAIN_VOICE = data.voices("train")[0]
@@ -49,7 +50,7 @@ def test_synthetic_deterministic_cached_and_shaped(tmp_path, monkeypatch):
     def no_espeak(utterance):
         raise AssertionError(f"{utterance} should have come from the cache")
 
-    monkeypatch.setattr(data, "speak", no_espeak)
+    monkeypatch.setattr(speech, "speak", no_espeak)  # where the renders are made (apps/common/speech.py)
     again = data.synthetic(6, seed=3, cache_dir=tmp_path)
     assert np.array_equal(first.audio, again.audio) and np.array_equal(first.labels, again.labels)
 

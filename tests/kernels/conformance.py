@@ -104,8 +104,8 @@ def edge_int8(rng: np.random.Generator, shape, ends: float = 0.1) -> np.ndarray:
 
 
 def typed_tensor(name: str, dtype: str, shape, data=None) -> Tensor:
-    """An int8 (quantized, zero point 0), int32 or float32 (unquantized) tensor: the dtypes the
-    dtype-generic data-movement ops take."""
+    """An int8 (quantized, zero point 0), int16, int32 or float32 (unquantized) tensor: the dtypes
+    the dtype-generic data-movement ops take (int16: a streamed front end's raw audio)."""
     if dtype == "int8":
         return int8_tensor(name, shape, data=data)
     return Tensor(name, dtype, tuple(shape), data=data)
@@ -113,12 +113,15 @@ def typed_tensor(name: str, dtype: str, shape, data=None) -> Tensor:
 
 def edge_values(rng: np.random.Generator, dtype: str, shape) -> np.ndarray:
     """Random values of `dtype` with its extremes sprinkled in (int8: edge_int8; int32: INT32_MIN /
-    MAX; float32: ±0, ±inf, NaN, subnormals, the largest finite), first and last at the ends."""
+    MAX; int16 likewise; float32: ±0, ±inf, NaN, subnormals, the largest finite), first and last at the ends."""
     if dtype == "int8":
         return edge_int8(rng, shape)
     if dtype == "int32":
         x = rng.integers(-(2**31), 2**31, size=shape, dtype=np.int64).astype(np.int32)
         ends = np.array([-(2**31), 2**31 - 1, 0, -1], np.int32)
+    elif dtype == "int16":
+        x = rng.integers(-(2**15), 2**15, size=shape, dtype=np.int64).astype(np.int16)
+        ends = np.array([-(2**15), 2**15 - 1, 0, -1], np.int16)
     else:
         x = (rng.standard_normal(size=shape) * 100).astype(np.float32)
         ends = np.array([-0.0, np.inf, -np.inf, np.nan, 1e-45, -3.4028235e38, 3.4028235e38], np.float32)

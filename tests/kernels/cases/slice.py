@@ -31,6 +31,8 @@ CASES = [
     ((1, 3, 4, 8), (0, 1, 0, 2), (1, 1, 1, 1), (1, 2, 4, 4), "int32"),     # runs of 16 bytes
     ((1, 3, 4, 9), (0, 0, 1, 0), (1, 1, 1, 1), (1, 3, 3, 9), "float32"),   # runs of 108 bytes
     ((5, 6), (1, 3), (2, 1), (2, 3), "float32"),                           # runs of 12 bytes
+    ((1, 1536), (0, 512), (1, 1), (1, 1024), "int16"),                     # a streamed front end's audio history
+    ((2, 3, 7), (1, 0, 1), (1, 2, 3), (1, 2, 2), "int16"),                 # strided 2-byte elements
 ]
 
 RANDOM = 12  # seeded random ranks 1..5, sizes 1..12, begins, steps 1..4, sizes that fit
