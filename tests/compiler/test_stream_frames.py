@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -23,8 +22,7 @@ from compiler.errors import StreamError
 from compiler.options import Stream
 from compiler.quantizer import CortexMQuantizer
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runtime"))
-from build_host import build_em_run, build_em_run_firmware  # noqa: E402
+from build_host import build_em_run, build_em_run_firmware
 
 STREAM = 48
 
@@ -131,6 +129,21 @@ def test_a_stream_the_model_cannot_take_is_a_stream_error():
         programs(model, 6, 12, quantizer=skip)
 
 
+def _em_run_invokes(device: str, tmp_path: Path, invokes: int) -> np.ndarray:
+    """em_run's outputs [invokes, -1] of s.embr over in.bin, on the host build or in QEMU."""
+    from ember_build.board import load_board
+    from ember_build.qemu import emulator_command
+
+    args = f"s.embr --input in.bin --output out.bin --invokes {invokes}"
+    if device == "host":
+        cmd = [str(build_em_run()), *args.split()]
+    else:
+        cmd = emulator_command(load_board(device), build_em_run_firmware(device), args)
+    result = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return np.fromfile(tmp_path / "out.bin", np.float32).reshape(invokes, -1)
+
+
 def _stream_files(streamed, x, tmp_path):
     path = streamed.save(tmp_path / "s.embr")
     frames = np.ascontiguousarray(np.moveaxis(x, 2, 0)).astype(np.float32)  # [T, 1, C]: one frame after another
@@ -141,20 +154,12 @@ def _stream_files(streamed, x, tmp_path):
 @pytest.mark.parametrize("device", ["host", "corstone300", "mps2_an386"])
 def test_the_runtime_streams_as_the_reference(device, tmp_path):
     from ember_build.board import load_board
-    from ember_build.qemu import emulator_command
 
     target = "cortex-m3" if device == "host" else load_board(device).cpu
     windowed, streamed = programs(TemporalNet(), 6, 12, target=target)
     x = check_equal_on_the_stream(windowed, streamed, 6, 12)
     _stream_files(streamed, x, tmp_path)
-    args = f"s.embr --input in.bin --output out.bin --invokes {STREAM}"
-    if device == "host":
-        cmd = [str(build_em_run()), *args.split()]
-    else:
-        cmd = emulator_command(load_board(device), build_em_run_firmware(device), args)
-    result = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout + result.stderr
-    got = np.fromfile(tmp_path / "out.bin", np.float32).reshape(STREAM, -1)
+    got = _em_run_invokes(device, tmp_path, STREAM)
     state: dict = {}
     want = np.stack([streamed.run_reference(x[:, :, t:t + 1], state=state)[0].reshape(-1) for t in range(STREAM)])
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
@@ -254,7 +259,6 @@ def test_a_front_end_the_window_rule_does_not_fit_gets_the_whole_window_of_sampl
 @pytest.mark.parametrize("device", ["host", "corstone300"])
 def test_the_runtime_streams_a_front_end_as_the_reference(device, tmp_path):
     from ember_build.board import load_board
-    from ember_build.qemu import emulator_command
 
     hop = 80
     target = "cortex-m3" if device == "host" else load_board(device).cpu
@@ -262,14 +266,7 @@ def test_the_runtime_streams_a_front_end_as_the_reference(device, tmp_path):
     audio = check_audio_stream(windowed, streamed, SMALL_LOG_MEL, hop)
     streamed.save(tmp_path / "s.embr")
     audio.tofile(tmp_path / "in.bin")  # one hop of int16 samples after another
-    args = f"s.embr --input in.bin --output out.bin --invokes {AUDIO_HOPS}"
-    if device == "host":
-        cmd = [str(build_em_run()), *args.split()]
-    else:
-        cmd = emulator_command(load_board(device), build_em_run_firmware(device), args)
-    result = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout + result.stderr
-    got = np.fromfile(tmp_path / "out.bin", np.float32).reshape(AUDIO_HOPS, -1)
+    got = _em_run_invokes(device, tmp_path, AUDIO_HOPS)
     state: dict = {}
     want = np.stack([streamed.run_reference(audio[:, k * hop:(k + 1) * hop], state=state)[0].reshape(-1)
                      for k in range(AUDIO_HOPS)])

@@ -26,6 +26,7 @@ from ember_build.board import load_board
 from tools.ember_link import (ERROR, GET_OUTPUT, GET_TENSOR, INFO, REPLY, RUN, SET_INPUT, SHUTDOWN, DeviceError,
                                FrameError, Link, LinkError, LinkTimeout, frame, serve)
 from ember_build.paths import BUILD_ROOT
+from tests.tools.ports import CutOnce
 
 qemu = pytest.mark.qemu  # builds Arm firmware / runs it in QEMU (tests/tiers.py); the fakes' tests do not
 
@@ -179,25 +180,6 @@ def test_random_and_corrupted_frames_then_a_correct_answer(firmware, expected):
 def header_claiming(length: int, seq: int = 0x33, kind: int = INFO) -> bytes:
     """A burst of noise that looks like the start of a frame of `length` payload bytes."""
     return b"\xa5\x5a" + struct.pack("<BBI", kind, seq, length)
-
-
-class CutOnce:
-    """A port that loses `drop` of the bytes it receives, after the next `at` (a reply cut short)."""
-
-    def __init__(self, port, at: int, drop: int) -> None:
-        self.port, self.at, self.drop = port, at, drop
-
-    def read(self, n: int) -> bytes:
-        data = self.port.read(n)
-        if self.drop and len(data) > self.at:
-            lost = data[self.at:self.at + self.drop]
-            data, self.at, self.drop = data[:self.at] + data[self.at + len(lost):], 0, self.drop - len(lost)
-        elif self.drop:
-            self.at -= len(data)
-        return data
-
-    def __getattr__(self, name: str):
-        return getattr(self.port, name)
 
 
 @qemu

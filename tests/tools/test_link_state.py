@@ -11,9 +11,6 @@ from __future__ import annotations
 
 import functools
 import struct
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -21,36 +18,24 @@ from ember_build.board import load_board
 from tools import ember_link
 from tools.ember_link import RESET_STATE, RUN, RUN_TO, DeviceError, serve
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runtime"))
-from build_host import build_em_run, build_em_run_firmware  # noqa: E402
-from test_state import Cell, lowered  # noqa: E402
+from build_host import build_em_run, build_em_run_firmware
+from test_state import Cell, lowered
+from tests.tools.ports import CutOnce
 
 STEPS = 12
 LOST = (3, 7)  # the steps whose RUN reply is cut short on its way to the host
 
 
-class CutOnce:
-    """A port that loses `drop` bytes of what it reads after the next `at` (a reply cut short),
-    and counts the RUN and RUN_TO frames written through it."""
+class CountingCut(CutOnce):
+    """CutOnce that also counts the RUN and RUN_TO frames written through it."""
 
     def __init__(self, port, at: int, drop: int) -> None:
-        self.port, self.at, self.drop, self.runs = port, at, drop, 0
+        super().__init__(port, at, drop)
+        self.runs = 0
 
     def write(self, data: bytes) -> int:
         self.runs += data[:2] == b"\xa5\x5a" and data[2] in (RUN, RUN_TO)
         return self.port.write(data)
-
-    def read(self, n: int) -> bytes:
-        data = self.port.read(n)
-        if self.drop and len(data) > self.at:
-            lost = data[self.at:self.at + self.drop]
-            data, self.at, self.drop = data[:self.at] + data[self.at + len(lost):], 0, self.drop - len(lost)
-        elif self.drop:
-            self.at -= len(data)
-        return data
-
-    def __getattr__(self, name: str):
-        return getattr(self.port, name)
 
 
 @functools.cache
@@ -103,7 +88,7 @@ def test_a_sequence_over_the_link_carries_the_state(board, tmp_path):
         got = []
         for t, frame in enumerate(frames):
             link.set_input(0, frame)
-            port = link.port = CutOnce(link.port, 5, 3) if t in LOST else link.port
+            port = link.port = CountingCut(link.port, 5, 3) if t in LOST else link.port
             assert link.run() > 0
             if t in LOST:
                 assert port.runs == 2, "the lost reply's RUN was not sent again"
@@ -114,7 +99,7 @@ def test_a_sequence_over_the_link_carries_the_state(board, tmp_path):
         # RUN_TO may write part of the state: RUN is refused by name until RESET_STATE (a RUN_TO
         # whose reply was lost is answered from memory too, not refused for the state it left)
         link.set_input(0, frames[0])
-        port = link.port = CutOnce(link.port, 5, 3)
+        port = link.port = CountingCut(link.port, 5, 3)
         assert link.run_to(1) > 0 and port.runs == 2
         link.port = port.port
         link.set_input(0, frames[0])
