@@ -164,14 +164,8 @@ em_status em_program_invoke_until(const em_program *program, uint8_t *const *are
 
 em_status em_program_tensor(const em_program *program, uint32_t index, uint8_t *const *arenas, em_tensor *tensor)
 {
-    if (tensor == NULL || !em_program_is_loaded(program) || index >= program->n_tensors
-        || (arenas == NULL && program->n_arenas > 0u)) {
+    if (!em_tensor_query_ok(program, arenas, tensor) || index >= program->n_tensors) {
         return EM_ERR_BAD_ARGUMENT;
-    }
-    for (uint32_t i = 0; i < program->n_arenas; i++) {
-        if (arenas[i] == NULL && program->arena_size[i] > 0u) {
-            return EM_ERR_BAD_ARGUMENT;
-        }
     }
     em_program_tensor_trusted(em_trusted_view_of(program), index, arenas, true, tensor);
     return EM_OK;

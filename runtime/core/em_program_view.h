@@ -198,6 +198,22 @@ static inline em_status em_loaded_and_fits(const em_program *program, uint8_t *c
     return em_program_is_loaded(program) ? em_arenas_fit(program, arenas, arena_sizes, n_arenas) : EM_ERR_BAD_ARGUMENT;
 }
 
+/** What the calls that describe a tensor of a loaded program check first (em_program_tensor,
+ *  em_program_state_tensor): somewhere to write, a loaded program, and every arena of nonzero
+ *  size given. The caller checks its index against its own count after (program is then loaded). */
+static inline bool em_tensor_query_ok(const em_program *program, uint8_t *const *arenas, const em_tensor *tensor)
+{
+    if (tensor == NULL || !em_program_is_loaded(program) || (arenas == NULL && program->n_arenas > 0u)) {
+        return false;
+    }
+    for (uint32_t i = 0; i < program->n_arenas; i++) {
+        if (arenas[i] == NULL && program->arena_size[i] > 0u) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /** The token a successful load stores in program->loaded (data, size and root must be set). */
 uint32_t em_program_loaded_token(const em_program *program);
 

@@ -26,14 +26,8 @@ static void em_state_tensors(const em_program *program, uint8_t *const *arenas, 
 em_status em_program_state_tensor(const em_program *program, uint32_t index, uint8_t *const *arenas, em_tensor *tensor,
                                   uint32_t *tensor_index)
 {
-    if (tensor == NULL || !em_program_is_loaded(program) || index >= program->n_state
-        || (arenas == NULL && program->n_arenas > 0u)) {
+    if (!em_tensor_query_ok(program, arenas, tensor) || index >= program->n_state) {
         return EM_ERR_BAD_ARGUMENT;
-    }
-    for (uint32_t i = 0; i < program->n_arenas; i++) {
-        if (arenas[i] == NULL && program->arena_size[i] > 0u) {
-            return EM_ERR_BAD_ARGUMENT;
-        }
     }
     em_state_tensors(program, arenas, index, tensor, NULL);
     if (tensor_index != NULL) {

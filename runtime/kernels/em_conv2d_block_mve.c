@@ -8,24 +8,10 @@
 #include <stdint.h>
 
 #include "em_nn_conv2d_mve.h"
+#include "em_nn_dot_s8.h"
 #include "em_nn_variants.h"
 
 #if EM_NN_TIER_MVE
-
-/** Σ_i col[i]·w[i] over @p k int8 pairs: full 16-lane steps, then one predicated tail step. */
-static inline int32_t em_nn_conv_dot_mve(const int8_t *col, const int8_t *w, int32_t k)
-{
-    int32_t acc = 0;
-    int32_t i = 0;
-    for (; i + 16 <= k; i += 16) {
-        acc = vmladavaq_s8(acc, vld1q_s8(col + i), vld1q_s8(w + i));
-    }
-    if (i < k) {
-        const mve_pred16_t pr = vctp8q((uint32_t)(k - i));
-        acc = vmladavaq_s8(acc, vldrbq_z_s8(col + i, pr), vldrbq_z_s8(w + i, pr));
-    }
-    return acc;
-}
 
 /**
  * For each column of the NULL-terminated list @p c (K = k >= 1 int8 each): c->sum[r] =
@@ -148,7 +134,7 @@ EM_NN_NOINLINE void em_nn_conv_block_mve(const em_nn_conv_requant *q, em_nn_conv
     for (; o < o_end; o++) { /* 1..3 channels left */
         const uint32_t b = bias != NULL ? (uint32_t)bias[o] : 0u;
         for (int32_t j = 0; j < n_cols; j++) {
-            const int32_t dot = em_nn_conv_dot_mve(cols[j].col, weights + (int32_t)o * k, k);
+            const int32_t dot = em_nn_dot_s8_mve(cols[j].col, weights + (int32_t)o * k, k, 0);
             out[j * out_stride + o] = em_nn_requantize_s8((int32_t)((uint32_t)dot + b), multiplier[o],
                                                           shift[o], q->offset, q->lo, q->hi);
         }
