@@ -82,12 +82,11 @@ def _last_axis_vector(gm: GraphModule, node: object, x: Node) -> torch.Tensor | 
     return value.reshape(-1)
 
 
-def _factors(node: Node, inside: set[Node]) -> list[object]:
-    """The leaves of the product tree at `node` (mul nodes each read only inside it)."""
-    if node.target == aten.mul.Tensor and len(node.users) == 1:
-        inside.add(node)
-        return [leaf for arg in node.args for leaf in (_factors(arg, inside) if isinstance(arg, Node) else [arg])]
-    return [node]
+def _factors(arg: object) -> list[object]:
+    """The leaves of the product tree at `arg` (mul nodes each read only by the one above)."""
+    if isinstance(arg, Node) and arg.target == aten.mul.Tensor and len(arg.users) == 1:
+        return [leaf for a in arg.args for leaf in _factors(a)]
+    return [arg]
 
 
 def _product(gm: GraphModule, root: Node, x: Node, d: Node, centred: bool) -> tuple[Node, torch.Tensor | None] | None:
@@ -95,12 +94,12 @@ def _product(gm: GraphModule, root: Node, x: Node, d: Node, centred: bool) -> tu
     if root.target == aten.sqrt.default:
         if len(root.users) != 1 or (top := next(iter(root.users))).target != aten.div.Tensor or top.args[1] is not root:
             return None
-        leaves = _factors(top.args[0], set()) if isinstance(top.args[0], Node) else [top.args[0]]
+        leaves = _factors(top.args[0])
     else:
         top, leaves = root, []
     while len(top.users) == 1 and (user := next(iter(top.users))).target == aten.mul.Tensor:  # the products on it
         other = user.args[1] if user.args[0] is top else user.args[0]
-        leaves += _factors(other, set()) if isinstance(other, Node) else [other]
+        leaves += _factors(other)
         top = user
     weights = [w for leaf in leaves if not _is_d(leaf, x, d, centred)
                if (w := _last_axis_vector(gm, leaf, x)) is not None]
