@@ -292,9 +292,12 @@ def lower_app(app: App, module: ModuleType, board: Board, optimize: str = "speed
     # A model module with front_end() (an audio front end, compiler.audio_features) makes the
     # program take raw audio: its test_vectors() are then audio, its calibration data features.
     front_end = module.front_end() if hasattr(module, "front_end") else None
+    # ... and one with stream() (compiler.options.Stream) a program that takes a hop per invoke:
+    # its test_vectors() are consecutive hops, run in order over one state.
+    stream = module.stream() if hasattr(module, "stream") else None
     program = lower(model, module.example_inputs(), module.calibration_data(),
                     Target(board.cpu, board.tier, optimize), int8_io=app.int8_io, arena=app_memory(board, app), name=app.name,
-                    front_end=front_end)
+                    front_end=front_end, stream=stream)
     return program, model, meta
 
 
@@ -310,7 +313,8 @@ def compile_app(app_name: str, board: Board, out_dir: Path, variant: str = "", o
     program.save(out / "program.embr")
     program.emit_c(out)
     vectors = program_inputs(program, module.test_vectors(app.test_vectors))  # in the input's dtype
-    expected = [program.run_reference(v)[0] for v in vectors]
+    state: dict = {}  # a program with state runs the vectors in order from one reset, as the firmware does
+    expected = [program.run_reference(v, state=state)[0] for v in vectors]
     source, header = test_vectors_c(vectors)
     write_atomically(out / "em_test_vectors.c", source)
     write_atomically(out / "em_test_vectors.h", header)

@@ -19,6 +19,8 @@ Steps, each a node SCons can skip when up to date:
    reference vs device: numerics.md, numerics.json.
 (serve=1) instead of 3-4: the serving firmware (serve/firmware.elf): the app's firmware files but
    its main.c, with apps/common/firmware/link_main.c answering the serial link (em_link.h).
+(stream=1) an app with a stream harness (apps/<app>/stream.py, `play`): its long test stream
+   through em_run on the board, checked against the reference and scored: stream.json, stream.md.
 5. (figures=1, implies run=1) the app's README table: accuracy of the float model and of the
    int8 reference, device agreement, parameters, MACs, bytes, instructions per inference
    (ember_build.figures): figures.json and figures.md beside report.json.
@@ -65,7 +67,8 @@ IMAGE_DESCRIBED = ("firmware.hex", "firmware.bin", "firmware-ltrans*", "size.jso
 SERVED_DESCRIBED = ("firmware.hex", "../profile.json", "../profile.md", "../profile.png", "../numerics.md",
                     "../numerics.json", "../demo")
 PROGRAM_DESCRIBED = ("firmware.elf", "firmware", "firmware.map", *IMAGE_DESCRIBED, "serve/firmware.elf",
-                     "serve/firmware", *(f"serve/{n}" for n in SERVED_DESCRIBED), "gen/verified.txt")
+                     "serve/firmware", *(f"serve/{n}" for n in SERVED_DESCRIBED), "gen/verified.txt",
+                     "stream.json", "stream.md")
 # The ember_build modules the lowering runs (compile_app, the board it reads, goal_of) and this
 # record's: sources of the lowering beside the compiler's and the app's.
 LOWERING_MODULES = [str(REPO / "site_scons/ember_build" / n)
@@ -191,6 +194,25 @@ def _figures(target, source, env) -> int:
     print(report.with_name("figures.md").read_text())
     print(f"figures: {target[0]}: {figures['accuracy']['metric']} float {figures['accuracy']['float']:.3f}, "
           f"int8 reference {figures['accuracy']['int8_reference']:.3f}")
+    return 0
+
+
+def _stream(target, source, env) -> int:
+    from ember_build.app_build import checkout_module  # torch: only when asked
+
+    harness = checkout_module(f"apps.{env['EMBER_APP']}.stream")
+    try:
+        float(env["minutes"])
+    except ValueError:
+        print(f"error: minutes={env['minutes']!r}: give a number of minutes (minutes=20)")
+        return 2
+    try:
+        harness.play(harness.Device(env["BOARD"], Path(str(source[0]))), Path(str(source[1])),
+                     Path(str(target[0])).parent, float(env["minutes"]))
+    except harness.StreamError as error:
+        print(f"error: {error}")
+        return 1
+    print(Path(str(target[1])).read_text())
     return 0
 
 
@@ -347,6 +369,19 @@ def build_app(env, app: str, run: bool = False, train: bool = False, model: str 
                                  Action(_run_and_check, f"running {app} on {board.name}, tier {board.tier}"))
         AlwaysBuild(report)
         targets.append(report)
+    if env.get("EMBER_STREAM"):
+        if not (REPO / "apps" / app / "stream.py").exists():
+            print(f"error: {app} has no stream harness (apps/{app}/stream.py): stream=1 is for apps that run on a "
+                  "stream (wakeword)")
+            Exit(2)
+        if env["EMBER_CROSS"] and board.emulator is None:
+            print(f"error: board {board.name} has no emulator: stream=1 plays the stream in QEMU or on the host")
+            Exit(2)
+        played = app_env.Command([str(out / "stream.json"), str(out / "stream.md")],
+                                 [env["EM_RUN"][0], str(gen / "program.embr")],
+                                 Action(_stream, f"playing {app}'s test stream on {board.name}"))
+        AlwaysBuild(played)
+        targets.append(played)
     if figures:
         table = app_env.Command([str(out / "figures.json"), str(out / "figures.md")],
                                 [report[0], str(gen / "program.embr"), str(gen / "compile.json")],
