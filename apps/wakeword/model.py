@@ -100,7 +100,7 @@ def firmware_header(program) -> str:
             "#ifndef WAKEWORD_GENERATED_H\n#define WAKEWORD_GENERATED_H\n"
             f"/* a hop counts when P(marvin) >= {RULE.threshold!r} (float32) */\n"
             f"#define WAKEWORD_THRESHOLD ({float(np.float32(RULE.threshold)).hex()}f)\n"
-            f"#define WAKEWORD_CONSECUTIVE {RULE.consecutive}u\n"
+            f"#define WAKEWORD_HITS {RULE.hits}u\n#define WAKEWORD_WINDOW {RULE.window}u\n"
             f"#define WAKEWORD_REFRACTORY {RULE.refractory}u\n#endif\n")
 
 
@@ -122,18 +122,22 @@ def calibration_data(windows: int = 60, seed: int = 11) -> list[torch.Tensor]:
     return [torch.from_numpy(features[i:i + 1]) for i in range(len(features))]
 
 
+AFTER_WAKE = 10
+
+
 def test_vectors(count: int, seed: int = 20) -> np.ndarray:
     """[count, 1, 512] int16: `count` consecutive hops of held-out test audio, the firmware's
-    stream from a reset: noise and other speech, then a window that holds a whole "marvin",
-    ending with the last hop."""
+    stream from a reset: noise and other speech, then a window that holds a whole "marvin" and
+    `AFTER_WAKE` hops of other audio after it (where the rule fires: expected_lines)."""
     from apps.wakeword import data
 
     windows = data.synthetic(12, seed, "test")
     wake = windows.audio[int(np.flatnonzero(windows.labels == data.WAKE)[0])]
     other = windows.audio[int(np.flatnonzero(windows.labels == data.UNKNOWN)[0])]
-    audio = np.concatenate([other, wake])[-count * data.HOP_SAMPLES:]
+    end = len(other) + len(wake) + AFTER_WAKE * data.HOP_SAMPLES
+    audio = np.concatenate([other, wake, other])[:end][-count * data.HOP_SAMPLES:]
     if len(audio) < count * data.HOP_SAMPLES:
-        raise ValueError(f"at most {2 * data.WINDOW_SAMPLES // data.HOP_SAMPLES} test vectors (hops), not {count}")
+        raise ValueError(f"at most {end // data.HOP_SAMPLES} test vectors (hops), not {count}")
     return audio.reshape(count, 1, data.HOP_SAMPLES)
 
 

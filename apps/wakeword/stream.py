@@ -46,7 +46,7 @@ class Device:
     def command(self, args: str) -> list[str]:
         from ember_build.qemu import emulator_command
 
-        return emulator_command(self.board, self.em_run, args)
+        return emulator_command(self.board, self.em_run.resolve(), args)  # em_run runs in a folder of its own
 
     @property
     def hop_budget(self) -> float:
@@ -98,13 +98,9 @@ def reference_scores(program_path: Path, audio: np.ndarray) -> np.ndarray:
     return stream_outputs(Program.load(program_path), audio)
 
 
-def play(device: Device, program: Path, out_dir: Path, minutes: float = MINUTES, wake_words: int = WAKE_WORDS,
-         seed: int = SEED, check: bool = True) -> dict:
-    """Plays the stream through `device`, checks it against the reference (`check`), scores it;
-    writes stream.json and stream.md into `out_dir` and returns the figures."""
-    from compiler.program import write_atomically
-
-    stream = data.stream("test", minutes, wake_words, seed=seed)
+def device_scores(device: Device, program: Path, stream: data.Stream, check: bool = True) -> tuple[np.ndarray, dict]:
+    """The device's outputs [hops, classes] over `stream` and its counts; with `check`, every
+    hop's bytes must be the reference's (StreamError naming the first that is not)."""
     with tempfile.TemporaryDirectory(prefix="wakeword-stream-") as tmp:
         outputs, counts = run_device(device, program, stream.audio, Path(tmp),
                                      (lambda: reference_scores(program, stream.audio)) if check else None)
@@ -114,24 +110,69 @@ def play(device: Device, program: Path, out_dir: Path, minutes: float = MINUTES,
         if differ.size:
             raise StreamError(f"{device.board.name}: {differ.size} of {len(outputs)} hops differ from the reference, "
                               f"the first at hop {int(differ[0])}: {outputs[differ[0]]} != {expected[differ[0]]}")
+    return outputs, {**counts, "checked_against_reference": expected is not None}
+
+
+def play(device: Device, program: Path, out_dir: Path, minutes: float = MINUTES, wake_words: int = WAKE_WORDS,
+         seed: int = SEED, check: bool = True, split: str = "test") -> dict:
+    """Plays the stream of `split` and `seed` through `device`, checks it against the reference
+    (`check`), scores it with detect.RULE; writes stream.json and stream.md into `out_dir`
+    (stream-<split>-<seed>.* for another stream than the test split's of SEED) and returns the
+    figures."""
+    from compiler.program import write_atomically
+
+    stream = data.stream(split, minutes, wake_words, seed=seed)
+    outputs, counts = device_scores(device, program, stream, check)
     fired = detect.detections(outputs[:, data.WAKE])
     result = detect.score(fired, stream.events, data.HOP_SAMPLES, data.SAMPLE_RATE)
-    figures = figures_of(device, result, counts, stream, minutes, seed, checked=expected is not None)
+    figures = {"split": split, **figures_of(device, result, counts, stream, seed)}
     out_dir.mkdir(parents=True, exist_ok=True)
-    write_atomically(out_dir / "stream.json", json.dumps(figures, indent=2) + "\n")
-    write_atomically(out_dir / "stream.md", markdown(figures))
+    name = "stream" if (split, seed) == ("test", SEED) else f"stream-{split}-{seed}"
+    write_atomically(out_dir / f"{name}.json", json.dumps(figures, indent=2) + "\n")
+    write_atomically(out_dir / f"{name}.md", markdown(figures))
     return figures
 
 
-def figures_of(device: Device, result: detect.Score, counts: dict, stream: data.Stream, minutes: float, seed: int,
-               checked: bool) -> dict:
-    latencies = np.array(result.latencies_ms) if result.latencies_ms else np.zeros(1)
+def sweep(device: Device, program: Path, seeds: list[int], thresholds: tuple[float, ...] = (0.6, 0.7, 0.8, 0.9),
+          windows: tuple[int, ...] = (1, 2, 3, 4, 5, 6), minutes: float = MINUTES, rows: int = 16) -> str:
+    """How detect.RULE was chosen: false accepts, false rejects and median latency of rules
+    (threshold × hits of a window of hops) summed over validation streams of `seeds` (voices
+    neither the training nor the test stream has); the `rows` with the fewest errors (then
+    false accepts) as a markdown table."""
+    runs = []
+    for seed in seeds:
+        stream = data.stream("validation", minutes, WAKE_WORDS, seed=seed)
+        runs.append((stream, device_scores(device, program, stream, check=False)[0][:, data.WAKE]))
+    found = []
+    for threshold in thresholds:
+        for window in windows:
+            for hits in range(1, window + 1):
+                rule = detect.Rule(threshold, hits, window, detect.RULE.refractory)
+                results = [detect.score(detect.detections(scores, rule), stream.events, data.HOP_SAMPLES,
+                                        data.SAMPLE_RATE) for stream, scores in runs]
+                latencies = [ms for r in results for ms in r.latencies_ms]
+                accepts, rejects = sum(r.false_accepts for r in results), sum(r.false_rejects for r in results)
+                found.append((accepts + rejects, accepts, rule, rejects,
+                              float(np.median(latencies)) if latencies else float("nan")))
+    found.sort(key=lambda row: row[:2])
+    lines = [f"Rules on {len(seeds)} validation streams of {minutes:g} min ({len(seeds) * WAKE_WORDS} wake words, "
+             f"seeds {', '.join(map(str, seeds))}) on {device.board.name}, the {rows} with the fewest errors", "",
+             "| threshold | hits of hops | false accepts | false rejects | median latency (ms) |",
+             "|---:|---:|---:|---:|---:|"]
+    lines += [f"| {rule.threshold:g} | {rule.hits} of {rule.window} | {accepts} | {rejects} | {latency:.0f} |"
+              for _, accepts, rule, rejects, latency in found[:rows]]
+    return "\n".join(lines) + "\n"
+
+
+def figures_of(device: Device, result: detect.Score, counts: dict, stream: data.Stream, seed: int) -> dict:
+    latencies = np.array(result.latencies_ms) if result.latencies_ms else np.full(1, np.nan)
     mean = counts["total"] / counts["hops"]
     words = [e for e in stream.events if e.is_wake_word]
     return {
         "board": device.board.name, "tier": device.board.tier, "minutes": len(stream.audio) / data.SAMPLE_RATE / 60,
         "seed": seed, "wake_words": len(words), "other_words": len(stream.events) - len(words),
-        "rule": detect.RULE.__dict__, "hops": counts["hops"], "checked_against_reference": checked,
+        "rule": detect.RULE.__dict__, "hops": counts["hops"],
+        "checked_against_reference": counts["checked_against_reference"],
         "false_accepts": result.false_accepts, "false_rejects": result.false_rejects, "hits": result.hits,
         "false_accept_hops": result.accepted_hops, "missed_words": [words[k]._asdict() for k in result.missed_words],
         "latency_ms": {"median": float(np.median(latencies)), "mean": float(latencies.mean()),
@@ -147,7 +188,7 @@ def markdown(figures: dict) -> str:
     unit = figures["counter_unit"]
     latency = figures["latency_ms"]
     rows = [
-        ("stream", f"{figures['minutes']:.1f} min, {figures['wake_words']} wake words, "
+        ("stream", f"{figures['minutes']:.1f} min of the {figures['split']} split, {figures['wake_words']} wake words, "
                    f"{figures['other_words']} other words (seed {figures['seed']})"),
         ("false accepts", str(figures["false_accepts"])),
         ("false rejects", str(figures["false_rejects"])),
@@ -176,7 +217,10 @@ def main() -> None:
     parser.add_argument("--board", default="corstone300")
     parser.add_argument("--minutes", type=float, default=MINUTES)
     parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--split", default="test", choices=data.SPLITS, help="whose voices speak the stream")
     parser.add_argument("--no-check", action="store_true", help="skip the reference (it takes ~4 ms a hop)")
+    parser.add_argument("--sweep", metavar="SEEDS", help="instead: score detection rules on validation streams "
+                                                         "of these seeds (comma-separated), as detect.RULE was chosen")
     args = parser.parse_args()
     board = load_board(args.board)
     folder = BUILD_ROOT / board.build_name
@@ -186,8 +230,11 @@ def main() -> None:
                           (program, f"./scons app=wakeword board={args.board}")):
         if not path.exists():
             raise SystemExit(f"{path} is missing: {command} builds it (or use {STREAM_COMMAND.format(board=args.board)})")
+    if args.sweep:
+        print(sweep(Device(board, em_run), program, [int(s) for s in args.sweep.split(",")], minutes=args.minutes))
+        return
     figures = play(Device(board, em_run), program, folder / "wakeword", args.minutes, seed=args.seed,
-                   check=not args.no_check)
+                   check=not args.no_check, split=args.split)
     print(markdown(figures))
 
 

@@ -5,18 +5,20 @@
 #include "em_print.h"
 
 void wakeword_detector_reset(wakeword_detector *detector) {
-    detector->run = 0u;
+    detector->recent = 0u;
     detector->last_fired = 0u;
+    detector->held = false;
     detector->fired = false;
 }
 
 bool wakeword_detector_step(wakeword_detector *detector, uint32_t hop, float marvin) {
     /* the same float32 compare as detect.py's (scores >= np.float32(threshold)) */
-    detector->run = marvin >= WAKEWORD_THRESHOLD ? detector->run + 1u : 0u;
-    if (detector->run != WAKEWORD_CONSECUTIVE) {
-        return false; /* once per run of counting hops: on the hop that completes it */
-    }
-    if (detector->fired && hop - detector->last_fired <= WAKEWORD_REFRACTORY) {
+    const uint32_t window = WAKEWORD_WINDOW == 32u ? 0xffffffffu : (1u << WAKEWORD_WINDOW) - 1u;
+    detector->recent = ((detector->recent << 1) | (marvin >= WAKEWORD_THRESHOLD ? 1u : 0u)) & window;
+    const bool holds = (uint32_t)__builtin_popcount(detector->recent) >= WAKEWORD_HITS;
+    const bool starts = holds && !detector->held; /* once per stretch the rule holds: where it starts */
+    detector->held = holds;
+    if (!starts || (detector->fired && hop - detector->last_fired <= WAKEWORD_REFRACTORY)) {
         return false;
     }
     detector->fired = true;

@@ -3,9 +3,10 @@
  * @brief The wake word app's output side: each hop's probabilities in the line format
  * site_scons/ember_build/report.py parses, and the detection rule of apps/wakeword/detect.py
  * (its constants generated into em_app_generated.h from that module): a hop counts when the
- * probability of "marvin" is at or above WAKEWORD_THRESHOLD; the rule fires on the hop that makes
- * WAKEWORD_CONSECUTIVE counting hops in a row, unless it fired within the last
- * WAKEWORD_REFRACTORY hops, and prints `EM wake hop=<i> score=<per mille>`.
+ * probability of "marvin" is at or above WAKEWORD_THRESHOLD; the rule holds when at least
+ * WAKEWORD_HITS of the last WAKEWORD_WINDOW hops count, and fires on the hop where it starts to
+ * hold, unless it fired within the last WAKEWORD_REFRACTORY hops; it prints
+ * `EM wake hop=<i> score=<per mille>`.
  */
 #ifndef WAKEWORD_RESPONDER_H
 #define WAKEWORD_RESPONDER_H
@@ -20,8 +21,9 @@
 
 /** The rule's state between hops: no heap, the caller owns it. */
 typedef struct {
-    uint32_t run;        /**< counting hops in a row, up to the current one */
+    uint32_t recent;     /**< bit i: whether hop (current - i) counted, for the last WAKEWORD_WINDOW hops */
     uint32_t last_fired; /**< hop of the last detection (valid when fired) */
+    bool held;           /**< whether the rule held on the hop before */
     bool fired;          /**< whether the rule has fired since the reset */
 } wakeword_detector;
 
