@@ -49,6 +49,8 @@ LATE_MS = 1000.0  # a detection up to a second after the word's end still counts
 def detections(scores: np.ndarray, rule: Rule = RULE) -> list[int]:
     """Hop indices at which the rule fires on `scores` (float32 [hops], "marvin" per hop)."""
     counting = (np.asarray(scores, np.float32) >= np.float32(rule.threshold)).astype(np.int64)
+    if counting.size == 0:
+        return []
     recent = np.convolve(counting, np.ones(rule.window, np.int64))[:len(counting)]  # counting hops in the window
     holds = recent >= rule.hits
     starts = np.flatnonzero(holds & ~np.concatenate([[False], holds[:-1]]))

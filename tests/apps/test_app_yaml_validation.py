@@ -91,7 +91,7 @@ def test_every_app_and_model_of_apps_follows_the_schema():
     from ember_build.config_schema import Validator
 
     Validator.check_schema(APP_SCHEMA)
-    assert known_apps() == ["anomaly", "image_classification", "kws", "person_detect"]
+    assert known_apps() == ["anomaly", "image_classification", "kws", "person_detect", "wakeword"]
     assert app_variants("person_detect") == ["yolo", "vww", "cascade"] and app_variants("kws") == []
     for app in known_apps():
         for model in app_variants(app) or [""]:

@@ -22,6 +22,7 @@ from apps.common.training import ResumeError, TrainRun, fit, seed_everything
 from apps.image_classification import model as image_classification
 from apps.kws import model as kws
 from apps.person_detect import model as person_detect
+from apps.wakeword import model as wakeword
 
 REPO = Path(__file__).resolve().parents[2]
 SCONS = Path(sys.executable).with_name("scons")
@@ -34,6 +35,7 @@ APPS = {
                              "./scons app=image_classification train=1"),
     "person_detect": (lambda path: person_detect.load_trained("vww", path), person_detect.checkpoint_path("vww"),
                       "./scons app=person_detect model=vww train=1"),
+    "wakeword": (wakeword.load_trained, wakeword.CHECKPOINT, "./scons app=wakeword train=1"),
 }
 
 
