@@ -66,14 +66,15 @@ def _counter(stdout: str, label: str) -> int:
 
 def run_device(device: Device, program: Path, audio: np.ndarray, work: Path, reference=None) -> tuple[np.ndarray, dict]:
     """em_run over `audio` (int16, whole hops): the outputs [hops, classes] float32 and the
-    counter's total and most per hop. `reference()` runs meanwhile (the device is another process)."""
+    counter's total and most per hop. `reference(failed)` runs meanwhile (the device is another
+    process), and may stop early once `failed()` says em_run has exited with an error."""
     hops = len(audio) // data.HOP_SAMPLES
     np.asarray(audio, np.int16).tofile(work / "stream.bin")
     args = f"{program.resolve()} --input stream.bin --output scores.bin --invokes {hops}"
     process = subprocess.Popen(device.command(args), cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                stdin=subprocess.DEVNULL, text=True)
     try:
-        expected = reference() if reference is not None else None
+        expected = reference(lambda: process.poll() not in (None, 0)) if reference is not None else None
         stdout, stderr = process.communicate(timeout=TIMEOUT_S)
     finally:
         if process.poll() is None:
@@ -90,12 +91,18 @@ def run_device(device: Device, program: Path, audio: np.ndarray, work: Path, ref
     return outputs.reshape(hops, -1), {**counts, "expected": expected}
 
 
-def reference_scores(program_path: Path, audio: np.ndarray) -> np.ndarray:
-    """The streamed program's reference over `audio`, hop by hop from a reset: [hops, classes]."""
+def reference_scores(program_path: Path, audio: np.ndarray, failed=lambda: False, chunk: int = 500) -> np.ndarray | None:
+    """The streamed program's reference over `audio`, hop by hop from a reset: [hops, classes]
+    (None once `failed()`, asked every `chunk` hops: the device's error is then the news)."""
     from apps.wakeword.model import stream_outputs
     from compiler.program import Program
 
-    return stream_outputs(Program.load(program_path), audio)
+    program, state, parts = Program.load(program_path), {}, []
+    for start in range(0, len(audio), chunk * data.HOP_SAMPLES):
+        if failed():
+            return None
+        parts.append(stream_outputs(program, audio[start:start + chunk * data.HOP_SAMPLES], state))
+    return np.concatenate(parts)
 
 
 def device_scores(device: Device, program: Path, stream: data.Stream, check: bool = True) -> tuple[np.ndarray, dict]:
@@ -103,7 +110,7 @@ def device_scores(device: Device, program: Path, stream: data.Stream, check: boo
     hop's bytes must be the reference's (StreamError naming the first that is not)."""
     with tempfile.TemporaryDirectory(prefix="wakeword-stream-") as tmp:
         outputs, counts = run_device(device, program, stream.audio, Path(tmp),
-                                     (lambda: reference_scores(program, stream.audio)) if check else None)
+                                     (lambda failed: reference_scores(program, stream.audio, failed)) if check else None)
     expected = counts.pop("expected")
     if expected is not None:
         differ = np.flatnonzero((outputs.view(np.uint32) != expected.view(np.uint32)).any(axis=1))

@@ -8,6 +8,7 @@ import json
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -228,6 +229,23 @@ def test_a_device_output_other_than_the_reference_is_named(monkeypatch, tmp_path
     monkeypatch.setattr(harness, "run_device", lambda *args: (outputs, {**counts, "expected": expected}))
     with pytest.raises(harness.StreamError, match="1 of 4 hops differ from the reference, the first at hop 2"):
         harness.device_scores(device, tmp_path / "p.embr", stream)
+
+
+def test_a_device_that_fails_is_named_without_waiting_for_the_reference(tmp_path):
+    from ember_build.board import load_board
+
+    fake = tmp_path / "em_run"
+    fake.write_text("#!/bin/sh\necho 'em_run: program.embr: EM_ERR_BAD_MAGIC'\nexit 3\n")
+    fake.chmod(0o755)
+    device = harness.Device(load_board("host"), fake)
+    def reference(failed):
+        while not failed():  # the reference of a long stream: stops once the device has failed
+            time.sleep(0.01)
+        return None
+
+    stream = np.zeros(8 * HOP, np.int16)
+    with pytest.raises(harness.StreamError, match="em_run exited with 3 on the stream:\nem_run: program.embr: EM_ERR_BAD"):
+        harness.run_device(device, tmp_path / "program.embr", stream, tmp_path, reference)
 
 
 def test_em_run_counter_lines():
