@@ -6,10 +6,31 @@ subclass of it) whose message names the expected layout and says how to fix it.
 """
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
 from ember_build.paths import BUILD_ROOT
 
 CACHE_ROOT = BUILD_ROOT / "data"
+
+
+def cached_arrays(path: Path | None, make: Callable[[], dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """`make()`'s named arrays, kept in `path` (.npz): made and stored the first time, read after
+    (None: made every time). Stored atomically: another process may be reading the cache."""
+    if path is not None and path.exists():
+        with np.load(path) as stored:
+            return {name: stored[name] for name in stored.files}
+    arrays = make()
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as tmp:
+            np.savez(tmp, **arrays)
+        os.replace(tmp.name, path)
+    return arrays
 
 
 class DatasetError(Exception):

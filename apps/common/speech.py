@@ -212,3 +212,11 @@ def reverb(rng: np.random.Generator, audio: np.ndarray) -> np.ndarray:
     response[0] = 1.0
     wet = np.fft.irfft(np.fft.rfft(audio, len(audio) + length) * np.fft.rfft(response, len(audio) + length))
     return wet[: len(audio)]
+
+
+def microphone(rng: np.random.Generator, clip: np.ndarray) -> np.ndarray:
+    """`clip` as a microphone records it: plus its own noise floor (-100 … -70 dB RMS), and scaled
+    down to a peak of 0.99 where it would clip."""
+    clip = clip + rng.normal(0, 10 ** rng.uniform(-5, -3.5), len(clip))
+    peak = np.abs(clip).max()
+    return clip / peak * 0.99 if peak > 0.99 else clip

@@ -31,9 +31,7 @@ the clips at a volume up to 0.1).
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil  # noqa: F401 (tests stub shutil.which through it: espeak-ng missing)
-import tempfile
 import wave
 import zlib
 from pathlib import Path
@@ -41,11 +39,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from apps.common.datasets import CACHE_ROOT, DatasetError, require_dir
+from apps.common.datasets import CACHE_ROOT, DatasetError, cached_arrays, require_dir
 # espeak-ng rendering and the generated noises, shared with the wake word app
 from apps.common.speech import (ACCENTS, NOISES, SAMPLE_RATE, SPLITS, VARIANTS, EspeakError, Utterance, as_float,  # noqa: F401
                                 as_int16 as _as_int16, background, cached_speech as _cached_speech, espeak_version,
-                                resample, reverb as _reverb, speak, voices)
+                                microphone, resample, reverb as _reverb, speak, voices)
 
 CLIP_SAMPLES = SAMPLE_RATE
 KEYWORDS = ("down", "go", "left", "no", "off", "on", "right", "stop", "up", "yes")
@@ -91,9 +89,7 @@ def _mix(rng: np.random.Generator, speech: np.ndarray | None) -> np.ndarray:
             clip += background(rng, NOISES[rng.integers(len(NOISES))]) * speech_rms / 10 ** (snr_db / 20)
     elif rng.random() < 0.9:
         clip += background(rng, NOISES[rng.integers(len(NOISES))]) * 10 ** rng.uniform(-3.5, -0.8)
-    clip += rng.normal(0, 10 ** rng.uniform(-5, -3.5), CLIP_SAMPLES)  # a microphone's own noise floor
-    peak = np.abs(clip).max()
-    return clip / peak * 0.99 if peak > 0.99 else clip
+    return microphone(rng, clip)
 
 
 def synthetic(count: int, seed: int, split: str = "train", cache_dir: Path | None = CACHE_DIR) -> Clips:
@@ -275,16 +271,11 @@ def split_features(split: str, count: int, seed: int, root: Path | str | None = 
     key = hashlib.sha1(repr((split, count if root is None else None, seed, source, augment_seed,
                              _front_end_version())).encode()).hexdigest()[:20]
     path = cache_dir / "features" / f"{split}-{key}.npz" if cache_dir is not None else None
-    if path is not None and path.exists():
-        with np.load(path) as stored:
-            return Features(stored["features"], stored["labels"])
-    clips = dataset(split, count, seed, root, cache_dir)
-    if root is not None and augment_seed is not None:
-        clips = add_background(clips, background_noise(root), np.random.default_rng(augment_seed))
-    result = Features(mfcc_features(clips.audio), clips.labels)
-    if path is not None:  # atomically: another process may be reading the cache
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as tmp:
-            np.savez(tmp, features=result.features, labels=result.labels)
-        os.replace(tmp.name, path)
-    return result
+
+    def make() -> dict[str, np.ndarray]:
+        clips = dataset(split, count, seed, root, cache_dir)
+        if root is not None and augment_seed is not None:
+            clips = add_background(clips, background_noise(root), np.random.default_rng(augment_seed))
+        return Features(mfcc_features(clips.audio), clips.labels)._asdict()
+
+    return Features(**cached_arrays(path, make))

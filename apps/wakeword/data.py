@@ -24,16 +24,14 @@ build/data/wakeword/.
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
-from apps.common.datasets import CACHE_ROOT
+from apps.common.datasets import CACHE_ROOT, cached_arrays
 from apps.common.speech import (NOISES, SAMPLE_RATE, SPLITS, Utterance, as_int16, background, cached_speech,
-                                espeak_version, reverb, voices)
+                                espeak_version, microphone, reverb, voices)
 from compiler.audio_features import LOG_MEL_WAKEWORD
 
 WAKE_WORD = "marvin"
@@ -106,9 +104,7 @@ def _window(rng: np.random.Generator, parts: list[tuple[np.ndarray, int]]) -> np
         clip += noise * max(speech_rms) / 10 ** (rng.uniform(5.0, 30.0) / 20)
     else:
         clip += noise * 10 ** rng.uniform(-3.5, -0.8)
-    clip += rng.normal(0, 10 ** rng.uniform(-5, -3.5), WINDOW_SAMPLES)  # a microphone's own noise floor
-    peak = np.abs(clip).max()
-    return clip / peak * 0.99 if peak > 0.99 else clip
+    return microphone(rng, clip)
 
 
 def synthetic(count: int, seed: int, split: str = "train", cache_dir: Path | None = CACHE_DIR) -> Windows:
@@ -250,14 +246,9 @@ def split_features(split: str, count: int, seed: int, cache_dir: Path | None = C
     (keyed by the arguments, espeak-ng's version and the sources' hash)."""
     key = hashlib.sha1(repr((split, count, seed, espeak_version(), _sources_version())).encode()).hexdigest()[:20]
     path = cache_dir / "features" / f"{split}-{key}.npz" if cache_dir is not None else None
-    if path is not None and path.exists():
-        with np.load(path) as stored:
-            return Features(stored["features"], stored["labels"])
-    windows = synthetic(count, seed, split, cache_dir)
-    result = Features(log_mel_features(windows.audio), windows.labels)
-    if path is not None:  # atomically: another process may be reading the cache
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as tmp:
-            np.savez(tmp, features=result.features, labels=result.labels)
-        os.replace(tmp.name, path)
-    return result
+
+    def make() -> dict[str, np.ndarray]:
+        windows = synthetic(count, seed, split, cache_dir)
+        return Features(log_mel_features(windows.audio), windows.labels)._asdict()
+
+    return Features(**cached_arrays(path, make))
