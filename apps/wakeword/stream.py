@@ -22,15 +22,20 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from apps.wakeword import data, detect
 
+if TYPE_CHECKING:
+    from ember_build.board import Board
+
 WAKE_WORDS = 50
 MINUTES = 20.0
 SEED = 0
 TIMEOUT_S = 3600
+STREAM_COMMAND = "./scons app=wakeword board={board} stream=1"
 
 
 class StreamError(RuntimeError):
@@ -40,7 +45,7 @@ class StreamError(RuntimeError):
 @dataclass(frozen=True)
 class Device:
     """Where em_run runs: `board` (ember_build.board.Board) and its em_run build (elf or executable)."""
-    board: object
+    board: "Board"
     em_run: Path
 
     def command(self, args: str) -> list[str]:
@@ -191,7 +196,7 @@ def figures_of(device: Device, result: detect.Score, counts: dict, stream: data.
 
 
 def markdown(figures: dict) -> str:
-    command = f"`./scons app=wakeword board={figures['board']} stream=1`"
+    command = f"`{STREAM_COMMAND.format(board=figures['board'])}`"
     unit = figures["counter_unit"]
     latency = figures["latency_ms"]
     rows = [
@@ -237,15 +242,16 @@ def main() -> None:
                           (program, f"./scons app=wakeword board={args.board}")):
         if not path.exists():
             raise SystemExit(f"{path} is missing: {command} builds it (or use {STREAM_COMMAND.format(board=args.board)})")
-    if args.sweep:
-        print(sweep(Device(board, em_run), program, [int(s) for s in args.sweep.split(",")], minutes=args.minutes))
-        return
-    figures = play(Device(board, em_run), program, folder / "wakeword", args.minutes, seed=args.seed,
-                   check=not args.no_check, split=args.split)
+    try:
+        if args.sweep:
+            print(sweep(Device(board, em_run), program, [int(s) for s in args.sweep.split(",")], minutes=args.minutes))
+            return
+        figures = play(Device(board, em_run), program, folder / "wakeword", args.minutes, seed=args.seed,
+                       check=not args.no_check, split=args.split)
+    except (StreamError, ValueError) as error:  # a device that failed or differs; a stream that cannot be made
+        raise SystemExit(f"error: {error}") from None
     print(markdown(figures))
 
-
-STREAM_COMMAND = "./scons app=wakeword board={board} stream=1"
 
 if __name__ == "__main__":
     main()

@@ -209,7 +209,7 @@ def _stream(target, source, env) -> int:
     try:
         harness.play(harness.Device(env["BOARD"], Path(str(source[0]))), Path(str(source[1])),
                      Path(str(target[0])).parent, float(env["minutes"]))
-    except harness.StreamError as error:
+    except (harness.StreamError, ValueError) as error:  # the device failed or differs; too few minutes for the words
         print(f"error: {error}")
         return 1
     print(Path(str(target[1])).read_text())
