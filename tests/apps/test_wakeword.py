@@ -279,6 +279,10 @@ def test_stream_on_an_app_without_a_harness_is_refused():
     bad = subprocess.run([str(SCONS), "app=wakeword", "board=host", "stream=1", "minutes=many"], cwd=REPO,
                          capture_output=True, text=True, timeout=1200)
     assert bad.returncode != 0 and "minutes='many': give a number of minutes" in bad.stdout
+    short = subprocess.run([str(SCONS), "app=wakeword", "board=host", "stream=1", "minutes=0.1"], cwd=REPO,
+                           capture_output=True, text=True, timeout=1200)
+    assert short.returncode != 0 and "error: 51 words do not fit in 0.1 minutes" in short.stdout
+    assert "Traceback" not in short.stdout + short.stderr
 
 
 @pytest.mark.qemu
