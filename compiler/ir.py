@@ -10,8 +10,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from compiler import int4
+
 DTYPE_BYTES = {"int8": 1, "int32": 4, "float32": 4, "int16": 2}
-NUMPY_DTYPES = {"int8": np.int8, "int32": np.int32, "float32": np.float32, "int16": np.int16}
+# "int4": A8W4 weights, held unpacked (int8 values -8..7) and packed two to a byte in a program
+# (compiler/int4.py), so their bytes are not a multiple of the shape.
+NUMPY_DTYPES = {"int8": np.int8, "int32": np.int32, "float32": np.float32, "int16": np.int16, "int4": np.int8}
 
 
 @dataclass
@@ -38,7 +42,7 @@ class Tensor:
     offset: int | None = None  # planned arena offset (activations, and constants pinned to RAM: copied at load)
 
     def __post_init__(self) -> None:
-        if self.dtype not in DTYPE_BYTES:
+        if self.dtype not in NUMPY_DTYPES:
             raise ValueError(f"tensor {self.name}: unsupported dtype {self.dtype}")
         self.shape = tuple(int(d) for d in self.shape)
         if self.data is not None:
@@ -55,6 +59,8 @@ class Tensor:
 
     @property
     def nbytes(self) -> int:
+        if self.dtype == "int4":
+            return int4.packed_bytes(self.shape)
         return int(np.prod(self.shape, dtype=np.int64)) * DTYPE_BYTES[self.dtype]
 
 

@@ -5,6 +5,7 @@ import struct
 
 import numpy as np
 
+from compiler import int4
 from compiler.checksum import without_checksum
 from compiler.errors import ProgramFormatError
 from compiler.ir import NUMPY_DTYPES, Arena, Graph, Op, Quant, State, Tensor
@@ -13,7 +14,8 @@ from compiler.schema import program_generated as fb
 from compiler.target import TIERS, Target
 from compiler.writer import FILE_IDENTIFIER, SCHEMA_VERSION, STATE_SCHEMA_VERSION
 
-DTYPE_NAMES = {fb.DType.INT8: "int8", fb.DType.INT32: "int32", fb.DType.FLOAT32: "float32", fb.DType.INT16: "int16"}
+DTYPE_NAMES = {fb.DType.INT8: "int8", fb.DType.INT32: "int32", fb.DType.FLOAT32: "float32", fb.DType.INT16: "int16",
+               fb.DType.INT4: "int4"}
 
 
 def recorded_inputs_kept(data: bytes) -> list[bool]:
@@ -56,7 +58,8 @@ def read_program(data: bytes) -> tuple[Graph, Target, str]:
             source = t.Buffer() if t.Buffer() >= 0 else t.InitialBuffer()  # a pinned constant: its bytes
             if source >= 0:
                 raw = program.Buffers(source).DataAsNumpy()
-                data_array = np.frombuffer(raw.tobytes(), NUMPY_DTYPES[dtype]).reshape(shape)
+                data_array = (int4.unpack(raw.tobytes(), shape) if dtype == "int4"
+                              else np.frombuffer(raw.tobytes(), NUMPY_DTYPES[dtype]).reshape(shape))
             name = t.Name().decode()
             graph.add_tensor(Tensor(name, dtype, shape, quant, data_array, t.Arena(),
                                     None if t.Buffer() >= 0 else t.Offset()))

@@ -2,7 +2,7 @@
 the host once per tier (-DEM_NN_SIZING_TIER, em_nn_tier.h) and called through ctypes, so that the
 planner reserves exactly what the tier's kernel asks for.
 
-`attach` gives every op that needs scratch a second output: a 1-D int8 tensor "<output>.scratch"
+`attach` gives every op that needs scratch (its kernel's, or room to unpack int4 weights) a second output: a 1-D int8 tensor "<output>.scratch"
 of that size, alive only during the op, planned like any activation; the op's adapter hands it to
 the kernel (em_op_operands_scratch in runtime/ops/em_op_support.h). Ops whose record has a `scratch` sizer get one, unless its size is 0. A program for
 no particular tier (tier None: conformance programs run on every device) gets the largest size
@@ -28,6 +28,7 @@ from functools import cache
 from pathlib import Path
 
 from compiler.errors import EmberCompileError
+from compiler.int4 import unpacked_weight_bytes
 from compiler.ir import Graph, Op, Tensor
 from compiler.ops import OP_TABLE
 from compiler.target import TIERS, Tier  # EM_NN_TIER numbers are the schema's Tier numbers
@@ -119,12 +120,12 @@ def library(tier: str) -> ctypes.CDLL:
 
 
 def scratch_bytes(graph: Graph, op: Op, tier: str | None) -> int:
-    """Bytes of scratch `op`'s kernel asks for on `tier` (None: the most of every tier)."""
+    """Bytes of scratch `op` asks for on `tier` (None: the most of every tier): its int4
+    weights unpacked, then what its kernel asks for."""
     spec = OP_TABLE.get(op.kind)
     sizer = spec.scratch if spec is not None else None
-    if sizer is None:
-        return 0
-    return max(sizer(library(t), graph, op) for t in ([tier] if tier else TIERS))
+    kernel = 0 if sizer is None else max(sizer(library(t), graph, op) for t in ([tier] if tier else TIERS))
+    return unpacked_weight_bytes(graph, op) + kernel
 
 
 def attach(graph: Graph, tier: str | None) -> None:
@@ -132,7 +133,7 @@ def attach(graph: Graph, tier: str | None) -> None:
     removed)."""
     for op in graph.ops:
         spec = OP_TABLE.get(op.kind)
-        if spec is None or spec.scratch is None:
+        if spec is None or (spec.scratch is None and not unpacked_weight_bytes(graph, op)):
             continue
         name = op.outputs[0] + SUFFIX
         if name in op.outputs:

@@ -6,6 +6,7 @@ from dataclasses import replace
 import flatbuffers
 import numpy as np
 
+from compiler import int4
 from compiler.checksum import with_checksum
 from compiler.ir import Graph, Tensor
 from compiler.kernel_variants import bits_of, chosen_variants
@@ -18,7 +19,8 @@ SCHEMA_VERSION = 1
 STATE_SCHEMA_VERSION = 2  # a program with persistent tensors (Program.state): older runtimes refuse it
 FILE_IDENTIFIER = b"EMBR"
 CONSTANT_ALIGNMENT = 16  # constants are read in place by vector loads
-DTYPES = {"int8": fb.DType.INT8, "int32": fb.DType.INT32, "float32": fb.DType.FLOAT32, "int16": fb.DType.INT16}
+DTYPES = {"int8": fb.DType.INT8, "int32": fb.DType.INT32, "float32": fb.DType.FLOAT32, "int16": fb.DType.INT16,
+          "int4": fb.DType.INT4}
 
 
 def _aligned_bytes(builder: flatbuffers.Builder, data: bytes) -> int:
@@ -49,6 +51,13 @@ def _table_vector(builder: flatbuffers.Builder, offsets: list[int]) -> int:
     return builder.EndVector()
 
 
+def _constant_bytes(tensor: Tensor) -> bytes:
+    """A constant's program bytes: little-endian values, int4 packed two to a byte."""
+    if tensor.dtype == "int4":
+        return int4.pack(tensor.data)
+    return np.ascontiguousarray(tensor.data).astype(tensor.data.dtype.newbyteorder("<")).tobytes()
+
+
 def write_program(graph: Graph, target: Target, name: str = "model") -> bytes:
     """Returns the program file bytes. `graph` must be lowered and planned."""
     builder = flatbuffers.Builder(1024)
@@ -59,7 +68,7 @@ def write_program(graph: Graph, target: Target, name: str = "model") -> bytes:
     buffer_of = {t.name: i for i, t in enumerate(constants)}
     buffers = []
     for tensor in constants:
-        data = _aligned_bytes(builder, np.ascontiguousarray(tensor.data).astype(tensor.data.dtype.newbyteorder("<")).tobytes())
+        data = _aligned_bytes(builder, _constant_bytes(tensor))
         fb.BufferStart(builder)
         fb.BufferAddData(builder, data)
         buffers.append(fb.BufferEnd(builder))

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from compiler.int4 import unpacked_weight_bytes
 from compiler.ir import Graph, Op
 from compiler.schema import program_generated as fb
 
@@ -107,8 +108,10 @@ def round_up(n: int, m: int) -> int:
 
 
 def planned_scratch(graph: Graph, op: Op, stack: int) -> int:
-    """The op's planned scratch (its second output), else the stack bytes its adapter lends."""
-    return graph.tensors[op.outputs[1]].nbytes if len(op.outputs) > 1 else stack
+    """The kernel's planned scratch (the op's second output, after any int4 weights unpacked
+    there), else the stack bytes its adapter lends (as it does when the scratch holds only them)."""
+    kernel = graph.tensors[op.outputs[1]].nbytes - unpacked_weight_bytes(graph, op) if len(op.outputs) > 1 else 0
+    return kernel if kernel > 0 else stack
 
 
 def inside(count: int, stride: int, pad: int, span: int, size: int) -> int:

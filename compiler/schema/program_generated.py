@@ -13,11 +13,14 @@ class Tier(object):
     MVE = 2
 
 
+# INT4: signed 4-bit weights (-8..7), two to a byte, rows of the first dimension each padded to
+# a whole byte, elements in blocks of 32 (compiler/int4.py); a tensor's `size` is its packed bytes.
 class DType(object):
     INT8 = 0
     INT32 = 1
     FLOAT32 = 2
     INT16 = 3
+    INT4 = 4
 
 
 # Operator ids. Values are stable: append, never renumber.
