@@ -189,6 +189,7 @@ def _attach_per_channel_params(graph: Graph) -> None:
                 graph.tensors[scale].data.astype(np.float32).reshape(-1),
                 graph.tensors[zero_point].data.astype(np.int32).reshape(-1),
                 op.attrs["axis"],
+                op.attrs.pop("quant_range", None),
             )
             op.inputs = [value]
 

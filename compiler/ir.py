@@ -25,10 +25,18 @@ class Quant:
     scale: np.ndarray
     zero_point: np.ndarray
     axis: int | None = None
+    # The integer range the quantizer used (quant_min, quant_max), where known: (-8, 7) marks
+    # int4 weights (lowering stores them as "int4"); None: the dtype's own range.
+    quant_range: tuple[int, int] | None = None
 
     @staticmethod
-    def per_tensor(scale: float, zero_point: int) -> "Quant":
-        return Quant(np.array([scale], np.float32), np.array([zero_point], np.int32))
+    def per_tensor(scale: float, zero_point: int, quant_range: tuple[int, int] | None = None) -> "Quant":
+        return Quant(np.array([scale], np.float32), np.array([zero_point], np.int32), quant_range=quant_range)
+
+    @property
+    def is_int4(self) -> bool:
+        """Quantized to -8..7 (A8W4 weights)."""
+        return self.quant_range is not None and -8 <= self.quant_range[0] and self.quant_range[1] <= 7
 
 
 @dataclass

@@ -79,13 +79,19 @@ def requantization(real: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 @dataclass
 class WeightedConstants:
-    """A weighted op's int8 weights, its folded int32 bias and its requantization."""
+    """A weighted op's int8 (or int4) weights, its folded int32 bias and its requantization."""
 
-    weights: np.ndarray  # int8 values as int32, in PyTorch's layout
+    weights: np.ndarray  # int8 (int4) values as int32, in PyTorch's layout
     weight_quant: Quant
     folded_bias: np.ndarray  # int64: bias − zp_in · Σ w per output channel
     multiplier: np.ndarray
     shift: np.ndarray
+
+    @property
+    def weight_dtype(self) -> str:
+        """"int4" where the quantizer used -8..7 (A8W4: the program packs them two to a byte and
+        the adapter unpacks them into scratch), else "int8"."""
+        return "int4" if self.weight_quant.is_int4 else "int8"
 
 
 def weighted_constants(matched: QuantizedOp, what: str) -> WeightedConstants:

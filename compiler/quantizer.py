@@ -1,13 +1,15 @@
 """CortexMQuantizer: the PT2E quantizer for Ember's int8 contract.
 
 Activations: int8 asymmetric per-tensor (-128..127). Weights: int8 symmetric per output channel
-(-127..127), or per tensor with `per_tensor_weights`. Bias: int32, scale = input scale × weight scale per channel,
+(-127..127), or per tensor with `per_tensor_weights`; int4 (-8..7) in layers whose precision is
+"a8w4" (its precision options). Bias: int32, scale = input scale × weight scale per channel,
 zero point 0. Patterns whose activation Ember folds into the output clamp are annotated as one
 unit, so no quantize/dequantize pair sits between a linear or conv and its ReLU.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import torch
 from torch.fx import GraphModule, Node
@@ -69,19 +71,31 @@ ACTIVATION_QSPEC = QuantizationSpec(
     observer_or_fake_quant_ctr=FastHistogramObserver.with_args(eps=2**-12),  # torchao's, faster
 )
 
-def weight_qspec(ch_axis: int | None) -> QuantizationSpec:
-    """Symmetric int8 weights, per channel along `ch_axis`, or per tensor when None."""
+# Weight ranges by bits, symmetric: the observer's scale is max|w| / high (a range of -8..7 would
+# make it max|w| / 7.5 and clip the largest weight). Lowering takes any range inside -8..7 as int4
+# (a user's own quantizer may use -8).
+WEIGHT_RANGES = {8: (-127, 127), 4: (-7, 7)}
+
+
+def weight_qspec(ch_axis: int | None, bits: int = 8) -> QuantizationSpec:
+    """Symmetric weights of `bits` (8, 4), per channel along `ch_axis`, or per tensor when None."""
+    low, high = WEIGHT_RANGES[bits]
     if ch_axis is None:
-        return QuantizationSpec(dtype=torch.int8, quant_min=-127, quant_max=127, qscheme=torch.per_tensor_symmetric,
+        return QuantizationSpec(dtype=torch.int8, quant_min=low, quant_max=high, qscheme=torch.per_tensor_symmetric,
                                 is_dynamic=False, observer_or_fake_quant_ctr=MinMaxObserver.with_args(eps=2**-12))
-    return QuantizationSpec(dtype=torch.int8, quant_min=-127, quant_max=127, qscheme=torch.per_channel_symmetric,
+    return QuantizationSpec(dtype=torch.int8, quant_min=low, quant_max=high, qscheme=torch.per_channel_symmetric,
                             ch_axis=ch_axis, is_dynamic=False,
                             observer_or_fake_quant_ctr=PerChannelMinMaxObserver.with_args(eps=2**-12))
 
 
-# by output-channel axis (None: per tensor)
-WEIGHT_QSPECS = {axis: weight_qspec(axis) for axis in (0, 1, None)}
-WEIGHT_QSPEC = WEIGHT_QSPECS[0]
+# by (output-channel axis (None: per tensor), bits)
+WEIGHT_QSPECS = {(axis, bits): weight_qspec(axis, bits) for axis in (0, 1, None) for bits in WEIGHT_RANGES}
+WEIGHT_QSPEC = WEIGHT_QSPECS[0, 8]
+
+# A layer's precision: activation and weight bits. "a8w8" is Ember's int8 contract; "a8w4" keeps
+# int8 activations with int4 weights in the weighted ops that have int4 kernels (conv2d, depthwise,
+# transposed conv, linear, matmul by a constant); other ops of such a layer stay a8w8.
+PRECISIONS = {"a8w8": (8, 8), "a8w4": (8, 4)}
 
 
 def _bias_qparams(observers: list) -> tuple[torch.Tensor, torch.Tensor]:
@@ -162,6 +176,13 @@ class CortexMQuantizer(Quantizer):
     - `skip_ops`: ATen ops, by name ("add", "softmax", "aten.mul") or as torch.ops.aten.*
       overloads or packets: every call of them stays in float.
     Ops the quantizer has no int8 pattern for stay in float anyway.
+
+    Precision (PRECISIONS: "a8w8", "a8w4"), chosen like the skips, the most specific first:
+    - `precision_modules`: {submodule name: precision}; the longest name that holds an op decides;
+    - `precision_module_types`: {module class: precision}; the innermost instance decides;
+    - `precision_ops`: {ATen op (as in skip_ops): precision};
+    - `precision`: everything else ("a8w8" unless given).
+    compiler.precision.choose() fills precision_modules for a flash budget or an accuracy bound.
     """
 
     skip_modules: tuple[str, ...] = ()
@@ -170,6 +191,10 @@ class CortexMQuantizer(Quantizer):
     # One scale per weight tensor instead of one per output channel (lowering expands it to
     # per-channel requantization vectors, so the kernels are the same).
     per_tensor_weights: bool = False
+    precision: str = "a8w8"
+    precision_modules: Mapping[str, str] = field(default_factory=dict)
+    precision_module_types: Mapping[type, str] = field(default_factory=dict)
+    precision_ops: Mapping[object, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         super().__init__()
@@ -178,9 +203,23 @@ class CortexMQuantizer(Quantizer):
             if isinstance(value, (str, type)) or not isinstance(value, (tuple, list)):
                 raise TypeError(f"CortexMQuantizer.{name} takes a tuple, e.g. {name}=({value!r},)")
             object.__setattr__(self, name, tuple(value))
-        bad = [t for t in self.skip_module_types if not (isinstance(t, type) and issubclass(t, torch.nn.Module))]
+        bad = [t for t in (*self.skip_module_types, *self.precision_module_types)
+               if not (isinstance(t, type) and issubclass(t, torch.nn.Module))]
         if bad:
-            raise TypeError(f"CortexMQuantizer.skip_module_types takes nn.Module classes, got {bad}")
+            raise TypeError(f"CortexMQuantizer.skip_module_types and precision_module_types take nn.Module classes, "
+                            f"got {bad}")
+        for name in ("precision_modules", "precision_module_types", "precision_ops"):
+            value = getattr(self, name)
+            if not isinstance(value, Mapping):
+                raise TypeError(f"CortexMQuantizer.{name} takes a dict, e.g. {name}={{…: 'a8w4'}}")
+            object.__setattr__(self, name, dict(value))
+        for where, value in [("precision", self.precision),
+                             *((f"{name}[{key!r}]", v) for name in ("precision_modules", "precision_module_types",
+                                                                     "precision_ops")
+                               for key, v in getattr(self, name).items())]:
+            if value not in PRECISIONS:
+                raise ValueError(f"CortexMQuantizer.{where} is {value!r}: a precision is one of "
+                                 f"{', '.join(PRECISIONS)}")
 
     def transform_for_annotation(self, model: GraphModule) -> GraphModule:
         """Division by a tensor becomes a product with its reciprocal, where the division is to
@@ -249,10 +288,11 @@ class CortexMQuantizer(Quantizer):
         import difflib
 
         names = [name for name, _ in model.named_modules() if name]
-        for prefix in self.skip_modules:
+        for option, prefix in [*(("skip_modules", p) for p in self.skip_modules),
+                               *(("precision_modules", p) for p in self.precision_modules)]:
             if not any(name == prefix or name.startswith(prefix + ".") for name in names):
                 closest = difflib.get_close_matches(prefix, names, n=3, cutoff=0.5)
-                raise ModelError(f"skip_modules names {prefix!r}, which is no submodule of the model"
+                raise ModelError(f"{option} names {prefix!r}, which is no submodule of the model"
                                  + (f"; closest: {', '.join(closest)}" if closest else
                                     f"; its submodules: {', '.join(names[:8])}{' …' if len(names) > 8 else ''}"))
 
@@ -275,13 +315,35 @@ class CortexMQuantizer(Quantizer):
                 return f"left in float by quantizer config (skip_ops {op if isinstance(op, str) else str(op)!r})"
         return None
 
-    def _weight_qspec(self, ch_axis: int) -> QuantizationSpec:
-        return WEIGHT_QSPECS[None if self.per_tensor_weights else ch_axis]
+    def precision_of(self, node: Node) -> tuple[str, str]:
+        """(`node`'s precision, what chose it: "precision_modules 'head'", … or "default"), read
+        from the node's target and module stack only, like float_reason."""
+        stack = list((node.meta.get("nn_module_stack") or {}).values())
+        paths = [path for path, _ in stack if path]
+        named = [(len(prefix), prefix) for prefix in self.precision_modules
+                 if any(path == prefix or path.startswith(prefix + ".") for path in paths)]
+        if named:
+            prefix = max(named)[1]
+            return self.precision_modules[prefix], f"precision_modules {prefix!r}"
+        for _, module_type in reversed(stack):
+            name = module_type if isinstance(module_type, str) else f"{module_type.__module__}.{module_type.__qualname__}"
+            for kind, precision in self.precision_module_types.items():
+                if name == f"{kind.__module__}.{kind.__qualname__}":
+                    return precision, f"precision_module_types {kind.__name__}"
+        for op, precision in self.precision_ops.items():
+            if _is_op(node.target, op):
+                return precision, f"precision_ops {op if isinstance(op, str) else str(op)!r}"
+        return self.precision, "default"
+
+    def _weight_qspec(self, node: Node, ch_axis: int) -> QuantizationSpec:
+        """`node`'s weights at its precision's bits."""
+        _, bits = PRECISIONS[self.precision_of(node)[0]]
+        return WEIGHT_QSPECS[None if self.per_tensor_weights else ch_axis, bits]
 
     def _annotate_weighted(self, node: Node) -> None:
         if node.target == aten.conv_transpose2d.input and len(node.args) > 6 and node.args[6] != 1:
             return  # grouped: its weight's axis 1 is not the output channels; lowering names it
-        input_map = {node.args[0]: ACTIVATION_QSPEC, node.args[1]: self._weight_qspec(WEIGHTED_OPS[node.target])}
+        input_map = {node.args[0]: ACTIVATION_QSPEC, node.args[1]: self._weight_qspec(node, WEIGHTED_OPS[node.target])}
         if len(node.args) > 2 and node.args[2] is not None:
             input_map[node.args[2]] = _bias_qspec(node, self.per_tensor_weights)
         self._annotate_with_activation(node, input_map)
@@ -291,7 +353,7 @@ class CortexMQuantizer(Quantizer):
         a get_attr node), quantized as weights with its columns as output channels."""
         a, b = node.args[:2]
         constant = isinstance(b, Node) and b.op == "get_attr" and b.meta["val"].dim() == 2
-        input_map = {a: _kept_quantization(a), b: self._weight_qspec(1) if constant else _kept_quantization(b)}
+        input_map = {a: _kept_quantization(a), b: self._weight_qspec(node, 1) if constant else _kept_quantization(b)}
         (scale,) = node.users if len(node.users) == 1 else (None,)
         if scale is not None and product_scale(scale) is not None and self.float_reason(scale) is None:
             # q kᵀ · number is quantized once, after the number (its batch_matmul's requantization)
@@ -348,7 +410,7 @@ class CortexMQuantizer(Quantizer):
             if isinstance(state, Node) and state.op != "get_attr":  # a constant (zero) state stays float
                 input_map[state] = ACTIVATION_QSPEC
         for weight in weights_of(node):
-            input_map[weight] = self._weight_qspec(0)
+            input_map[weight] = WEIGHT_QSPECS[None if self.per_tensor_weights else 0, 8]  # no int4 kernel
         node.meta["quantization_annotation"] = QuantizationAnnotation(input_qspec_map=input_map, _annotated=True)
         for item in node.users:  # operator.getitem of y, h_n (, c_n)
             item.meta["quantization_annotation"] = QuantizationAnnotation(output_qspec=ACTIVATION_QSPEC,

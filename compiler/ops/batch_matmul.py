@@ -58,11 +58,11 @@ def _fully_connected(graph: Graph, matched: QuantizedOp, matmul: Op) -> None:
         raise UnsupportedOpError(f"matmul of a rank-{len(x.shape)} activation by a constant", matmul.origin,
                                  "Reshape the activation to [rows, K] first (or use nn.Linear).")
     transposed = Tensor(w.name, w.dtype, w.shape[::-1], data=w.data.T)  # [N, K]: output channels first
-    quant = Quant(w_quant.scale, w_quant.zero_point, {None: None, 1: 0}.get(w_quant.axis, -1))
+    quant = Quant(w_quant.scale, w_quant.zero_point, {None: None, 1: 0}.get(w_quant.axis, -1), w_quant.quant_range)
     constants = weighted_constants(QuantizedOp(matmul, [matched.sources[0], (transposed, quant)],
                                                matched.quantize, matched.out_quant), "matmul")
     stem = matmul.outputs[0]
-    weight_name = add_constant(graph, f"{stem}_weights", "int8", constants.weights, constants.weight_quant)
+    weight_name = add_constant(graph, f"{stem}_weights", constants.weight_dtype, constants.weights, constants.weight_quant)
     bias_name = add_constant(graph, f"{stem}_bias", "int32", constants.folded_bias.astype(np.int32))
     act_min, act_max = clamp_range(matmul.attrs.get("activation"), matched.out_quant)
     replace(graph, matched, Op("fully_connected", [x.name, weight_name, bias_name], [matched.output], {

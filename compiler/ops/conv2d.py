@@ -131,7 +131,8 @@ def _lower(graph: Graph, conv: Op) -> None:
     else:
         laid_out, kind = weights.transpose(0, 2, 3, 1), "conv2d"  # [O, KH, KW, I/g]
     stem = conv.outputs[0]
-    weight_name = add_constant(graph, f"{stem}_weights", "int8", np.ascontiguousarray(laid_out), constants.weight_quant)
+    weight_name = add_constant(graph, f"{stem}_weights", constants.weight_dtype, np.ascontiguousarray(laid_out),
+                               constants.weight_quant)
     bias_name = add_constant(graph, f"{stem}_bias", "int32", constants.folded_bias.astype(np.int32))
     act_min, act_max = clamp_range(conv.attrs.get("activation"), matched.out_quant)
     lowered = Op(kind, [x.name, weight_name, bias_name], [matched.output], {

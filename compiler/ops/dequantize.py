@@ -31,13 +31,19 @@ def _read(table) -> dict:
     return {"scale": np.float32(options.Scale()), "zero_point": options.ZeroPoint()}
 
 
+def _quant_range(low: object, high: object) -> tuple[int, int] | None:
+    return (int(low), int(high)) if isinstance(low, int) and isinstance(high, int) else None
+
+
 def _import_dequantize(node: Node, args: list) -> tuple[str, dict]:
-    _, scale, zero_point, *_ = node.args
-    return "dequantize", {"quant": Quant.per_tensor(scale, zero_point)}
+    _, scale, zero_point, *rest = node.args
+    return "dequantize", {"quant": Quant.per_tensor(scale, zero_point, _quant_range(*rest[:2]) if len(rest) >= 2 else None)}
 
 
 def _import_dequantize_per_channel(node: Node, args: list) -> tuple[str, dict]:
-    return "dequantize", {"per_channel": True, "axis": int(node.args[3])}
+    rest = node.args[4:6]
+    return "dequantize", {"per_channel": True, "axis": int(node.args[3]),
+                          "quant_range": _quant_range(*rest) if len(rest) == 2 else None}
 
 
 DEQUANTIZE = OpSpec(

@@ -131,7 +131,7 @@ def _lower(graph: Graph, linear: Op) -> Op:
         raise UnsupportedOpError(f"linear on a rank-{len(x.shape)} input {list(x.shape)}", linear.origin,
                                  "Flatten the input to [batch, features] first.")
     stem = linear.outputs[0]
-    weight_name = add_constant(graph, f"{stem}_weights", "int8", weights, constants.weight_quant)
+    weight_name = add_constant(graph, f"{stem}_weights", constants.weight_dtype, weights, constants.weight_quant)
     bias_name = add_constant(graph, f"{stem}_bias", "int32", constants.folded_bias.astype(np.int32))
     act_min, act_max = clamp_range(linear.attrs.get("activation"), matched.out_quant)
     lowered = Op("fully_connected", [x_name, weight_name, bias_name], [matched.output], {

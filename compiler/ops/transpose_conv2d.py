@@ -85,7 +85,7 @@ def _output_channels_first(matched: QuantizedOp) -> QuantizedOp:
     swapped = Tensor(w.name, w.dtype, (w.shape[1], w.shape[0], *w.shape[2:]), data=w.data.swapaxes(0, 1))
     # per tensor stays so; per output channel (axis 1) becomes axis 0; any other axis becomes one
     # weighted_constants refuses by name
-    quant = Quant(w_quant.scale, w_quant.zero_point, {None: None, 1: 0}.get(w_quant.axis, -1))
+    quant = Quant(w_quant.scale, w_quant.zero_point, {None: None, 1: 0}.get(w_quant.axis, -1), w_quant.quant_range)
     return QuantizedOp(matched.op, [x, (swapped, quant), *rest], matched.quantize, matched.out_quant)
 
 
@@ -97,7 +97,7 @@ def _lower(graph: Graph, conv: Op) -> None:
     zp_in = int(x_quant.zero_point[0])
     bias = constants.folded_bias + zp_in * weights.reshape(weights.shape[0], -1).sum(axis=1, dtype=np.int64)
     stem = conv.outputs[0]
-    weight_name = add_constant(graph, f"{stem}_weights", "int8", np.ascontiguousarray(weights.transpose(0, 2, 3, 1)),
+    weight_name = add_constant(graph, f"{stem}_weights", constants.weight_dtype, np.ascontiguousarray(weights.transpose(0, 2, 3, 1)),
                                constants.weight_quant)
     bias_name = add_constant(graph, f"{stem}_bias", "int32", bias.astype(np.int32))
     act_min, act_max = clamp_range(conv.attrs.get("activation"), matched.out_quant)
