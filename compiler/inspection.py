@@ -67,7 +67,7 @@ def describe(program) -> dict:
     for i, (op, row) in enumerate(zip(graph.ops, layer_rows(graph))):
         constants = sum(graph.tensors[t].nbytes for t in op.inputs if graph.tensors[t].is_constant)
         ops.append({"index": i, "layer": row["layer"], "op": op.kind, "shape": row["shape"],
-                    "variant": kernel_variant(graph, op, tier, chosen[i]),
+                    "precision": row["precision"], "variant": kernel_variant(graph, op, tier, chosen[i]),
                     "variants": sorted(chosen[i]), "macs": row["macs"], "constant_bytes": constants,
                     "origin": op.origin, "inputs": [_tensor(graph, t, alias_of) for t in op.inputs],
                     "outputs": [_tensor(graph, t, alias_of) for t in op.outputs]})
@@ -136,12 +136,13 @@ def text(report: dict) -> str:
         weights = next((t for t in o["inputs"] if t.get("constant") and t["quant"] and "channels" in t["quant"]), None)
         out = o["outputs"][0]
         counted = [f"{o['count']:,}"] if "count" in o else []
-        rows.append([o["index"], o["layer"], o["op"], o["shape"], o["variant"], f"{o['macs']:,}", *counted,
+        rows.append([o["index"], o["layer"], o["op"], o["shape"], o["precision"], o["variant"], f"{o['macs']:,}",
+                     *counted,
                      f"{o['constant_bytes']:,}", quant_text(out["quant"]),
                      quant_text(weights["quant"]) if weights else "-", buffer_text(out)])
     unit = [report["profile_unit"]] if "profile_unit" in report else []
-    lines += [""] + _table(["#", "layer", "op", "shape", "kernel variant", "MACs", *unit, "const B", "out scale / zp",
-                            "weight scales", "out buffer"], rows, {0, 5, 6, 7} if unit else {0, 5, 6})
+    lines += [""] + _table(["#", "layer", "op", "shape", "precision", "kernel variant", "MACs", *unit, "const B",
+                            "out scale / zp", "weight scales", "out buffer"], rows, {0, 6, 7, 8} if unit else {0, 6, 7})
     rows = [[b["arena"], "?" if b["offset"] is None else b["offset"], b["bytes"], b["name"],
              b.get("alias_of", ""), f"{b['ops'][0]}..{b['ops'][-1]}" if b["ops"] else "-"] for b in report["buffers"]]
     lines += ["", "buffers:"] + _table(["arena", "offset", "size", "tensor", "alias of", "used by ops"], rows, {1, 2})

@@ -34,12 +34,39 @@ def layer_name(op: Op) -> str:
     return match.group(1) if match else op.kind
 
 
+ACTIVATION_BITS = {"int8": 8, "int16": 16}
+WEIGHT_BITS = {"int8": 8, "int4": 4}
+
+
+def precision(graph: Graph, op: Op) -> str:
+    """The op's precision as reports print it: "a8w8", "a8w4" for a weighted op (its activation
+    bits, then its weights'), "a8" / "a16" for an integer op without weights (its widest
+    activation), "f32" for an op in float32."""
+    if op.kind.startswith("float_") or "float_reason" in op.attrs:
+        return "f32"
+    tensors = [graph.tensors[name] for name in op.inputs + op.outputs[:1]]
+    weights = [WEIGHT_BITS[t.dtype] for t in tensors[1:] if t.is_constant and t.quant is not None
+               and t.dtype in WEIGHT_BITS and OP_TABLE.get(op.kind) is not None and OP_TABLE[op.kind].weighted]
+    activations = [ACTIVATION_BITS[t.dtype] for t in tensors if not t.is_constant and t.dtype in ACTIVATION_BITS]
+    text = f"a{max(activations)}" if activations else ""
+    return text + (f"w{min(weights)}" if weights else "") or "f32"
+
+
 def layer_rows(graph: Graph) -> list[dict]:
-    """One row per op, in program order: layer, op, shape, macs (names made unique)."""
+    """One row per op, in program order: layer, op, shape, macs, precision (names made unique)."""
     rows, seen = [], {}
     for op in graph.ops:
         name = layer_name(op)
         seen[name] = seen.get(name, 0) + 1
         rows.append({"layer": name if seen[name] == 1 else f"{name}#{seen[name]}", "op": op.kind,
-                     "shape": shape_text(graph, op), "macs": op_macs(graph, op)})
+                     "shape": shape_text(graph, op), "macs": op_macs(graph, op), "precision": precision(graph, op)})
     return rows
+
+
+def constant_rows(graph: Graph) -> list[dict]:
+    """The layers that hold constants, in program order: layer, op, precision, bytes (packed:
+    what the program stores), for size reports."""
+    return [{"layer": row["layer"], "op": row["op"], "precision": row["precision"],
+             "bytes": sum(graph.tensors[t].nbytes for t in op.inputs if graph.tensors[t].is_constant)}
+            for op, row in zip(graph.ops, layer_rows(graph))
+            if any(graph.tensors[t].is_constant for t in op.inputs)]

@@ -29,7 +29,7 @@ import numpy as np
 import torch
 
 from compiler.ir import Graph
-from compiler.layers import layer_name
+from compiler.layers import layer_name, precision
 from compiler.program import Program, write_atomically
 from tools.ember_link import Link, LinkError, serve
 from ember_build.paths import BUILD_ROOT
@@ -91,6 +91,7 @@ class Layer:
     op: str
     tensor: str
     shape: tuple[int, ...]
+    precision: str = ""  # compiler.layers.precision: "a8w8", "a8w4", "f32" …
     sqnr: dict[str, float] = field(default_factory=dict)  # stage → dB against float
     reference_vs_pt2e_1lsb: float | None = None
     device_equal: float | None = None
@@ -221,7 +222,7 @@ def compare(program: Program, stages: dict[str, dict[str, np.ndarray]]) -> list[
     rows = []
     for k, op in enumerate(graph.ops):
         name = op.outputs[0]
-        row = Layer(k, layer_name(op), op.kind, name, graph.tensors[name].shape)
+        row = Layer(k, layer_name(op), op.kind, name, graph.tensors[name].shape, precision(graph, op))
         reference = stages["reference"].get(name)
         float_value = stages["float"].get(name)
         for stage in ("pt2e", "reference", "device"):
@@ -253,10 +254,12 @@ def report(rows: list[Layer], title: str) -> tuple[str, dict]:
         return "—" if v is None else f"{v:.1%}"
 
     lines = [f"{title}: {verdict}", "",
-             "| # | layer | op | shape | SQNR pt2e | SQNR reference | SQNR device | ref vs pt2e ≤1 LSB | device = reference |",
-             "|---:|---|---|---|---:|---:|---:|---:|---:|"]
+             "| # | layer | op | shape | precision | SQNR pt2e | SQNR reference | SQNR device | ref vs pt2e ≤1 LSB "
+             "| device = reference |",
+             "|---:|---|---|---|---|---:|---:|---:|---:|---:|"]
     for r in rows:
-        lines.append(f"| {r.index} | {r.layer} | {r.op} | {'x'.join(map(str, r.shape))} | {db(r.sqnr.get('pt2e'))} | "
+        lines.append(f"| {r.index} | {r.layer} | {r.op} | {'x'.join(map(str, r.shape))} | {r.precision} | "
+                     f"{db(r.sqnr.get('pt2e'))} | "
                      f"{db(r.sqnr.get('reference'))} | {db(r.sqnr.get('device'))} | {pct(r.reference_vs_pt2e_1lsb)} | "
                      f"{pct(r.device_equal)} |")
     data = {"title": title, "first_divergence": None if first is None else first.index, "verdict": verdict,

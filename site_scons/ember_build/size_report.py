@@ -263,6 +263,10 @@ def write_size_report(elf: Path, out_dir: Path, title: str, extra: dict | None =
     if "kernel_variants" in data:
         text += (f"\nKernel variants, chosen for {data['optimize']}: {', '.join(data['kernel_variants']) or 'none'} "
                  "(the compiler's choice, recorded in the program: `python -m compiler inspect`).\n")
+    if data.get("layers"):
+        text += ("\nModel constants by layer, as the program stores them (int4 weights two to a byte):\n\n"
+                 "| layer | op | precision | bytes |\n|---|---|---|---:|\n"
+                 + "".join(f"| {r['layer']} | {r['op']} | {r['precision']} | {r['bytes']:,} |\n" for r in data["layers"]))
     if data.get("stack_bound_bytes") is not None:
         text += f"\nStatic stack bound: {data['stack_bound_bytes']:,} B (deepest path: {' → '.join(data['stack_bound_path'])}).\n"
     (out_dir / "size.md").write_text(text)

@@ -136,6 +136,9 @@ def _size_report(target, source, env) -> int:
 def _write_size_report(elf: Path, env) -> int:
     from ember_build.size_report import write_size_report
 
+    from compiler.layers import constant_rows
+    from compiler.reader import read_program
+
     from ember_build.elf_check import function_addresses, function_names
     from ember_build.stack_bound import static_bound
 
@@ -148,8 +151,10 @@ def _write_size_report(elf: Path, env) -> int:
     bound = static_bound(dumps, function_names(elf), function_addresses(elf))
     selected = elf.parent / "gen" / "em_nn_variants_selected.h"  # what the compiler chose (and why: optimize)
     variants = re.findall(r"^#define EM_NN_VARIANT_(\w+) 1$", selected.read_text(), re.M) if selected.exists() else []
+    program = elf.parent / "gen" / "program.embr"
+    layers = constant_rows(read_program(program.read_bytes())[0]) if program.exists() else []
     data = write_size_report(elf, elf.parent, f"{env['EMBER_APP']} on {env['BOARD'].name}",
-                             {"stack_bound_bytes": bound.bytes, "stack_bound_path": bound.path,
+                             {"layers": layers, "stack_bound_bytes": bound.bytes, "stack_bound_path": bound.path,
                               "stack_bound_unknown_reason": bound.reason, "stack_bound_no_call_graph": bound.no_dump,
                               "optimize": goal_of(env.get("OPTIMIZATION", "-O2")), "kernel_variants": variants})
     print(f"size: {elf.parent / 'size.md'}: code {data['code_flash']:,} B, runtime core "
