@@ -35,7 +35,10 @@ def _quantization(builder: flatbuffers.Builder, tensor: Tensor) -> int | None:
     if tensor.quant is None:
         return None
     scale = builder.CreateNumpyVector(np.asarray(tensor.quant.scale, np.float32).reshape(-1))
-    zero_point = builder.CreateNumpyVector(np.asarray(tensor.quant.zero_point, np.int32).reshape(-1))
+    zero_points = np.asarray(tensor.quant.zero_point, np.int32).reshape(-1)
+    if len(zero_points) > 1 and np.all(zero_points == zero_points[0]):
+        zero_points = zero_points[:1]  # symmetric weights: one 0 for every channel (4 B a channel less)
+    zero_point = builder.CreateNumpyVector(zero_points)
     fb.QuantizationStart(builder)
     fb.QuantizationAddScale(builder, scale)
     fb.QuantizationAddZeroPoint(builder, zero_point)

@@ -137,7 +137,7 @@ class OpOptions(object):
 
 
 # Affine quantization: real = scale * (q - zero_point). One entry per tensor, or one per
-# channel along `axis` (per-channel weights).
+# channel along `axis` (per-channel weights); a single zero_point serves every channel.
 class Quantization(object):
     __slots__ = ['_tab']
 
