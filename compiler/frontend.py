@@ -18,6 +18,7 @@ import torch
 from torch.utils import _pytree as pytree
 
 from compiler.decompositions import cia_ops_listed_once, decomposition_table
+from compiler.gptq import round_int4_weights
 from compiler.importer import CALIBRATORS, FIXED_BATCH, imported_targets, unsupported_ops
 from compiler.passes import FLOAT_GRAPH_PASSES
 from compiler.errors import CalibrationError, ModelError, UnsupportedOpsError
@@ -201,10 +202,15 @@ def quantize(
     if problems:  # before calibration: the user learns of every one at once, and soon
         raise UnsupportedOpsError(problems)
     batches = ExampleBatched.output_batches_of(traced)
-    prepared = ExampleBatched(prepare_pt2e(traced, StateSharing(quantizer, state) if state else quantizer),
-                              example_inputs, batches)
     if isinstance(calibration_data, torch.Tensor) or hasattr(calibration_data, "__array__"):
         calibration_data = [calibration_data]  # one array of samples: one batch
+    calibration_data = list(calibration_data)
+    rounded = quantizer.gptq_nodes(traced)
+    if rounded:
+        runner = ExampleBatched(traced, example_inputs, batches)
+        round_int4_weights(traced, rounded, lambda: [runner(*calibration_batches(b)) for b in calibration_data])
+    prepared = ExampleBatched(prepare_pt2e(traced, StateSharing(quantizer, state) if state else quantizer),
+                              example_inputs, batches)
     calibrated = 0
     with torch.no_grad(), _observed_per_batch(prepared.module) as batch_done, _calibrating(prepared.module):
         for batch in calibration_data:

@@ -16,6 +16,8 @@ from torch.fx import GraphModule, Node
 
 from compiler.attention import product_scale, softmax_mask
 from compiler.errors import ModelError
+from compiler.gptq import LEVELS, GridObserver
+from compiler.gptq import ROUNDED as GPTQ_ROUNDED
 from compiler.histogram_observer import FastHistogramObserver
 from compiler.importer import IMPORTS
 from compiler.passes.graph_module import attr_value
@@ -96,6 +98,7 @@ WEIGHT_QSPEC = WEIGHT_QSPECS[0, 8]
 # int8 activations with int4 weights in the weighted ops that have int4 kernels (conv2d, depthwise,
 # transposed conv, linear, matmul by a constant); other ops of such a layer stay a8w8.
 PRECISIONS = {"a8w8": (8, 8), "a8w4": (8, 4)}
+INT4_ROUNDINGS = ("gptq", "nearest")
 
 
 def _bias_qparams(observers: list) -> tuple[torch.Tensor, torch.Tensor]:
@@ -195,6 +198,9 @@ class CortexMQuantizer(Quantizer):
     precision_modules: Mapping[str, str] = field(default_factory=dict)
     precision_module_types: Mapping[type, str] = field(default_factory=dict)
     precision_ops: Mapping[object, str] = field(default_factory=dict)
+    # How int4 weights of linears and conv2ds are rounded: "gptq" against the calibration data's
+    # inputs (compiler/gptq.py), or "nearest" (each weight to its nearest code).
+    int4_rounding: str = "gptq"
 
     def __post_init__(self) -> None:
         super().__init__()
@@ -213,6 +219,9 @@ class CortexMQuantizer(Quantizer):
             if not isinstance(value, Mapping):
                 raise TypeError(f"CortexMQuantizer.{name} takes a dict, e.g. {name}={{…: 'a8w4'}}")
             object.__setattr__(self, name, dict(value))
+        if self.int4_rounding not in INT4_ROUNDINGS:
+            raise ValueError(f"CortexMQuantizer.int4_rounding is {self.int4_rounding!r}: one of "
+                             f"{', '.join(INT4_ROUNDINGS)}")
         for where, value in [("precision", self.precision),
                              *((f"{name}[{key!r}]", v) for name in ("precision_modules", "precision_module_types",
                                                                      "precision_ops")
@@ -335,10 +344,27 @@ class CortexMQuantizer(Quantizer):
                 return precision, f"precision_ops {op if isinstance(op, str) else str(op)!r}"
         return self.precision, "default"
 
+    def weight_bits(self, node: Node) -> int:
+        return PRECISIONS[self.precision_of(node)[0]][1]
+
     def _weight_qspec(self, node: Node, ch_axis: int) -> QuantizationSpec:
-        """`node`'s weights at its precision's bits."""
-        _, bits = PRECISIONS[self.precision_of(node)[0]]
+        """`node`'s weights at its precision's bits (on GPTQ's grid where compiler/gptq.py rounded them)."""
+        bits = self.weight_bits(node)
+        levels = node.args[1].meta.get(LEVELS) if isinstance(node.args[1], Node) else None
+        if bits == 4 and levels is not None and not self.per_tensor_weights:
+            low, high = WEIGHT_RANGES[4]
+            return QuantizationSpec(dtype=torch.int8, quant_min=low, quant_max=high, qscheme=torch.per_channel_symmetric,
+                                    ch_axis=ch_axis, is_dynamic=False,
+                                    observer_or_fake_quant_ctr=GridObserver.with_args(levels=levels, eps=2**-12))
         return WEIGHT_QSPECS[None if self.per_tensor_weights else ch_axis, bits]
+
+    def gptq_nodes(self, model: GraphModule) -> list[Node]:
+        """The linears and conv2ds whose int4 weights compiler/gptq.py rounds (int4_rounding "gptq")."""
+        if self.int4_rounding != "gptq" or self.per_tensor_weights:
+            return []
+        return [n for n in model.graph.nodes if n.op == "call_function" and n.target in GPTQ_ROUNDED
+                and isinstance(n.args[1], Node) and n.args[1].op == "get_attr" and self.float_reason(n) is None
+                and self.weight_bits(n) == 4]
 
     def _annotate_weighted(self, node: Node) -> None:
         if node.target == aten.conv_transpose2d.input and len(node.args) > 6 and node.args[6] != 1:
