@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from compiler import reference
+from compiler import precision, reference
 from compiler.ir import NUMPY_DTYPES
 from compiler.pipeline import lower
 from compiler.placement import Memory
 from compiler.planner import Region
 from compiler.program import Program, write_atomically
+from compiler.quantizer import CortexMQuantizer
 from compiler.target import Target
 from ember_build.board import Board
 from ember_build.config_schema import SettingsFile, read_settings, shown_path
@@ -51,12 +52,21 @@ class App:
     memory: tuple = ()  # app.yaml `memory:` as (pin items, cap items): see app_memory
     programs: tuple = ()  # app.yaml `programs:`: the variants whose programs one firmware runs (compile_programs)
     firmware: tuple = ()  # app.yaml `firmware:`: further folders of firmware/ the build compiles
+    checkpoint: str = ""  # app.yaml `checkpoint:`: the variant whose checkpoint this one lowers ("": its own)
+    precision: tuple = ()  # app.yaml `precision:` as sorted (key, value) pairs: see quantizer_of
 
 
 _NAMES = {"type": "array", "items": {"type": "string", "minLength": 1}}
 MEMORY_SCHEMA = {"type": "object", "additionalProperties": False, "properties": {
     "pin": {"type": "object", "additionalProperties": {"type": "string", "minLength": 1}},  # tensor or layer: region
     "cap": {"type": "object", "additionalProperties": {"type": ["integer", "string"], "minimum": 0}},  # region: bytes
+}}
+# Each layer's precision (compiler.quantizer.PRECISIONS): one for all, or chosen by
+# compiler.precision for a program of at most `flash_budget` bytes (or an output SQNR bound).
+PRECISION_SCHEMA = {"type": "object", "additionalProperties": False, "properties": {
+    "default": {"enum": ["a8w8", "a8w4"]},
+    "flash_budget": {"type": "integer", "minimum": 1},
+    "min_output_sqnr_db": {"type": "number"},
 }}
 # What a model variant may set (over the top level's); the top level takes them too, but for
 # `programs`, which only a variant has.
@@ -68,6 +78,8 @@ _MODEL_FIELDS = {
     "figures_samples": {"type": "integer", "minimum": 1},
     "memory": MEMORY_SCHEMA,
     "firmware": _NAMES,
+    "checkpoint": {"type": "string", "minLength": 1},  # a variant's name: lower its checkpoint
+    "precision": PRECISION_SCHEMA,
 }
 VARIANT_SCHEMA = {"type": "object", "additionalProperties": False, "properties": {**_MODEL_FIELDS, "programs": _NAMES}}
 APP_SCHEMA = {"type": "object", "additionalProperties": False, "required": ["name"], "properties": {
@@ -130,7 +142,28 @@ def load_app(name: str, variant: str = "", apps_root: Path | None = None) -> App
                raw.get("int8_io", False), path.parent, raw.get("figures_samples", 200), variant,
                memory_settings(raw.get("memory"), path, settings=settings, key=origin.get("memory", "memory")),
                _names(raw.get("programs"), variants, settings, origin.get("programs", "programs")),
-               _names(raw.get("firmware"), None, settings, origin.get("firmware", "firmware")))
+               _names(raw.get("firmware"), None, settings, origin.get("firmware", "firmware")),
+               _checkpoint_variant(raw.get("checkpoint"), variants, settings, origin.get("checkpoint", "checkpoint")),
+               _precision(raw.get("precision"), settings, origin.get("precision", "precision")))
+
+
+def _checkpoint_variant(raw: str | None, variants: dict, settings: SettingsFile, key: str) -> str:
+    """app.yaml `checkpoint:`: another variant of the app, whose checkpoint-<name>.pt this one lowers."""
+    if raw is None:
+        return ""
+    if raw not in variants or (variants[raw] or {}).get("checkpoint"):
+        raise AppError(settings.problem(key, f"{raw!r} is no variant with a checkpoint of its own "
+                                             f"(choices: {', '.join(v for v in variants if not (variants[v] or {}).get('checkpoint'))})"))
+    return raw
+
+
+def _precision(raw: dict | None, settings: SettingsFile, key: str) -> tuple:
+    """app.yaml `precision:` (PRECISION_SCHEMA): at most one of flash_budget and min_output_sqnr_db."""
+    if not raw:
+        return ()
+    if "flash_budget" in raw and "min_output_sqnr_db" in raw:
+        raise AppError(settings.problem(key, "takes flash_budget or min_output_sqnr_db, not both"))
+    return tuple(sorted(raw.items()))
 
 
 def _names(raw: list | None, allowed: dict | None, settings: SettingsFile, key: str) -> tuple:
@@ -295,10 +328,29 @@ def lower_app(app: App, module: ModuleType, board: Board, optimize: str = "speed
     # ... and one with stream() (compiler.options.Stream) a program that takes a hop per invoke:
     # its test_vectors() are consecutive hops, run in order over one state.
     stream = module.stream() if hasattr(module, "stream") else None
-    program = lower(model, module.example_inputs(), module.calibration_data(),
-                    Target(board.cpu, board.tier, optimize), int8_io=app.int8_io, arena=app_memory(board, app), name=app.name,
-                    front_end=front_end, stream=stream)
+    target = Target(board.cpu, board.tier, optimize)
+    options = dict(int8_io=app.int8_io, arena=app_memory(board, app), front_end=front_end, stream=stream)
+    example, calibration = module.example_inputs(), module.calibration_data()
+    quantizer, table = quantizer_of(app, model, example, calibration, target, **options)
+    program = lower(model, example, calibration, target, name=app.name, quantizer=quantizer, **options)
+    if table:
+        meta = {**meta, "precision": table}
     return program, model, meta
+
+
+def quantizer_of(app: App, model, example: tuple, calibration: list, target: Target,
+                 **lower_options) -> tuple[CortexMQuantizer | None, str]:
+    """The quantizer app.yaml's `precision:` asks for (None: the default int8 one), and the table
+    of compiler.precision's choice when it chose ("" otherwise)."""
+    settings = dict(app.precision)
+    if not settings:
+        return None, ""
+    base = CortexMQuantizer(precision=settings.get("default", "a8w8"))
+    goal = {k: settings[k] for k in ("flash_budget", "min_output_sqnr_db") if k in settings}
+    if not goal:
+        return base, ""
+    choice = precision.choose(model, example, calibration, target, quantizer=base, **goal, **lower_options)
+    return choice.quantizer(), choice.table()
 
 
 def compile_app(app_name: str, board: Board, out_dir: Path, variant: str = "", optimize: str = "speed") -> dict:
@@ -312,6 +364,8 @@ def compile_app(app_name: str, board: Board, out_dir: Path, variant: str = "", o
     out = Path(out_dir)
     program.save(out / "program.embr")
     program.emit_c(out)
+    if "precision" in meta:  # compiler.precision's choice for app.yaml's precision:
+        write_atomically(out / "precision.md", meta["precision"])
     vectors = program_inputs(program, module.test_vectors(app.test_vectors))  # in the input's dtype
     state: dict = {}  # a program with state runs the vectors in order from one reset, as the firmware does
     expected = [program.run_reference(v, state=state)[0] for v in vectors]

@@ -222,7 +222,8 @@ def _stream(target, source, env) -> int:
 
 
 def _train(target, source, env) -> int:
-    variant = ["--model", env["EMBER_APP_VARIANT"]] if env["EMBER_APP_VARIANT"] else []
+    owner = env["EMBER_APP_CHECKPOINT"]  # the variant whose checkpoint it is (app.yaml checkpoint:)
+    variant = ["--model", owner] if owner else []
     return subprocess.call([sys.executable, "-m", f"apps.{env['EMBER_APP']}.train", *variant], cwd=str(REPO))
 
 
@@ -268,15 +269,17 @@ def build_app(env, app: str, run: bool = False, train: bool = False, model: str 
         Exit(2)
     out = Path(env["BUILD"]) / (f"{app}-{variant}" if variant else app)
     gen = out / "gen"
-    app_env = env.Clone(EMBER_APP=app, EMBER_APP_VARIANT=variant, EMBER_IMAGE_DESCRIBED=IMAGE_DESCRIBED)
-    checkpoint = REPO / "apps" / app / (f"checkpoint-{variant}.pt" if variant else "checkpoint.pt")
+    owner = settings.checkpoint or variant  # a variant may lower another's checkpoint (app.yaml checkpoint:)
+    app_env = env.Clone(EMBER_APP=app, EMBER_APP_VARIANT=variant, EMBER_APP_CHECKPOINT=owner,
+                        EMBER_IMAGE_DESCRIBED=IMAGE_DESCRIBED)
+    checkpoint = REPO / "apps" / app / (f"checkpoint-{owner}.pt" if owner else "checkpoint.pt")
     if train:
         trained = app_env.Command(str(checkpoint), _python_sources(f"apps/{app}"), Action(_train, "training $TARGET"))
         AlwaysBuild(trained)
     checkpoints = ([str(REPO / "apps" / app / f"checkpoint-{p}.pt") for p in settings.programs] if settings.programs
                    else [str(checkpoint)])
     looking = bool(GetOption("no_exec") or GetOption("clean") or GetOption("help"))  # -n, -c, -h: build nothing
-    missing = [(c, m) for c, m in zip(checkpoints, settings.programs or [variant]) if not train and not Path(c).exists()]
+    missing = [(c, m) for c, m in zip(checkpoints, settings.programs or [owner]) if not train and not Path(c).exists()]
     if missing and not looking:  # SCons would say only "Source ... not found": the checkpoint's own message says how to make one
         from apps.common.checkpoint import CheckpointError, read_checkpoint  # torch: only for the message
 
