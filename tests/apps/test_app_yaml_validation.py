@@ -52,6 +52,15 @@ CASES = {
     "programs naming no variant": ("person_detect", edited(PERSON, "programs: [vww, yolo]", "programs: [vww, yollo]"),
                                    "cascade", "programs:", "variants.cascade.programs",
                                    "['yollo'] are not one-program variants"),
+    "checkpoint of no variant": ("person_detect", edited(PERSON, "checkpoint: yolo ", "checkpoint: yollo "),
+                                 "yolo_w4", "checkpoint: yollo", "variants.yolo_w4.checkpoint",
+                                 "'yollo' is no variant with a checkpoint of its own"),
+    "precision with two goals": ("person_detect", edited(PERSON, "      flash_budget: 250000",
+                                                         "      flash_budget: 250000\n      min_output_sqnr_db: 20"),
+                                 "yolo_w4", "precision:", "variants.yolo_w4.precision",
+                                 "takes flash_budget or min_output_sqnr_db, not both"),
+    "precision no quantizer has": ("kws", KWS + "precision:\n  default: a4w4\n", "", "default: a4w4",
+                                   "precision.default", "a4w4"),
     "key given twice": ("kws", KWS + "test_vectors: 8\n", "", "test_vectors: 8", "test_vectors", "given twice"),
 }
 
@@ -92,11 +101,13 @@ def test_every_app_and_model_of_apps_follows_the_schema():
 
     Validator.check_schema(APP_SCHEMA)
     assert known_apps() == ["anomaly", "image_classification", "kws", "person_detect", "wakeword"]
-    assert app_variants("person_detect") == ["yolo", "vww", "cascade"] and app_variants("kws") == []
+    assert app_variants("person_detect") == ["yolo", "yolo_w4", "vww", "cascade"] and app_variants("kws") == []
     for app in known_apps():
         for model in app_variants(app) or [""]:
             assert load_app(app, model).variant == model
     assert load_app("kws").int8_io is False and load_app("image_classification").int8_io is True
+    w4 = load_app("person_detect", "yolo_w4")
+    assert w4.checkpoint == "yolo" and dict(w4.precision) == {"flash_budget": 250000} and w4.firmware == ("yolo",)
 
 
 # --- the build: SCons runs that stop before anything builds ---
