@@ -52,6 +52,7 @@ class BenchModel:
     builder: str     # function returning the nn.Module
     input_shape: tuple[int, ...]  # PyTorch layout (NCHW or N, features)
     cmsis_nn: dict[str, int]      # CMSIS-NN whole-network instructions per tier (issue 3)
+    precision: str = "a8w8"       # every layer's (compiler.quantizer.PRECISIONS)
 
     @property
     def sources(self) -> list[Path]:
@@ -74,6 +75,9 @@ MODELS: dict[str, BenchModel] = {m.name: m for m in (
     # Keyword spotters over DS-CNN's 49×10 MFCCs with a GRU and with attention (issue 19); no CMSIS-NN figure.
     BenchModel("crnn", "CRNN (conv + 2×GRU)", "apps.kws.sequence_models", "crnn", (1, 1, 49, 10), {}),
     BenchModel("kwt", "KWT (3 blocks, 64 wide)", "apps.kws.sequence_models", "kwt", (1, 1, 49, 10), {}),
+    # int4 weights in every layer with an int4 kernel (issue 20): what the unpacking costs.
+    BenchModel("ds_cnn_w4", "DS-CNN A8W4", "apps.kws.model", "ds_cnn", (1, 1, 49, 10), {}, "a8w4"),
+    BenchModel("micro_yolo_w4", "µYOLO A8W4", "apps.person_detect.model", "micro_yolo", (1, 3, 128, 128), {}, "a8w4"),
 )}
 MLPERF_MODELS = ("ds_cnn", "resnet8", "mobilenet_v1_025", "autoencoder")  # the ones with CMSIS-NN figures
 CMSIS_NN_NOTE = "CMSIS-NN commit 99f736a, -O3, GCC 12.2, whole network (issue 3)"
@@ -142,9 +146,11 @@ def exported(name: str):
     import torch
 
     from compiler.frontend import quantize, importable
+    from compiler.quantizer import CortexMQuantizer
 
     example = (torch.zeros(MODELS[name].input_shape),)
-    return importable(quantize(build_model(name), example, calibration_data(name)), example)
+    quantizer = CortexMQuantizer(precision=MODELS[name].precision)
+    return importable(quantize(build_model(name), example, calibration_data(name), quantizer), example)
 
 
 @cache

@@ -154,7 +154,7 @@ def test_model_variants_of_app_yaml():
     default, vww = load_app("person_detect"), load_app("person_detect", "vww")
     assert (default.variant, vww.variant) == ("yolo", "vww") and default.int8_io and vww.int8_io
     assert model_module(vww).model == "vww" and model_module(default).example_inputs()[0].shape == (1, 3, 128, 128)
-    with pytest.raises(AppError, match="model= choices: yolo, vww, cascade"):
+    with pytest.raises(AppError, match="model= choices: yolo, yolo_w4, vww, cascade"):
         load_app("person_detect", "ssd")
     with pytest.raises(AppError, match="drop model="):
         load_app("anomaly", "yolo")
