@@ -3,6 +3,7 @@
     python -m compiler lower --model path/to/model.py:build --input-shape 1,640 \
         --calibration calib.npy --target cortex-m55 -o model.embr [--emit-c DIR] [--int8-io]
         [--skip-modules head,blocks.3] [--skip-ops softmax,div] [--front-end mfcc_kws]
+        [--precision a8w4] [--int4-modules head,blocks.3] [--flash-budget 250000]
     python -m compiler inspect model.embr [--json] [--model-explorer graph.json] [--profile profile.json]
     python -m compiler run model.embr --input x.npy [--output y.npy]
 
@@ -91,7 +92,9 @@ def _lower(args: argparse.Namespace) -> int:
 
     shape = _input_shape(args.input_shape)
     model = _load_model_factory(args.model)()
-    quantizer = CortexMQuantizer(skip_modules=_names(args.skip_modules), skip_ops=_names(args.skip_ops))
+    quantizer = CortexMQuantizer(skip_modules=_names(args.skip_modules), skip_ops=_names(args.skip_ops),
+                                 precision=args.precision,
+                                 precision_modules={name: "a8w4" for name in _names(args.int4_modules)})
     front_end = None
     if args.front_end:
         from compiler.audio_features import FRONT_ENDS
@@ -99,7 +102,13 @@ def _lower(args: argparse.Namespace) -> int:
         if args.front_end not in FRONT_ENDS:
             raise SystemExit(f"error: unknown --front-end {args.front_end!r}; known: {', '.join(FRONT_ENDS)}")
         front_end = FRONT_ENDS[args.front_end]
-    program = lower(model, (torch.zeros(shape),), _calibration(args.calibration, shape),
+    example, calibration = (torch.zeros(shape),), _calibration(args.calibration, shape)
+    if args.flash_budget is not None:
+        from compiler import precision
+
+        quantizer = precision.choose(model, example, calibration, target, flash_budget=args.flash_budget,
+                                     quantizer=quantizer, int8_io=args.int8_io, front_end=front_end).quantizer()
+    program = lower(model, example, calibration,
                     target, int8_io=args.int8_io, name=args.name, quantizer=quantizer, front_end=front_end)
     program.save(args.output)
     print(program.summary())
@@ -184,6 +193,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--int8-io", action="store_true", help="take and return int8 instead of float32")
     p.add_argument("--skip-modules", help="submodules to leave in float, e.g. head,blocks.3 (float32 kernels)")
     p.add_argument("--skip-ops", help="ATen ops to leave in float, e.g. softmax,add")
+    p.add_argument("--precision", default="a8w8", choices=["a8w8", "a8w4"],
+                   help="every layer's precision (a8w4: int4 weights where an int4 kernel exists)")
+    p.add_argument("--int4-modules", help="submodules at a8w4 (int4 weights), e.g. head,blocks.3")
+    p.add_argument("--flash-budget", type=int, help="program bytes: layers go to a8w4, least sensitive first, "
+                   "until the program fits (compiler/precision.py; the chosen table is printed)")
     p.add_argument("--front-end", help="an audio front end run on the device (mfcc_kws, log_mel_anomaly): "
                    "the program takes int16 audio; --calibration stays the model's features")
     p.add_argument("--name", default="model")
