@@ -126,6 +126,10 @@ def files(tmp_path_factory):
      "calibration file {f}/missing.npy does not exist"),
     (("lower", "--model", "{f}/absent.py:build", "--input-shape", "1,8", "--calibration", "{f}/calibration.npy"),
      "model file {f}/absent.py does not exist"),
+    (("lower", "--model", "{f}/model.py:build", "--input-shape", "1,8", "--calibration", "{f}/calibration.npy",
+      "--flash-budget", "100"), "a program of 100 B is out of reach: with every int4-capable layer at a8w4"),
+    (("lower", "--model", "{f}/model.py:build", "--input-shape", "1,8", "--calibration", "{f}/calibration.npy",
+      "--int4-modules", "2"), "precision_modules names '2', which is no submodule of the model"),
     (("inspect", "{f}/truncated.embr"), "corrupt program (100 bytes): its trailer"),
     (("run", "{f}/truncated.embr", "--input", "{f}/x.npy"), "corrupt program (100 bytes): its trailer"),
     (("run", "{f}/model.embr", "--input", "{f}/wrong.npy"), "program input 0 takes shape [1, 8], got [16, 9]"),
@@ -145,6 +149,18 @@ def test_cli_errors_are_one_named_line(files, args, message, capsys):
     stderr = capsys.readouterr().err
     assert status not in (0, None)
     assert message.format(f=files) in stderr and "Traceback" not in stderr, stderr
+
+
+def test_cli_lowers_int4_weights_where_asked(files, capsys):
+    from compiler.reader import read_program
+
+    for args, dtype in ((["--precision", "a8w4"], "int4"), (["--int4-modules", "0"], "int4"), ([], "int8")):
+        out = files / f"w{len(args)}{dtype}.embr"
+        assert main(["lower", "--model", f"{files}/model.py:build", "--input-shape", "1,8", "--calibration",
+                     f"{files}/calibration.npy", "-o", str(out), *args]) == 0
+        graph, _, _ = read_program(out.read_bytes())
+        (fc,) = [op for op in graph.ops if op.kind == "fully_connected"]
+        assert graph.tensors[fc.inputs[1]].dtype == dtype
 
 
 def test_a_file_that_is_no_program_is_a_format_error():
