@@ -54,6 +54,7 @@ class App:
     firmware: tuple = ()  # app.yaml `firmware:`: further folders of firmware/ the build compiles
     checkpoint: str = ""  # app.yaml `checkpoint:`: the variant whose checkpoint this one lowers ("": its own)
     precision: tuple = ()  # app.yaml `precision:` as sorted (key, value) pairs: see quantizer_of
+    figures_precisions: tuple = ()  # app.yaml `figures_precisions:`: more precisions figures=1 scores
 
 
 _NAMES = {"type": "array", "items": {"type": "string", "minLength": 1}}
@@ -80,6 +81,8 @@ _MODEL_FIELDS = {
     "firmware": _NAMES,
     "checkpoint": {"type": "string", "minLength": 1},  # a variant's name: lower its checkpoint
     "precision": PRECISION_SCHEMA,
+    # figures=1 also lowers the model at each of these (every layer) and scores it on the host
+    "figures_precisions": {"type": "array", "items": PRECISION_SCHEMA["properties"]["default"]},
 }
 VARIANT_SCHEMA = {"type": "object", "additionalProperties": False, "properties": {**_MODEL_FIELDS, "programs": _NAMES}}
 APP_SCHEMA = {"type": "object", "additionalProperties": False, "required": ["name"], "properties": {
@@ -144,7 +147,8 @@ def load_app(name: str, variant: str = "", apps_root: Path | None = None) -> App
                _names(raw.get("programs"), variants, settings, origin.get("programs", "programs")),
                _names(raw.get("firmware"), None, settings, origin.get("firmware", "firmware")),
                _checkpoint_variant(raw.get("checkpoint"), variants, settings, origin.get("checkpoint", "checkpoint")),
-               _precision(raw.get("precision"), settings, origin.get("precision", "precision")))
+               _precision(raw.get("precision"), settings, origin.get("precision", "precision")),
+               tuple(raw.get("figures_precisions") or ()))
 
 
 def _checkpoint_variant(raw: str | None, variants: dict, settings: SettingsFile, key: str) -> str:

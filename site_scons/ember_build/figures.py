@@ -42,12 +42,22 @@ def accuracy(module: ModuleType, model, program: Program, count: int) -> dict:
     return result
 
 
-def collect(module: ModuleType, model, meta: dict, gen: Path, report: dict, count: int) -> dict:
-    """Every figure of the table, from the app module, the generated program and the run report."""
+def at_precisions(module: ModuleType, model, programs: dict[str, Program], count: int) -> list[dict]:
+    """The app's accuracy and program bytes of the model lowered at each other precision
+    (app.yaml figures_precisions: every layer at it), scored on the host's reference."""
+    return [{"precision": name, "accuracy": accuracy(module, model, program, count)["int8_reference"],
+             "program_bytes": len(program.to_bytes())} for name, program in programs.items()]
+
+
+def collect(module: ModuleType, model, meta: dict, gen: Path, report: dict, count: int,
+            others: dict[str, Program] | None = None) -> dict:
+    """Every figure of the table, from the app module, the generated program and the run report
+    (and `others`: the model lowered at further precisions)."""
     program = Program.load(gen / "program.embr")
     compiled = json.loads((gen / "compile.json").read_text())
     agreed = report["vectors"] - len(report["mismatched_vectors"])
     return {
+        "precisions": at_precisions(module, model, others or {}, count),
         "app": report["app"],
         "variant": report.get("variant", ""),
         "board": report["board"],
@@ -76,6 +86,9 @@ def markdown(figures: dict) -> str:
         (f"float {acc['metric']} ({acc['samples']} held-out samples)", f"{acc['float']:.3f}"),
         (f"int8 reference {acc['metric']} (same samples)", f"{acc['int8_reference']:.3f}"),
         *[(str(name), str(value)) for name, value in acc.get("rows", [])],  # the app's own figures
+        *[row for other in figures.get("precisions", []) for row in (
+            (f"{other['precision']} reference {acc['metric']} (same samples)", f"{other['accuracy']:.3f}"),
+            (f"{other['precision']} program bytes", f"{other['program_bytes']:,}"))],
         (f"device agreement with the reference ({figures['board']}, test vectors byte for byte)",
          f"{agreement['share']:.0%} ({agreement['equal']}/{agreement['vectors']})"),
         ("parameters", f"{figures['parameters']:,}"),
@@ -90,11 +103,13 @@ def markdown(figures: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_figures(module: ModuleType, gen: Path, report_path: Path, count: int) -> dict:
-    """Writes figures.json and figures.md beside `report_path`; returns the figures."""
+def write_figures(module: ModuleType, gen: Path, report_path: Path, count: int,
+                  others: dict[str, Program] | None = None) -> dict:
+    """Writes figures.json and figures.md beside `report_path`; returns the figures. `others`:
+    the model lowered at further precisions, scored beside the build's program."""
     model, meta = module.load_trained()
     report = json.loads(report_path.read_text())
-    figures = collect(module, model.eval(), meta, gen, report, count)
+    figures = collect(module, model.eval(), meta, gen, report, count, others)
     write_atomically(report_path.with_name("figures.json"), json.dumps(figures, indent=2) + "\n")
     write_atomically(report_path.with_name("figures.md"), markdown(figures))
     return figures

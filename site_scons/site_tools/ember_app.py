@@ -190,12 +190,17 @@ def _demo(target, source, env) -> int:
 
 
 def _figures(target, source, env) -> int:
-    from ember_build.app_build import load_app, model_module  # torch: only when asked
+    from dataclasses import replace
+
+    from ember_build.app_build import load_app, lower_app, model_module  # torch: only when asked
     from ember_build.figures import write_figures
 
     app = load_app(env["EMBER_APP"], env["EMBER_APP_VARIANT"])
+    module = model_module(app)
     report = Path(str(source[0]))
-    figures = write_figures(model_module(app), Path(str(source[1])).parent, report, app.figures_samples)
+    others = {name: lower_app(replace(app, precision=(("default", name),)), module, env["BOARD"])[0]
+              for name in app.figures_precisions}  # app.yaml figures_precisions: scored on the host
+    figures = write_figures(module, Path(str(source[1])).parent, report, app.figures_samples, others)
     print(report.with_name("figures.md").read_text())
     print(f"figures: {target[0]}: {figures['accuracy']['metric']} float {figures['accuracy']['float']:.3f}, "
           f"int8 reference {figures['accuracy']['int8_reference']:.3f}")

@@ -62,3 +62,22 @@ def test_missing_or_incomplete_hook_is_a_named_error():
     bare.accuracy_figures = lambda model, program, count: {"metric": "accuracy", "float": 1.0}
     with pytest.raises(FiguresError, match="int8_reference, samples"):
         accuracy(bare, None, None, 10)
+
+
+def test_markdown_shows_each_further_precision():
+    figures = _figures(metric="accuracy", float=0.9, int8_reference=0.89, samples=10)
+    figures["precisions"] = [{"precision": "a8w4", "accuracy": 0.875, "program_bytes": 35060}]
+    lines = markdown(figures).splitlines()
+    assert lines[4].startswith("| a8w4 reference accuracy (same samples) | 0.875 |")
+    assert lines[5].startswith("| a8w4 program bytes | 35,060 |")
+
+
+def test_at_precisions_scores_each_program():
+    from ember_build.figures import at_precisions
+
+    module = types.ModuleType("apps.some.model")
+    module.accuracy_figures = lambda model, program, count: {"metric": "accuracy", "float": 1.0, "samples": count,
+                                                             "int8_reference": program.score}
+    program = types.SimpleNamespace(score=0.5, to_bytes=lambda: b"1234")
+    assert at_precisions(module, None, {"a8w4": program}, 7) == [{"precision": "a8w4", "accuracy": 0.5,
+                                                                   "program_bytes": 4}]
