@@ -1,9 +1,12 @@
 /**
  * @file em_op_fully_connected.c
  * @brief FULLY_CONNECTED adapter: input [B, I] int8 — or a feature map [B, H, W, C] read as
- *        [B, H·W·C] (the compiler folds a flatten into the linear) — weights [O, I] int8,
- *        bias [O] int32 -> output [B, O] int8, FullyConnectedOptions (multiplier/shift [O], paths:
- *        EM_NN_PATHS_FC bits, checked at load by em_nn_paths_linked()).
+ *        [B, H·W·C] (the compiler folds a flatten into the linear) — weights [O, I] int8 or
+ *        int4, bias [O] int32 -> output [B, O] int8, FullyConnectedOptions (multiplier/shift [O],
+ *        paths: EM_NN_PATHS_FC bits, checked at load by em_nn_paths_linked()).
+ *
+ * Scratch: an optional second output (em_op_operands_scratch), for int4 weights only: they are
+ * unpacked into it at every invoke (em_op_int4.h); the kernel itself takes none.
  *
  * The output must not overlap the input (the planner must not alias them).
  * Bounds: check() requires B, I, O >= 1 with every operand within the loader's int32 bound (row
@@ -14,13 +17,14 @@
 
 #include "em_nn_functions.h"
 #include "em_nn_variants.h"
+#include "em_op_int4.h"
 #include "em_op_support.h"
 
 enum { EM_FC_INPUT, EM_FC_WEIGHTS, EM_FC_BIAS, EM_FC_N_INPUTS };
 
 typedef struct {
     em_tensor in[EM_FC_N_INPUTS]; /**< input, weights, bias */
-    em_tensor output;
+    em_tensor output, scratch;    /**< scratch.data NULL, size 0 when the operator has none */
     em_fc_params params;
     em_fb_vector multiplier, shift;
 } em_fc_args;
@@ -41,7 +45,7 @@ static EM_FC_VECTOR_INLINE em_status em_fc_option_vector(const em_op_context *ct
 static em_status em_fc_decode(const em_op_context *ctx, em_fc_args *a)
 {
     em_fc_params *p = &a->params;
-    em_status s = em_op_operands(ctx, a->in, EM_FC_N_INPUTS, &a->output, 1u);
+    em_status s = em_op_operands_scratch(ctx, a->in, EM_FC_N_INPUTS, &a->output, &a->scratch);
     if (s == EM_OK) s = em_op_options(ctx, EM_OPTIONS_FULLY_CONNECTED);
     /* slots OUTPUT_OFFSET (0) .. ACTIVATION_MAX (2) are em_fc_params' first fields in order */
     _Static_assert(offsetof(em_fc_params, paths) == 3u * sizeof(int32_t) && EM_FULLY_CONNECTED_OPTIONS_OUTPUT_OFFSET == 0
@@ -74,7 +78,9 @@ static em_status em_fc_check(const em_op_context *ctx)
     }
     const em_tensor *input = &a.in[EM_FC_INPUT];
     const bool map = em_op_is(input, EM_DTYPE_INT8, 4);
-    if (!(em_op_is(input, EM_DTYPE_INT8, 2) || map) || !em_op_is(&a.in[EM_FC_WEIGHTS], EM_DTYPE_INT8, 2)
+    uint32_t kernel_scratch; /* unused: the kernel takes none */
+    if (!(em_op_is(input, EM_DTYPE_INT8, 2) || map)
+        || !em_op_weights_fit(&a.in[EM_FC_WEIGHTS], 2, &a.scratch, &kernel_scratch)
         || !em_op_is(&a.in[EM_FC_BIAS], EM_DTYPE_INT32, 1) || !em_op_is(&a.output, EM_DTYPE_INT8, 2)) {
         return EM_ERR_BAD_OPERATOR;
     }
@@ -98,7 +104,10 @@ static em_status em_fc_check(const em_op_context *ctx)
 static em_status em_fc_eval(const em_op_context *ctx)
 {
     em_fc_args a;
-    const em_status s = em_fc_decode(ctx, &a);
+    em_status s = em_fc_decode(ctx, &a);
+    if (s == EM_OK && a.in[EM_FC_WEIGHTS].dtype == EM_DTYPE_INT4) {
+        s = em_op_unpack_weights(&a.in[EM_FC_WEIGHTS], &a.scratch);
+    }
     if (s != EM_OK) {
         return s;
     }

@@ -1,21 +1,24 @@
 /**
  * @file em_op_transpose_conv2d.c
  * @brief TRANSPOSE_CONV_2D adapter: input [N, H, W, C_IN] int8, weights [C_OUT, KH, KW, C_IN]
- *        int8, bias [C_OUT] int32 -> output [N, OH, OW, C_OUT] int8, TransposeConv2DOptions
+ *        int8 or int4, bias [C_OUT] int32 -> output [N, OH, OW, C_OUT] int8, TransposeConv2DOptions
  *        (per-channel multiplier / shift [C_OUT]).
  *
  * check() verifies the shapes (OH = (H − 1)·stride_h + KH − pad_top − pad_bottom, likewise OW),
  * the option ranges and every shift, so eval() only decodes and calls the kernel. The output
- * must not overlap the input.
+ * must not overlap the input. Scratch: an optional second output (em_op_operands_scratch), for
+ * int4 weights only: they are unpacked into it at every invoke (em_op_int4.h); the kernel
+ * itself takes none.
  */
 #include "em_nn_functions.h"
+#include "em_op_int4.h"
 #include "em_op_support.h"
 
 enum { EM_TCONV_INPUT, EM_TCONV_WEIGHTS, EM_TCONV_BIAS, EM_TCONV_N_INPUTS };
 
 typedef struct {
     em_tensor in[EM_TCONV_N_INPUTS];
-    em_tensor output;
+    em_tensor output, scratch; /**< scratch.data NULL, size 0 when the operator has none */
     em_transpose_conv_params params;
     em_fb_vector multiplier, shift;
 } em_tconv_args;
@@ -23,7 +26,7 @@ typedef struct {
 static em_status em_tconv_decode(const em_op_context *ctx, em_tconv_args *a)
 {
     em_transpose_conv_params *p = &a->params;
-    em_status s = em_op_operands(ctx, a->in, EM_TCONV_N_INPUTS, &a->output, 1u);
+    em_status s = em_op_operands_scratch(ctx, a->in, EM_TCONV_N_INPUTS, &a->output, &a->scratch);
     if (s == EM_OK) s = em_op_options(ctx, EM_OPTIONS_TRANSPOSE_CONV_2D);
     if (s == EM_OK) s = em_op_option_i32(ctx, EM_TRANSPOSE_CONV_2D_OPTIONS_STRIDE_H, 1, &p->stride_h);
     if (s == EM_OK) s = em_op_option_i32(ctx, EM_TRANSPOSE_CONV_2D_OPTIONS_STRIDE_W, 1, &p->stride_w);
@@ -68,7 +71,8 @@ static em_status em_tconv_check(const em_op_context *ctx)
         return s;
     }
     const em_tensor *x = &a.in[EM_TCONV_INPUT], *w = &a.in[EM_TCONV_WEIGHTS];
-    if (!em_op_is(x, EM_DTYPE_INT8, 4) || !em_op_is(w, EM_DTYPE_INT8, 4)
+    uint32_t kernel_scratch; /* unused: the kernel takes none */
+    if (!em_op_is(x, EM_DTYPE_INT8, 4) || !em_op_weights_fit(w, 4, &a.scratch, &kernel_scratch)
         || !em_op_is(&a.in[EM_TCONV_BIAS], EM_DTYPE_INT32, 1) || !em_op_is(&a.output, EM_DTYPE_INT8, 4)) {
         return EM_ERR_BAD_OPERATOR;
     }
@@ -92,7 +96,10 @@ static em_status em_tconv_check(const em_op_context *ctx)
 static em_status em_tconv_eval(const em_op_context *ctx)
 {
     em_tconv_args a;
-    const em_status s = em_tconv_decode(ctx, &a);
+    em_status s = em_tconv_decode(ctx, &a);
+    if (s == EM_OK && a.in[EM_TCONV_WEIGHTS].dtype == EM_DTYPE_INT4) {
+        s = em_op_unpack_weights(&a.in[EM_TCONV_WEIGHTS], &a.scratch);
+    }
     if (s != EM_OK) {
         return s;
     }

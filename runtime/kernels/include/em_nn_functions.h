@@ -211,11 +211,13 @@ em_nn_status em_depthwise_conv2d_s8_trusted(const em_nn_context *ctx, const em_c
  * <= −2, else DWF_MVE_PIXEL_LEFT), DWF_MVE_BLOCK4 only where every shift <= −2 (the blocks run
  * where the shape has them: 3x3, stride_w and dilation_w 1, C % 4 == 0), and DWF_MVE_ROWS where em_nn_dwf_rows_bytes() fits
  * ctx->size, else DWF_MVE_TAPS. Reads every weight: a load-time check.
- * @param weights  NULL when they are not constants (then only the general path fits)
+ * @param weights     NULL when they are not constants (then only the general path fits)
+ * @param weights_s4  true when @p weights are int4, packed (em_unpack_s4()): -8..7, never −128,
+ *                    so none is read
  */
 em_nn_status em_depthwise_conv2d_s8_paths_ok(const em_nn_context *ctx, const em_conv_params *params,
                                              const em_per_channel_quant *quant, const em_conv_dims *dims,
-                                             const int8_t *weights);
+                                             const int8_t *weights, bool weights_s4);
 
 /**
  * Internal to em_depthwise_conv2d_s8(): its fast path for depth multiplier 1 (every tier), called

@@ -1,0 +1,87 @@
+/**
+ * @file em_op_int4.h
+ * @brief What the adapters of layers with int4 weights (A8W4: CONV_2D, DEPTHWISE_CONV_2D,
+ *        FULLY_CONNECTED, TRANSPOSE_CONV_2D) share: the weights unpacked into the scratch.
+ *
+ * An op whose weights are INT4 (compiler/int4.py) has a scratch (its second output,
+ * em_op_operands_scratch) that starts with the weights unpacked to int8, em_op_unpacked_bytes()
+ * of them, followed by the kernel's own scratch if it has any (compiler/scratch.py sizes both).
+ * check() asks em_op_weights_fit() at load; eval() calls em_op_unpack_weights(), which unpacks
+ * them (em_unpack_s4()) and hands the kernel the unpacked weights and the scratch after them, so
+ * that the kernel is the int8 one, byte for byte. INT8 weights cost eval() one dtype test.
+ * Header-only (static inline), so that each adapter links alone.
+ */
+#ifndef EM_OP_INT4_H
+#define EM_OP_INT4_H
+
+#include <stdbool.h>
+
+#include "em_nn_functions.h"
+#include "em_op_support.h"
+
+/** Rows and elements per row of int4 @p weights as the program packs them: the first dimension
+ *  of rank >= 2 and the rest; rank 0 one row of one, rank 1 one row of d0 (dims verified >= 0,
+ *  their product within INT32_MAX by the loader). */
+static inline void em_op_int4_rows(const em_tensor *weights, int32_t *rows, int32_t *row_elements)
+{
+    const int32_t first = weights->rank >= 2 ? 1 : 0;
+    int32_t n = 1;
+    for (int32_t i = first; i < weights->rank; i++) {
+        n *= em_op_dim(weights, i);
+    }
+    *rows = first ? em_op_dim(weights, 0) : 1;
+    *row_elements = n;
+}
+
+/** Scratch bytes int4 @p weights take unpacked: their elements rounded up to 16, so that the
+ *  kernel's scratch after them stays 16-byte aligned (int4.unpacked_weight_bytes). */
+static inline uint32_t em_op_unpacked_bytes(const em_tensor *weights)
+{
+    int32_t rows, row_elements;
+    em_op_int4_rows(weights, &rows, &row_elements);
+    return ((uint32_t)rows * (uint32_t)row_elements + 15u) & ~15u; /* <= INT32_MAX + 15: no wrap */
+}
+
+/**
+ * check(): @p weights of rank @p rank are INT8, or INT4 with @p scratch (size 0 when the op has
+ * none) holding them unpacked. *@p kernel_scratch gets the bytes the kernel may use: the
+ * scratch's size, less the unpacked weights for INT4 (what eval() hands it).
+ */
+static inline bool em_op_weights_fit(const em_tensor *weights, int32_t rank, const em_tensor *scratch,
+                                     uint32_t *kernel_scratch)
+{
+    *kernel_scratch = scratch->size;
+    if (weights->rank != rank || (weights->dtype != EM_DTYPE_INT8 && weights->dtype != EM_DTYPE_INT4)) {
+        return false;
+    }
+    if (weights->dtype == EM_DTYPE_INT4) {
+        const uint32_t unpacked = em_op_unpacked_bytes(weights);
+        if (scratch->size < unpacked) {
+            return false;
+        }
+        *kernel_scratch = scratch->size - unpacked;
+    }
+    return true;
+}
+
+/**
+ * eval(), INT4 @p weights (the caller tests the dtype, so that INT8 pays nothing more): unpacks
+ * them into the start of @p scratch, which check() verified holds them (em_op_weights_fit), and
+ * points @p weights at them as INT8 and @p scratch past them (data NULL and size 0 when nothing
+ * is left, as for an op without scratch). @return the unpack's status.
+ */
+static inline em_status em_op_unpack_weights(em_tensor *weights, em_tensor *scratch)
+{
+    int32_t rows, row_elements;
+    em_op_int4_rows(weights, &rows, &row_elements);
+    int8_t *unpacked = (int8_t *)scratch->data;
+    const em_nn_status s = em_unpack_s4((const uint8_t *)weights->data, rows, row_elements, unpacked);
+    const uint32_t taken = ((uint32_t)rows * (uint32_t)row_elements + 15u) & ~15u; /* em_op_unpacked_bytes */
+    weights->data = unpacked;
+    weights->dtype = EM_DTYPE_INT8;
+    scratch->size -= taken;
+    scratch->data = scratch->size > 0u ? unpacked + taken : NULL;
+    return em_op_status(s);
+}
+
+#endif /* EM_OP_INT4_H */
