@@ -64,11 +64,44 @@ static inline bool em_op_weights_fit(const em_tensor *weights, int32_t rank, con
     return true;
 }
 
+/*
+ * An op whose kernel takes no scratch (FULLY_CONNECTED, TRANSPOSE_CONV_2D) has one only for int4
+ * weights. Its decode reads the outputs with em_op_operands(ctx, …, outputs, ctx->outputs.len)
+ * into outputs[2] (the result, the scratch), so that eval() of INT8 weights does no more than
+ * with the result alone (em_op_operands_scratch() would copy and clear both): check() first
+ * verifies the arity (em_op_weights_outputs_ok), and after the decode the scratch
+ * (em_op_weights_scratch_ok). eval() reads outputs[1] only for INT4 weights, which check()
+ * proved it holds (em_op_weights_fit).
+ */
+
+/** check(), before the decode: the result, and at most a scratch. */
+static inline bool em_op_weights_outputs_ok(const em_op_context *ctx)
+{
+    return ctx->outputs.len == 1u || ctx->outputs.len == 2u;
+}
+
+/** check(), after the decode: @p scratch (outputs[1]) a 1-D int8 tensor, its size set, or data
+ *  NULL and size 0 when the op has none. */
+static inline bool em_op_weights_scratch_ok(const em_op_context *ctx, em_tensor *scratch)
+{
+    if (ctx->outputs.len == 1u) {
+        scratch->data = NULL;
+        scratch->size = 0u;
+        return true;
+    }
+    if (!em_op_is(scratch, EM_DTYPE_INT8, 1) || em_op_dim(scratch, 0) < 0) {
+        return false;
+    }
+    scratch->size = (uint32_t)em_op_dim(scratch, 0);
+    return true;
+}
+
 /**
  * eval(), INT4 @p weights (the caller tests the dtype, so that INT8 pays nothing more): unpacks
  * them into the start of @p scratch, which check() verified holds them (em_op_weights_fit), and
  * points @p weights at them as INT8 and @p scratch past them (data NULL and size 0 when nothing
- * is left, as for an op without scratch). @return the unpack's status.
+ * is left, as for an op without scratch). Its size is read from its shape (eval()'s operands
+ * carry no sizes). @return the unpack's status.
  */
 static inline em_status em_op_unpack_weights(em_tensor *weights, em_tensor *scratch)
 {
@@ -79,7 +112,7 @@ static inline em_status em_op_unpack_weights(em_tensor *weights, em_tensor *scra
     const uint32_t taken = ((uint32_t)rows * (uint32_t)row_elements + 15u) & ~15u; /* em_op_unpacked_bytes */
     weights->data = unpacked;
     weights->dtype = EM_DTYPE_INT8;
-    scratch->size -= taken;
+    scratch->size = (uint32_t)em_op_dim(scratch, 0) - taken;
     scratch->data = scratch->size > 0u ? unpacked + taken : NULL;
     return em_op_status(s);
 }
