@@ -11,10 +11,11 @@
  * MVE: a 16-byte load is a block's two 16-lane vectors, low = (v << 4) >> 4 and high = v >> 4
  * (arithmetic shifts), stored as they are; the last block predicated (h lanes low, t − h high).
  * DSP and scalar: one word gives four low and four high elements (SWAR). A nibble x (0..15) is the
- * int4 value (x ^ 8) − 8, taken bytewise: USUB8 on DSP; on scalar ((x ^ 0x88) − 0x08) ^ 0x80,
- * whose bit 7, set before the subtraction, keeps each byte's borrow inside it. Unaligned words
- * through memcpy (one LDR / STR where the core allows it, bytes on the M0). A last block's bytes
- * after the last word whose four high elements all exist go one at a time.
+ * int4 value (x ^ 8) − 8: one EOR flips bit 3 of all eight nibbles, a mask (the high ones shifted
+ * down by the AND's own operand shift) isolates four, and the − 8 is bytewise: USUB8 on DSP, on
+ * scalar + 0x78 then ^ 0x80, borrow-free. Unaligned words through memcpy (one LDR / STR where the
+ * core allows it, bytes on the M0). A last block's bytes after the last word whose four high
+ * elements all exist go one at a time.
  * Instructions per weight: MVE 0.34, DSP 1.5, scalar 1.75 (whole blocks; kernels README).
  */
 #include "em_nn_functions.h"
@@ -50,14 +51,15 @@ static void em_nn_unpack_s4_row(const uint8_t *in, int32_t n, int8_t *out)
 
 #else
 
-/** The four low nibbles of @p w as int8 -8..7, byte k of the result from byte k of @p w. */
-static inline uint32_t em_nn_s4_low(uint32_t w)
+/** Byte k of the result: the int4 value of byte k of @p m, which holds x ^ 8 for a nibble x
+ *  (0..15), that is the value plus 8: less 8 bytewise, USUB8 on DSP; on scalar + 0xF8 as
+ *  (m + 0x78) ^ 0x80, where no byte carries into the next (each is below 0x10). */
+static inline uint32_t em_nn_s4_values(uint32_t m)
 {
-    const uint32_t x = w & 0x0F0F0F0Fu;
 #if EM_NN_TIER_DSP
-    return __usub8(x ^ 0x08080808u, 0x08080808u);
+    return __usub8(m, 0x08080808u);
 #else
-    return ((x ^ 0x88888888u) - 0x08080808u) ^ 0x80808080u;
+    return (m + 0x78787878u) ^ 0x80808080u;
 #endif
 }
 
@@ -66,7 +68,8 @@ static inline void em_nn_unpack_s4_word(const uint8_t *in, int8_t *low, int8_t *
 {
     uint32_t w;
     __builtin_memcpy(&w, in, sizeof w);
-    const uint32_t lo = em_nn_s4_low(w), hi = em_nn_s4_low(w >> 4);
+    const uint32_t t = w ^ 0x88888888u; /* every nibble x as x ^ 8 */
+    const uint32_t lo = em_nn_s4_values(t & 0x0F0F0F0Fu), hi = em_nn_s4_values((t >> 4) & 0x0F0F0F0Fu);
     __builtin_memcpy(low, &lo, sizeof lo);
     __builtin_memcpy(high, &hi, sizeof hi);
 }
