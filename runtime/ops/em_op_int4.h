@@ -9,14 +9,13 @@
  * check() asks em_op_weights_fit() at load; eval() calls em_op_unpack_weights(), which unpacks
  * them (em_unpack_s4()) and hands the kernel the unpacked weights and the scratch after them, so
  * that the kernel is the int8 one, byte for byte. INT8 weights cost eval() one dtype test.
- * Header-only (static inline), so that each adapter links alone.
+ * check()'s helpers are static inline; eval()'s is em_op_int4.c.
  */
 #ifndef EM_OP_INT4_H
 #define EM_OP_INT4_H
 
 #include <stdbool.h>
 
-#include "em_nn_functions.h"
 #include "em_op_support.h"
 
 /** Rows and elements per row of int4 @p weights as the program packs them: the first dimension
@@ -101,20 +100,10 @@ static inline bool em_op_weights_scratch_ok(const em_op_context *ctx, em_tensor 
  * them into the start of @p scratch, which check() verified holds them (em_op_weights_fit), and
  * points @p weights at them as INT8 and @p scratch past them (data NULL and size 0 when nothing
  * is left, as for an op without scratch). Its size is read from its shape (eval()'s operands
- * carry no sizes). @return the unpack's status.
+ * carry no sizes). One function (em_op_int4.c) for every adapter: a firmware links it, and
+ * em_unpack_s4(), once, and each adapter only calls it (about 120 bytes each inlined).
+ * @return the unpack's status.
  */
-static inline em_status em_op_unpack_weights(em_tensor *weights, em_tensor *scratch)
-{
-    int32_t rows, row_elements;
-    em_op_int4_rows(weights, &rows, &row_elements);
-    int8_t *unpacked = (int8_t *)scratch->data;
-    const em_nn_status s = em_unpack_s4((const uint8_t *)weights->data, rows, row_elements, unpacked);
-    const uint32_t taken = ((uint32_t)rows * (uint32_t)row_elements + 15u) & ~15u; /* em_op_unpacked_bytes */
-    weights->data = unpacked;
-    weights->dtype = EM_DTYPE_INT8;
-    scratch->size = (uint32_t)em_op_dim(scratch, 0) - taken;
-    scratch->data = scratch->size > 0u ? unpacked + taken : NULL;
-    return em_op_status(s);
-}
+em_status em_op_unpack_weights(em_tensor *weights, em_tensor *scratch);
 
 #endif /* EM_OP_INT4_H */
