@@ -114,8 +114,9 @@ EM_NN_LOAD_TIME em_nn_status em_depthwise_conv2d_s8_paths_ok(const em_nn_context
     if (s != EM_NN_OK) {
         return s;
     }
-    const bool fits = (ctx->paths & EM_NN_PATHS_DWF) != 0u ? em_nn_dwf_paths_fit(ctx, params, quant, dims, weights, weights_s4)
-                                                           : em_nn_dw_mve_covered(ctx->paths, params, dims);
+    const bool fits = (ctx->paths & EM_NN_PATHS_DWF) != 0u
+                          ? em_nn_dwf_paths_fit(ctx, params, quant, dims, weights, weights_s4)
+                          : em_nn_dw_mve_covered(ctx->paths, params, dims);
     return fits ? EM_NN_OK : EM_NN_ERR_BAD_ARGUMENT;
 }
 

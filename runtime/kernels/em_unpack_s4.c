@@ -11,9 +11,9 @@
  * MVE: a 16-byte load is a block's two 16-lane vectors, low = (v << 4) >> 4 and high = v >> 4
  * (arithmetic shifts), stored as they are; the last block predicated (h lanes low, t − h high).
  * DSP and scalar: one word gives four low and four high elements (SWAR). A nibble x (0..15) is the
- * int4 value (x ^ 8) − 8: one EOR flips bit 3 of all eight nibbles, a mask (the high ones shifted
- * down by the AND's own operand shift) isolates four, and the − 8 is bytewise: USUB8 on DSP, on
- * scalar + 0x78 then ^ 0x80, borrow-free. Unaligned words through memcpy (one LDR / STR where the
+ * int4 value (x ^ 8) − 8: one EOR flips bit 3 of all eight nibbles, a mask isolates four (the
+ * high ones shifted down first), and the − 8 is bytewise: USUB8 on DSP, on scalar + 0x78 then
+ * ^ 0x80, which no byte carries out of. Unaligned words through memcpy (one LDR / STR where the
  * core allows it, bytes on the M0). A last block's bytes after the last word whose four high
  * elements all exist go one at a time.
  * Rows of whole blocks follow each other as blocks, so they unpack as one row (no per-row cost).

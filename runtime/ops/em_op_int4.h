@@ -3,9 +3,9 @@
  * @brief What the adapters of layers with int4 weights (A8W4: CONV_2D, DEPTHWISE_CONV_2D,
  *        FULLY_CONNECTED, TRANSPOSE_CONV_2D) share: the weights unpacked into the scratch.
  *
- * An op whose weights are INT4 (compiler/int4.py) has a scratch (its second output,
- * em_op_operands_scratch) that starts with the weights unpacked to int8, em_op_unpacked_bytes()
- * of them, followed by the kernel's own scratch if it has any (compiler/scratch.py sizes both).
+ * An op whose weights are INT4 (compiler/int4.py) has a scratch (its second output, 1-D int8)
+ * that starts with the weights unpacked to int8, em_op_unpacked_bytes() of them, followed by the
+ * kernel's own scratch if it has any (compiler/scratch.py sizes both).
  * check() asks em_op_weights_fit() at load; eval() calls em_op_unpack_weights(), which unpacks
  * them (em_unpack_s4()) and hands the kernel the unpacked weights and the scratch after them, so
  * that the kernel is the int8 one, byte for byte. INT8 weights cost eval() one dtype test.

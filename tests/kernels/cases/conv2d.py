@@ -85,7 +85,8 @@ def random_cases(count: int = RANDOM, prefix: str = "random") -> dict:
         c_in, c_out = groups * int(rng.integers(1, 13)), groups * int(rng.integers(1, 7))
         shape = (int(rng.integers(1, 3)), *win["size"], c_in)
         in_zp = [-128, 127, 0, int(rng.integers(-128, 128))][i % 4]
-        found[f"{prefix}{i}"] = (shape, win["kernel"], c_out, groups, win["stride"], win["dilation"], win["padding"], in_zp)
+        found[f"{prefix}{i}"] = (shape, win["kernel"], c_out, groups, win["stride"], win["dilation"], win["padding"],
+                                 in_zp)
     return found
 
 
