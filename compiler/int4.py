@@ -85,6 +85,8 @@ def unpack(data: bytes | np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     if len(raw) != rows * row_bytes(n):
         raise ValueError(f"int4 tensor {list(shape)} takes {rows * row_bytes(n)} bytes, got {len(raw)}")
     per_row = row_bytes(n)
+    if rows == 0:
+        return np.empty(shape, np.int8)
     return np.stack([_unpack_row(raw[r * per_row:(r + 1) * per_row], n) for r in range(rows)]).reshape(shape)
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from compiler import int4
 from compiler.fixedpoint import (
     quantize_multiplier,
     requantize,
@@ -262,6 +263,14 @@ def requantize_s8(x: np.ndarray, *, input_offset: int, output_offset: int, outpu
     centred = np.asarray(x, np.int64) + input_offset
     out = requantize(centred, np.int64(output_multiplier), np.int64(output_shift)) + output_offset
     return np.clip(out, INT8_MIN, INT8_MAX).astype(np.int8)
+
+
+def unpack_s4(packed: bytes | np.ndarray, rows: int, row_elements: int) -> np.ndarray:
+    """em_unpack_s4(): int4 weights as a program stores them (compiler/int4.py: rows of
+    ceil(row_elements / 2) bytes, blocks of 32 with low / high nibbles 16 apart) -> [rows,
+    row_elements] int8, -8..7. What an A8W4 layer's adapter computes into its scratch before its
+    int8 kernel runs; the layer's bytes are then its int8 reference's on these weights."""
+    return int4.unpack(packed, (rows, row_elements))
 
 
 LUT_ENTRIES = 256  # one entry per int8 code

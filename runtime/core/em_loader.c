@@ -7,7 +7,8 @@
  *     other byte (a flipped weight is EM_ERR_PROGRAM_CORRUPT, not another answer);
  *  2. the root table and its vectors in bounds; schema version; tier;
  *  3. arenas (count <= EM_MAX_ARENAS, each table and name), buffers (each data vector);
- *  4. every tensor (dtype, shape, size == Π shape · dtype bytes, bytes inside buffer or arena);
+ *  4. every tensor (dtype, shape, size == Π shape · dtype bytes, or INT4's packed rows, bytes
+ *     inside buffer or arena; INT4 only as a constant, in the program or pinned to RAM);
  *  5. program inputs/outputs name arena tensors, inputs_kept has one 0/1 per input (or is absent),
  *     persistent tensors (state) are integer arena tensors as em_load_state() requires;
  *     constants pinned to RAM (initial_buffer) are arena tensors whose source buffer exists and

@@ -35,6 +35,8 @@ em_status em_program_view_open(const em_fb_buf *buf, em_program_view *view)
     return s;
 }
 
+/** Bytes per element, which is also the alignment a tensor's bytes need; INT4's unit is a byte
+ *  (two elements, rows padded: em_tensor_describe); 0 for a dtype this runtime does not know. */
 static uint32_t em_dtype_bytes(uint8_t dtype)
 {
     switch (dtype) {
@@ -42,11 +44,15 @@ static uint32_t em_dtype_bytes(uint8_t dtype)
     case EM_DTYPE_INT32: return 4u;
     case EM_DTYPE_FLOAT32: return 4u;
     case EM_DTYPE_INT16: return 2u;
+    case EM_DTYPE_INT4: return 1u;
     default: return 0u;
     }
 }
 
-/** Shape, quantization and name of a tensor table into @p out; checks size == Π shape · bytes. */
+/** Shape, quantization and name of a tensor table into @p out; checks size == Π shape · bytes,
+ *  or for INT4 (compiler/int4.py) size == rows · ceil(n / 2): rows of the first dimension, n
+ *  elements each (rank 0: one row of one, rank 1: one row of d0), with the element count bound
+ *  as INT8's of the same shape (the adapters unpack them into int32-indexed scratch). */
 static em_status em_tensor_describe(const em_fb_buf *b, const em_fb_table *t, em_tensor *out)
 {
     em_fb_vector name, shape, scale, zero_point;
@@ -73,6 +79,7 @@ static em_status em_tensor_describe(const em_fb_buf *b, const em_fb_table *t, em
         return EM_ERR_BAD_SIZE;
     }
     uint64_t bytes = elem_bytes;
+    uint32_t rows = 1u, row_odd = 1u; /* INT4: the first dimension of rank >= 2; whether n is odd */
     for (uint32_t i = 0; i < shape.len; i++) {
         const int32_t dim = em_fb_vector_i32(b, &shape, i);
         if (dim < 0) {
@@ -82,6 +89,15 @@ static em_status em_tensor_describe(const em_fb_buf *b, const em_fb_table *t, em
         if (bytes > (uint64_t)INT32_MAX) { /* no 2 GiB tensors: int32 indexing stays exact */
             return EM_ERR_BAD_SIZE;
         }
+        if (i == 0u && shape.len >= 2u) {
+            rows = (uint32_t)dim;
+        } else {
+            row_odd &= (uint32_t)dim;
+        }
+    }
+    if (dtype == EM_DTYPE_INT4) {
+        /* rows · ceil(n / 2) = (rows · n + (n odd ? rows : 0)) / 2: no division, and below 2^32 */
+        bytes = (bytes + ((row_odd & 1u) != 0u ? rows : 0u)) / 2u;
     }
     if (bytes != size) {
         return EM_ERR_BAD_SIZE;
@@ -145,6 +161,13 @@ em_status em_program_view_tensor(const em_program_view *view, const em_program *
     }
     if (buffer >= 0) {
         return em_tensor_place_constant(view, buffer, offset, align, out);
+    }
+    if (out->dtype == EM_DTYPE_INT4) { /* weights only: in an arena, a constant pinned to RAM */
+        int32_t initial;
+        s = em_fb_field_i32(&view->buf, &t, EM_TENSOR_INITIAL_BUFFER, -1, &initial);
+        if (s != EM_OK || initial < 0) {
+            return s != EM_OK ? s : EM_ERR_MALFORMED;
+        }
     }
     if (buffer != -1 || arena < 0 || (uint32_t)arena >= program->n_arenas
         || (uint64_t)offset + out->size > program->arena_size[arena]) {

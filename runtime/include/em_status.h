@@ -16,7 +16,8 @@ typedef enum {
     EM_ERR_BAD_VERSION = 3,      /**< schema version this runtime cannot read */
     EM_ERR_WRONG_TIER = 4,       /**< compiled for another ISA tier */
     EM_ERR_MALFORMED = 5,        /**< not a well-formed program: bad vtable, misaligned offset,
-                                      string without terminator, unknown dtype, missing table */
+                                      string without terminator, unknown dtype, missing table,
+                                      an INT4 tensor that is not a constant (weights only) */
     EM_ERR_BAD_TENSOR_INDEX = 6, /**< an operator or program input/output names no tensor */
     EM_ERR_BAD_OFFSET = 7,       /**< a tensor's bytes fall outside its arena or buffer */
     EM_ERR_BAD_SIZE = 8,         /**< a tensor's size disagrees with its shape and dtype */

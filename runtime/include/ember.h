@@ -54,7 +54,9 @@ extern "C" {
 typedef enum em_tier em_tier;
 
 /** Element types: the schema's DType enum (EM_DTYPE_INT8, EM_DTYPE_INT32, EM_DTYPE_FLOAT32,
- *  EM_DTYPE_INT16; em_schema.h). */
+ *  EM_DTYPE_INT16, EM_DTYPE_INT4; em_schema.h). EM_DTYPE_INT4 is weights only, two to a byte
+ *  (compiler/int4.py): a constant, or one pinned to RAM, never an activation; its size is its
+ *  packed bytes. */
 typedef enum em_dtype em_dtype;
 
 /** A verified program. Plain data pointing into the caller's program bytes. */

@@ -74,11 +74,11 @@ static bool em_nn_dw_mve_covered(uint32_t paths, const em_conv_params *p, const 
 }
 
 /** What the fast path's paths (EM_NN_PATHS_DWF) need of the layer, its weights and shifts:
- *  M 1, KH·KW and C in range, every weight >= −127 (int16 pair sums), exactly one pixel form (the
- *  plain one only where every shift <= −2, as the 4-pixel blocks need too), and the staged rows
- *  only where they fit the scratch, else the tap tables. */
+ *  M 1, KH·KW and C in range, every weight >= −127 (int16 pair sums; int4 weights, -8..7, are
+ *  not read), exactly one pixel form (the plain one only where every shift <= −2, as the 4-pixel
+ *  blocks need too), and the staged rows only where they fit the scratch, else the tap tables. */
 static bool em_nn_dwf_paths_fit(const em_nn_context *ctx, const em_conv_params *p, const em_per_channel_quant *quant,
-                                const em_conv_dims *d, const int8_t *weights)
+                                const em_conv_dims *d, const int8_t *weights, bool weights_s4)
 {
     const uint32_t paths = ctx->paths;
     const bool pixel = (paths & EM_NN_PATH_DWF_MVE_PIXEL) != 0u, left = (paths & EM_NN_PATH_DWF_MVE_PIXEL_LEFT) != 0u;
@@ -87,7 +87,7 @@ static bool em_nn_dwf_paths_fit(const em_nn_context *ctx, const em_conv_params *
         || (paths & (EM_NN_PATHS_DEPTHWISE & ~EM_NN_PATHS_DWF)) != 0u) {
         return false;
     }
-    const int32_t n = d->kernel_h * d->kernel_w * d->input_c;
+    const int32_t n = weights_s4 ? 0 : d->kernel_h * d->kernel_w * d->input_c;
     for (int32_t i = 0; i < n; i++) {
         if (weights[i] == -128) {
             return false;
@@ -108,14 +108,15 @@ static bool em_nn_dwf_paths_fit(const em_nn_context *ctx, const em_conv_params *
 
 EM_NN_LOAD_TIME em_nn_status em_depthwise_conv2d_s8_paths_ok(const em_nn_context *ctx, const em_conv_params *params,
                                              const em_per_channel_quant *quant, const em_conv_dims *dims,
-                                             const int8_t *weights)
+                                             const int8_t *weights, bool weights_s4)
 {
     const em_nn_status s = em_nn_paths_linked(ctx->paths, EM_NN_PATHS_DEPTHWISE);
     if (s != EM_NN_OK) {
         return s;
     }
-    const bool fits = (ctx->paths & EM_NN_PATHS_DWF) != 0u ? em_nn_dwf_paths_fit(ctx, params, quant, dims, weights)
-                                                           : em_nn_dw_mve_covered(ctx->paths, params, dims);
+    const bool fits = (ctx->paths & EM_NN_PATHS_DWF) != 0u
+                          ? em_nn_dwf_paths_fit(ctx, params, quant, dims, weights, weights_s4)
+                          : em_nn_dw_mve_covered(ctx->paths, params, dims);
     return fits ? EM_NN_OK : EM_NN_ERR_BAD_ARGUMENT;
 }
 
@@ -129,9 +130,9 @@ EM_NN_LOAD_TIME em_nn_status em_conv2d_s8_paths_ok(const em_nn_context *ctx, con
 
 EM_NN_LOAD_TIME em_nn_status em_depthwise_conv2d_s8_paths_ok(const em_nn_context *ctx, const em_conv_params *params,
                                              const em_per_channel_quant *quant, const em_conv_dims *dims,
-                                             const int8_t *weights)
+                                             const int8_t *weights, bool weights_s4)
 {
-    (void)params, (void)quant, (void)dims, (void)weights;
+    (void)params, (void)quant, (void)dims, (void)weights, (void)weights_s4;
     return em_nn_paths_linked(ctx->paths, EM_NN_PATHS_DEPTHWISE);
 }
 #endif

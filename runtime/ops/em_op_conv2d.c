@@ -1,7 +1,7 @@
 /**
  * @file em_op_conv2d.c
  * @brief CONV_2D adapter: input [N, H, W, C_IN] int8, weights [C_OUT, KH, KW, C_IN / groups]
- *        int8, bias [C_OUT] int32 -> output [N, OH, OW, C_OUT] int8; Conv2DOptions (strides,
+ *        int8 or int4, bias [C_OUT] int32 -> output [N, OH, OW, C_OUT] int8; Conv2DOptions (strides,
  *        dilations, paddings, groups, zero points, clamps, per-channel multiplier/shift [C_OUT]).
  *
  * check() verifies everything em_conv2d_s8() relies on, so that a malformed operator is
@@ -13,9 +13,12 @@
  * em_conv2d_s8_get_buffer_size() (compiler/scratch.py), into which the kernels pack patches
  * (im2col): as many columns as fit (MVE: up to 4, DSP: a pixel pair and its interleaved copy,
  * scalar: one). Without it they read taps in place (same bytes, more instructions). No stack.
+ * int4 weights (A8W4) are unpacked into the scratch's start at every invoke, and the kernel gets
+ * the rest of it (em_op_int4.h; none left: as without scratch).
  */
 #include "em_nn_functions.h"
 #include "em_op_conv_options.h"
+#include "em_op_int4.h"
 #include "em_op_support.h"
 
 /* check(): em_conv_check (em_op_conv_options.c), shared with the DEPTHWISE_CONV_2D adapter. */
@@ -27,7 +30,10 @@ static em_status em_conv2d_check(const em_op_context *ctx)
 static em_status em_conv2d_eval(const em_op_context *ctx)
 {
     em_conv_args a;
-    const em_status s = em_conv_decode(ctx, &a);
+    em_status s = em_conv_decode(ctx, &a);
+    if (s == EM_OK && a.in[EM_CONV_WEIGHTS].dtype == EM_DTYPE_INT4) {
+        s = em_op_unpack_weights(&a.in[EM_CONV_WEIGHTS], &a.scratch); /* into the scratch's start */
+    }
     if (s != EM_OK) {
         return s;
     }

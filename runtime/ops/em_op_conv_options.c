@@ -6,6 +6,7 @@
 #include "em_op_conv_options.h"
 
 #include "em_nn_functions.h" /* em_conv_s8_validate, the *_paths_ok() */
+#include "em_op_int4.h"
 
 em_status em_conv_decode(const em_op_context *ctx, em_conv_args *a)
 {
@@ -43,7 +44,9 @@ em_status em_conv_check(const em_op_context *ctx, bool depthwise)
         return s;
     }
     const em_tensor *weights = &a.in[EM_CONV_WEIGHTS];
-    if (!em_op_is(&a.in[EM_CONV_INPUT], EM_DTYPE_INT8, 4) || !em_op_is(weights, EM_DTYPE_INT8, depthwise ? 3 : 4)
+    uint32_t kernel_scratch; /* the scratch after int4 weights unpacked (em_op_int4.h) */
+    if (!em_op_is(&a.in[EM_CONV_INPUT], EM_DTYPE_INT8, 4)
+        || !em_op_weights_fit(weights, depthwise ? 3 : 4, &a.scratch, &kernel_scratch)
         || !em_op_is(&a.in[EM_CONV_BIAS], EM_DTYPE_INT32, 1) || !em_op_is(&a.output, EM_DTYPE_INT8, 4)) {
         return EM_ERR_BAD_OPERATOR;
     }
@@ -63,8 +66,11 @@ em_status em_conv_check(const em_op_context *ctx, bool depthwise)
     if (a.in[EM_CONV_INPUT].size > INT32_MAX || weights->size > INT32_MAX || a.output.size > INT32_MAX) {
         return EM_ERR_BAD_OPERATOR;
     }
-    /* the kernel variants the program chose (em_nn_variants.h), for the scratch it planned */
-    const em_nn_context nn = {NULL, a.scratch.size > INT32_MAX ? INT32_MAX : (int32_t)a.scratch.size, a.paths};
-    return em_op_paths_status(depthwise ? em_depthwise_conv2d_s8_paths_ok(&nn, p, &quant, &d, (const int8_t *)weights->data)
+    /* the kernel variants the program chose (em_nn_variants.h), for the scratch it planned
+     * (int4 weights: what is left of it after them; never -128, so not read) */
+    const em_nn_context nn = {NULL, kernel_scratch > INT32_MAX ? INT32_MAX : (int32_t)kernel_scratch, a.paths};
+    return em_op_paths_status(depthwise ? em_depthwise_conv2d_s8_paths_ok(&nn, p, &quant, &d,
+                                                                          (const int8_t *)weights->data,
+                                                                          weights->dtype == EM_DTYPE_INT4)
                                         : em_conv2d_s8_paths_ok(&nn, p, &d));
 }

@@ -38,11 +38,13 @@ em_conv_dims em_conv_dims_of(const em_conv_args *a, bool depthwise);
 /**
  * check() of both adapters: everything em_conv2d_s8() / em_depthwise_conv2d_s8() rely on, so that
  * a malformed operator is EM_ERR_BAD_OPERATOR at load and eval() calls the kernel without further
- * checks. Operand dtypes and ranks; the kernels' contract (em_conv_s8_validate); then what only
+ * checks. Operand dtypes and ranks (weights INT8, or INT4 with the scratch holding them unpacked:
+ * em_op_int4.h); the kernels' contract (em_conv_s8_validate); then what only
  * the operands tell: CONV_2D's depth_multiplier 1 and weights' C_IN / groups, DEPTHWISE_CONV_2D's
  * groups 1, bias and output shapes, every tensor below 2 GiB (the kernels index with int32);
  * last, the kernel variants the program chose, asked of em_conv2d_s8_paths_ok() /
- * em_depthwise_conv2d_s8_paths_ok(): EM_ERR_VARIANT_NOT_LINKED for one this firmware left out.
+ * em_depthwise_conv2d_s8_paths_ok() for the kernel's part of the scratch (after int4 weights):
+ * EM_ERR_VARIANT_NOT_LINKED for one this firmware left out.
  * One function for both: linked once when either adapter is.
  */
 em_status em_conv_check(const em_op_context *ctx, bool depthwise);

@@ -1,6 +1,6 @@
 /**
  * @file em_op_depthwise_conv2d.c
- * @brief DEPTHWISE_CONV_2D adapter: input [N, H, W, C] int8, weights [KH, KW, C·M] int8,
+ * @brief DEPTHWISE_CONV_2D adapter: input [N, H, W, C] int8, weights [KH, KW, C·M] int8 or int4,
  *        bias [C·M] int32 -> output [N, OH, OW, C·M] int8; Conv2DOptions (strides, dilations,
  *        paddings, depth_multiplier M, zero points, clamps, per-channel multiplier/shift [C·M]).
  *
@@ -8,11 +8,13 @@
  * is EM_ERR_BAD_OPERATOR at load and eval() calls its unchecked body (em_depthwise_conv2d_s8_trusted). groups
  * must be absent or 1. The output may overlap the input only as em_depthwise_conv2d_s8() allows
  * (its pixel-order fast path, from the planner's margin: compiler/in_place.py). Scratch: an
- * optional second output (em_op_operands_scratch), the Helium fast path's padded input rows.
+ * optional second output (em_op_operands_scratch), the Helium fast path's padded input rows,
+ * after int4 weights, which are unpacked into its start at every invoke (em_op_int4.h).
  * Operands and options are read by em_conv_decode(), shared with CONV_2D (em_op_conv_options.c).
  */
 #include "em_nn_functions.h"
 #include "em_op_conv_options.h"
+#include "em_op_int4.h"
 #include "em_op_support.h"
 
 /* check(): em_conv_check (em_op_conv_options.c), shared with the CONV_2D adapter. */
@@ -24,7 +26,10 @@ static em_status em_dw_check(const em_op_context *ctx)
 static em_status em_dw_eval(const em_op_context *ctx)
 {
     em_conv_args a;
-    const em_status s = em_conv_decode(ctx, &a);
+    em_status s = em_conv_decode(ctx, &a);
+    if (s == EM_OK && a.in[EM_CONV_WEIGHTS].dtype == EM_DTYPE_INT4) {
+        s = em_op_unpack_weights(&a.in[EM_CONV_WEIGHTS], &a.scratch); /* into the scratch's start */
+    }
     if (s != EM_OK) {
         return s;
     }

@@ -1,9 +1,12 @@
 /**
  * @file em_op_fully_connected.c
  * @brief FULLY_CONNECTED adapter: input [B, I] int8 — or a feature map [B, H, W, C] read as
- *        [B, H·W·C] (the compiler folds a flatten into the linear) — weights [O, I] int8,
- *        bias [O] int32 -> output [B, O] int8, FullyConnectedOptions (multiplier/shift [O], paths:
- *        EM_NN_PATHS_FC bits, checked at load by em_nn_paths_linked()).
+ *        [B, H·W·C] (the compiler folds a flatten into the linear) — weights [O, I] int8 or
+ *        int4, bias [O] int32 -> output [B, O] int8, FullyConnectedOptions (multiplier/shift [O],
+ *        paths: EM_NN_PATHS_FC bits, checked at load by em_nn_paths_linked()).
+ *
+ * Scratch: an optional second output, for int4 weights only: they are unpacked into it at every
+ * invoke (em_op_int4.h); the kernel itself takes none.
  *
  * The output must not overlap the input (the planner must not alias them).
  * Bounds: check() requires B, I, O >= 1 with every operand within the loader's int32 bound (row
@@ -14,13 +17,14 @@
 
 #include "em_nn_functions.h"
 #include "em_nn_variants.h"
+#include "em_op_int4.h"
 #include "em_op_support.h"
 
 enum { EM_FC_INPUT, EM_FC_WEIGHTS, EM_FC_BIAS, EM_FC_N_INPUTS };
 
 typedef struct {
     em_tensor in[EM_FC_N_INPUTS]; /**< input, weights, bias */
-    em_tensor output;
+    em_tensor out[2];             /**< output; scratch of int4 weights (em_op_int4.h) */
     em_fc_params params;
     em_fb_vector multiplier, shift;
 } em_fc_args;
@@ -41,7 +45,7 @@ static EM_FC_VECTOR_INLINE em_status em_fc_option_vector(const em_op_context *ct
 static em_status em_fc_decode(const em_op_context *ctx, em_fc_args *a)
 {
     em_fc_params *p = &a->params;
-    em_status s = em_op_operands(ctx, a->in, EM_FC_N_INPUTS, &a->output, 1u);
+    em_status s = em_op_operands(ctx, a->in, EM_FC_N_INPUTS, a->out, ctx->outputs.len); /* em_op_int4.h */
     if (s == EM_OK) s = em_op_options(ctx, EM_OPTIONS_FULLY_CONNECTED);
     /* slots OUTPUT_OFFSET (0) .. ACTIVATION_MAX (2) are em_fc_params' first fields in order */
     _Static_assert(offsetof(em_fc_params, paths) == 3u * sizeof(int32_t) && EM_FULLY_CONNECTED_OPTIONS_OUTPUT_OFFSET == 0
@@ -68,22 +72,28 @@ static int64_t em_fc_row_elements(const em_tensor *t)
 static em_status em_fc_check(const em_op_context *ctx)
 {
     em_fc_args a;
-    const em_status s = em_fc_decode(ctx, &a);
+    /* the arity before the decode reads the outputs (em_op_int4.h), the scratch after it */
+    em_status s = em_op_weights_outputs_ok(ctx) ? em_fc_decode(ctx, &a) : EM_ERR_BAD_OPERATOR;
+    if (s == EM_OK && !em_op_weights_scratch_ok(ctx, &a.out[1])) {
+        s = EM_ERR_BAD_OPERATOR;
+    }
     if (s != EM_OK) {
         return s;
     }
     const em_tensor *input = &a.in[EM_FC_INPUT];
     const bool map = em_op_is(input, EM_DTYPE_INT8, 4);
-    if (!(em_op_is(input, EM_DTYPE_INT8, 2) || map) || !em_op_is(&a.in[EM_FC_WEIGHTS], EM_DTYPE_INT8, 2)
-        || !em_op_is(&a.in[EM_FC_BIAS], EM_DTYPE_INT32, 1) || !em_op_is(&a.output, EM_DTYPE_INT8, 2)) {
+    uint32_t kernel_scratch; /* unused: the kernel takes none */
+    if (!(em_op_is(input, EM_DTYPE_INT8, 2) || map)
+        || !em_op_weights_fit(&a.in[EM_FC_WEIGHTS], 2, &a.out[1], &kernel_scratch)
+        || !em_op_is(&a.in[EM_FC_BIAS], EM_DTYPE_INT32, 1) || !em_op_is(&a.out[0], EM_DTYPE_INT8, 2)) {
         return EM_ERR_BAD_OPERATOR;
     }
     const int32_t batches = em_op_dim(input, 0);
     const int32_t n_in = em_op_dim(&a.in[EM_FC_WEIGHTS], 1);
     const int32_t n_out = em_op_dim(&a.in[EM_FC_WEIGHTS], 0);
     if (batches < 1 || n_in < 1 || n_out < 1 || em_fc_row_elements(input) != n_in
-        || em_op_dim(&a.in[EM_FC_BIAS], 0) != n_out || em_op_dim(&a.output, 0) != batches
-        || em_op_dim(&a.output, 1) != n_out) {
+        || em_op_dim(&a.in[EM_FC_BIAS], 0) != n_out || em_op_dim(&a.out[0], 0) != batches
+        || em_op_dim(&a.out[0], 1) != n_out) {
         return EM_ERR_BAD_OPERATOR;
     }
     const em_fc_params *p = &a.params;
@@ -98,7 +108,10 @@ static em_status em_fc_check(const em_op_context *ctx)
 static em_status em_fc_eval(const em_op_context *ctx)
 {
     em_fc_args a;
-    const em_status s = em_fc_decode(ctx, &a);
+    em_status s = em_fc_decode(ctx, &a);
+    if (s == EM_OK && a.in[EM_FC_WEIGHTS].dtype == EM_DTYPE_INT4) {
+        s = em_op_unpack_weights(&a.in[EM_FC_WEIGHTS], &a.out[1]);
+    }
     if (s != EM_OK) {
         return s;
     }
@@ -108,7 +121,7 @@ static em_status em_fc_eval(const em_op_context *ctx)
                                         em_op_vector_i32(ctx, &a.shift)};
     return em_op_status(em_fully_connected_s8(&a.params, &quant, &dims, (const int8_t *)a.in[EM_FC_INPUT].data,
                                               (const int8_t *)a.in[EM_FC_WEIGHTS].data,
-                                              (const int32_t *)a.in[EM_FC_BIAS].data, (int8_t *)a.output.data));
+                                              (const int32_t *)a.in[EM_FC_BIAS].data, (int8_t *)a.out[0].data));
 }
 
 const em_op_registration em_op_fully_connected = {EM_OP_FULLY_CONNECTED, "fully_connected", EM_OP_CHECK(em_fc_check),

@@ -103,6 +103,23 @@ def edge_int8(rng: np.random.Generator, shape, ends: float = 0.1) -> np.ndarray:
     return x
 
 
+def edge_int4(rng: np.random.Generator, shape, ends: float = 0.15) -> np.ndarray:
+    """Random int4 weights (int8 values -8..7, as the IR holds them) with about `ends` of them at
+    -8 or 7, the first -8, the last 7."""
+    x = rng.integers(-8, 8, size=shape).astype(np.int8)
+    flat = x.reshape(-1)
+    at_ends = rng.random(flat.size) < ends
+    flat[at_ends] = rng.choice(np.array([-8, 7], np.int8), size=int(at_ends.sum()))
+    flat[0], flat[-1] = -8, 7
+    return x
+
+
+def weight_tensor(name: str, values: np.ndarray, dtype: str = "int8") -> Tensor:
+    """Constant weights: int8, or int4 (A8W4: values -8..7, packed by the writer, unpacked by the
+    adapter into the op's scratch at every run)."""
+    return Tensor(name, dtype, values.shape, Quant.per_tensor(0.05, 0), data=values)
+
+
 def typed_tensor(name: str, dtype: str, shape, data=None) -> Tensor:
     """An int8 (quantized, zero point 0), int16, int32 or float32 (unquantized) tensor: the dtypes
     the dtype-generic data-movement ops take (int16: a streamed front end's raw audio)."""
@@ -137,10 +154,11 @@ def zero_point(rng: np.random.Generator, k: int) -> int:
     return [-128, 127, 0, int(rng.integers(-128, 128))][k % 4]
 
 
-def requantization(rng: np.random.Generator, n: int, taps: int, left_shift_share: float = 0.1):
+def requantization(rng: np.random.Generator, n: int, taps: int, left_shift_share: float = 0.1, gain: float = 1.0):
     """Per-channel (multiplier, shift) arrays that spread sums of `taps` int8 products over the
-    int8 range, with about `left_shift_share` of the channels at shift > 0 (they saturate)."""
-    spread = float(np.log2(0.012 / np.sqrt(max(taps, 1))))
+    int8 range, with about `left_shift_share` of the channels at shift > 0 (they saturate);
+    `gain` scales them (16 for int4 weights, whose products are 16 times smaller)."""
+    spread = float(np.log2(0.012 * gain / np.sqrt(max(taps, 1))))
     reals = 2.0 ** rng.uniform(spread - 1.0, spread + 1.0, size=n)
     reals[(rng.random(n) < left_shift_share) & (np.arange(n) > 0)] = 3.0
     pairs = [quantize_multiplier(float(r)) for r in reals]
@@ -248,17 +266,18 @@ def movement_case(op: str, k: int, shape, dtype: str, y_shape, attrs: dict, name
 
 
 def conv_case(op: str, name: str, x: np.ndarray, weights: np.ndarray, bias: np.ndarray, attrs: dict,
-              params: dict) -> Case:
+              params: dict, weights_dtype: str = "int8") -> Case:
     """A conv2d / depthwise_conv2d case: input x, constants, attrs (the reference's keywords);
-    the output shape follows from the window. `params` gets the attrs that shape the window."""
+    the output shape follows from the window. `params` gets the attrs that shape the window;
+    `weights_dtype` "int4" makes an A8W4 layer (weights -8..7)."""
     kh, kw = weights.shape[1:3] if op == "conv2d" else weights.shape[:2]
     c_out = weights.shape[0] if op == "conv2d" else weights.shape[2]
     (sh, sw), (dh, dw), (top, bottom, left, right) = attrs["stride"], attrs["dilation"], attrs["padding"]
     y_shape = (x.shape[0], reference.output_size(x.shape[1], kh, sh, dh, top, bottom),
                reference.output_size(x.shape[2], kw, sw, dw, left, right), c_out)
-    operands = [int8_tensor("x", x.shape, attrs["input_zero_point"]), int8_tensor("w", weights.shape, data=weights),
+    operands = [int8_tensor("x", x.shape, attrs["input_zero_point"]), weight_tensor("w", weights, weights_dtype),
                 Tensor("b", "int32", (c_out,), data=bias)]
-    shown = {"input": x.shape, "kernel": (kh, kw), "c_out": c_out,
+    shown = {"input": x.shape, "kernel": (kh, kw), "c_out": c_out, "weights": weights_dtype,
              **{k: attrs[k] for k in ("groups", "depth_multiplier", "stride", "dilation", "padding", "input_zero_point",
                                       "output_offset", "activation_min", "activation_max") if k in attrs}}
     return single_op(op, operands, int8_tensor("y", y_shape, attrs["output_offset"]), attrs, [x], name=name,

@@ -1,8 +1,9 @@
 """Test programs built with the flatc-generated Python builders (compiler/schema/).
 
 A `ProgramSpec` is plain data that tests mutate (wrong version, bad index, ...) before `build()`
-turns it into program file bytes. `fc_program()` is a small valid FULLY_CONNECTED program;
-`pipeline_program()` wraps it in QUANTIZE / DEQUANTIZE (float in, float out).
+turns it into program file bytes. `fc_program()` is a small valid FULLY_CONNECTED program
+(`fc_int4_program()` the same with int4 weights); `pipeline_program()` wraps it in QUANTIZE /
+DEQUANTIZE (float in, float out).
 """
 from __future__ import annotations
 
@@ -12,11 +13,12 @@ from dataclasses import dataclass, field
 import flatbuffers
 import numpy as np
 
+from compiler import int4
 from compiler.checksum import CHECKSUM_BYTES, with_checksum
 from compiler.fixedpoint import quantize_multiplier  # noqa: F401 (re-exported for tests)
 from compiler.schema import program_generated as fb
 
-INT8, INT32, FLOAT32 = fb.DType.INT8, fb.DType.INT32, fb.DType.FLOAT32
+INT8, INT32, FLOAT32, INT4 = fb.DType.INT8, fb.DType.INT32, fb.DType.FLOAT32, fb.DType.INT4
 DTYPE_BYTES = {INT8: 1, INT32: 4, FLOAT32: 4}
 
 
@@ -36,6 +38,8 @@ class TensorSpec:
     def byte_size(self) -> int:
         if self.size is not None:
             return self.size
+        if self.dtype == INT4:
+            return int4.packed_bytes(tuple(self.shape))
         return int(np.prod(self.shape, dtype=np.int64)) * DTYPE_BYTES.get(self.dtype, 1)
 
 
@@ -250,6 +254,24 @@ def fc_program(case: FcCase | None = None, batches=2) -> tuple[ProgramSpec, FcCa
     spec = ProgramSpec(tensors=tensors, operators=[fc], inputs=[0], outputs=[3],
                        buffers=[case.weights.tobytes(), case.bias.tobytes()],
                        arenas=[("sram", out_offset + _align16(batches * n_out))])
+    return spec, case
+
+
+def fc_int4_program(batches=2, seed=3) -> tuple[ProgramSpec, FcCase]:
+    """fc_program with int4 weights (A8W4, -8..7, packed: compiler/int4.py) and the scratch they
+    are unpacked into (tensor 4, [round_up16(O·I)] int8 after the output, the op's second output)."""
+    case = fc_case(batches=batches, seed=seed)
+    case.weights = np.random.default_rng(seed).integers(-8, 8, size=case.weights.shape).astype(np.int8)
+    case.weights[0, 0], case.weights[-1, -1] = -8, 7
+    case.shift += 3  # products 16 times smaller than int8's: outputs spread over int8 again
+    spec, _ = fc_program(case, batches)
+    spec.tensors[1].dtype = INT4
+    spec.buffers[0] = int4.pack(case.weights)
+    name, size = spec.arenas[0]
+    scratch = _align16(case.weights.size)
+    spec.tensors.append(TensorSpec("output.scratch", INT8, [scratch], offset=size))
+    spec.operators[0].outputs.append(4)
+    spec.arenas[0] = (name, size + scratch)
     return spec, case
 
 

@@ -218,6 +218,58 @@ def test_pinned_weights_are_copied_to_the_arena_and_used(em_run, tmp_path):
     np.testing.assert_array_equal(got, want)
 
 
+def run_fc(em_run, tmp_path, spec, case, seed: int) -> None:
+    """`spec` (an FC program of `case`'s numbers) runs on a random input and matches the reference."""
+    x = np.random.default_rng(seed).integers(-128, 128, size=(2, 17), dtype=np.int8)
+    result = run(em_run, tmp_path, programs.build(spec), x.tobytes())
+    assert result.returncode == 0, result.stdout
+    want = reference.fully_connected_s8(x, case.weights, case.bias, case.multiplier, case.shift,
+                                        case.output_offset, case.activation_min, case.activation_max)
+    got = np.frombuffer((tmp_path / "out.bin").read_bytes(), dtype=np.int8).reshape(want.shape)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_int4_weights_are_unpacked_and_used(em_run, tmp_path):
+    """A8W4: weights [5, 17] int4 take 5 rows of 9 bytes; the adapter unpacks them into its scratch."""
+    spec, case = programs.fc_int4_program()
+    assert spec.tensors[1].byte_size() == 45 and len(spec.buffers[0]) == 45
+    run_fc(em_run, tmp_path, spec, case, 9)
+
+
+def test_pinned_int4_weights_are_copied_to_the_arena_and_used(em_run, tmp_path):
+    """An int4 constant pinned to RAM is an arena tensor the loader accepts (an activation is not)."""
+    spec, case = programs.fc_int4_program()
+    pin_weights(spec, 0)
+    run_fc(em_run, tmp_path, spec, case, 10)
+
+
+INT4_MUTATIONS = {
+    # [5, 17] int4: 5 rows of ceil(17 / 2) = 9 bytes; not 43 (the 85 elements packed as one row),
+    # not 85 (one byte each), not 46
+    "int4_size_one_row": (lambda s: set_attr(s.tensors[1], size=43), "EM_ERR_BAD_SIZE"),
+    "int4_size_as_int8": (lambda s: set_attr(s.tensors[1], size=85), "EM_ERR_BAD_SIZE"),
+    "int4_size_plus_one": (lambda s: set_attr(s.tensors[1], size=46), "EM_ERR_BAD_SIZE"),
+    "int4_overflowing_shape": (lambda s: set_attr(s.tensors[1], shape=[65536, 65536], size=2**31),
+                               "EM_ERR_BAD_SIZE"),
+    # int4 is weights only: an activation (the FC's input, its size right for int4) is refused
+    "int4_activation": (lambda s: set_attr(s.tensors[0], dtype=programs.INT4, size=18), "EM_ERR_MALFORMED"),
+    # the scratch must hold the weights unpacked (85 bytes rounded up to 96)
+    "int4_scratch_short": (lambda s: set_attr(s.tensors[4], shape=[95]), "EM_ERR_BAD_OPERATOR"),
+    "int4_no_scratch": (lambda s: s.operators[0].outputs.pop(), "EM_ERR_BAD_OPERATOR"),
+    "int4_scratch_not_int8": (lambda s: set_attr(s.tensors[4], dtype=programs.INT32, shape=[24]),
+                              "EM_ERR_BAD_OPERATOR"),
+    "fc_three_outputs": (lambda s: s.operators[0].outputs.append(4), "EM_ERR_BAD_OPERATOR"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INT4_MUTATIONS))
+def test_int4_mutation_rejected_with_its_status(em_run, tmp_path, name):
+    mutate, status = INT4_MUTATIONS[name]
+    spec, _ = programs.fc_int4_program()
+    mutate(spec)
+    expect_status(em_run, tmp_path, programs.build(spec), status)
+
+
 @pytest.mark.parametrize("name", sorted(MUTATIONS))
 def test_mutation_rejected_with_its_status(em_run, tmp_path, name):
     mutate, status = MUTATIONS[name]

@@ -73,6 +73,25 @@ em_nn_status em_dequantize_s8_f32(const int8_t *input, int32_t count, float scal
                                   int32_t zero_point, float *output);
 
 /**
+ * int4 -> int8 (reference.unpack_s4): the weights of an A8W4 layer, stored two to a byte as
+ * compiler/int4.py lays them out (the program's DType INT4), unpacked into int8 for the layer's
+ * int8 kernel; its adapter runs it into its scratch at every invoke.
+ * Row r of @p packed is bytes r·B .. r·B + B − 1, B = ceil(n / 2), n = @p row_elements; inside a
+ * row, elements go in blocks of 32 (16 bytes): byte 16b + j holds element 32b + j in its low
+ * nibble and element 32b + 16 + j in its high nibble (two's complement, -8..7); a last block of
+ * t < 32 elements takes h = ceil(t / 2) bytes, byte j holding element j low and element h + j
+ * high (an odd t leaves the last high nibble unused).
+ * @param packed        [rows · ceil(row_elements / 2)] bytes, any alignment
+ * @param rows          >= 0
+ * @param row_elements  >= 0, with rows · row_elements <= INT32_MAX
+ * @param output        [rows, row_elements] int8, -8..7, row-major, any alignment; must not
+ *                      overlap @p packed (out of place only)
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for a negative size, more than INT32_MAX elements
+ *         or a NULL pointer with elements to unpack.
+ */
+em_nn_status em_unpack_s4(const uint8_t *packed, int32_t rows, int32_t row_elements, int8_t *output);
+
+/**
  * The argument contract em_conv2d_s8() (@p depthwise false) and em_depthwise_conv2d_s8() (true)
  * check at every call, and their adapters at load: pointers set (quant's vectors too), every
  * dim >= 1, strides and dilations >= 1, paddings >= 0, output_h / output_w by the output size
@@ -192,11 +211,13 @@ em_nn_status em_depthwise_conv2d_s8_trusted(const em_nn_context *ctx, const em_c
  * <= −2, else DWF_MVE_PIXEL_LEFT), DWF_MVE_BLOCK4 only where every shift <= −2 (the blocks run
  * where the shape has them: 3x3, stride_w and dilation_w 1, C % 4 == 0), and DWF_MVE_ROWS where em_nn_dwf_rows_bytes() fits
  * ctx->size, else DWF_MVE_TAPS. Reads every weight: a load-time check.
- * @param weights  NULL when they are not constants (then only the general path fits)
+ * @param weights     NULL when they are not constants (then only the general path fits)
+ * @param weights_s4  true when @p weights are int4, packed (em_unpack_s4()): -8..7, never −128,
+ *                    so none is read
  */
 em_nn_status em_depthwise_conv2d_s8_paths_ok(const em_nn_context *ctx, const em_conv_params *params,
                                              const em_per_channel_quant *quant, const em_conv_dims *dims,
-                                             const int8_t *weights);
+                                             const int8_t *weights, bool weights_s4);
 
 /**
  * Internal to em_depthwise_conv2d_s8(): its fast path for depth multiplier 1 (every tier), called

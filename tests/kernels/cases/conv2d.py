@@ -1,11 +1,13 @@
 """conv2d: 1x1 (in place and padded), 3x3, wide K (taps without scratch), grouped, dilated,
 strided, asymmetric padding, channel tails around SMLAD words / MVE lanes, input zero points at
-the ends (padding = the zero point), clamps, shifts > 0."""
+the ends (padding = the zero point), clamps, shifts > 0; int4 weights (A8W4), rows of
+KH·KW·C_IN/groups around the 32-element blocks of their packing."""
 from __future__ import annotations
 
 import numpy as np
 
-from conformance import Case, conv_case, edge_int8, random_window, requantization, requantization_edges, rng_for
+from conformance import (Case, conv_case, edge_int4, edge_int8, random_window, requantization, requantization_edges,
+                         rng_for)
 
 # name: (input NHWC, kernel (KH, KW), C_OUT, groups, stride, dilation, padding (t, b, l, r), input zp)
 CASES = {
@@ -46,34 +48,62 @@ CASES = {
 }
 
 
+# int4 weights, unpacked into the scratch at every run: rows of KH·KW·C_IN/groups = 1, 15, 16, 17,
+# 31, 32, 33, 63, 64, 65 and longer (blocks of 32 and their tails), a kernel part of the scratch
+# (packed columns) or none, grouped, dilated, input zero points at the ends
+INT4_CASES = {
+    "int4_1x1_c1_k1": ((1, 5, 4, 1), (1, 1), 3, 1, (1, 1), (1, 1), (0, 0, 0, 0), -128),
+    "int4_1x1_c15_k15": ((1, 3, 7, 15), (1, 1), 7, 1, (1, 1), (1, 1), (0, 0, 0, 0), 127),
+    "int4_1x1_c16_k16": ((1, 1, 7, 16), (1, 1), 75, 1, (1, 1), (1, 1), (0, 0, 0, 0), -128),
+    "int4_1x1_padded_c17_k17": ((1, 3, 10, 17), (1, 1), 6, 1, (1, 1), (1, 1), (1, 0, 0, 1), 127),
+    "int4_1x1_c31_k31": ((1, 2, 5, 31), (1, 1), 13, 1, (1, 1), (1, 1), (0, 0, 0, 0), -128),
+    "int4_1x1_s2_c32_k32": ((2, 7, 6, 32), (1, 1), 9, 1, (2, 2), (1, 1), (0, 0, 0, 0), 127),
+    "int4_1x3_c11_k33": ((1, 4, 9, 11), (1, 3), 7, 1, (1, 1), (1, 1), (0, 0, 1, 1), -128),
+    "int4_3x3_c7_k63": ((1, 6, 9, 7), (3, 3), 5, 1, (1, 2), (1, 1), (1, 1, 1, 1), 127),
+    "int4_1x1_c64_k64": ((1, 5, 5, 64), (1, 1), 33, 1, (1, 1), (1, 1), (0, 0, 0, 0), -128),
+    "int4_1x1_c65_k65": ((1, 3, 3, 65), (1, 1), 4, 1, (1, 1), (1, 1), (0, 0, 0, 0), 127),
+    "int4_3x3_c3_o16_k27": ((1, 7, 9, 3), (3, 3), 16, 1, (1, 1), (1, 1), (1, 1, 1, 1), -128),
+    "int4_3x3_s2_asym_k27": ((2, 9, 8, 3), (3, 3), 5, 1, (2, 2), (1, 1), (0, 1, 0, 1), 127),
+    "int4_3x3_c64_o6_k576": ((1, 5, 4, 64), (3, 3), 6, 1, (1, 1), (1, 1), (1, 1, 1, 1), -128),
+    "int4_3x3_c260_taps": ((1, 3, 3, 260), (3, 3), 5, 1, (1, 1), (1, 1), (1, 1, 1, 1), 127),
+    "int4_5x3_dil2_c17_k255": ((1, 9, 8, 17), (5, 3), 9, 1, (1, 1), (2, 2), (2, 3, 1, 2), 127),
+    "int4_3x2_groups3_k12": ((2, 5, 6, 6), (3, 2), 9, 3, (2, 1), (2, 1), (3, 0, 1, 0), -128),
+    "int4_3x3_groups4_c32_k72": ((1, 6, 5, 32), (3, 3), 8, 4, (1, 1), (1, 1), (1, 0, 2, 1), 127),
+    "int4_10x4_s2_c1_k40": ((1, 13, 7, 1), (10, 4), 24, 1, (2, 2), (1, 1), (4, 5, 1, 1), -128),
+}
+
 RANDOM = 12  # more cases on seeded random windows and channel counts
+INT4_RANDOM = 8
 
 
-def random_cases() -> dict:
+def random_cases(count: int = RANDOM, prefix: str = "random") -> dict:
     found = {}
-    for i in range(RANDOM):
-        rng = rng_for("conv2d", "random", i)
+    for i in range(count):
+        rng = rng_for("conv2d", prefix, i)
         win = random_window(rng)
         groups = int(rng.choice([1, 1, 1, 2, 3, 4]))
         c_in, c_out = groups * int(rng.integers(1, 13)), groups * int(rng.integers(1, 7))
         shape = (int(rng.integers(1, 3)), *win["size"], c_in)
         in_zp = [-128, 127, 0, int(rng.integers(-128, 128))][i % 4]
-        found[f"random{i}"] = (shape, win["kernel"], c_out, groups, win["stride"], win["dilation"], win["padding"], in_zp)
+        found[f"{prefix}{i}"] = (shape, win["kernel"], c_out, groups, win["stride"], win["dilation"], win["padding"],
+                                 in_zp)
     return found
 
 
-def case(k: int, name: str, shape, kernel, c_out, groups, stride, dilation, padding, in_zp) -> Case:
+def case(k: int, name: str, shape, kernel, c_out, groups, stride, dilation, padding, in_zp,
+         weights: str = "int8") -> Case:
     rng = rng_for("conv2d", name)
     taps = kernel[0] * kernel[1] * (shape[3] // groups)
-    w = edge_int8(rng, (c_out, *kernel, shape[3] // groups))
-    multiplier, shift = requantization(rng, c_out, taps)
-    bias_range = int(3000 * np.sqrt(taps))
+    int4 = weights == "int4"
+    w = (edge_int4 if int4 else edge_int8)(rng, (c_out, *kernel, shape[3] // groups))
+    multiplier, shift = requantization(rng, c_out, taps, gain=16.0 if int4 else 1.0)
+    bias_range = int(3000 * np.sqrt(taps)) // (16 if int4 else 1)
     bias = rng.integers(-bias_range, bias_range, size=c_out, dtype=np.int32)
     out_zp = [-128, 127, 0, int(rng.integers(-128, 128))][k % 4]
     act = (-128, 127) if k % 3 else (-100, 90)
     attrs = dict(stride=stride, dilation=dilation, padding=padding, groups=groups, input_zero_point=in_zp,
                  output_offset=out_zp, activation_min=act[0], activation_max=act[1], multiplier=multiplier, shift=shift)
-    return conv_case("conv2d", name, edge_int8(rng, shape), w, bias, attrs, {})
+    return conv_case("conv2d", name, edge_int8(rng, shape), w, bias, attrs, {}, weights)
 
 
 def edge_cases() -> list[Case]:
@@ -92,4 +122,6 @@ def edge_cases() -> list[Case]:
 
 
 def cases() -> list[Case]:
-    return [case(k, name, *spec) for k, (name, spec) in enumerate({**CASES, **random_cases()}.items())] + edge_cases()
+    int4 = {**INT4_CASES, **random_cases(INT4_RANDOM, "int4_random")}
+    return ([case(k, name, *spec) for k, (name, spec) in enumerate({**CASES, **random_cases()}.items())] + edge_cases()
+            + [case(k, name, *spec, weights="int4") for k, (name, spec) in enumerate(int4.items())])

@@ -1,11 +1,14 @@
 """depthwise_conv2d: depth multipliers 1..3, channel tails around 4-channel words and 16-lane
 blocks, borders fully / partly padded, dilation, stride, asymmetric padding, runs of 1..4
-interior columns, input zero points at the ends, clamps, shifts > 0."""
+interior columns, input zero points at the ends, clamps, shifts > 0; int4 weights (A8W4), rows
+of KW·C·M around the 32-element blocks of their packing, on the fast path (its staged rows after
+the unpacked weights in the scratch, its 4-pixel blocks) and the general one."""
 from __future__ import annotations
 
 import numpy as np
 
-from conformance import Case, conv_case, edge_int8, random_window, requantization, requantization_edges, rng_for
+from conformance import (Case, conv_case, edge_int4, edge_int8, random_window, requantization, requantization_edges,
+                         rng_for)
 
 # name: (input NHWC, kernel (KH, KW), multiplier, stride, dilation, padding (t, b, l, r), input zp)
 CASES = {
@@ -28,33 +31,60 @@ CASES = {
 }
 
 
+# int4 weights [KH, KW, C·M], unpacked into the scratch at every run: rows of KW·C·M = 1, 15, 16,
+# 17, 31, 32, 33, 63, 64, 65 and longer; C >= 16 and 3x3 blocks (the fast path, with the padded
+# rows staged after the weights on Helium), M > 1, dilation, input zero points at the ends
+INT4_CASES = {
+    "int4_1x1_c1_r1": ((1, 5, 11, 1), (1, 1), 1, (1, 1), (1, 1), (0, 0, 0, 0), -128),
+    "int4_3x3_c5_r15": ((1, 9, 9, 5), (3, 3), 1, (1, 1), (2, 2), (2, 1, 2, 3), 127),
+    "int4_3x1_c16_r16": ((1, 6, 5, 16), (3, 1), 1, (1, 1), (1, 1), (1, 1, 0, 0), -128),
+    "int4_1x1_c17_r17": ((1, 3, 9, 17), (1, 1), 1, (1, 1), (1, 1), (0, 0, 0, 0), 127),
+    "int4_1x1_c31_r31": ((1, 4, 4, 31), (1, 1), 1, (2, 2), (1, 1), (0, 0, 0, 0), -128),
+    "int4_2x2_c16_r32": ((1, 5, 6, 16), (2, 2), 1, (1, 1), (1, 1), (1, 0, 1, 0), 127),
+    "int4_3x3_c11_r33": ((1, 7, 8, 11), (3, 3), 1, (2, 2), (1, 1), (1, 1, 1, 1), -128),
+    "int4_3x3_c21_r63": ((1, 4, 6, 21), (3, 3), 1, (1, 1), (1, 1), (1, 1, 1, 1), 127),
+    "int4_1x2_c32_r64": ((1, 3, 7, 32), (1, 2), 1, (1, 1), (1, 1), (0, 0, 1, 0), -128),
+    "int4_5x1_c65_r65": ((1, 7, 3, 65), (5, 1), 1, (1, 1), (1, 1), (2, 2, 0, 0), 127),
+    "int4_3x3_c8_block4": ((1, 6, 9, 8), (3, 3), 1, (1, 1), (1, 1), (1, 1, 1, 1), -128),
+    "int4_3x3_c64_r192": ((1, 12, 5, 64), (3, 3), 1, (1, 1), (1, 1), (1, 1, 1, 1), 127),
+    "int4_3x3_m2_s2_c3_r18": ((2, 7, 9, 3), (3, 3), 2, (2, 2), (1, 1), (0, 1, 1, 0), -128),
+    "int4_5x3_m3_c17_r153": ((1, 6, 11, 17), (5, 3), 3, (1, 2), (1, 1), (2, 2, 1, 1), 127),
+    "int4_1x11_c16_border_columns": ((1, 3, 10, 16), (1, 11), 1, (1, 1), (1, 1), (0, 0, 5, 5), -128),
+    # rows too wide to stage (> EM_NN_DWF_ROWS_MAX): Helium's tap tables, the scratch only the weights
+    "int4_3x3_c64_w30_taps": ((1, 4, 30, 64), (3, 3), 1, (1, 1), (1, 1), (1, 1, 1, 1), 127),
+}
+
 RANDOM = 12  # more cases on seeded random windows, channel counts and multipliers
+INT4_RANDOM = 8
 
 
-def random_cases() -> dict:
+def random_cases(count: int = RANDOM, prefix: str = "random") -> dict:
     found = {}
-    for i in range(RANDOM):
-        rng = rng_for("depthwise_conv2d", "random", i)
+    for i in range(count):
+        rng = rng_for("depthwise_conv2d", prefix, i)
         win = random_window(rng)
         m = int(rng.choice([1, 1, 1, 2, 3]))
         shape = (int(rng.integers(1, 3)), *win["size"], int(rng.integers(1, 40)))
         in_zp = [-128, 127, 0, int(rng.integers(-128, 128))][i % 4]
-        found[f"random{i}"] = (shape, win["kernel"], m, win["stride"], win["dilation"], win["padding"], in_zp)
+        found[f"{prefix}{i}"] = (shape, win["kernel"], m, win["stride"], win["dilation"], win["padding"], in_zp)
     return found
 
 
-def case(k: int, name: str, shape, kernel, m, stride, dilation, padding, in_zp) -> Case:
+def case(k: int, name: str, shape, kernel, m, stride, dilation, padding, in_zp, weights: str = "int8") -> Case:
     rng = rng_for("depthwise_conv2d", name)
     c_out = shape[3] * m
-    w = edge_int8(rng, (*kernel, c_out))
-    multiplier, shift = requantization(rng, c_out, kernel[0] * kernel[1])
-    bias_range = int(3000 * np.sqrt(kernel[0] * kernel[1]))
+    int4 = weights == "int4"
+    w = (edge_int4 if int4 else edge_int8)(rng, (*kernel, c_out))
+    # int4 blocks of 4 pixels want every shift <= -2 (no left shifts), as Helium's fast path does
+    lefts = 0.0 if name.endswith("block4") else 0.1
+    multiplier, shift = requantization(rng, c_out, kernel[0] * kernel[1], lefts, gain=16.0 if int4 else 1.0)
+    bias_range = int(3000 * np.sqrt(kernel[0] * kernel[1])) // (16 if int4 else 1)
     bias = rng.integers(-bias_range, bias_range, size=c_out, dtype=np.int32)
     out_zp = [-128, 127, 0, int(rng.integers(-128, 128))][k % 4]
     act = (-128, 127) if k % 3 else (-100, 90)
     attrs = dict(stride=stride, dilation=dilation, padding=padding, depth_multiplier=m, input_zero_point=in_zp,
                  output_offset=out_zp, activation_min=act[0], activation_max=act[1], multiplier=multiplier, shift=shift)
-    return conv_case("depthwise_conv2d", name, edge_int8(rng, shape), w, bias, attrs, {})
+    return conv_case("depthwise_conv2d", name, edge_int8(rng, shape), w, bias, attrs, {}, weights)
 
 
 def edge_cases() -> list[Case]:
@@ -73,4 +103,6 @@ def edge_cases() -> list[Case]:
 
 
 def cases() -> list[Case]:
-    return [case(k, name, *spec) for k, (name, spec) in enumerate({**CASES, **random_cases()}.items())] + edge_cases()
+    int4 = {**INT4_CASES, **random_cases(INT4_RANDOM, "int4_random")}
+    return ([case(k, name, *spec) for k, (name, spec) in enumerate({**CASES, **random_cases()}.items())] + edge_cases()
+            + [case(k, name, *spec, weights="int4") for k, (name, spec) in enumerate(int4.items())])

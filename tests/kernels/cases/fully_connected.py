@@ -1,11 +1,12 @@
 """fully_connected: row tails 0..3 around SMLAD words and 16-lane MVE blocks, 4-row groups plus
-1..3, a flattened NHWC input, rows of -128 / 127, shifts > 0, clamps, output offsets at the ends."""
+1..3, a flattened NHWC input, rows of -128 / 127, shifts > 0, clamps, output offsets at the ends;
+int4 weights (A8W4), rows of I around the 32-element blocks of their packing, rows of -8 / 7."""
 from __future__ import annotations
 
 import numpy as np
 
-from conformance import (Case, edge_int8, int8_tensor, requantization, requantization_edges, rng_for, single_op,
-                         zero_point)
+from conformance import (Case, edge_int4, edge_int8, int8_tensor, requantization, requantization_edges, rng_for,
+                         single_op, weight_tensor, zero_point)
 from compiler.ir import Tensor
 
 # input shape ([B, I] or [B, H, W, C]), O
@@ -20,11 +21,11 @@ SHAPES = [((1, 1), 1), ((2, 7), 5), ((3, 33), 6), ((1, 640), 13), ((2, 130), 11)
 
 
 
-def random_shapes(count: int = 10) -> list:
+def random_shapes(count: int = 10, prefix: str = "random") -> list:
     """Seeded random [B, I] -> O (a quarter of them with a flattened [B, H, W, C] input)."""
     found = []
     for i in range(count):
-        rng = rng_for("fully_connected", "random", i)
+        rng = rng_for("fully_connected", prefix, i)
         b, n_out = int(rng.integers(1, 5)), int(rng.integers(1, 41))
         x_shape = (b, *(int(d) for d in rng.integers(1, 8, size=3))) if i % 4 == 3 else (b, int(rng.integers(1, 301)))
         found.append((x_shape, n_out))
@@ -33,30 +34,38 @@ def random_shapes(count: int = 10) -> list:
 
 SHAPES += random_shapes()
 
+# int4 weights [O, I], unpacked into the scratch at every run: I = 1, 15, 16, 17, 31, 32, 33, 63,
+# 64, 65 and longer (blocks of 32 and their tails), odd O, a flattened input, DS-CNN's classifier
+INT4_SHAPES = [((1, 1), 1), ((2, 15), 5), ((3, 16), 4), ((1, 17), 9), ((2, 31), 6), ((1, 32), 32),
+               ((3, 33), 7), ((1, 63), 13), ((2, 64), 3), ((1, 65), 11), ((4, 100), 19), ((1, 3, 5, 7), 9),
+               ((1, 640), 128)] + random_shapes(6, "int4_random")
+
 
 def cases() -> list[Case]:
-    out = edge_cases()
-    for k, (x_shape, n_out) in enumerate(SHAPES):
-        rng = rng_for("fully_connected", k)
-        n_in = int(np.prod(x_shape[1:]))
-        w = edge_int8(rng, (n_out, n_in))
-        w[0, :] = -128
-        if n_out > 2:
-            w[-1, ::2] = 127
-        multiplier, shift = requantization(rng, n_out, n_in, 0.15)
-        bias = rng.integers(-3000, 3000, size=n_out, dtype=np.int32)
-        zp = zero_point(rng, k)
-        act = (-128, 127) if k % 3 else (int(rng.integers(-128, -60)), int(rng.integers(60, 128)))
-        x = edge_int8(rng, x_shape)
-        x[0] = -128
-        attrs = dict(multiplier=multiplier, shift=shift, output_offset=zp, activation_min=act[0], activation_max=act[1])
-        operands = [int8_tensor("x", x_shape), int8_tensor("w", (n_out, n_in), data=w),
-                    Tensor("b", "int32", (n_out,), data=bias)]
-        out.append(single_op(
-            "fully_connected", operands, int8_tensor("y", (x_shape[0], n_out), zp), attrs, [x],
-            name=f"{'x'.join(map(str, x_shape))}_o{n_out}",
-            params={"input": x_shape, "out_features": n_out, "output_offset": zp, "act": act}))
-    return out
+    return edge_cases() + [case(k, x_shape, n_out) for k, (x_shape, n_out) in enumerate(SHAPES)] + [
+        case(k, x_shape, n_out, "int4") for k, (x_shape, n_out) in enumerate(INT4_SHAPES)]
+
+
+def case(k: int, x_shape: tuple, n_out: int, weights: str = "int8") -> Case:
+    int4 = weights == "int4"
+    rng = rng_for("fully_connected", *(["int4"] if int4 else []), k)
+    n_in = int(np.prod(x_shape[1:]))
+    w = (edge_int4 if int4 else edge_int8)(rng, (n_out, n_in))
+    w[0, :] = -8 if int4 else -128
+    if n_out > 2:
+        w[-1, ::2] = 7 if int4 else 127
+    multiplier, shift = requantization(rng, n_out, n_in, 0.15, gain=16.0 if int4 else 1.0)
+    bias = rng.integers(-3000, 3000, size=n_out, dtype=np.int32) // (16 if int4 else 1)
+    zp = zero_point(rng, k)
+    act = (-128, 127) if k % 3 else (int(rng.integers(-128, -60)), int(rng.integers(60, 128)))
+    x = edge_int8(rng, x_shape)
+    x[0] = -128
+    attrs = dict(multiplier=multiplier, shift=shift, output_offset=zp, activation_min=act[0], activation_max=act[1])
+    operands = [int8_tensor("x", x_shape), weight_tensor("w", w, weights), Tensor("b", "int32", (n_out,), data=bias)]
+    return single_op(
+        "fully_connected", operands, int8_tensor("y", (x_shape[0], n_out), zp), attrs, [x],
+        name=f"{'int4_' if int4 else ''}{'x'.join(map(str, x_shape))}_o{n_out}",
+        params={"input": x_shape, "out_features": n_out, "weights": weights, "output_offset": zp, "act": act})
 
 
 def edge_cases() -> list[Case]:
