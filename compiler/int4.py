@@ -89,14 +89,3 @@ def unpack(data: bytes | np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
         return np.empty(shape, np.int8)
     return np.stack([_unpack_row(raw[r * per_row:(r + 1) * per_row], n) for r in range(rows)]).reshape(shape)
 
-
-UNPACKED_ALIGNMENT = 16  # the kernel's own scratch starts aligned after the unpacked weights
-
-
-def unpacked_weight_bytes(graph, op) -> int:
-    """Scratch bytes for `op`'s int4 inputs unpacked to int8, rounded up to UNPACKED_ALIGNMENT:
-    the adapter unpacks them at the scratch's start (em_unpack_s4()) at every run, and the
-    kernel's own scratch, if any, follows (compiler/scratch.py sizes both)."""
-    n = sum(int(np.prod(graph.tensors[name].shape, dtype=np.int64)) for name in op.inputs
-            if graph.tensors[name].dtype == "int4")
-    return -(-n // UNPACKED_ALIGNMENT) * UNPACKED_ALIGNMENT

@@ -28,7 +28,7 @@ from functools import cache
 from pathlib import Path
 
 from compiler.errors import EmberCompileError
-from compiler.int4 import unpacked_weight_bytes
+from compiler import int4
 from compiler.ir import Graph, Op, Tensor
 from compiler.ops import OP_TABLE
 from compiler.target import TIERS, Tier  # EM_NN_TIER numbers are the schema's Tier numbers
@@ -117,6 +117,25 @@ def library(tier: str) -> ctypes.CDLL:
                                      f"({' '.join(command[:1])}): {detail.strip()}; install a host C compiler "
                                      f"or set CC") from error
     return ctypes.CDLL(str(out))
+
+
+UNPACKED_ALIGNMENT = 16  # the kernel's own scratch starts aligned after the unpacked weights
+
+
+def unpacked_weight_bytes(graph: Graph, op: Op) -> int:
+    """Scratch bytes for `op`'s int4 weights unpacked to int8, rounded up to UNPACKED_ALIGNMENT:
+    the adapter unpacks them at the scratch's start (em_unpack_s4()) at every run, and the
+    kernel's own scratch, if any, follows. All rows, or the rows its record's `int4_rows` asks
+    to unpack at a time (a fully connected layer reads each weight once: a block of rows costs
+    no more than all of them)."""
+    spec = OP_TABLE.get(op.kind)
+    n = 0
+    for name in op.inputs:
+        tensor = graph.tensors[name]
+        if tensor.dtype == "int4":
+            rows, per_row = int4.row_shape(tensor.shape)
+            n += per_row * (min(rows, spec.int4_rows(graph, op)) if spec is not None and spec.int4_rows else rows)
+    return -(-n // UNPACKED_ALIGNMENT) * UNPACKED_ALIGNMENT
 
 
 def scratch_bytes(graph: Graph, op: Op, tier: str | None) -> int:

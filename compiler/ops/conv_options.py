@@ -11,7 +11,6 @@ from collections.abc import Callable
 
 import numpy as np
 
-from compiler.int4 import unpacked_weight_bytes
 from compiler.ir import Graph, Op
 from compiler.schema import program_generated as fb
 
@@ -110,6 +109,8 @@ def round_up(n: int, m: int) -> int:
 def planned_scratch(graph: Graph, op: Op, stack: int) -> int:
     """The kernel's planned scratch (the op's second output, after any int4 weights unpacked
     there), else the stack bytes its adapter lends (as it does when the scratch holds only them)."""
+    from compiler.scratch import unpacked_weight_bytes  # compiler.scratch reads the op table
+
     kernel = graph.tensors[op.outputs[1]].nbytes - unpacked_weight_bytes(graph, op) if len(op.outputs) > 1 else 0
     return kernel if kernel > 0 else stack
 

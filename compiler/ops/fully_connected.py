@@ -97,6 +97,16 @@ def _path(graph: Graph, op: Op, tier: str, chosen: frozenset[str]) -> str:
     return {"dsp": "DSP 4 rows (SMLAD)"}.get(tier, "scalar 6/4 rows")
 
 
+# int4 weights unpack a block of rows at a time (em_op_fully_connected.c): at least four, for the
+# kernels' four-row passes, and at least this many bytes, so that short rows go in few blocks.
+INT4_BLOCK_ROWS, INT4_BLOCK_BYTES = 4, 2048
+
+
+def _int4_rows(graph: Graph, op: Op) -> int:
+    n_in = graph.tensors[op.inputs[1]].shape[1]
+    return max(INT4_BLOCK_ROWS, -(-INT4_BLOCK_BYTES // n_in))
+
+
 def _flattened_map(graph: Graph, tensor: str) -> tuple[str, tuple[int, int, int] | None] | None:
     """If `tensor` is an int8 reshape of a 4-D map into [N, C·H·W]: (the NHWC map, and its
     (C, H, W) when the weights must be reordered, None when the map's bytes are already in
@@ -164,4 +174,5 @@ FULLY_CONNECTED = OpSpec(
     variants=("FC_MVE_ROWS4",),
     choose_variants=_choose_variants,
     weighted=True,
+    int4_rows=_int4_rows,
 )

@@ -125,6 +125,9 @@ class OpSpec:
     # slicing and padding made redundant (passes/fold_data_movement.py runs them all until none changes
     # anything); returns whether it changed the graph.
     fold: Callable[[Graph], bool] | None = None
+    # (graph, op) -> rows of its int4 weights its adapter unpacks at a time (compiler/scratch.py
+    # sizes the scratch for them); None: all at once, once per run.
+    int4_rows: Callable[[Graph, Op], int] | None = None
     # What it lowers from the importer's ops (one lowering may make several ops: conv2d's makes
     # depthwise_conv2d too, and is declared once, by conv2d).
     lowerings: tuple[Lowering, ...] = ()

@@ -5,8 +5,10 @@
  *        int4, bias [O] int32 -> output [B, O] int8, FullyConnectedOptions (multiplier/shift [O],
  *        paths: EM_NN_PATHS_FC bits, checked at load by em_nn_paths_linked()).
  *
- * Scratch: an optional second output, for int4 weights only: they are unpacked into it at every
- * invoke (em_op_int4.h); the kernel itself takes none.
+ * Scratch: an optional second output, for int4 weights only: at every invoke they are unpacked
+ * into it as many rows at a time as it holds (at least one: each weight is read once either way,
+ * so a few rows cost no more instructions than all of them, and far less RAM), and each block of
+ * rows runs as a layer of its own; the kernel itself takes none.
  *
  * The output must not overlap the input (the planner must not alias them).
  * Bounds: check() requires B, I, O >= 1 with every operand within the loader's int32 bound (row
@@ -82,16 +84,18 @@ static em_status em_fc_check(const em_op_context *ctx)
     }
     const em_tensor *input = &a.in[EM_FC_INPUT];
     const bool map = em_op_is(input, EM_DTYPE_INT8, 4);
-    uint32_t kernel_scratch; /* unused: the kernel takes none */
-    if (!(em_op_is(input, EM_DTYPE_INT8, 2) || map)
-        || !em_op_weights_fit(&a.in[EM_FC_WEIGHTS], 2, &a.out[1], &kernel_scratch)
+    const em_tensor *weights = &a.in[EM_FC_WEIGHTS];
+    if (!(em_op_is(input, EM_DTYPE_INT8, 2) || map) || weights->rank != 2
+        || (weights->dtype != EM_DTYPE_INT8 && weights->dtype != EM_DTYPE_INT4)
         || !em_op_is(&a.in[EM_FC_BIAS], EM_DTYPE_INT32, 1) || !em_op_is(&a.out[0], EM_DTYPE_INT8, 2)) {
         return EM_ERR_BAD_OPERATOR;
     }
     const int32_t batches = em_op_dim(input, 0);
-    const int32_t n_in = em_op_dim(&a.in[EM_FC_WEIGHTS], 1);
-    const int32_t n_out = em_op_dim(&a.in[EM_FC_WEIGHTS], 0);
-    if (batches < 1 || n_in < 1 || n_out < 1 || em_fc_row_elements(input) != n_in
+    const int32_t n_in = em_op_dim(weights, 1);
+    const int32_t n_out = em_op_dim(weights, 0);
+    /* int4: a scratch of at least one row unpacked (eval() takes as many as it holds) */
+    if ((weights->dtype == EM_DTYPE_INT4 && a.out[1].size < (uint32_t)n_in)
+        || batches < 1 || n_in < 1 || n_out < 1 || em_fc_row_elements(input) != n_in
         || em_op_dim(&a.in[EM_FC_BIAS], 0) != n_out || em_op_dim(&a.out[0], 0) != batches
         || em_op_dim(&a.out[0], 1) != n_out) {
         return EM_ERR_BAD_OPERATOR;
@@ -105,13 +109,39 @@ static em_status em_fc_check(const em_op_context *ctx)
     return em_op_paths_status(em_nn_paths_linked(p->paths, EM_NN_PATHS_FC));
 }
 
+/** int4 weights: blocks of as many rows as the scratch holds, each unpacked there and run as a
+ *  layer of those rows, batch by batch (check() proved the scratch holds one row). */
+static __attribute__((noinline)) em_status em_fc_eval_s4(const em_fc_args *a, const em_fc_dims *dims,
+                                                          const em_per_channel_quant *quant)
+{
+    const int32_t n_in = dims->input_features, n_out = dims->output_features;
+    const int32_t per_block = (int32_t)((uint32_t)em_op_dim(&a->out[1], 0) / (uint32_t)n_in);
+    const uint8_t *packed = (const uint8_t *)a->in[EM_FC_WEIGHTS].data;
+    const int32_t row_bytes = (n_in + 1) / 2; /* compiler/int4.py: each row whole bytes */
+    int8_t *unpacked = (int8_t *)a->out[1].data;
+    const int8_t *input = (const int8_t *)a->in[EM_FC_INPUT].data;
+    const int32_t *bias = (const int32_t *)a->in[EM_FC_BIAS].data;
+    int8_t *output = (int8_t *)a->out[0].data;
+    for (int32_t first = 0; first < n_out; first += per_block) {
+        const int32_t rows = n_out - first < per_block ? n_out - first : per_block;
+        em_nn_status s = em_unpack_s4(packed + first * row_bytes, rows, n_in, unpacked);
+        const em_fc_dims block = {1, n_in, rows};
+        const em_per_channel_quant q = {quant->multiplier + first, quant->shift + first};
+        for (int32_t b = 0; s == EM_NN_OK && b < dims->batches; b++) {
+            s = em_fully_connected_s8(&a->params, &q, &block, input + b * n_in, unpacked, bias + first,
+                                      output + b * n_out + first);
+        }
+        if (s != EM_NN_OK) {
+            return em_op_status(s);
+        }
+    }
+    return EM_OK;
+}
+
 static em_status em_fc_eval(const em_op_context *ctx)
 {
     em_fc_args a;
-    em_status s = em_fc_decode(ctx, &a);
-    if (s == EM_OK && a.in[EM_FC_WEIGHTS].dtype == EM_DTYPE_INT4) {
-        s = em_op_unpack_weights(&a.in[EM_FC_WEIGHTS], &a.out[1]);
-    }
+    const em_status s = em_fc_decode(ctx, &a);
     if (s != EM_OK) {
         return s;
     }
@@ -119,6 +149,9 @@ static em_status em_fc_eval(const em_op_context *ctx)
                              em_op_dim(&a.in[EM_FC_WEIGHTS], 0)};
     const em_per_channel_quant quant = {em_op_vector_i32(ctx, &a.multiplier),
                                         em_op_vector_i32(ctx, &a.shift)};
+    if (a.in[EM_FC_WEIGHTS].dtype == EM_DTYPE_INT4) {
+        return em_fc_eval_s4(&a, &dims, &quant);
+    }
     return em_op_status(em_fully_connected_s8(&a.params, &quant, &dims, (const int8_t *)a.in[EM_FC_INPUT].data,
                                               (const int8_t *)a.in[EM_FC_WEIGHTS].data,
                                               (const int32_t *)a.in[EM_FC_BIAS].data, (int8_t *)a.out[0].data));

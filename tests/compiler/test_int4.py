@@ -75,9 +75,24 @@ def test_values_outside_int4_and_wrong_lengths_are_refused():
 
 
 def test_unpacked_weight_bytes_round_each_op_up_to_16():
+    from compiler.scratch import unpacked_weight_bytes
+
     w4 = Tensor("w4", "int4", (3, 7), data=values((3, 7)))
     w8 = Tensor("w8", "int8", (3, 7), data=np.zeros((3, 7), np.int8))
     graph = Graph({"x": Tensor("x", "int8", (1, 7)), "w4": w4, "w8": w8}, [], ["x"], [])
     assert w4.nbytes == 12 and w8.nbytes == 21
-    assert int4.unpacked_weight_bytes(graph, Op("fully_connected", ["x", "w4"], ["y"], {})) == 32
-    assert int4.unpacked_weight_bytes(graph, Op("fully_connected", ["x", "w8"], ["y"], {})) == 0
+    assert unpacked_weight_bytes(graph, Op("conv2d", ["x", "w4"], ["y"], {})) == 32
+    assert unpacked_weight_bytes(graph, Op("fully_connected", ["x", "w8"], ["y"], {})) == 0
+
+
+def test_a_fully_connected_layer_unpacks_a_block_of_rows():
+    """At least four rows and 2,048 bytes of them (em_op_fully_connected.c takes as many as fit)."""
+    from compiler.scratch import unpacked_weight_bytes
+
+    def fc_bytes(rows: int, n_in: int) -> int:
+        graph = Graph({"x": Tensor("x", "int8", (1, n_in)),
+                       "w": Tensor("w", "int4", (rows, n_in), data=values((rows, n_in)))}, [], ["x"], [])
+        return unpacked_weight_bytes(graph, Op("fully_connected", ["x", "w"], ["y"], {}))
+
+    assert fc_bytes(245, 1024) == 4 * 1024 and fc_bytes(128, 640) == 4 * 640
+    assert fc_bytes(100, 64) == 32 * 64 and fc_bytes(3, 64) == 3 * 64 and fc_bytes(10, 7) == 80

@@ -236,6 +236,15 @@ def test_int4_weights_are_unpacked_and_used(em_run, tmp_path):
     run_fc(em_run, tmp_path, spec, case, 9)
 
 
+@pytest.mark.parametrize("rows", [1, 2, 4])
+def test_int4_weights_unpack_in_blocks_of_the_rows_the_scratch_holds(em_run, tmp_path, rows):
+    """A scratch of 1, 2 or 4 rows of 17: blocks of that many rows (the last one shorter), each
+    unpacked and run as a layer of its own; the same bytes as all five at once."""
+    spec, case = programs.fc_int4_program()
+    spec.tensors[4].shape = [rows * 17]
+    run_fc(em_run, tmp_path, spec, case, 11 + rows)
+
+
 def test_pinned_int4_weights_are_copied_to_the_arena_and_used(em_run, tmp_path):
     """An int4 constant pinned to RAM is an arena tensor the loader accepts (an activation is not)."""
     spec, case = programs.fc_int4_program()
@@ -253,8 +262,8 @@ INT4_MUTATIONS = {
                                "EM_ERR_BAD_SIZE"),
     # int4 is weights only: an activation (the FC's input, its size right for int4) is refused
     "int4_activation": (lambda s: set_attr(s.tensors[0], dtype=programs.INT4, size=18), "EM_ERR_MALFORMED"),
-    # the scratch must hold the weights unpacked (85 bytes rounded up to 96)
-    "int4_scratch_short": (lambda s: set_attr(s.tensors[4], shape=[95]), "EM_ERR_BAD_OPERATOR"),
+    # the scratch must hold at least one row of the weights unpacked (17 bytes)
+    "int4_scratch_short": (lambda s: set_attr(s.tensors[4], shape=[16]), "EM_ERR_BAD_OPERATOR"),
     "int4_no_scratch": (lambda s: s.operators[0].outputs.pop(), "EM_ERR_BAD_OPERATOR"),
     "int4_scratch_not_int8": (lambda s: set_attr(s.tensors[4], dtype=programs.INT32, shape=[24]),
                               "EM_ERR_BAD_OPERATOR"),
