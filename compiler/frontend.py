@@ -21,6 +21,7 @@ from compiler.decompositions import cia_ops_listed_once, decomposition_table
 from compiler.gptq import round_int4_weights
 from compiler.importer import CALIBRATORS, FIXED_BATCH, imported_targets, unsupported_ops
 from compiler.passes import FLOAT_GRAPH_PASSES
+from compiler.passes.graph_module import targets_wrapped
 from compiler.errors import CalibrationError, ModelError, UnsupportedOpsError
 from compiler.quantizer import CortexMQuantizer, StateSharing
 
@@ -151,24 +152,18 @@ def _calibrating(prepared: torch.fx.GraphModule):
     for node in nodes:
         node.meta["ember_ranges"] = {}
 
-        def recording(*args, _node=node, _target=node.target, **kwargs):
-            result = _target(*args, **kwargs)
-            seen = _node.meta["ember_ranges"]
-            for name, (low, high) in CALIBRATORS[_target](_node, args, result).items():
+    def wrap(node: torch.fx.Node, target: object):
+        def recording(*args, **kwargs):
+            result = target(*args, **kwargs)
+            seen = node.meta["ember_ranges"]
+            for name, (low, high) in CALIBRATORS[target](node, args, result).items():
                 old = seen.get(name, (low, high))
                 seen[name] = (min(old[0], low), max(old[1], high))
             return result
+        return recording
 
-        node.meta["ember_target"], node.target = node.target, recording
-    if nodes:
-        prepared.recompile()
-    try:
+    with targets_wrapped(prepared, nodes, wrap):
         yield
-    finally:
-        for node in nodes:
-            node.target = node.meta.pop("ember_target")
-        if nodes:
-            prepared.recompile()
 
 
 def calibration_batches(batch: object) -> tuple:

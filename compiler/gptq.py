@@ -20,14 +20,12 @@ symmetric per-channel scales.
 """
 from __future__ import annotations
 
-import contextlib
-
 import torch
 import torch.nn.functional as F
 from torch.fx import GraphModule, Node
 from torchao.quantization.pt2e.observer import PerChannelMinMaxObserver
 
-from compiler.passes.graph_module import attr_value, set_attr
+from compiler.passes.graph_module import attr_value, set_attr, targets_wrapped
 
 aten = torch.ops.aten
 LEVELS = "ember_int4_levels"  # weight node meta: each output channel's largest |code|
@@ -85,23 +83,15 @@ def gptq(weights: torch.Tensor, moments: torch.Tensor) -> tuple[torch.Tensor, to
     return torch.empty_like(codes).scatter_(2, order[:, None, :].expand_as(codes), codes), scale
 
 
-@contextlib.contextmanager
-def _recording(graph_module: GraphModule, nodes: list[Node], moments: dict[Node, torch.Tensor]):
-    """Runs `nodes` through a wrapper that adds each call's input moments to `moments`."""
-    for node in nodes:
-        def recording(*args, _node=node, _target=node.target, **kwargs):
-            found = _moments(_target, args)
-            moments[_node] = moments[_node] + found if _node in moments else found
-            return _target(*args, **kwargs)
-
-        node.meta["ember_target"], node.target = node.target, recording
-    graph_module.recompile()
-    try:
-        yield
-    finally:
-        for node in nodes:
-            node.target = node.meta.pop("ember_target")
-        graph_module.recompile()
+def _recording(moments: dict[Node, torch.Tensor]):
+    """A targets_wrapped wrapper that adds each call's input moments to `moments`."""
+    def wrap(node: Node, target: object):
+        def recording(*args, **kwargs):
+            found = _moments(target, args)
+            moments[node] = moments[node] + found if node in moments else found
+            return target(*args, **kwargs)
+        return recording
+    return wrap
 
 
 def round_int4_weights(graph_module: GraphModule, nodes: list[Node], run_calibration) -> None:
@@ -109,7 +99,7 @@ def round_int4_weights(graph_module: GraphModule, nodes: list[Node], run_calibra
     constant weights) in place of the float ones; `run_calibration()` runs the calibration data
     through `graph_module`. Each weight node gets LEVELS."""
     moments: dict[Node, torch.Tensor] = {}
-    with torch.no_grad(), _recording(graph_module, nodes, moments):
+    with torch.no_grad(), targets_wrapped(graph_module, nodes, _recording(moments)):
         run_calibration()
     for node in nodes:
         if node not in moments:

@@ -2,6 +2,9 @@
 passes that rewrite it before quantization."""
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable
+
 import torch
 from torch.fx import GraphModule, Node
 
@@ -42,3 +45,20 @@ def call(gm: GraphModule, target: object, args: tuple, like: Node, shape: tuple[
         if key in origin.meta:
             node.meta[key] = origin.meta[key]
     return node
+
+
+@contextlib.contextmanager
+def targets_wrapped(gm: GraphModule, nodes: list[Node], wrap: Callable[[Node, object], Callable]):
+    """While inside, each of `nodes` calls wrap(node, its target) instead of its target (which
+    the wrapper calls itself), so that running `gm` records what they see; restored on exit."""
+    for node in nodes:
+        node.meta["ember_target"], node.target = node.target, wrap(node, node.target)
+    if nodes:
+        gm.recompile()
+    try:
+        yield
+    finally:
+        for node in nodes:
+            node.target = node.meta.pop("ember_target")
+        if nodes:
+            gm.recompile()

@@ -206,27 +206,21 @@ def pin_weights(spec, source: int) -> None:
     spec.arenas[0] = (name, size + (spec.tensors[1].byte_size() + 15) // 16 * 16)
 
 
+def run_fc(em_run, tmp_path, spec, case, seed: int, batches: int = 2) -> None:
+    """`spec` (an FC program of `case`'s numbers) runs on a random input and matches the reference."""
+    x = np.random.default_rng(seed).integers(-128, 128, size=(batches, 17), dtype=np.int8)
+    result = run(em_run, tmp_path, programs.build(spec), x.tobytes())
+    assert result.returncode == 0, result.stdout
+    want = reference.fully_connected_s8(x, case.weights, case.bias, case.multiplier, case.shift,
+                                        case.output_offset, case.activation_min, case.activation_max)
+    got = np.frombuffer((tmp_path / "out.bin").read_bytes(), dtype=np.int8).reshape(want.shape)
+    np.testing.assert_array_equal(got, want)
+
+
 def test_pinned_weights_are_copied_to_the_arena_and_used(em_run, tmp_path):
     spec, case = programs.fc_program(batches=3)
     pin_weights(spec, 0)
-    x = np.random.default_rng(8).integers(-128, 128, size=(3, 17), dtype=np.int8)
-    result = run(em_run, tmp_path, programs.build(spec), x.tobytes())
-    assert result.returncode == 0, result.stdout
-    want = reference.fully_connected_s8(x, case.weights, case.bias, case.multiplier, case.shift,
-                                        case.output_offset, case.activation_min, case.activation_max)
-    got = np.frombuffer((tmp_path / "out.bin").read_bytes(), dtype=np.int8).reshape(want.shape)
-    np.testing.assert_array_equal(got, want)
-
-
-def run_fc(em_run, tmp_path, spec, case, seed: int) -> None:
-    """`spec` (an FC program of `case`'s numbers) runs on a random input and matches the reference."""
-    x = np.random.default_rng(seed).integers(-128, 128, size=(2, 17), dtype=np.int8)
-    result = run(em_run, tmp_path, programs.build(spec), x.tobytes())
-    assert result.returncode == 0, result.stdout
-    want = reference.fully_connected_s8(x, case.weights, case.bias, case.multiplier, case.shift,
-                                        case.output_offset, case.activation_min, case.activation_max)
-    got = np.frombuffer((tmp_path / "out.bin").read_bytes(), dtype=np.int8).reshape(want.shape)
-    np.testing.assert_array_equal(got, want)
+    run_fc(em_run, tmp_path, spec, case, 8, batches=3)
 
 
 def test_int4_weights_are_unpacked_and_used(em_run, tmp_path):
