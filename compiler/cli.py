@@ -193,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--int8-io", action="store_true", help="take and return int8 instead of float32")
     p.add_argument("--skip-modules", help="submodules to leave in float, e.g. head,blocks.3 (float32 kernels)")
     p.add_argument("--skip-ops", help="ATen ops to leave in float, e.g. softmax,add")
-    p.add_argument("--precision", default="a8w8", choices=["a8w8", "a8w4"],
+    p.add_argument("--precision", default="a8w8", choices=["a8w8", "a8w4"],  # quantizer.PRECISIONS (no torch here)
                    help="every layer's precision (a8w4: int4 weights where an int4 kernel exists)")
     p.add_argument("--int4-modules", help="submodules at a8w4 (int4 weights), e.g. head,blocks.3")
     p.add_argument("--flash-budget", type=int, help="program bytes: layers go to a8w4, least sensitive first, "

@@ -45,8 +45,9 @@ def precision(graph: Graph, op: Op) -> str:
     if op.kind.startswith("float_") or "float_reason" in op.attrs:
         return "f32"
     tensors = [graph.tensors[name] for name in op.inputs + op.outputs[:1]]
-    weights = [WEIGHT_BITS[t.dtype] for t in tensors[1:] if t.is_constant and t.quant is not None
-               and t.dtype in WEIGHT_BITS and OP_TABLE.get(op.kind) is not None and OP_TABLE[op.kind].weighted]
+    spec = OP_TABLE.get(op.kind)
+    weights = [WEIGHT_BITS[t.dtype] for t in tensors[1:] if spec is not None and spec.weighted and t.is_constant
+               and t.quant is not None and t.dtype in WEIGHT_BITS]
     activations = [ACTIVATION_BITS[t.dtype] for t in tensors if not t.is_constant and t.dtype in ACTIVATION_BITS]
     text = f"a{max(activations)}" if activations else ""
     return text + (f"w{min(weights)}" if weights else "") or "f32"

@@ -26,7 +26,7 @@ from torch import nn
 
 from compiler.errors import EmberCompileError
 from compiler.frontend import calibration_batches
-from compiler.quantizer import WEIGHT_RANGES, CortexMQuantizer
+from compiler.quantizer import WEIGHT_RANGES, CortexMQuantizer, within_module
 
 # Modules whose weight the lowering keeps in a weighted op with an int4 kernel, and the weight's
 # output-channel axis (CortexMQuantizer's per-channel axis).
@@ -184,8 +184,7 @@ def choose(model: nn.Module, example_inputs: tuple, calibration_data: Iterable, 
     base = quantizer or CortexMQuantizer()
     calibration = list(calibration_data)
     layers = [l for l in measure(model, calibration)
-              if not any(l.module == p or l.module.startswith(p + ".") for p in (*base.precision_modules,
-                                                                                  *base.skip_modules))]
+              if not any(within_module(l.module, p) for p in (*base.precision_modules, *base.skip_modules))]
     ordered = _order(layers)
     if min_output_sqnr_db is not None:
         chosen = []

@@ -79,15 +79,16 @@ ACTIVATION_QSPEC = QuantizationSpec(
 WEIGHT_RANGES = {8: (-127, 127), 4: (-7, 7)}
 
 
-def weight_qspec(ch_axis: int | None, bits: int = 8) -> QuantizationSpec:
-    """Symmetric weights of `bits` (8, 4), per channel along `ch_axis`, or per tensor when None."""
+def weight_qspec(ch_axis: int | None, bits: int = 8, observer: object = None) -> QuantizationSpec:
+    """Symmetric weights of `bits` (8, 4), per channel along `ch_axis` (observed by `observer`,
+    PerChannelMinMaxObserver unless given), or per tensor when None."""
     low, high = WEIGHT_RANGES[bits]
     if ch_axis is None:
         return QuantizationSpec(dtype=torch.int8, quant_min=low, quant_max=high, qscheme=torch.per_tensor_symmetric,
                                 is_dynamic=False, observer_or_fake_quant_ctr=MinMaxObserver.with_args(eps=2**-12))
     return QuantizationSpec(dtype=torch.int8, quant_min=low, quant_max=high, qscheme=torch.per_channel_symmetric,
                             ch_axis=ch_axis, is_dynamic=False,
-                            observer_or_fake_quant_ctr=PerChannelMinMaxObserver.with_args(eps=2**-12))
+                            observer_or_fake_quant_ctr=observer or PerChannelMinMaxObserver.with_args(eps=2**-12))
 
 
 # by (output-channel axis (None: per tensor), bits)
@@ -154,6 +155,25 @@ def _kept_quantization(node: Node) -> QuantizationSpec | SharedQuantizationSpec:
             break
         producer = producer.args[0]  # a reshape's or pool's output shares its input's
     return ACTIVATION_QSPEC
+
+
+def within_module(path: str, prefix: str) -> bool:
+    """Module `path` ("blocks.3.attn") is `prefix` ("blocks.3") or below it."""
+    return bool(path) and (path == prefix or path.startswith(prefix + "."))
+
+
+def _qualified(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _module_stack(node: Node) -> list[tuple[str, str]]:
+    """(path, qualified class name) of each module around `node`, outermost first."""
+    return [(path, kind if isinstance(kind, str) else _qualified(kind))
+            for path, kind in (node.meta.get("nn_module_stack") or {}).values()]
+
+
+def _op_text(op: object) -> str:
+    return op if isinstance(op, str) else str(op)
 
 
 def _is_op(target: object, op: object) -> bool:
@@ -299,7 +319,7 @@ class CortexMQuantizer(Quantizer):
         names = [name for name, _ in model.named_modules() if name]
         for option, prefix in [*(("skip_modules", p) for p in self.skip_modules),
                                *(("precision_modules", p) for p in self.precision_modules)]:
-            if not any(name == prefix or name.startswith(prefix + ".") for name in names):
+            if not any(within_module(name, prefix) for name in names):
                 closest = difflib.get_close_matches(prefix, names, n=3, cutoff=0.5)
                 raise ModelError(f"{option} names {prefix!r}, which is no submodule of the model"
                                  + (f"; closest: {', '.join(closest)}" if closest else
@@ -309,39 +329,36 @@ class CortexMQuantizer(Quantizer):
         """Why the config leaves `node` in float ("left in float by quantizer config (…)"), or
         None. Reads only the node's target and module stack, so it answers alike on the float
         graph it annotates and on the re-exported quantized graph the compiler imports."""
-        stack = list((node.meta.get("nn_module_stack") or {}).values())
+        stack = _module_stack(node)
         for path, _ in stack:
             for prefix in self.skip_modules:
-                if path and (path == prefix or path.startswith(prefix + ".")):
+                if within_module(path, prefix):
                     return f"left in float by quantizer config (skip_modules {prefix!r})"
-        for _, module_type in stack:
-            name = module_type if isinstance(module_type, str) else f"{module_type.__module__}.{module_type.__qualname__}"
+        for _, name in stack:
             for skipped in self.skip_module_types:
-                if name == f"{skipped.__module__}.{skipped.__qualname__}":
+                if name == _qualified(skipped):
                     return f"left in float by quantizer config (skip_module_types {skipped.__name__})"
         for op in self.skip_ops:
             if _is_op(node.target, op):
-                return f"left in float by quantizer config (skip_ops {op if isinstance(op, str) else str(op)!r})"
+                return f"left in float by quantizer config (skip_ops {_op_text(op)!r})"
         return None
 
     def precision_of(self, node: Node) -> tuple[str, str]:
         """(`node`'s precision, what chose it: "precision_modules 'head'", … or "default"), read
         from the node's target and module stack only, like float_reason."""
-        stack = list((node.meta.get("nn_module_stack") or {}).values())
-        paths = [path for path, _ in stack if path]
+        stack = _module_stack(node)
         named = [(len(prefix), prefix) for prefix in self.precision_modules
-                 if any(path == prefix or path.startswith(prefix + ".") for path in paths)]
+                 if any(within_module(path, prefix) for path, _ in stack)]
         if named:
             prefix = max(named)[1]
             return self.precision_modules[prefix], f"precision_modules {prefix!r}"
-        for _, module_type in reversed(stack):
-            name = module_type if isinstance(module_type, str) else f"{module_type.__module__}.{module_type.__qualname__}"
+        for _, name in reversed(stack):
             for kind, precision in self.precision_module_types.items():
-                if name == f"{kind.__module__}.{kind.__qualname__}":
+                if name == _qualified(kind):
                     return precision, f"precision_module_types {kind.__name__}"
         for op, precision in self.precision_ops.items():
             if _is_op(node.target, op):
-                return precision, f"precision_ops {op if isinstance(op, str) else str(op)!r}"
+                return precision, f"precision_ops {_op_text(op)!r}"
         return self.precision, "default"
 
     def weight_bits(self, node: Node) -> int:
@@ -352,10 +369,7 @@ class CortexMQuantizer(Quantizer):
         bits = self.weight_bits(node)
         levels = node.args[1].meta.get(LEVELS) if isinstance(node.args[1], Node) else None
         if bits == 4 and levels is not None and not self.per_tensor_weights:
-            low, high = WEIGHT_RANGES[4]
-            return QuantizationSpec(dtype=torch.int8, quant_min=low, quant_max=high, qscheme=torch.per_channel_symmetric,
-                                    ch_axis=ch_axis, is_dynamic=False,
-                                    observer_or_fake_quant_ctr=GridObserver.with_args(levels=levels, eps=2**-12))
+            return weight_qspec(ch_axis, 4, GridObserver.with_args(levels=levels, eps=2**-12))
         return WEIGHT_QSPECS[None if self.per_tensor_weights else ch_axis, bits]
 
     def gptq_nodes(self, model: GraphModule) -> list[Node]:

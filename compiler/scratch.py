@@ -2,9 +2,10 @@
 the host once per tier (-DEM_NN_SIZING_TIER, em_nn_tier.h) and called through ctypes, so that the
 planner reserves exactly what the tier's kernel asks for.
 
-`attach` gives every op that needs scratch (its kernel's, or room to unpack int4 weights) a second output: a 1-D int8 tensor "<output>.scratch"
-of that size, alive only during the op, planned like any activation; the op's adapter hands it to
-the kernel (em_op_operands_scratch in runtime/ops/em_op_support.h). Ops whose record has a `scratch` sizer get one, unless its size is 0. A program for
+`attach` gives every op that needs scratch (its kernel's, or room to unpack int4 weights) a second
+output: a 1-D int8 tensor "<output>.scratch" of that size, alive only during the op, planned like
+any activation; the op's adapter hands it to the kernel (em_op_operands_scratch in
+runtime/ops/em_op_support.h). Ops whose record has a `scratch` sizer get one, unless its size is 0. A program for
 no particular tier (tier None: conformance programs run on every device) gets the largest size
 of the three tiers.
 

@@ -23,7 +23,7 @@ from compiler.pipeline import lower
 from compiler.placement import Memory
 from compiler.planner import Region
 from compiler.program import Program, write_atomically
-from compiler.quantizer import CortexMQuantizer
+from compiler.quantizer import PRECISIONS, CortexMQuantizer
 from compiler.target import Target
 from ember_build.board import Board
 from ember_build.config_schema import SettingsFile, read_settings, shown_path
@@ -65,7 +65,7 @@ MEMORY_SCHEMA = {"type": "object", "additionalProperties": False, "properties": 
 # Each layer's precision (compiler.quantizer.PRECISIONS): one for all, or chosen by
 # compiler.precision for a program of at most `flash_budget` bytes (or an output SQNR bound).
 PRECISION_SCHEMA = {"type": "object", "additionalProperties": False, "properties": {
-    "default": {"enum": ["a8w8", "a8w4"]},
+    "default": {"enum": list(PRECISIONS)},
     "flash_budget": {"type": "integer", "minimum": 1},
     "min_output_sqnr_db": {"type": "number"},
 }}
