@@ -89,6 +89,27 @@ def requantize(acc: np.ndarray, multiplier: np.ndarray, shift: np.ndarray) -> np
     return (product + (np.int64(1) << (exponent - 1))) >> exponent
 
 
+# A16W8 (int16 activations, int8 weights): the TFLite 16x8 requantization. The int64 accumulator
+# is scaled by the Q31 multiplier reduced to Q15, so that the product fits 64 bits: one
+# multiply, a rounding (half up) and a shift on every tier.
+REQUANTIZE_S64_MAX_SHIFT = 14  # the rounding shift 15 - shift is at least 1
+
+
+def reduced_multiplier(multiplier: np.ndarray) -> np.ndarray:
+    """The Q31 multiplier rounded to Q15 (TFLite / CMSIS-NN): (m + 2^15) >> 16, at most 0x7FFF."""
+    m = np.asarray(multiplier, dtype=np.int64)
+    return np.where(m < 0x7FFF0000, (m + (1 << 15)) >> 16, 0x7FFF)
+
+
+def requantize_s64(acc: np.ndarray, multiplier: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """acc · multiplier · 2^(shift − 31) for an int64 accumulator (|acc| < 2^47), TFLite's 16x8
+    convention: (acc · reduced_multiplier + 2^(E−1)) >> E with E = 15 − shift (1..46; shift ≤
+    REQUANTIZE_S64_MAX_SHIFT, which the compiler checks). Exact in 64-bit integers."""
+    exponent = 15 - np.asarray(shift, dtype=np.int64)
+    product = np.asarray(acc, dtype=np.int64) * reduced_multiplier(multiplier)
+    return (product + (np.int64(1) << (exponent - 1))) >> exponent
+
+
 def wrap_int32(x: np.ndarray) -> np.ndarray:
     """Two's-complement wrap of int64 values to the int32 range (as C's uint32 arithmetic)."""
     return ((np.asarray(x, dtype=np.int64) + (1 << 31)) % (1 << 32)) - (1 << 31)

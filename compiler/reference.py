@@ -14,6 +14,7 @@ from compiler import int4
 from compiler.fixedpoint import (
     quantize_multiplier,
     requantize,
+    requantize_s64,
     rounding_divide_by_pot,
     saturating_rounding_doubling_high_mul,
     wrap_int32,
@@ -23,6 +24,10 @@ if TYPE_CHECKING:
     from compiler.ir import Graph
 
 INT8_MIN, INT8_MAX = -128, 127
+INT16_MIN, INT16_MAX = -32768, 32767
+# A16W8 (int16 activations, symmetric: zero point 0; int8 weights): the `*_s16` functions below
+# follow the TFLite 16x8 convention: weighted ops accumulate in int64 and requantize by
+# requantize_s64; the others compute as their int8 twins on int16 codes.
 
 
 def quantize_f32_s8(x: np.ndarray, inv_scale: np.float32, zero_point: int) -> np.ndarray:
@@ -32,14 +37,24 @@ def quantize_f32_s8(x: np.ndarray, inv_scale: np.float32, zero_point: int) -> np
     default rounding mode); the clamp happens before conversion to an integer. NaN maps to the
     zero point.
     """
+    return _quantize_f32(x, inv_scale, zero_point, np.int8)
+
+
+def quantize_f32_s16(x: np.ndarray, inv_scale: np.float32, zero_point: int) -> np.ndarray:
+    """quantize_f32_s8 onto int16: clamp(round_half_even(x * inv_scale) + zero_point, -32768, 32767)."""
+    return _quantize_f32(x, inv_scale, zero_point, np.int16)
+
+
+def _quantize_f32(x: np.ndarray, inv_scale: np.float32, zero_point: int, dtype: type) -> np.ndarray:
     x32 = np.asarray(x, dtype=np.float32)
     rounded = np.rint(x32 * np.float32(inv_scale)) + np.float32(zero_point)
     rounded = np.where(np.isnan(rounded), np.float32(zero_point), rounded)
-    return np.clip(rounded, INT8_MIN, INT8_MAX).astype(np.int8)
+    limits = np.iinfo(dtype)
+    return np.clip(rounded, limits.min, limits.max).astype(dtype)
 
 
 def dequantize_s8_f32(q: np.ndarray, scale: np.float32, zero_point: int) -> np.ndarray:
-    """x = float32(q - zero_point) * scale, in float32."""
+    """x = float32(q - zero_point) * scale, in float32 (int8 or int16 codes q: the same formula)."""
     centred = (np.asarray(q, dtype=np.int32) - np.int32(zero_point)).astype(np.float32)
     return centred * np.float32(scale)
 
@@ -64,6 +79,22 @@ def fully_connected_s8(
     scaled = requantize(acc, multiplier[np.newaxis, :], shift[np.newaxis, :]) + output_offset
     return np.clip(scaled, activation_min, activation_max).astype(np.int8)
 
+
+def fully_connected_s16(x: np.ndarray, weights: np.ndarray, bias: np.ndarray, multiplier: np.ndarray,
+                        shift: np.ndarray, activation_min: int, activation_max: int) -> np.ndarray:
+    """A16W8 fully connected: out[b, o] = clamp(requantize_s64(Σ_i x[b, i]·w[o, i] + bias[o])).
+
+    x [B, I] int16 (zero point 0); weights [O, I] int8; bias [O] int32; the accumulator is int64.
+    """
+    acc = x.astype(np.int64) @ weights.astype(np.int64).T + bias.astype(np.int64)
+    return _requantize_clamp_s16(acc, multiplier, shift, activation_min, activation_max)
+
+
+def _requantize_clamp_s16(acc: np.ndarray, multiplier: np.ndarray, shift: np.ndarray,
+                          activation_min: int, activation_max: int) -> np.ndarray:
+    """clamp(requantize_s64(acc)) per output channel (the last axis) → int16 (zero point 0)."""
+    scaled = requantize_s64(acc, multiplier, shift)
+    return np.clip(scaled, activation_min, activation_max).astype(np.int16)
 
 
 def _requantize_clamp(acc: np.ndarray, multiplier: np.ndarray, shift: np.ndarray, output_offset: int,
@@ -119,8 +150,26 @@ def conv2d_s8(
     borders. Output channel o reads input channels of its group g = o // (C_OUT / groups).
     out [N, OH, OW, C_OUT] = clamp(requantize(Σ x·w + bias, mult[o], shift[o]) + out_off).
     """
+    acc = _conv_accumulate(x, weights, bias, stride, dilation, padding, groups, input_zero_point)
+    return _requantize_clamp(acc, multiplier, shift, output_offset, activation_min, activation_max)
+
+
+def conv2d_s16(x: np.ndarray, weights: np.ndarray, bias: np.ndarray, multiplier: np.ndarray,
+               shift: np.ndarray, *, stride: tuple[int, int], dilation: tuple[int, int],
+               padding: tuple[int, int, int, int], groups: int, activation_min: int,
+               activation_max: int) -> np.ndarray:
+    """A16W8 conv2d_s8: x int16 (zero point 0, so padding holds 0), int64 accumulator,
+    out int16 = clamp(requantize_s64(Σ x·w + bias))."""
+    acc = _conv_accumulate(x, weights, bias, stride, dilation, padding, groups, 0)
+    return _requantize_clamp_s16(acc, multiplier, shift, activation_min, activation_max)
+
+
+def _conv_accumulate(x: np.ndarray, weights: np.ndarray, bias: np.ndarray, stride: tuple[int, int],
+                     dilation: tuple[int, int], padding: tuple[int, int, int, int], groups: int,
+                     pad_value: int) -> np.ndarray:
+    """Σ x·w + bias of a grouped NHWC convolution, int64 [N, OH, OW, C_OUT]."""
     c_out, kh, kw, c_per_group = weights.shape
-    windows = _windows(_padded(x, padding, input_zero_point), kh, kw, stride, dilation).astype(np.int64)
+    windows = _windows(_padded(x, padding, pad_value), kh, kw, stride, dilation).astype(np.int64)
     n, oh, ow = windows.shape[:3]
     out_per_group = c_out // groups
     acc = np.empty((n, oh, ow, c_out), np.int64)
@@ -128,8 +177,7 @@ def conv2d_s8(
         patch = windows[..., g * c_per_group:(g + 1) * c_per_group].reshape(n, oh, ow, -1)
         w = weights[g * out_per_group:(g + 1) * out_per_group].reshape(out_per_group, -1).astype(np.int64)
         acc[..., g * out_per_group:(g + 1) * out_per_group] = patch @ w.T
-    return _requantize_clamp(acc + bias.astype(np.int64), multiplier, shift, output_offset,
-                             activation_min, activation_max)
+    return acc + bias.astype(np.int64)
 
 
 def depthwise_conv2d_s8(
@@ -154,12 +202,27 @@ def depthwise_conv2d_s8(
     the input zero point folded in. Output channel o = c·M + m reads input channel c only.
     Padding holds `input_zero_point`. out [N, OH, OW, C·M].
     """
+    acc = _depthwise_accumulate(x, weights, bias, stride, dilation, padding, depth_multiplier, input_zero_point)
+    return _requantize_clamp(acc, multiplier, shift, output_offset, activation_min, activation_max)
+
+
+def depthwise_conv2d_s16(x: np.ndarray, weights: np.ndarray, bias: np.ndarray, multiplier: np.ndarray,
+                         shift: np.ndarray, *, stride: tuple[int, int], dilation: tuple[int, int],
+                         padding: tuple[int, int, int, int], depth_multiplier: int, activation_min: int,
+                         activation_max: int) -> np.ndarray:
+    """A16W8 depthwise_conv2d_s8: x int16 (zero point 0), int64 accumulator, out int16."""
+    acc = _depthwise_accumulate(x, weights, bias, stride, dilation, padding, depth_multiplier, 0)
+    return _requantize_clamp_s16(acc, multiplier, shift, activation_min, activation_max)
+
+
+def _depthwise_accumulate(x: np.ndarray, weights: np.ndarray, bias: np.ndarray, stride: tuple[int, int],
+                          dilation: tuple[int, int], padding: tuple[int, int, int, int],
+                          depth_multiplier: int, pad_value: int) -> np.ndarray:
+    """Σ x·w + bias of a depthwise NHWC convolution, int64 [N, OH, OW, C·M]."""
     kh, kw, channels_out = weights.shape
-    windows = _windows(_padded(x, padding, input_zero_point), kh, kw, stride, dilation).astype(np.int64)
+    windows = _windows(_padded(x, padding, pad_value), kh, kw, stride, dilation).astype(np.int64)
     source = np.repeat(windows, depth_multiplier, axis=-1)  # [N, OH, OW, KH, KW, C·M]
-    acc = (source * weights.astype(np.int64)).sum(axis=(3, 4))
-    return _requantize_clamp(acc + bias.astype(np.int64), multiplier, shift, output_offset,
-                             activation_min, activation_max)
+    return (source * weights.astype(np.int64)).sum(axis=(3, 4)) + bias.astype(np.int64)
 
 
 def _pool_windows(x: np.ndarray, kernel: tuple[int, int], stride: tuple[int, int],
@@ -175,10 +238,11 @@ def _pool_windows(x: np.ndarray, kernel: tuple[int, int], stride: tuple[int, int
 def max_pool_s8(x: np.ndarray, *, kernel: tuple[int, int], stride: tuple[int, int],
                 padding: tuple[int, int, int, int], activation_min: int, activation_max: int) -> np.ndarray:
     """Max over each window's real cells (padding never wins), NHWC; input and output share
-    their quantization. out = clamp(max, activation_min, activation_max)."""
+    their quantization. out = clamp(max, activation_min, activation_max). int8, or int16 (A16W8:
+    the same, max_pool_s16)."""
     windows, valid = _pool_windows(x.astype(np.int32), kernel, stride, padding)
-    masked = np.where(valid[None, ..., None], windows, -129)
-    return np.clip(masked.max(axis=(3, 4)), activation_min, activation_max).astype(np.int8)
+    masked = np.where(valid[None, ..., None], windows, INT16_MIN - 1)
+    return np.clip(masked.max(axis=(3, 4)), activation_min, activation_max).astype(x.dtype)
 
 
 def rounding_divide(total: np.ndarray, count: np.ndarray) -> np.ndarray:
@@ -199,12 +263,17 @@ def avg_pool_s8(x: np.ndarray, *, kernel: tuple[int, int], stride: tuple[int, in
 
     out = clamp(zp + round_half_even(Σ (x − zp) / count)); padded cells hold real 0 and count
     only when `count_include_pad` (PyTorch's avg_pool2d default), else count = real cells.
+    int8, or int16 (A16W8: the same, avg_pool_s16).
     """
     windows, valid = _pool_windows(x.astype(np.int64) - zero_point, kernel, stride, padding)
     total = np.where(valid[None, ..., None], windows, 0).sum(axis=(3, 4))
     cells = np.full(valid.shape[:2], kernel[0] * kernel[1]) if count_include_pad else valid.sum(axis=(2, 3))
     average = rounding_divide(total, cells[None, ..., None]) + zero_point
-    return np.clip(average, activation_min, activation_max).astype(np.int8)
+    return np.clip(average, activation_min, activation_max).astype(x.dtype)
+
+
+max_pool_s16 = max_pool_s8  # the same on int16 codes
+avg_pool_s16 = avg_pool_s8  # the same on int16 codes (a window sums in int32: at most 2^15 cells)
 
 
 def mul_s8(a: np.ndarray, b: np.ndarray, *, a_offset: int, b_offset: int, output_offset: int,
@@ -256,13 +325,15 @@ def upsample_nearest(x: np.ndarray, *, scale_h: int, scale_w: int) -> np.ndarray
 
 
 def requantize_s8(x: np.ndarray, *, input_offset: int, output_offset: int, output_multiplier: int,
-                  output_shift: int) -> np.ndarray:
-    """int8 onto another scale and zero point: out = clamp(requantize(x + input_offset) +
-    output_offset), input_offset = −zp_in (|x + input_offset| <= 255), the multiplier / shift
-    encode scale_in / scale_out."""
+                  output_shift: int, output_dtype: type = np.int8) -> np.ndarray:
+    """int8 or int16 onto another scale and zero point, int8 or int16 (`output_dtype`; A16W8's
+    boundaries between int8 and int16 regions): out = clamp(requantize(x + input_offset) +
+    output_offset), input_offset = −zp_in (|x + input_offset| <= 65535), the multiplier / shift
+    encode scale_in / scale_out (requantize's pre-shift saturates only where the output clamps)."""
     centred = np.asarray(x, np.int64) + input_offset
     out = requantize(centred, np.int64(output_multiplier), np.int64(output_shift)) + output_offset
-    return np.clip(out, INT8_MIN, INT8_MAX).astype(np.int8)
+    limits = np.iinfo(output_dtype)
+    return np.clip(out, limits.min, limits.max).astype(output_dtype)
 
 
 def unpack_s4(packed: bytes | np.ndarray, rows: int, row_elements: int) -> np.ndarray:
@@ -299,6 +370,7 @@ def lut_s8(x: np.ndarray, table: np.ndarray, axis: int = -1) -> np.ndarray:
 
 
 ADD_LEFT_SHIFT = 20  # headroom bits of the elementwise add (TFLite / CMSIS-NN)
+ADD_LEFT_SHIFT_S16 = 15  # int16 (TFLite's 16x8 add): 2^15 · 2^15 fits int32
 
 
 def add_s8(a: np.ndarray, b: np.ndarray, *, a_offset: int, a_multiplier: int, a_shift: int,
@@ -310,13 +382,24 @@ def add_s8(a: np.ndarray, b: np.ndarray, *, a_offset: int, a_multiplier: int, a_
     requantized onto a common scale (2·max(scale_a, scale_b)); the sum is requantized onto the
     output scale: out = clamp(requantize(sa + sb, out_mult, out_shift) + output_offset).
     An input multiplier may be negative: a − b is this op with b's multiplier negated (sub).
+    int16 inputs (A16W8, add_s16) give int16 and shift by ADD_LEFT_SHIFT_S16 (add_left_shift).
     """
+    left = add_left_shift(np.asarray(a).dtype)
+
     def scaled(x: np.ndarray, offset: int, multiplier: int, shift: int) -> np.ndarray:
-        return requantize((x.astype(np.int64) + offset) << ADD_LEFT_SHIFT, np.int64(multiplier), np.int64(shift))
+        return requantize((x.astype(np.int64) + offset) << left, np.int64(multiplier), np.int64(shift))
 
     total = scaled(a, a_offset, a_multiplier, a_shift) + scaled(b, b_offset, b_multiplier, b_shift)
     out = requantize(total, np.int64(output_multiplier), np.int64(output_shift)) + output_offset
-    return np.clip(out, activation_min, activation_max).astype(np.int8)
+    return np.clip(out, activation_min, activation_max).astype(np.asarray(a).dtype)
+
+
+add_s16 = add_s8
+
+
+def add_left_shift(dtype) -> int:
+    """The add's headroom bits for int8 or int16 codes."""
+    return ADD_LEFT_SHIFT_S16 if np.dtype(dtype) == np.int16 else ADD_LEFT_SHIFT
 
 
 # Softmax: the TFLite / CMSIS-NN int8 algorithm (gemmlowp fixed point). Scaled differences are

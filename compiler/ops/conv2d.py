@@ -37,6 +37,9 @@ def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
     x, weights, bias = inputs
     a = op.attrs
     kwargs = {k: a[k] for k in conv_options.COMMON}
+    if x.dtype == np.int16:  # A16W8: zero points 0, no output offset
+        kwargs = {k: v for k, v in kwargs.items() if k not in conv_options.INT8_ONLY}
+        return [reference.conv2d_s16(x, weights, bias, a["multiplier"], a["shift"], groups=a["groups"], **kwargs)]
     return [reference.conv2d_s8(x, weights, bias, a["multiplier"], a["shift"], groups=a["groups"], **kwargs)]
 
 

@@ -69,6 +69,7 @@ def read(table) -> dict:
 
 
 COMMON = ("stride", "dilation", "padding", "input_zero_point", "output_offset", "activation_min", "activation_max")
+INT8_ONLY = ("input_zero_point", "output_offset")  # int16 activations (A16W8) have zero point 0
 
 
 class ConvDims(ctypes.Structure):  # em_conv_dims (em_nn_types.h), field for field

@@ -31,6 +31,9 @@ def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
     a = op.attrs
     # [B, I], or a flattened [B, H, W, C] map (H·W·C = I): one row per batch either way
     flat = x.reshape(x.shape[0], weights.shape[1])
+    if x.dtype == np.int16:  # A16W8: no output offset
+        return [reference.fully_connected_s16(flat, weights, bias, a["multiplier"], a["shift"],
+                                              a["activation_min"], a["activation_max"])]
     return [reference.fully_connected_s8(flat, weights, bias, a["multiplier"], a["shift"],
                                          a["output_offset"], a["activation_min"], a["activation_max"])]
 

@@ -1,4 +1,5 @@
-"""quantize: float32 → int8 at the program's input boundary."""
+"""quantize: float32 → int8 at the program's input boundary (int16 for an A16W8 input: attr
+`output_type`, the schema DType)."""
 from __future__ import annotations
 
 import numpy as np
@@ -16,21 +17,27 @@ from compiler.schema import program_generated as fb
 qd = torch.ops.quantized_decomposed
 
 
+QUANTIZE_TO = {fb.DType.INT8: reference.quantize_f32_s8, fb.DType.INT16: reference.quantize_f32_s16}
+
+
 def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
-    return [reference.quantize_f32_s8(inputs[0], op.attrs["inv_scale"], op.attrs["zero_point"])]
+    quantize = QUANTIZE_TO[op.attrs.get("output_type", fb.DType.INT8)]
+    return [quantize(inputs[0], op.attrs["inv_scale"], op.attrs["zero_point"])]
 
 
 def _write(builder, op: Op) -> int:
     fb.QuantizeOptionsStart(builder)
     fb.QuantizeOptionsAddInvScale(builder, float(op.attrs["inv_scale"]))
     fb.QuantizeOptionsAddZeroPoint(builder, op.attrs["zero_point"])
+    fb.QuantizeOptionsAddOutputType(builder, op.attrs.get("output_type", fb.DType.INT8))
     return fb.QuantizeOptionsEnd(builder)
 
 
 def _read(table) -> dict:
     options = fb.QuantizeOptions()
     options.Init(table.Bytes, table.Pos)
-    return {"inv_scale": np.float32(options.InvScale()), "zero_point": options.ZeroPoint()}
+    return {"inv_scale": np.float32(options.InvScale()), "zero_point": options.ZeroPoint(),
+            "output_type": options.OutputType()}
 
 
 def _import_quantize(node: Node, args: list) -> tuple[str, dict]:

@@ -1,4 +1,5 @@
-"""requantize: int8 onto another scale and zero point, where producers quantized differently meet."""
+"""requantize: int8 onto another scale and zero point, where producers quantized differently meet;
+int8 ↔ int16 where an A16W8 region meets an int8 one (attr `output_type`: the schema DType)."""
 from __future__ import annotations
 
 import numpy as np
@@ -12,13 +13,15 @@ from compiler.schema import program_generated as fb
 
 FIELDS = (("input_offset", "InputOffset"), ("output_offset", "OutputOffset"),
           ("output_multiplier", "OutputMultiplier"), ("output_shift", "OutputShift"))
+OUTPUT_TYPES = {fb.DType.INT8: np.int8, fb.DType.INT16: np.int16}
 
 
 def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
-    return [reference.requantize_s8(inputs[0], **{attr: op.attrs[attr] for attr, _ in FIELDS})]
+    dtype = OUTPUT_TYPES[op.attrs.get("output_type", fb.DType.INT8)]
+    return [reference.requantize_s8(inputs[0], output_dtype=dtype, **{attr: op.attrs[attr] for attr, _ in FIELDS})]
 
 
-_write, _read = int_options("RequantizeOptions", FIELDS)
+_write, _read = int_options("RequantizeOptions", FIELDS + (("output_type", "OutputType"),))
 
 
 REQUANTIZE = OpSpec(

@@ -511,7 +511,8 @@ def TensorEnd(builder):
 
 
 
-# float32 -> int8: q = clamp(round_half_even(x * inv_scale) + zero_point, -128, 127).
+# float32 -> int8: q = clamp(round_half_even(x * inv_scale) + zero_point, -128, 127);
+# or int16 (output_type INT16, A16W8): the same clamped to -32768..32767.
 class QuantizeOptions(object):
     __slots__ = ['_tab']
 
@@ -548,14 +549,24 @@ class QuantizeOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
         return 0
 
+    # QuantizeOptions
+    def OutputType(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Uint8Flags, o + self._tab.Pos)
+        return 0
+
 def QuantizeOptionsStart(builder):
-    builder.StartObject(2)
+    builder.StartObject(3)
 
 def QuantizeOptionsAddInvScale(builder, invScale):
     builder.PrependFloat32Slot(0, invScale, 0.0)
 
 def QuantizeOptionsAddZeroPoint(builder, zeroPoint):
     builder.PrependInt32Slot(1, zeroPoint, 0)
+
+def QuantizeOptionsAddOutputType(builder, outputType):
+    builder.PrependUint8Slot(2, outputType, 0)
 
 def QuantizeOptionsEnd(builder):
     return builder.EndObject()
@@ -1984,6 +1995,7 @@ def ReshapeOptionsEnd(builder):
 # REQUANTIZE int8 -> int8 onto another scale / zero point (compiler/reference.py:
 # requantize_s8): out = clamp(requantize(in + input_offset, multiplier, shift) + output_offset);
 # input_offset is minus the input zero point; multiplier / shift encode scale_in / scale_out.
+# int8 or int16 in, int8 or int16 out (A16W8's boundaries): output_type names the output's.
 class RequantizeOptions(object):
     __slots__ = ['_tab']
 
@@ -2034,8 +2046,15 @@ class RequantizeOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
         return 0
 
+    # RequantizeOptions
+    def OutputType(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Uint8Flags, o + self._tab.Pos)
+        return 0
+
 def RequantizeOptionsStart(builder):
-    builder.StartObject(4)
+    builder.StartObject(5)
 
 def RequantizeOptionsAddInputOffset(builder, inputOffset):
     builder.PrependInt32Slot(0, inputOffset, 0)
@@ -2048,6 +2067,9 @@ def RequantizeOptionsAddOutputMultiplier(builder, outputMultiplier):
 
 def RequantizeOptionsAddOutputShift(builder, outputShift):
     builder.PrependInt32Slot(3, outputShift, 0)
+
+def RequantizeOptionsAddOutputType(builder, outputType):
+    builder.PrependUint8Slot(4, outputType, 0)
 
 def RequantizeOptionsEnd(builder):
     return builder.EndObject()
