@@ -26,7 +26,7 @@ from compiler.pointwise import Collapsed, collapse
 aten = torch.ops.aten
 qd = torch.ops.quantized_decomposed
 
-TORCH_DTYPES = {torch.int8: "int8", torch.int32: "int32", torch.float32: "float32"}
+TORCH_DTYPES = {torch.int8: "int8", torch.int16: "int16", torch.int32: "int32", torch.float32: "float32"}
 # Results PyTorch gives as int64 (indices, e.g. argmax's) are int32 on the device: no tensor a
 # microcontroller holds has 2^31 elements. (Constants are converted apart, in import_program.)
 RESULT_DTYPES = {**TORCH_DTYPES, torch.int64: "int32"}

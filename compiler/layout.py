@@ -14,12 +14,15 @@ import numpy as np
 
 from compiler.fixedpoint import quantize_multiplier
 from compiler.ir import Graph, Op, Quant, Tensor
-from compiler.quantized_pattern import match, replace
+from compiler.quantized_pattern import ACTIVATION, activation_dtype, match, replace
+from compiler.schema import program_generated as fb
 
 NCHW_TO_NHWC_AXIS = {0: 0, 1: 3, 2: 1, 3: 2}  # PyTorch dim of a 4-D map → Ember axis
 NHWC_DIMS = (0, 2, 3, 1)  # Ember axis k of a 4-D map holds PyTorch dim NHWC_DIMS[k]
 TO_NCHW = (0, 3, 1, 2)  # transpose perm: NHWC storage → NCHW order
 TO_NHWC = (0, 2, 3, 1)  # transpose perm: NCHW order → NHWC storage
+# The `output_type` of quantize / requantize (schema DType) by the output tensor's dtype
+SCHEMA_DTYPES = {"int8": fb.DType.INT8, "int16": fb.DType.INT16}
 
 
 def only_reader(graph: Graph, tensor: str) -> Op | None:
@@ -56,27 +59,29 @@ def same_quant(a: Quant, b: Quant) -> bool:
     return np.array_equal(a.scale, b.scale) and np.array_equal(a.zero_point, b.zero_point)
 
 
-def requantize_attrs(source: Quant, target: Quant) -> dict:
+def requantize_attrs(source: Quant, target: Quant, output_dtype: str = "int8") -> dict:
     multiplier, shift = quantize_multiplier(float(source.scale[0]) / float(target.scale[0]))
     return {"input_offset": -int(source.zero_point[0]), "output_offset": int(target.zero_point[0]),
-            "output_multiplier": multiplier, "output_shift": shift}
+            "output_multiplier": multiplier, "output_shift": shift, "output_type": SCHEMA_DTYPES[output_dtype]}
 
 
 def requantized(graph: Graph, name: str, source: Quant, target: Quant, before: Op) -> str:
-    """`name` (int8, quantized by `source`) in `target`'s quantization: itself when they agree,
-    else the output of a `requantize` inserted ahead of `before`."""
+    """`name` (int8 or int16, quantized by `source`) in `target`'s quantization, the same dtype:
+    itself when they agree, else the output of a `requantize` inserted ahead of `before`."""
     if same_quant(source, target):
         return name
-    out = graph.add_tensor(Tensor(graph.unique_name(f"{name}_requantized"), "int8", graph.tensors[name].shape, target))
+    dtype = graph.tensors[name].dtype
+    out = graph.add_tensor(Tensor(graph.unique_name(f"{name}_requantized"), dtype, graph.tensors[name].shape, target))
     graph.ops.insert(graph.ops.index(before),
-                     Op("requantize", [name], [out.name], requantize_attrs(source, target), before.origin))
+                     Op("requantize", [name], [out.name], requantize_attrs(source, target, dtype), before.origin))
     return out.name
 
 
 def moved(graph: Graph, op: Op, what: str, build: Callable[[str, str, Quant], list[Op]]) -> None:
     """Lowers dequantize → `op` → quantize: `build(input, output, quant)` returns the Ember ops
-    from the int8 input (already in the output's quantization) to the int8 output."""
-    matched = match(graph, op, ("int8",), what)
+    from the int8 (int16) input (already in the output's quantization) to the output."""
+    matched = match(graph, op, (ACTIVATION,), what)
+    activation_dtype(graph, matched, what)
     (x, x_quant) = matched.sources[0]
     source = requantized(graph, x.name, x_quant, matched.out_quant, op)
     *leading, last = build(source, matched.output, matched.out_quant)

@@ -14,7 +14,7 @@ import numpy as np
 
 from compiler import reference
 from compiler.errors import UnsupportedOpError
-from compiler.fixedpoint import quantize_multiplier
+from compiler.fixedpoint import REQUANTIZE_S64_MAX_SHIFT, quantize_multiplier
 from compiler.ir import Graph, Op, Quant, Tensor
 
 
@@ -30,18 +30,23 @@ class QuantizedOp:
         return self.quantize.outputs[0]
 
 
-def dequantized_source(graph: Graph, tensor: str, dtype: str) -> tuple[Tensor, Quant] | None:
-    """The `dtype` tensor and its quantization, if `tensor` is a dequantize of one."""
+# An activation of an op with int16 kernels (Import.int16): int8, or int16 in an A16W8 layer
+ACTIVATION = ("int8", "int16")
+
+
+def dequantized_source(graph: Graph, tensor: str, dtype: str | tuple[str, ...]) -> tuple[Tensor, Quant] | None:
+    """The `dtype` tensor (or one of the dtypes) and its quantization, if `tensor` is a dequantize of one."""
     op = graph.producer(tensor)
     if op is None or op.kind != "dequantize":
         return None
     source = graph.tensors[op.inputs[0]]
-    return (source, op.attrs["quant"]) if source.dtype == dtype else None
+    return (source, op.attrs["quant"]) if source.dtype in ((dtype,) if isinstance(dtype, str) else dtype) else None
 
 
-def match(graph: Graph, op: Op, dtypes: tuple[str, ...], what: str) -> QuantizedOp:
-    """Matches `op` whose inputs are dequantizes of `dtypes` (a missing trailing input, such as
-    an absent bias, is allowed) and whose output only feeds one quantize."""
+def match(graph: Graph, op: Op, dtypes: tuple[str | tuple[str, ...], ...], what: str) -> QuantizedOp:
+    """Matches `op` whose inputs are dequantizes of `dtypes` (each a dtype or a tuple of them, such
+    as ACTIVATION; a missing trailing input, such as an absent bias, is allowed) and whose output
+    only feeds one quantize."""
     sources = [dequantized_source(graph, name, dtype) for name, dtype in zip(op.inputs, dtypes)]
     consumers = graph.consumers(op.outputs[0])
     if any(s is None for s in sources) or len(consumers) != 1 or consumers[0].kind != "quantize":
@@ -61,14 +66,32 @@ def replace(graph: Graph, matched: QuantizedOp, lowered: Op) -> None:
     graph.ops.remove(matched.op)
 
 
-def clamp_range(activation: tuple[float, float] | None, quant: Quant) -> tuple[int, int]:
-    """int8 range the float activation range maps to: the bounds quantized exactly as PyTorch
-    quantizes the clamped float value (float32, ties to even), so the integer clamp agrees."""
+QUANTIZE_TO = {"int8": reference.quantize_f32_s8, "int16": reference.quantize_f32_s16}
+
+
+def clamp_range(activation: tuple[float, float] | None, quant: Quant, dtype: str = "int8") -> tuple[int, int]:
+    """int8 (int16) range the float activation range maps to: the bounds quantized exactly as
+    PyTorch quantizes the clamped float value (float32, ties to even), so the integer clamp agrees."""
+    limits = np.iinfo(dtype)
     if activation is None:
-        return -128, 127
+        return int(limits.min), int(limits.max)
     inv_scale = np.float32(1.0 / float(quant.scale[0]))
-    low, high = reference.quantize_f32_s8(np.array(activation, np.float32), inv_scale, int(quant.zero_point[0]))
+    low, high = QUANTIZE_TO[dtype](np.array(activation, np.float32), inv_scale, int(quant.zero_point[0]))
     return int(low), int(high)
+
+
+def activation_dtype(graph: Graph, matched: QuantizedOp, what: str) -> str:
+    """The dtype of a matched op's activations: its first input's, which its output must share
+    (int8, or int16 in an A16W8 layer, zero point 0)."""
+    x, x_quant = matched.sources[0]
+    out = graph.tensors[matched.output]
+    if out.dtype != x.dtype:
+        raise UnsupportedOpError(f"{what} from {x.dtype} to {out.dtype}", matched.op.origin,
+                                 "Quantize its input and output alike (CortexMQuantizer does).")
+    if x.dtype == "int16" and (np.any(x_quant.zero_point != 0) or np.any(matched.out_quant.zero_point != 0)):
+        raise UnsupportedOpError(f"int16 {what} with a zero point", matched.op.origin,
+                                 "int16 activations are symmetric, zero point 0 (CortexMQuantizer, a16w8).")
+    return x.dtype
 
 
 def requantization(real: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -112,6 +135,14 @@ def weighted_constants(matched: QuantizedOp, what: str) -> WeightedConstants:
     if np.any(np.abs(folded) >= 2**31):
         raise UnsupportedOpError(f"{what} whose folded bias overflows int32", origin)
     multiplier, shift = requantization(accumulator_scale / float(matched.out_quant.scale[0]))
+    if x.dtype == "int16":
+        if w_quant.is_int4:
+            raise UnsupportedOpError(f"{what} with int16 activations and int4 weights", origin,
+                                     "Choose a16w8 or a8w4 for the layer, not both.")
+        if np.any(shift > REQUANTIZE_S64_MAX_SHIFT):
+            raise UnsupportedOpError(f"int16 {what} whose requantization multiplier is at least "
+                                     f"2^{REQUANTIZE_S64_MAX_SHIFT}", origin,
+                                     "Its output scale is far below input scale × weight scale: check the calibration.")
     return WeightedConstants(weights, w_quant, folded, multiplier, shift)
 
 

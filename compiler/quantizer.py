@@ -1,8 +1,9 @@
 """CortexMQuantizer: the PT2E quantizer for Ember's int8 contract.
 
-Activations: int8 asymmetric per-tensor (-128..127). Weights: int8 symmetric per output channel
-(-127..127), or per tensor with `per_tensor_weights`; int4 (-8..7) in layers whose precision is
-"a8w4" (its precision options). Bias: int32, scale = input scale × weight scale per channel,
+Activations: int8 asymmetric per-tensor (-128..127); int16 symmetric (zero point 0, -32768..32767)
+in the ops with int16 kernels (Import.int16) of layers whose precision is "a16w8". Weights: int8
+symmetric per output channel (-127..127), or per tensor with `per_tensor_weights`; int4 (-8..7) in
+layers whose precision is "a8w4" (its precision options). Bias: int32, scale = input scale × weight scale per channel,
 zero point 0. Patterns whose activation Ember folds into the output clamp are annotated as one
 unit, so no quantize/dequantize pair sits between a linear or conv and its ReLU.
 """
@@ -73,6 +74,19 @@ ACTIVATION_QSPEC = QuantizationSpec(
     observer_or_fake_quant_ctr=FastHistogramObserver.with_args(eps=2**-12),  # torchao's, faster
 )
 
+# A16W8's activations (TFLite's 16x8 convention): symmetric, zero point 0, over the observed
+# min / max (int16 has the resolution to need no clipping).
+ACTIVATION16_QSPEC = QuantizationSpec(
+    dtype=torch.int16,
+    quant_min=-32768,
+    quant_max=32767,
+    qscheme=torch.per_tensor_symmetric,
+    is_dynamic=False,
+    observer_or_fake_quant_ctr=MinMaxObserver.with_args(eps=2**-20),
+)
+ACTIVATION_QSPECS = {8: ACTIVATION_QSPEC, 16: ACTIVATION16_QSPEC}
+INT16_OPS = frozenset(target for i in IMPORTS if i.int16 for target in i.targets)
+
 # Weight ranges by bits, symmetric: the observer's scale is max|w| / high (a range of -8..7 would
 # make it max|w| / 7.5 and clip the largest weight). Lowering takes any range inside -8..7 as int4
 # (a user's own quantizer may use -8).
@@ -97,8 +111,10 @@ WEIGHT_QSPEC = WEIGHT_QSPECS[0, 8]
 
 # A layer's precision: activation and weight bits. "a8w8" is Ember's int8 contract; "a8w4" keeps
 # int8 activations with int4 weights in the weighted ops that have int4 kernels (conv2d, depthwise,
-# transposed conv, linear, matmul by a constant); other ops of such a layer stay a8w8.
-PRECISIONS = {"a8w8": (8, 8), "a8w4": (8, 4)}
+# transposed conv, linear, matmul by a constant); other ops of such a layer stay a8w8. "a16w8":
+# int16 activations in the ops with int16 kernels (conv2d, depthwise, linear, add / sub, pooling,
+# reshapes), int8 weights; its other ops stay a8w8, a requantize between.
+PRECISIONS = {"a8w8": (8, 8), "a8w4": (8, 4), "a16w8": (16, 8)}
 INT4_ROUNDINGS = ("gptq", "nearest")
 
 
@@ -142,15 +158,18 @@ def _folds_into_producer(node: Node, root_of: dict[Node, Node]) -> bool:
             and producer not in root_of and _fused_activation(producer) is node)
 
 
-def _kept_quantization(node: Node) -> QuantizationSpec | SharedQuantizationSpec:
+def _kept_quantization(node: Node, int16: bool = False) -> QuantizationSpec | SharedQuantizationSpec:
     """An activation input's spec: the quantization its producer already gives it (a softmax's
-    fixed 1/256, through any reshapes), so that no requantization sits between them; else its own."""
+    fixed 1/256, through any reshapes; with `int16`, a consumer with int16 kernels, an int16
+    output), so that no requantization sits between them; else int8's own."""
     producer = node
     while isinstance(producer, Node):
         annotation = producer.meta.get("quantization_annotation")
         output = annotation.output_qspec if annotation is not None else None
         if isinstance(output, FixedQParamsQuantizationSpec):
             return SharedQuantizationSpec(node)
+        if int16 and output is ACTIVATION16_QSPEC:
+            return ACTIVATION16_QSPEC
         if not isinstance(output, SharedQuantizationSpec) or not producer.args:
             break
         producer = producer.args[0]  # a reshape's or pool's output shares its input's
@@ -200,7 +219,7 @@ class CortexMQuantizer(Quantizer):
       overloads or packets: every call of them stays in float.
     Ops the quantizer has no int8 pattern for stay in float anyway.
 
-    Precision (PRECISIONS: "a8w8", "a8w4"), chosen like the skips, the most specific first:
+    Precision (PRECISIONS: "a8w8", "a8w4", "a16w8"), chosen like the skips, the most specific first:
     - `precision_modules`: {submodule name: precision}; the longest name that holds an op decides;
     - `precision_module_types`: {module class: precision}; the innermost instance decides;
     - `precision_ops`: {ATen op (as in skip_ops): precision};
@@ -364,6 +383,14 @@ class CortexMQuantizer(Quantizer):
     def weight_bits(self, node: Node) -> int:
         return PRECISIONS[self.precision_of(node)[0]][1]
 
+    def activation_bits(self, node: Node) -> int:
+        """16 where `node`'s precision has int16 activations and its op has int16 kernels, else 8."""
+        bits = PRECISIONS[self.precision_of(node)[0]][0]
+        return bits if bits == 8 or node.target in INT16_OPS else 8
+
+    def _activation(self, node: Node) -> QuantizationSpec:
+        return ACTIVATION_QSPECS[self.activation_bits(node)]
+
     def _weight_qspec(self, node: Node, ch_axis: int) -> QuantizationSpec:
         """`node`'s weights at its precision's bits (on GPTQ's grid where compiler/gptq.py rounded them)."""
         bits = self.weight_bits(node)
@@ -383,7 +410,8 @@ class CortexMQuantizer(Quantizer):
     def _annotate_weighted(self, node: Node) -> None:
         if node.target == aten.conv_transpose2d.input and len(node.args) > 6 and node.args[6] != 1:
             return  # grouped: its weight's axis 1 is not the output channels; lowering names it
-        input_map = {node.args[0]: ACTIVATION_QSPEC, node.args[1]: self._weight_qspec(node, WEIGHTED_OPS[node.target])}
+        input_map = {node.args[0]: self._activation(node),
+                     node.args[1]: self._weight_qspec(node, WEIGHTED_OPS[node.target])}
         if len(node.args) > 2 and node.args[2] is not None:
             input_map[node.args[2]] = _bias_qspec(node, self.per_tensor_weights)
         self._annotate_with_activation(node, input_map)
@@ -416,7 +444,7 @@ class CortexMQuantizer(Quantizer):
         inputs = [a for a in node.args[:2] if isinstance(a, Node)]
         if len(inputs) != 2:
             return  # against a number: a pointwise function of one tensor (a table), or float
-        self._annotate_with_activation(node, {a: ACTIVATION_QSPEC for a in inputs})
+        self._annotate_with_activation(node, {a: self._activation(node) for a in inputs})
 
     def _annotate_own_scale(self, node: Node) -> None:
         node.meta["quantization_annotation"] = QuantizationAnnotation(
@@ -472,7 +500,7 @@ class CortexMQuantizer(Quantizer):
     def _annotate_shared(self, node: Node) -> None:
         source = node.args[0]
         node.meta["quantization_annotation"] = QuantizationAnnotation(
-            input_qspec_map={source: _kept_quantization(source)},
+            input_qspec_map={source: _kept_quantization(source, node.target in INT16_OPS)},
             output_qspec=SharedQuantizationSpec((source, node)),
             _annotated=True,
         )
@@ -480,15 +508,14 @@ class CortexMQuantizer(Quantizer):
     def _annotate_with_activation(self, node: Node, input_map: dict) -> None:
         """Output spec on `node`, or on the ReLU / hardtanh that is its only user (fused)."""
         activation = _fused_activation(node)
+        output = self._activation(node)
         node.meta["quantization_annotation"] = QuantizationAnnotation(
             input_qspec_map=input_map,
-            output_qspec=None if activation is not None else ACTIVATION_QSPEC,
+            output_qspec=None if activation is not None else output,
             _annotated=True,
         )
         if activation is not None:
-            activation.meta["quantization_annotation"] = QuantizationAnnotation(
-                output_qspec=ACTIVATION_QSPEC, _annotated=True
-            )
+            activation.meta["quantization_annotation"] = QuantizationAnnotation(output_qspec=output, _annotated=True)
 
 
 class StateSharing(Quantizer):

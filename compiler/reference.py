@@ -370,7 +370,9 @@ def lut_s8(x: np.ndarray, table: np.ndarray, axis: int = -1) -> np.ndarray:
 
 
 ADD_LEFT_SHIFT = 20  # headroom bits of the elementwise add (TFLite / CMSIS-NN)
-ADD_LEFT_SHIFT_S16 = 15  # int16 (TFLite's 16x8 add): 2^15 · 2^15 fits int32
+# int16: requantize's pre-shift of up to 2 bits (multipliers <= 1/2) must keep 2^15 · 2^13 · 4
+# inside int32 (TFLite's 16x8 add shifts by 15 with its double rounding; Ember rounds once).
+ADD_LEFT_SHIFT_S16 = 13
 
 
 def add_s8(a: np.ndarray, b: np.ndarray, *, a_offset: int, a_multiplier: int, a_shift: int,
@@ -382,7 +384,7 @@ def add_s8(a: np.ndarray, b: np.ndarray, *, a_offset: int, a_multiplier: int, a_
     requantized onto a common scale (2·max(scale_a, scale_b)); the sum is requantized onto the
     output scale: out = clamp(requantize(sa + sb, out_mult, out_shift) + output_offset).
     An input multiplier may be negative: a − b is this op with b's multiplier negated (sub).
-    int16 inputs (A16W8, add_s16) give int16 and shift by ADD_LEFT_SHIFT_S16 (add_left_shift).
+    int16 inputs (A16W8, add_s16; zero points 0) give int16 and shift by ADD_LEFT_SHIFT_S16 (add_left_shift).
     """
     left = add_left_shift(np.asarray(a).dtype)
 

@@ -150,9 +150,12 @@ def stage_values(model: torch.nn.Module, program: Program, inputs: list[np.ndarr
     return stages
 
 
+CODE_DTYPES = {"int8": torch.int8, "int16": torch.int16}
+
+
 def pt2e_codes(program: Program, inputs: list[np.ndarray]) -> dict[str, np.ndarray]:
-    """PyTorch's quantized model's int8 codes by Ember tensor name, in Ember's layout, for the
-    program's `inputs` (Ember's layout)."""
+    """PyTorch's quantized model's int8 (and A16W8's int16) codes by Ember tensor name, in Ember's
+    layout, for the program's `inputs` (Ember's layout)."""
     graph = program.graph
     inputs = [np.asarray(x).reshape(graph.tensors[name].shape) for x, name in zip(inputs, graph.inputs)]
     torch_inputs = tuple(_to_torch_layout(x) for x in inputs)
@@ -161,7 +164,8 @@ def pt2e_codes(program: Program, inputs: list[np.ndarray]) -> dict[str, np.ndarr
     codes = {}
     for name, tensor in graph.tensors.items():
         value = pt2e.get(name)
-        if tensor.dtype == "int8" and not tensor.is_constant and value is not None and value.dtype == torch.int8:
+        if (tensor.dtype in CODE_DTYPES and not tensor.is_constant and value is not None
+                and value.dtype == CODE_DTYPES[tensor.dtype]):
             laid_out = _to_ember_layout(value.numpy(), tensor.shape)
             if laid_out is not None:
                 codes[name] = laid_out

@@ -23,8 +23,9 @@ from compiler.ir import Graph, Op
 from compiler.ops import broadcast, overlap
 from compiler.ops.float_binary import read_binary
 from compiler.ops.spec import Import, Lowering, OpSpec, int_options
-from compiler.quantized_pattern import clamp_range, match, nhwc_operand, replace
-from compiler.reference import ADD_LEFT_SHIFT
+from compiler.errors import UnsupportedOpError
+from compiler.quantized_pattern import ACTIVATION, activation_dtype, clamp_range, match, nhwc_operand, replace
+from compiler.reference import add_left_shift
 from compiler.schema import program_generated as fb
 
 aten = torch.ops.aten
@@ -61,8 +62,12 @@ def lower_add_like(graph: Graph, add: Op, what: str, b_sign: int) -> None:
     """Replaces the quantized `add` (b_sign 1) or `sub` (b_sign −1: b's multiplier negated, so
     the kernel adds −b) pattern around `add` by one int8 `add`; an `alpha` (a + alpha·b) scales
     b's scale, its sign b's."""
-    matched = match(graph, add, ("int8", "int8"), what)
+    matched = match(graph, add, (ACTIVATION, ACTIVATION), what)
+    dtype = activation_dtype(graph, matched, what)
     (a, a_quant), (b, b_quant) = matched.sources
+    if b.dtype != dtype:
+        raise UnsupportedOpError(f"{what} of {a.dtype} and {b.dtype}", add.origin,
+                                 "Quantize both operands alike (CortexMQuantizer does).")
     alpha = add.attrs.get("alpha", 1.0)
     b_sign = b_sign if alpha >= 0 else -b_sign
     scale_a, scale_b = float(a_quant.scale[0]), float(b_quant.scale[0]) * abs(alpha)
@@ -70,8 +75,8 @@ def lower_add_like(graph: Graph, add: Op, what: str, b_sign: int) -> None:
     twice_max = 2.0 * max(scale_a, scale_b)
     a_multiplier, a_shift = quantize_multiplier(scale_a / twice_max)
     b_multiplier, b_shift = quantize_multiplier(scale_b / twice_max)
-    out_multiplier, out_shift = quantize_multiplier(twice_max / ((1 << ADD_LEFT_SHIFT) * float(out.scale[0])))
-    act_min, act_max = clamp_range(add.attrs.get("activation"), out)
+    out_multiplier, out_shift = quantize_multiplier(twice_max / ((1 << add_left_shift(dtype)) * float(out.scale[0])))
+    act_min, act_max = clamp_range(add.attrs.get("activation"), out, dtype)
     out_rank = len(graph.tensors[matched.output].shape)
     inputs = [nhwc_operand(graph, a, out_rank), nhwc_operand(graph, b, out_rank)]
     replace(graph, matched, Op("add", inputs, [matched.output], {
@@ -112,7 +117,8 @@ ADD = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_add",
-    imports=(Import((aten.add.Tensor,), _import_add, "binary"), Import((aten.sub.Tensor,), _import_sub, "binary")),
+    imports=(Import((aten.add.Tensor,), _import_add, "binary", int16=True),
+             Import((aten.sub.Tensor,), _import_sub, "binary", int16=True)),
     lowerings=(Lowering(("aten.add",), _lower_add, fuses_activation=True), Lowering(("aten.sub",), _lower_sub, after_folds=True, fuses_activation=True)),
     in_place=overlap.elementwise,
     path=_path,

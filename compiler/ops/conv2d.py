@@ -22,7 +22,8 @@ from compiler.ir import Graph, Op
 from compiler.ops import conv_options, overlap
 from compiler.ops.conv_options import CONV2D_STACK_SCRATCH, inside, planned_scratch, round_up
 from compiler.ops.spec import Import, Lowering, OpSpec, each_op
-from compiler.quantized_pattern import add_constant, clamp_range, match, replace, weighted_constants
+from compiler.quantized_pattern import (ACTIVATION, activation_dtype, add_constant, clamp_range, match, replace,
+                                       weighted_constants)
 from compiler.schema import program_generated as fb
 
 aten = torch.ops.aten
@@ -49,8 +50,8 @@ def _macs(graph: Graph, op: Op) -> int:
 
 
 def _in_place(graph: Graph, op: Op, index: int) -> int | None:
-    if index != 0 or not conv_options.well_formed(graph, op, 4):
-        return None
+    if index != 0 or not conv_options.well_formed(graph, op, 4) or graph.tensors[op.inputs[0]].dtype != "int8":
+        return None  # the int16 kernels (A16W8) read and write in an order of their own
     return overlap.sliding_window(graph, op, (1, 2))
 
 
@@ -122,7 +123,8 @@ def _op_variants(graph: Graph, op: Op) -> set[str]:
 
 
 def _lower(graph: Graph, conv: Op) -> None:
-    matched = match(graph, conv, ("int8", "int8", "int32"), "conv2d")
+    matched = match(graph, conv, (ACTIVATION, "int8", "int32"), "conv2d")
+    dtype = activation_dtype(graph, matched, "conv2d")
     (x, x_quant) = matched.sources[0]
     constants = weighted_constants(matched, "conv2d")
     weights = constants.weights  # [O, I/g, KH, KW]
@@ -137,7 +139,7 @@ def _lower(graph: Graph, conv: Op) -> None:
     weight_name = add_constant(graph, f"{stem}_weights", constants.weight_dtype, np.ascontiguousarray(laid_out),
                                constants.weight_quant)
     bias_name = add_constant(graph, f"{stem}_bias", "int32", constants.folded_bias.astype(np.int32))
-    act_min, act_max = clamp_range(conv.attrs.get("activation"), matched.out_quant)
+    act_min, act_max = clamp_range(conv.attrs.get("activation"), matched.out_quant, dtype)
     lowered = Op(kind, [x.name, weight_name, bias_name], [matched.output], {
         "stride": conv.attrs["stride"],
         "dilation": conv.attrs["dilation"],
@@ -172,7 +174,7 @@ CONV2D = OpSpec(
     read_options=conv_options.read,
     registration="em_op_conv2d",
     shape_note=conv_options.window_note((1, 2)),
-    imports=(Import((aten.conv2d.default,), _import_conv2d, "weighted", weight_axis=0),),
+    imports=(Import((aten.conv2d.default,), _import_conv2d, "weighted", weight_axis=0, int16=True),),
     lowerings=(Lowering(("aten.conv2d",), _lower, fuses_activation=True),),
     macs=_macs,
     in_place=_in_place,

@@ -57,8 +57,9 @@ def pixel_order(graph: Graph, op: Op) -> bool:
 
 
 def _in_place(graph: Graph, op: Op, index: int) -> int | None:
-    if index != 0 or not conv_options.well_formed(graph, op, 3) or not pixel_order(graph, op):
-        return None
+    if (index != 0 or not conv_options.well_formed(graph, op, 3) or not pixel_order(graph, op)
+            or graph.tensors[op.inputs[0]].dtype != "int8"):
+        return None  # the int16 kernels (A16W8) read and write in an order of their own
     return overlap.sliding_window(graph, op, (0, 1))
 
 

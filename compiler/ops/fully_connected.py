@@ -20,7 +20,8 @@ from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op
 from compiler.layout import TO_NCHW
 from compiler.ops.spec import Import, Lowering, OpSpec
-from compiler.quantized_pattern import add_constant, clamp_range, match, replace, weighted_constants
+from compiler.quantized_pattern import (ACTIVATION, activation_dtype, add_constant, clamp_range, match, replace,
+                                       weighted_constants)
 from compiler.schema import program_generated as fb
 
 aten = torch.ops.aten
@@ -129,7 +130,8 @@ def _flattened_map(graph: Graph, tensor: str) -> tuple[str, tuple[int, int, int]
 
 
 def _lower(graph: Graph, linear: Op) -> Op:
-    matched = match(graph, linear, ("int8", "int8", "int32"), "linear")
+    matched = match(graph, linear, (ACTIVATION, "int8", "int32"), "linear")
+    dtype = activation_dtype(graph, matched, "linear")
     x, _ = matched.sources[0]
     constants = weighted_constants(matched, "linear")
     weights = constants.weights
@@ -146,7 +148,7 @@ def _lower(graph: Graph, linear: Op) -> Op:
     stem = linear.outputs[0]
     weight_name = add_constant(graph, f"{stem}_weights", constants.weight_dtype, weights, constants.weight_quant)
     bias_name = add_constant(graph, f"{stem}_bias", "int32", constants.folded_bias.astype(np.int32))
-    act_min, act_max = clamp_range(linear.attrs.get("activation"), matched.out_quant)
+    act_min, act_max = clamp_range(linear.attrs.get("activation"), matched.out_quant, dtype)
     lowered = Op("fully_connected", [x_name, weight_name, bias_name], [matched.output], {
         "multiplier": constants.multiplier,
         "shift": constants.shift,
@@ -170,7 +172,7 @@ FULLY_CONNECTED = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_fully_connected",
-    imports=(Import((aten.linear.default,), _import_linear, "weighted", weight_axis=0),),
+    imports=(Import((aten.linear.default,), _import_linear, "weighted", weight_axis=0, int16=True),),
     lowerings=(Lowering(("aten.linear",), _lower, after_folds=True, fuses_activation=True),),
     macs=_macs,
     path=_path,

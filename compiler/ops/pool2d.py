@@ -16,7 +16,7 @@ from compiler.decompositions import ceil_overhang
 from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op
 from compiler.ops.spec import Import, Lowering, OpSpec, tier_paths
-from compiler.quantized_pattern import match, replace
+from compiler.quantized_pattern import ACTIVATION, activation_dtype, match, replace
 from compiler.schema import program_generated as fb
 
 aten = torch.ops.aten
@@ -83,14 +83,15 @@ LOWERED = {"aten.max_pool2d": "max_pool2d", "aten.avg_pool2d": "avg_pool2d"}
 
 
 def _lower(graph: Graph, pool: Op) -> None:
-    matched = match(graph, pool, ("int8",), "pooling")
+    matched = match(graph, pool, (ACTIVATION,), "pooling")
+    dtype = activation_dtype(graph, matched, "pooling")
     (x, x_quant) = matched.sources[0]
     out = matched.out_quant
     if not (np.array_equal(x_quant.scale, out.scale) and np.array_equal(x_quant.zero_point, out.zero_point)):
         raise UnsupportedOpError("pooling whose output is quantized unlike its input", pool.origin,
                                  "Quantize with CortexMQuantizer (pooling shares its input's scale).")
     attrs = {"kernel": pool.attrs["kernel"], "stride": pool.attrs["stride"], "padding": pool.attrs["padding"],
-             "activation_min": -128, "activation_max": 127}
+             "activation_min": int(np.iinfo(dtype).min), "activation_max": int(np.iinfo(dtype).max)}
     if pool.kind == "aten.avg_pool2d":
         attrs |= {"count_include_pad": pool.attrs["count_include_pad"], "zero_point": int(out.zero_point[0])}
     replace(graph, matched, Op(LOWERED[pool.kind], [x.name], [matched.output], attrs, pool.origin))
@@ -155,7 +156,7 @@ MAX_POOL2D = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_max_pool2d",
-    imports=(Import((aten.max_pool2d.default,), _import_max_pool2d, "shared"),),
+    imports=(Import((aten.max_pool2d.default,), _import_max_pool2d, "shared", int16=True),),
     lowerings=(Lowering(tuple(LOWERED), _lower),),
     path=tier_paths("MVE 16 channels (VMAX)", "DSP 4 channels (SSUB8/SEL)"),
     stream=streaming.pool_window,
@@ -169,8 +170,8 @@ AVG_POOL2D = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_avg_pool2d",
-    imports=(Import((aten.avg_pool2d.default,), _import_avg_pool2d, "shared"),
-             Import((aten.adaptive_avg_pool2d.default,), _import_adaptive_average, "shared")),
+    imports=(Import((aten.avg_pool2d.default,), _import_avg_pool2d, "shared", int16=True),
+             Import((aten.adaptive_avg_pool2d.default,), _import_adaptive_average, "shared", int16=True)),
     path=tier_paths("MVE 4 channels (int32 lanes)", "DSP 4 channels (SXTAB16)"),
     take_zero_pad=_take_zero_pad,
     stream=streaming.pool_window,

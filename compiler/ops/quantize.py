@@ -42,9 +42,11 @@ def _read(table) -> dict:
 
 def _import_quantize(node: Node, args: list) -> tuple[str, dict]:
     _, scale, zero_point, qmin, qmax, dtype = node.args
-    if (qmin, qmax, dtype) != (-128, 127, torch.int8):
-        raise UnsupportedOpError(f"quantize to {dtype} [{qmin}, {qmax}]", origin_of(node),
-                                 "Ember activations are int8 in -128..127 (CortexMQuantizer).")
+    int16 = (qmin, qmax, dtype) == (-32768, 32767, torch.int16)
+    if (qmin, qmax, dtype) != (-128, 127, torch.int8) and not (int16 and zero_point == 0):
+        raise UnsupportedOpError(f"quantize to {dtype} [{qmin}, {qmax}] (zero point {zero_point})", origin_of(node),
+                                 "Ember activations are int8 in -128..127, or int16 in -32768..32767 with zero "
+                                 "point 0 (CortexMQuantizer, precision a16w8).")
     return "quantize", {"quant": Quant.per_tensor(scale, zero_point)}
 
 

@@ -48,6 +48,9 @@ class Import:
     # A ReLU / clamp that a producer's annotation may take as its fused output clamp.
     activation: bool = False
     float_only: bool = False  # no int8 lowering: float32 kernels only (left in float)
+    # Has int16 kernels (A16W8: int16 activations, zero point 0): an "a16w8" layer's op of this
+    # kind computes in int16; others stay int8, with a requantize at each boundary.
+    int16: bool = False
     # Ranges inside the op that PT2E cannot observe (an LSTM's cell state): (node, its float
     # argument values, its result) -> {name: (low, high)}, run on every calibration batch
     # (compiler/frontend.py); the union of the ranges reaches the reader as node.meta["ember_ranges"].

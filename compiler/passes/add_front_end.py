@@ -17,6 +17,7 @@ import numpy as np
 
 from compiler.errors import FrontEndError
 from compiler.ir import Graph, Op, Tensor
+from compiler.layout import SCHEMA_DTYPES
 from compiler.ops.mel_features import front_end_op
 from compiler.options import LoweringOptions
 
@@ -46,12 +47,14 @@ def add_front_end(graph: Graph, options: LoweringOptions) -> Graph:
         graph.add_tensor(tensor)
     ops = [op]
     source = features
-    if model_input.dtype == "int8":  # int8_io: the boundary quantize was removed; put one back
+    if model_input.dtype in SCHEMA_DTYPES:  # int8_io: the boundary quantize was removed; put one back
         quant = model_input.quant
         source = graph.unique_name("features_q")
-        graph.add_tensor(Tensor(source, "int8", graph.tensors[features].shape, quant))
+        graph.add_tensor(Tensor(source, model_input.dtype, graph.tensors[features].shape, quant))
         ops.append(Op("quantize", [features], [source], {"inv_scale": np.float32(1.0 / float(quant.scale[0])),
-                                                        "zero_point": int(quant.zero_point[0])}, front_end.name))
+                                                        "zero_point": int(quant.zero_point[0]),
+                                                        "output_type": SCHEMA_DTYPES[model_input.dtype]},
+                      front_end.name))
     ops.append(Op("reshape", [source], [model_input.name], {}, front_end.name))
     graph.ops[:0] = ops
     graph.inputs = [audio]

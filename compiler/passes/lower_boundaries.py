@@ -1,6 +1,7 @@
 """lower_boundaries: the quantize / dequantize ops left at the program's edges.
 
-A quantize of a float program input becomes Ember's `quantize` (float32 → int8); a dequantize
+A quantize of a float program input becomes Ember's `quantize` (float32 → int8, or int16 where
+an A16W8 layer reads the input); a dequantize
 that produces a program output becomes Ember's `dequantize`. With `int8_io`, both are removed
 and the program takes and returns the int8 tensors with their quantization recorded. A
 quantize → dequantize pair inside the graph (two lowered ops meeting) is a no-op and vanishes.
@@ -12,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from compiler.ir import Graph
+from compiler.layout import SCHEMA_DTYPES
 from compiler.options import LoweringOptions
 
 
@@ -26,10 +28,11 @@ def lower_boundaries(graph: Graph, options: LoweringOptions) -> Graph:
                 graph.ops.remove(op)
             else:
                 op.attrs = {"inv_scale": np.float32(1.0 / float(quant.scale[0])),
-                            "zero_point": int(quant.zero_point[0])}
+                            "zero_point": int(quant.zero_point[0]),
+                            "output_type": SCHEMA_DTYPES[graph.tensors[op.outputs[0]].dtype]}
         elif op.kind == "dequantize" and not op.attrs.get("per_channel"):
             source = graph.tensors[op.inputs[0]]
-            if source.dtype != "int8":
+            if source.dtype not in SCHEMA_DTYPES:
                 continue
             quant = op.attrs["quant"]
             source.quant = quant
