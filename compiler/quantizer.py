@@ -158,10 +158,12 @@ def _folds_into_producer(node: Node, root_of: dict[Node, Node]) -> bool:
             and producer not in root_of and _fused_activation(producer) is node)
 
 
-def _kept_quantization(node: Node, int16: bool = False) -> QuantizationSpec | SharedQuantizationSpec:
+def _kept_quantization(node: Node, int16: bool = False,
+                       unquantized: QuantizationSpec = ACTIVATION_QSPEC) -> QuantizationSpec | SharedQuantizationSpec:
     """An activation input's spec: the quantization its producer already gives it (a softmax's
     fixed 1/256, through any reshapes; with `int16`, a consumer with int16 kernels, an int16
-    output), so that no requantization sits between them; else int8's own."""
+    output), so that no requantization sits between them; else int8's own, or `unquantized`
+    where no producer is quantized (a program input, a float op's output)."""
     producer = node
     while isinstance(producer, Node):
         annotation = producer.meta.get("quantization_annotation")
@@ -170,6 +172,8 @@ def _kept_quantization(node: Node, int16: bool = False) -> QuantizationSpec | Sh
             return SharedQuantizationSpec(node)
         if int16 and output is ACTIVATION16_QSPEC:
             return ACTIVATION16_QSPEC
+        if output is None:
+            return unquantized
         if not isinstance(output, SharedQuantizationSpec) or not producer.args:
             break
         producer = producer.args[0]  # a reshape's or pool's output shares its input's
@@ -466,8 +470,10 @@ class CortexMQuantizer(Quantizer):
         """All inputs and the output share the first input's quantization: a pure copy."""
         first, *rest = node.args[0]
         shared = SharedQuantizationSpec((first, node))
+        own = ACTIVATION16_QSPEC if _kept_quantization(first, node.target in INT16_OPS) is ACTIVATION16_QSPEC \
+            else ACTIVATION_QSPEC  # int16 where its first input is
         node.meta["quantization_annotation"] = QuantizationAnnotation(
-            input_qspec_map={first: ACTIVATION_QSPEC, **{other: shared for other in rest if other is not first}},
+            input_qspec_map={first: own, **{other: shared for other in rest if other is not first}},
             output_qspec=shared, _annotated=True)
 
     def _annotate_recurrent(self, node: Node) -> None:
@@ -500,7 +506,7 @@ class CortexMQuantizer(Quantizer):
     def _annotate_shared(self, node: Node) -> None:
         source = node.args[0]
         node.meta["quantization_annotation"] = QuantizationAnnotation(
-            input_qspec_map={source: _kept_quantization(source, node.target in INT16_OPS)},
+            input_qspec_map={source: _kept_quantization(source, node.target in INT16_OPS, self._activation(node))},
             output_qspec=SharedQuantizationSpec((source, node)),
             _annotated=True,
         )

@@ -1,6 +1,6 @@
 """concatenation: int8 tensors sharing one quantization, joined along an axis (a strided copy);
-or int16 ones (raw audio samples: a streamed front end's history joined to its new samples,
-passes/stream_frames.py).
+or int16 ones (an A16W8 layer's, zero point 0; raw audio samples: a streamed front end's history
+joined to its new samples, passes/stream_frames.py).
 
 Lowering: dequantize → cat → quantize becomes `concatenation` on the
 int8 codes; PyTorch's dim is mapped to Ember's NHWC axis for 4-D maps.
@@ -18,10 +18,11 @@ import torch
 from torch.fx import Node
 
 from compiler import reference
+from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op, Tensor
 from compiler.layout import ember_axis, requantized
 from compiler.ops.spec import Import, Lowering, OpSpec, int_options
-from compiler.quantized_pattern import match, replace
+from compiler.quantized_pattern import ACTIVATION, activation_dtype, match, replace
 from compiler.schema import program_generated as fb
 
 aten = torch.ops.aten
@@ -42,7 +43,11 @@ _write, _read = int_options("ConcatenationOptions", (("axis", "Axis"),))
 
 
 def _lower(graph: Graph, cat: Op) -> None:
-    matched = match(graph, cat, ("int8",) * len(cat.inputs), "cat")
+    matched = match(graph, cat, (ACTIVATION,) * len(cat.inputs), "cat")
+    dtype = activation_dtype(graph, matched, "cat")
+    if any(t.dtype != dtype for t, _ in matched.sources):
+        raise UnsupportedOpError(f"cat of {', '.join(sorted({t.dtype for t, _ in matched.sources}))} tensors",
+                                 cat.origin, "Quantize its inputs alike (CortexMQuantizer does).")
     inputs = [requantized(graph, t.name, quant, matched.out_quant, cat) for t, quant in matched.sources]
     axis = ember_axis(cat.attrs["dim"], cat.attrs["rank"])
     grouped: list[Op] = []
@@ -62,7 +67,7 @@ def _joined(graph: Graph, parts: list[str], axis: int, cat: Op, ops: list[Op]) -
     first = graph.tensors[parts[0]]
     shape = list(first.shape)
     shape[axis] = sum(graph.tensors[p].shape[axis] for p in parts)
-    joined = graph.add_tensor(Tensor(graph.unique_name(f"{cat.outputs[0]}_part"), "int8", tuple(shape), first.quant))
+    joined = graph.add_tensor(Tensor(graph.unique_name(f"{cat.outputs[0]}_part"), first.dtype, tuple(shape), first.quant))
     ops.append(Op("concatenation", parts, [joined.name], {"axis": axis}, cat.origin))
     return joined.name
 
@@ -81,7 +86,7 @@ CONCATENATION = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_concatenation",
-    imports=(Import((aten.cat.default,), _import_cat, "concatenation"),),
+    imports=(Import((aten.cat.default,), _import_cat, "concatenation", int16=True),),
     lowerings=(Lowering(("aten.cat",), _lower),),
     path={"*": "row copies"},
 )

@@ -15,6 +15,7 @@ from compiler.aten_node import given_args, origin_of
 from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op, Quant
 from compiler.layout import ember_axis, moved
+from compiler.quantized_pattern import QUANTIZE_TO
 from compiler.ops.spec import Import, Lowering, OpSpec, int_list, int_vector
 from compiler.schema import program_generated as fb
 
@@ -48,21 +49,22 @@ def _read(table) -> dict:
             "float_value": np.float32(o.FloatValue())}
 
 
-def _pad_op(op: Op, rank: int) -> callable:
+def _pad_op(graph: Graph, op: Op, rank: int) -> callable:
     def build(source: str, output: str, quant: Quant) -> list[Op]:
         before, after = [0] * rank, [0] * rank
         pad = op.attrs["pad"]
         for i in range(len(pad) // 2):
             axis = ember_axis(rank - 1 - i, rank)
             before[axis], after[axis] = pad[2 * i], pad[2 * i + 1]
-        code = reference.quantize_f32_s8(np.array([op.attrs["value"]], np.float32),
-                                         np.float32(1.0 / float(quant.scale[0])), int(quant.zero_point[0]))
+        quantize = QUANTIZE_TO[graph.tensors[output].dtype]
+        code = quantize(np.array([op.attrs["value"]], np.float32), np.float32(1.0 / float(quant.scale[0])),
+                        int(quant.zero_point[0]))
         return [Op("pad", [source], [output], {"before": before, "after": after, "value": int(code[0])}, op.origin)]
     return build
 
 
 def _lower(graph: Graph, pad: Op) -> None:
-    moved(graph, pad, "pad", _pad_op(pad, len(graph.tensors[pad.outputs[0]].shape)))
+    moved(graph, pad, "pad", _pad_op(graph, pad, len(graph.tensors[pad.outputs[0]].shape)))
 
 
 def _import_pad(node: Node, args: list) -> tuple[str, dict]:
@@ -128,7 +130,7 @@ PAD = OpSpec(
     read_options=_read,
     registration="em_op_pad",
     fold=_fold,
-    imports=(Import((aten.pad.default, aten.constant_pad_nd.default), _import_pad, "shared"),),
+    imports=(Import((aten.pad.default, aten.constant_pad_nd.default), _import_pad, "shared", int16=True),),
     lowerings=(Lowering(("aten.pad",), _lower),),
     path={"*": "fill, then row copies"},
 )

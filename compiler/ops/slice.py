@@ -101,7 +101,7 @@ SLICE = OpSpec(
     read_options=_read,
     registration="em_op_slice",
     fold=_fold,
-    imports=(Import((aten.slice.Tensor, aten.narrow.default, aten.select.int), _import_slice, "shared"),),
+    imports=(Import((aten.slice.Tensor, aten.narrow.default, aten.select.int), _import_slice, "shared", int16=True),),
     lowerings=(Lowering(("aten.slice",), _lower),),
     path={"*": "strided copy"},
 )
