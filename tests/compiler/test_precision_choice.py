@@ -61,16 +61,36 @@ def test_a_flash_budget_puts_the_least_sensitive_layers_at_int4_and_is_met(setup
     assert "| smooth | Linear | 3,072 |" in printed and "1 of 3 layers at a8w4" in printed
 
 
-def test_an_output_sqnr_bound_takes_layers_while_it_holds(setup):
+def test_an_output_sqnr_bound_takes_int4_layers_while_it_holds(setup):
     model, example, calibration = setup
     loose = precision.choose(model, example, calibration, min_output_sqnr_db=0.0, verbose=False)
-    assert set(loose.chosen) == {"smooth", "rough", "out"}
-    layers = {l.module: l for l in loose.layers}
-    bound = precision._predicted_sqnr([layers["smooth"]]) - 0.01
+    assert loose.chosen == {"smooth": "a8w4", "rough": "a8w4", "out": "a8w4"}
+    layers = loose.layers
+    bound = precision.predicted_sqnr(layers, {"smooth": "a8w4"}) - 0.01
     tight = precision.choose(model, example, calibration, min_output_sqnr_db=bound, verbose=False)
     assert "rough" not in tight.chosen and tight.predicted_output_sqnr_db >= bound
-    none = precision.choose(model, example, calibration, min_output_sqnr_db=200.0, verbose=False)
-    assert none.chosen == {}
+    assert set(tight.chosen.values()) == {"a8w4"}
+
+
+def test_a_bound_above_int8_puts_the_noisiest_activations_at_int16(setup):
+    model, example, calibration = setup
+    layers = {l.module: l for l in precision.measure(model, calibration)}
+    for layer in layers.values():  # int16 outputs: about 48 dB (2^8) less noise than int8 ones
+        assert layer.layer_sqnr_a16 > layer.layer_sqnr_a8 + 40
+        assert layer.output_noise_a16 < layer.output_noise_a8 / 1000 and layer.macs > 0
+    int8 = precision.predicted_sqnr(list(layers.values()), {})
+    choice = precision.choose(model, example, calibration, min_output_sqnr_db=int8 + 3.0, verbose=False)
+    sixteen = [m for m, p in choice.chosen.items() if p == "a16w8"]
+    assert sixteen and choice.predicted_output_sqnr_db >= int8 + 3.0
+    # the first layer promoted removes the most noise per MAC
+    best = max(layers.values(), key=lambda l: (l.output_noise_a8 - l.output_noise_a16) / l.macs)
+    assert best.module in sixteen
+    program = compiler.lower(model, example, calibration, quantizer=choice.quantizer(), report_fallbacks=False)
+    sixteen_bit = [op for op in program.graph.ops
+                   if op.kind == "fully_connected" and program.graph.tensors[op.outputs[0]].dtype == "int16"]
+    assert len(sixteen_bit) == len(sixteen)
+    with pytest.raises(PrecisionError, match="out of reach: with int16 activations in every layer"):
+        precision.choose(model, example, calibration, min_output_sqnr_db=300.0, verbose=False)
 
 
 def test_the_base_quantizers_own_precision_is_kept(setup):

@@ -1,0 +1,123 @@
+"""A16W8: int16 activations where the layer's precision is "a16w8" and its op has int16 kernels;
+the boundaries to int8 regions; the program file; the reference against PyTorch's quantized model."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+import compiler
+from compiler.errors import UnsupportedOpError
+from compiler.fixedpoint import requantize_s64
+from compiler.quantizer import CortexMQuantizer
+from compiler.reader import read_program
+from compiler.schema import program_generated as fb
+from tools.debug_numerics import op_by_op_lsb
+
+
+class Net(nn.Module):
+    """conv2d, depthwise, an add of two branches, a pad, a pool, a flatten, linear, softmax."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stem = nn.Conv2d(3, 8, 3, padding=1)
+        self.depthwise = nn.Conv2d(8, 8, 3, padding=1, groups=8)
+        self.pool = nn.AvgPool2d(2)
+        self.head = nn.Linear(8 * 4 * 3, 5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.relu(self.stem(nn.functional.pad(x, (1, 0, 0, 1))))
+        y = torch.relu(self.depthwise(y)) + y
+        return torch.softmax(self.head(self.pool(y).flatten(1)), -1)
+
+
+SHAPE = (1, 3, 8, 6)
+
+
+def _lower(precision: str = "a16w8", **options) -> compiler.Program:
+    torch.manual_seed(7)
+    model = Net().eval()
+    calibration = [torch.randn(SHAPE) for _ in range(8)]
+    return compiler.lower(model, (torch.randn(SHAPE),), calibration, "cortex-m55", report_fallbacks=False,
+                          quantizer=CortexMQuantizer(precision=precision, **options))
+
+
+@pytest.fixture(scope="module")
+def programs() -> dict[str, compiler.Program]:
+    return {precision: _lower(precision) for precision in ("a8w8", "a16w8")}
+
+
+def _dtypes(program: compiler.Program) -> list[tuple[str, str]]:
+    graph = program.graph
+    return [(op.kind, graph.tensors[op.outputs[0]].dtype) for op in graph.ops]
+
+
+def test_ops_with_int16_kernels_compute_in_int16_and_softmax_stays_int8(programs):
+    assert _dtypes(programs["a16w8"]) == [
+        ("quantize", "int16"), ("conv2d", "int16"), ("depthwise_conv2d", "int16"), ("add", "int16"),
+        ("avg_pool2d", "int16"), ("fully_connected", "int16"), ("requantize", "int8"), ("softmax", "int8"),
+        ("dequantize", "float32")]
+    assert {dtype for kind, dtype in _dtypes(programs["a8w8"]) if kind != "dequantize"} == {"int8"}
+    graph = programs["a16w8"].graph
+    for op in graph.ops:
+        if graph.tensors[op.outputs[0]].dtype == "int16":
+            assert int(graph.tensors[op.outputs[0]].quant.zero_point[0]) == 0
+
+
+def test_the_program_file_holds_int16_tensors_and_output_types(programs):
+    graph, _, _ = read_program(programs["a16w8"].to_bytes())
+    kinds = {op.kind: op for op in graph.ops}
+    assert kinds["quantize"].attrs["output_type"] == fb.DType.INT16
+    assert kinds["requantize"].attrs["output_type"] == fb.DType.INT8
+    assert graph.tensors[kinds["conv2d"].outputs[0]].dtype == "int16"
+    x = np.random.default_rng(0).standard_normal(SHAPE).astype(np.float32).transpose(0, 2, 3, 1)
+    np.testing.assert_array_equal(compiler.reference.run(graph, [x])[graph.outputs[0]],
+                                  programs["a16w8"].run_reference(x)[0])
+
+
+def test_within_one_lsb_of_pytorch_op_by_op(programs):
+    rng = np.random.default_rng(5)
+    for precision, program in programs.items():
+        lsbs = []
+        for _ in range(4):
+            x = rng.standard_normal(SHAPE).astype(np.float32)
+            ours = [x.transpose(0, 2, 3, 1)]
+            lsbs += [lsb for *_, lsb in op_by_op_lsb(program, ours)]
+            theirs = program.quantized_model(torch.from_numpy(x)).detach().numpy()
+            got = program.run_reference(*ours)[0]
+            assert np.abs(got - theirs).max() <= 1.5 / 256  # the softmax's int8 output: one LSB
+        assert max(lsbs) <= 1 and len(lsbs) >= 4 * (8 if precision == "a16w8" else 7)
+
+
+def test_an_a16w8_region_meets_int8_ones_through_requantizes():
+    program = _lower("a8w8", precision_modules={"depthwise": "a16w8"})
+    kinds = _dtypes(program)
+    assert ("depthwise_conv2d", "int16") in kinds and ("conv2d", "int8") in kinds
+    requantizes = [op for op in program.graph.ops if op.kind == "requantize"]
+    assert {program.graph.tensors[op.outputs[0]].dtype for op in requantizes} == {"int8", "int16"}
+    x = np.random.default_rng(2).standard_normal(SHAPE).astype(np.float32)
+    assert max(lsb for *_, lsb in op_by_op_lsb(program, [x.transpose(0, 2, 3, 1)])) <= 1
+
+
+def test_requantize_s64_rounds_half_up_on_the_reduced_multiplier():
+    # 0.75 as Q31 (shift 0): the Q15 multiplier is 24576, exactly 0.75
+    multiplier, shift = np.int64(3 << 29), np.int64(0)
+    acc = np.array([0, 1, 2, 3, -1, -2, -3, 2**46, -(2**46)], np.int64)
+    expected = np.floor(acc * 0.75 + 0.5).astype(np.int64)
+    np.testing.assert_array_equal(requantize_s64(acc, multiplier, shift), expected)
+    # a multiplier within 2^15 of 2^31 saturates to 0x7FFF rather than wrapping to -2^15
+    assert requantize_s64(np.int64(1 << 20), np.int64(0x7FFFFFFF), np.int64(0)) == ((1 << 20) * 0x7FFF + (1 << 14)) >> 15
+
+
+def test_int16_with_a_zero_point_is_named():
+    class Odd(nn.Module):
+        def forward(self, x):
+            return torch.ops.quantized_decomposed.quantize_per_tensor(x, 0.1, 3, -32768, 32767, torch.int16)
+
+    from compiler.ops.quantize import _import_quantize
+
+    node = torch.export.export(Odd(), (torch.randn(2),)).graph_module.graph
+    quantize = next(n for n in node.nodes if n.op == "call_function")
+    with pytest.raises(UnsupportedOpError, match="zero point 3"):
+        _import_quantize(quantize, [])
