@@ -3,7 +3,7 @@
     python -m compiler lower --model path/to/model.py:build --input-shape 1,640 \
         --calibration calib.npy --target cortex-m55 -o model.embr [--emit-c DIR] [--int8-io]
         [--skip-modules head,blocks.3] [--skip-ops softmax,div] [--front-end mfcc_kws]
-        [--precision a8w4] [--int4-modules head,blocks.3] [--flash-budget 250000]
+        [--precision a8w4] [--int4-modules head,blocks.3] [--int16-modules stem] [--flash-budget 250000]
     python -m compiler inspect model.embr [--json] [--model-explorer graph.json] [--profile profile.json]
     python -m compiler run model.embr --input x.npy [--output y.npy]
 
@@ -94,7 +94,8 @@ def _lower(args: argparse.Namespace) -> int:
     model = _load_model_factory(args.model)()
     quantizer = CortexMQuantizer(skip_modules=_names(args.skip_modules), skip_ops=_names(args.skip_ops),
                                  precision=args.precision,
-                                 precision_modules={name: "a8w4" for name in _names(args.int4_modules)})
+                                 precision_modules={**{name: "a16w8" for name in _names(args.int16_modules)},
+                                                    **{name: "a8w4" for name in _names(args.int4_modules)}})
     front_end = None
     if args.front_end:
         from compiler.audio_features import FRONT_ENDS
@@ -193,9 +194,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--int8-io", action="store_true", help="take and return int8 instead of float32")
     p.add_argument("--skip-modules", help="submodules to leave in float, e.g. head,blocks.3 (float32 kernels)")
     p.add_argument("--skip-ops", help="ATen ops to leave in float, e.g. softmax,add")
-    p.add_argument("--precision", default="a8w8", choices=["a8w8", "a8w4"],  # quantizer.PRECISIONS (no torch here)
-                   help="every layer's precision (a8w4: int4 weights where an int4 kernel exists)")
+    p.add_argument("--precision", default="a8w8", choices=["a8w8", "a8w4", "a16w8"],  # quantizer.PRECISIONS (no torch)
+                   help="every layer's precision (a8w4: int4 weights where an int4 kernel exists; a16w8: int16 "
+                   "activations where an int16 kernel exists)")
     p.add_argument("--int4-modules", help="submodules at a8w4 (int4 weights), e.g. head,blocks.3")
+    p.add_argument("--int16-modules", help="submodules at a16w8 (int16 activations), e.g. stem")
     p.add_argument("--flash-budget", type=int, help="program bytes: layers go to a8w4, least sensitive first, "
                    "until the program fits (compiler/precision.py; the chosen table is printed)")
     p.add_argument("--front-end", help="an audio front end run on the device (mfcc_kws, log_mel_anomaly): "

@@ -151,16 +151,18 @@ def test_cli_errors_are_one_named_line(files, args, message, capsys):
     assert message.format(f=files) in stderr and "Traceback" not in stderr, stderr
 
 
-def test_cli_lowers_int4_weights_where_asked(files, capsys):
+def test_cli_lowers_int4_weights_and_int16_activations_where_asked(files, capsys):
     from compiler.reader import read_program
 
-    for args, dtype in ((["--precision", "a8w4"], "int4"), (["--int4-modules", "0"], "int4"), ([], "int8")):
-        out = files / f"w{len(args)}{dtype}.embr"
+    for args, weights, activations in ((["--precision", "a8w4"], "int4", "int8"), (["--int4-modules", "0"], "int4", "int8"),
+                                       (["--precision", "a16w8"], "int8", "int16"),
+                                       (["--int16-modules", "0"], "int8", "int16"), ([], "int8", "int8")):
+        out = files / f"w{len(args)}{weights}{activations}.embr"
         assert main(["lower", "--model", f"{files}/model.py:build", "--input-shape", "1,8", "--calibration",
                      f"{files}/calibration.npy", "-o", str(out), *args]) == 0
         graph, _, _ = read_program(out.read_bytes())
         (fc,) = [op for op in graph.ops if op.kind == "fully_connected"]
-        assert graph.tensors[fc.inputs[1]].dtype == dtype
+        assert graph.tensors[fc.inputs[1]].dtype == weights and graph.tensors[fc.inputs[0]].dtype == activations
 
 
 def test_a_file_that_is_no_program_is_a_format_error():
