@@ -78,6 +78,10 @@ MODELS: dict[str, BenchModel] = {m.name: m for m in (
     # int4 weights in every layer with an int4 kernel (issue 20): what the unpacking costs.
     BenchModel("ds_cnn_w4", "DS-CNN A8W4", "apps.kws.model", "ds_cnn", (1, 1, 49, 10), {}, "a8w4"),
     BenchModel("micro_yolo_w4", "µYOLO A8W4", "apps.person_detect.model", "micro_yolo", (1, 3, 128, 128), {}, "a8w4"),
+    # int16 activations in every op with an int16 kernel (issue 20): what A16W8 costs.
+    BenchModel("ds_cnn_a16", "DS-CNN A16W8", "apps.kws.model", "ds_cnn", (1, 1, 49, 10), {}, "a16w8"),
+    BenchModel("autoencoder_a16", "autoencoder A16W8", "apps.anomaly.model", "AnomalyAutoencoder", (1, 640), {},
+               "a16w8"),
 )}
 MLPERF_MODELS = ("ds_cnn", "resnet8", "mobilenet_v1_025", "autoencoder")  # the ones with CMSIS-NN figures
 CMSIS_NN_NOTE = "CMSIS-NN commit 99f736a, -O3, GCC 12.2, whole network (issue 3)"
