@@ -13,15 +13,16 @@ from compiler.schema import program_generated as fb
 
 FIELDS = (("input_offset", "InputOffset"), ("output_offset", "OutputOffset"),
           ("output_multiplier", "OutputMultiplier"), ("output_shift", "OutputShift"))
+DEFAULTS = {"output_type": fb.DType.INT8}
 OUTPUT_TYPES = {fb.DType.INT8: np.int8, fb.DType.INT16: np.int16}
 
 
 def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
-    dtype = OUTPUT_TYPES[op.attrs.get("output_type", fb.DType.INT8)]
+    dtype = OUTPUT_TYPES[op.attrs.get("output_type", DEFAULTS["output_type"])]
     return [reference.requantize_s8(inputs[0], output_dtype=dtype, **{attr: op.attrs[attr] for attr, _ in FIELDS})]
 
 
-_write, _read = int_options("RequantizeOptions", FIELDS + (("output_type", "OutputType"),))
+_write, _read = int_options("RequantizeOptions", FIELDS + (("output_type", "OutputType"),), DEFAULTS)
 
 
 REQUANTIZE = OpSpec(

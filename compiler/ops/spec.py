@@ -172,13 +172,18 @@ def tier_paths(mve: str, dsp: str | None = None, scalar: str = "scalar") -> dict
     return {"mve": mve, "dsp": scalar if dsp is None else dsp, "scalar": scalar}
 
 
-def int_options(table: str, fields: tuple[tuple[str, str], ...]) -> tuple[Callable, Callable]:
+def int_options(table: str, fields: tuple[tuple[str, str], ...],
+                defaults: dict[str, int] | None = None) -> tuple[Callable, Callable]:
     """(write_options, read_options) of an options table of int fields: `fields` pairs each op
-    attr with its field's name in the generated code (("axis", "Axis"), …)."""
+    attr with its field's name in the generated code (("axis", "Axis"), …); `defaults` holds the
+    value written for an attr an op may leave out (a field appended to the schema later)."""
+    defaults = defaults or {}
+
     def write(builder, op: Op) -> int:
         getattr(fb, f"{table}Start")(builder)
         for attr, name in fields:
-            getattr(fb, f"{table}Add{name}")(builder, int(op.attrs[attr]))
+            value = op.attrs[attr] if attr in op.attrs or attr not in defaults else defaults[attr]
+            getattr(fb, f"{table}Add{name}")(builder, int(value))
         return getattr(fb, f"{table}End")(builder)
 
     def read(options_table) -> dict:
