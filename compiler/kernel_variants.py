@@ -9,6 +9,11 @@ runs what the bits say, the adapter's check() refuses bits that do not fit the l
 firmware links exactly the variants its program's bits name (emit_c.variants_h). Nothing mirrors
 a dispatch: the C decides nothing these choices cover.
 
+An op kind's int16 (A16W8) kernel is linked the same way, by a switch of its own and no program
+bits: EM_NN_VARIANT_<KIND>_S16 (OpSpec.int16_kernel) is 1 in a firmware exactly when its program
+has an op of that kind with an int16 input or output; the adapter refuses such an op with
+EM_NN_ERR_VARIANT_NOT_LINKED where the switch is 0, so an int8 model links no int16 code.
+
 Also used by `python -m compiler inspect` (and its Model Explorer graph) to name each op's path.
 """
 from __future__ import annotations
@@ -36,6 +41,22 @@ PATH_BITS: dict[str, int] = _path_bits(VARIANTS_HEADER)
 SELECTABLE_VARIANTS: tuple[str, ...] = tuple(name for spec in OP_TABLE.values() for name in spec.variants)
 
 
+def int16_switch(kind: str) -> str:
+    """The link switch of `kind`'s int16 kernel: EM_NN_VARIANT_<its name>."""
+    return f"{kind.upper()}_S16"
+
+
+# Every int16 kernel's link switch, in the records' order.
+INT16_SWITCHES: tuple[str, ...] = tuple(int16_switch(spec.kind) for spec in OP_TABLE.values() if spec.int16_kernel)
+# Every EM_NN_VARIANT_<NAME> a program's firmware defines (emit_c.variants_h).
+LINK_SWITCHES: tuple[str, ...] = SELECTABLE_VARIANTS + INT16_SWITCHES
+
+
+def is_int16(graph: Graph, op: Op) -> bool:
+    """Whether `op` reads or writes int16 activations (an A16W8 layer or boundary)."""
+    return any(graph.tensors[name].dtype == "int16" for name in (*op.inputs, *op.outputs))
+
+
 def bits_of(names: frozenset[str] | set[str]) -> int:
     return sum(PATH_BITS[name] for name in names)
 
@@ -57,7 +78,8 @@ def chosen_variants(graph: Graph, tier: str, optimize: str = "speed") -> list[fr
     for spec in OP_TABLE.values():
         if spec.choose_variants is None:
             continue
-        at = [i for i, op in enumerate(graph.ops) if op.kind == spec.kind and "paths" not in op.attrs]
+        at = [i for i, op in enumerate(graph.ops)
+              if op.kind == spec.kind and "paths" not in op.attrs and not is_int16(graph, op)]
         if at:
             for i, names in zip(at, spec.choose_variants(graph, [graph.ops[i] for i in at], total,
                                                          optimize == "size")):
@@ -66,8 +88,10 @@ def chosen_variants(graph: Graph, tier: str, optimize: str = "speed") -> list[fr
 
 
 def linked_variants(graph: Graph, tier: str, optimize: str = "speed") -> set[str]:
-    """The variants a firmware of `graph` on `tier` links: those its ops run."""
-    return set().union(*chosen_variants(graph, tier, optimize))
+    """The variants a firmware of `graph` on `tier` links: those its ops run, and the int16 kernels
+    of the kinds it has int16 ops of."""
+    int16 = {int16_switch(op.kind) for op in graph.ops if OP_TABLE[op.kind].int16_kernel and is_int16(graph, op)}
+    return set().union(int16, *chosen_variants(graph, tier, optimize))
 
 
 def kernel_variant(graph: Graph, op: Op, tier: str, chosen: frozenset[str] | None = None) -> str:

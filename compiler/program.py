@@ -124,7 +124,7 @@ class Program:
             out / "em_registry.c": emit_c.registry_c(self.selected_ops),
             out / "em_nn_variants_selected.h": emit_c.variants_h(
                 kernel_variants.linked_variants(self.graph, self.target.tier, self.target.optimize),
-                kernel_variants.SELECTABLE_VARIANTS),
+                kernel_variants.LINK_SWITCHES),
         }
         for path, text in files.items():
             write_atomically(path, text)
@@ -179,7 +179,7 @@ def emit_programs_c(programs: Mapping[str, Program], out_dir: str | Path,
         out / f"{symbol}.c": emit_c.programs_array_c({symbols[n]: p.to_bytes() for n, p in programs.items()}),
         out / f"{symbol}.h": emit_c.programs_header_c(symbol, list(symbols.values())),
         out / "em_registry.c": emit_c.registry_c([s for p in programs.values() for s in p.selected_ops]),
-        out / "em_nn_variants_selected.h": emit_c.variants_h(used, kernel_variants.SELECTABLE_VARIANTS),
+        out / "em_nn_variants_selected.h": emit_c.variants_h(used, kernel_variants.LINK_SWITCHES),
     }
     for path, text in files.items():
         write_atomically(path, text)

@@ -110,6 +110,10 @@ class OpSpec:
     # (compiler/kernel_variants.py); the adapter's check() refuses a choice that does not fit.
     variants: tuple[str, ...] = ()
     choose_variants: Callable[[Graph, list[Op], int, bool], list[set[str]]] | None = None
+    # Its kernel has an int16 (A16W8) form, built only into a firmware whose program has an op of
+    # this kind with an int16 input or output: link switch EM_NN_VARIANT_<KIND>_S16 of
+    # em_nn_variants.h (compiler/kernel_variants.py). Its int8 variants are not chosen for such ops.
+    int16_kernel: bool = False
     # What reports add to its shapes (compiler/layers.py), e.g. a convolution's " k3x3/2".
     shape_note: Callable[[Graph, Op], str] | None = None
     # Its constants (weights, bias) only its kernel reads, at run time, so they may be copied to

@@ -7,11 +7,13 @@ On the M55 every choice the check accepts gives the reference's bytes, whichever
 have made; what the compiler does choose is what conformance and the apps run."""
 from __future__ import annotations
 
+import re
 import subprocess
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+
 import pytest
 
 from build_host import build_em_run, build_em_run_firmware
@@ -111,6 +113,13 @@ def test_every_variant_has_one_bit_and_a_link_switch():
     assert len(set(bits)) == len(bits) and all(b & (b - 1) == 0 for b in bits)
     for name in kv.SELECTABLE_VARIANTS:
         assert f"#ifndef EM_NN_VARIANT_{name}\n#define EM_NN_VARIANT_{name} 1\n" in HEADER
+
+
+def test_every_int16_kernel_has_exactly_one_link_switch():
+    """The header defaults a switch per op kind whose record says int16_kernel, and no other."""
+    in_header = set(re.findall(r"^#define EM_NN_VARIANT_(\w+_S16) 1$", HEADER, re.MULTILINE))
+    assert in_header == set(kv.INT16_SWITCHES)
+    assert not set(kv.INT16_SWITCHES) & set(kv.SELECTABLE_VARIANTS)
 
 
 @pytest.mark.parametrize("name", list(LAYERS))

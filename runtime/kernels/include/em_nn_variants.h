@@ -80,6 +80,16 @@
 #define EM_NN_VARIANT_FC_MVE_ROWS4 1
 #endif
 
+/* The int16 (A16W8) kernel of an op kind, EM_NN_VARIANT_<KIND>_S16 (compiler/ops/spec.py
+ * int16_kernel): a firmware builds it only where its program has an op of that kind with an int16
+ * input or output. There is no program bit: the adapter asks EM_NN_S16_LINKED(KIND) of an int16
+ * op at load and refuses it with EM_NN_ERR_VARIANT_NOT_LINKED when the build left it out. */
+/* ... of the weighted kernels (conv2d, depthwise_conv2d, fully_connected) */
+/* ... of the others (quantize, dequantize, requantize, pools, add, pad) */
+
+/** Whether this build links op kind KIND's int16 kernel (KIND as in EM_NN_VARIANT_<KIND>_S16). */
+#define EM_NN_S16_LINKED(KIND) (EM_NN_VARIANT_##KIND##_S16 != 0)
+
 /* The bit of each variant in a program's paths; compiler/kernel_variants.py reads them from these
  * lines, written as (1u << n). Bits are stable: programs record them. */
 #define EM_NN_PATH_DW_MVE_FULL_KW3 (1u << 0)
