@@ -94,6 +94,16 @@ def activation_dtype(graph: Graph, matched: QuantizedOp, what: str) -> str:
     return x.dtype
 
 
+def binary_dtype(graph: Graph, matched: QuantizedOp, what: str) -> str:
+    """activation_dtype of an op of two activations, which must share it."""
+    dtype = activation_dtype(graph, matched, what)
+    (a, _), (b, _) = matched.sources
+    if b.dtype != dtype:
+        raise UnsupportedOpError(f"{what} of {a.dtype} and {b.dtype}", matched.op.origin,
+                                 "Quantize both operands alike (CortexMQuantizer does).")
+    return dtype
+
+
 def requantization(real: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-channel (multiplier, shift) int32 arrays for real multipliers."""
     multiplier, shift = zip(*(quantize_multiplier(float(r)) for r in np.atleast_1d(real)))

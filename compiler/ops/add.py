@@ -23,8 +23,7 @@ from compiler.ir import Graph, Op
 from compiler.ops import broadcast, overlap
 from compiler.ops.float_binary import read_binary
 from compiler.ops.spec import Import, Lowering, OpSpec, int_options
-from compiler.errors import UnsupportedOpError
-from compiler.quantized_pattern import ACTIVATION, activation_dtype, clamp_range, match, nhwc_operand, replace
+from compiler.quantized_pattern import ACTIVATION, binary_dtype, clamp_range, match, nhwc_operand, replace
 from compiler.reference import add_left_shift
 from compiler.schema import program_generated as fb
 
@@ -63,11 +62,8 @@ def lower_add_like(graph: Graph, add: Op, what: str, b_sign: int) -> None:
     the kernel adds −b) pattern around `add` by one int8 `add`; an `alpha` (a + alpha·b) scales
     b's scale, its sign b's."""
     matched = match(graph, add, (ACTIVATION, ACTIVATION), what)
-    dtype = activation_dtype(graph, matched, what)
+    dtype = binary_dtype(graph, matched, what)
     (a, a_quant), (b, b_quant) = matched.sources
-    if b.dtype != dtype:
-        raise UnsupportedOpError(f"{what} of {a.dtype} and {b.dtype}", add.origin,
-                                 "Quantize both operands alike (CortexMQuantizer does).")
     alpha = add.attrs.get("alpha", 1.0)
     b_sign = b_sign if alpha >= 0 else -b_sign
     scale_a, scale_b = float(a_quant.scale[0]), float(b_quant.scale[0]) * abs(alpha)

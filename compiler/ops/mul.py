@@ -1,7 +1,7 @@
-"""mul: elementwise product of two int8 tensors (NumPy broadcasting).
+"""mul: elementwise product of two int8 tensors (NumPy broadcasting), or of two int16 ones (A16W8).
 
 Lowering: dequantize(a) · dequantize(b) (+ activation) → quantize becomes `mul`:
-the centred int8 product requantized by scale_a · scale_b / scale_out (reference.mul_s8).
+the centred product requantized by scale_a · scale_b / scale_out (reference.mul_s8, mul_s16).
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from compiler.ir import Graph, Op
 from compiler.ops import overlap
 from compiler.ops.float_binary import read_binary
 from compiler.ops.spec import Import, Lowering, OpSpec, int_options, tier_paths
-from compiler.quantized_pattern import QuantizedOp, clamp_range, match, nhwc_operand, replace
+from compiler.quantized_pattern import ACTIVATION, QuantizedOp, binary_dtype, clamp_range, match, nhwc_operand, replace
 from compiler.schema import program_generated as fb
 
 aten = torch.ops.aten
@@ -36,15 +36,15 @@ def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
 _write, _read = int_options("MulOptions", FIELDS)
 
 
-def lower_product(graph: Graph, matched: QuantizedOp, kind: str, factor: float = 1.0) -> None:
-    """Replaces a matched product of two int8 activations (mul, or batch_matmul) by `kind`: both
+def lower_product(graph: Graph, matched: QuantizedOp, kind: str, factor: float = 1.0, dtype: str = "int8") -> None:
+    """Replaces a matched product of two `dtype` activations (mul, or batch_matmul) by `kind`: both
     zero points as offsets, one requantization by scale_a · scale_b · factor / scale_out (`factor`:
     a number the product is scaled by, attention's 1/√d)."""
     (a, a_quant), (b, b_quant) = matched.sources
     out = matched.out_quant
     multiplier, shift = quantize_multiplier(
         float(a_quant.scale[0]) * float(b_quant.scale[0]) * factor / float(out.scale[0]))
-    act_min, act_max = clamp_range(matched.op.attrs.get("activation"), out)
+    act_min, act_max = clamp_range(matched.op.attrs.get("activation"), out, dtype)
     out_rank = len(graph.tensors[matched.output].shape)
     inputs = [nhwc_operand(graph, a, out_rank), nhwc_operand(graph, b, out_rank)]
     replace(graph, matched, Op(kind, inputs, [matched.output], {
@@ -55,7 +55,8 @@ def lower_product(graph: Graph, matched: QuantizedOp, kind: str, factor: float =
 
 
 def _lower(graph: Graph, mul: Op) -> None:
-    lower_product(graph, match(graph, mul, ("int8", "int8"), "mul"), "mul")
+    matched = match(graph, mul, (ACTIVATION, ACTIVATION), "mul")
+    lower_product(graph, matched, "mul", dtype=binary_dtype(graph, matched, "mul"))
 
 
 def _import_mul(node: Node, args: list) -> tuple[str, dict]:
@@ -77,9 +78,10 @@ MUL = OpSpec(
     write_options=_write,
     read_options=_read,
     registration="em_op_mul",
-    imports=(Import((aten.mul.Tensor,), _import_mul, "binary"),),
+    imports=(Import((aten.mul.Tensor,), _import_mul, "binary", int16=True),),
     lowerings=(Lowering(("aten.mul",), _lower, fuses_activation=True),),
     in_place=overlap.elementwise,
     path=tier_paths("MVE 4 lanes"),
     stream=streaming.framewise,
+    int16_kernel=True,
 )

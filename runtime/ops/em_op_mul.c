@@ -1,11 +1,14 @@
 /**
  * @file em_op_mul.c
- * @brief MUL adapter: a, b int8 -> output int8 (NumPy broadcasting as em_op_broadcast.h
- *        allows), MulOptions. check() verifies shapes and option ranges (em_mul_params): input offsets
- *        -127..128 so that (a + a_offset)·(b + b_offset) fits int32, output offset and clamps int8,
- *        multiplier >= 0 and shift -31..30 (em_nn_requantize's contract).
+ * @brief MUL adapter: a, b int8 -> output int8, or all int16 (A16W8) (NumPy broadcasting as
+ *        em_op_broadcast.h allows), MulOptions. check() verifies shapes and option ranges
+ *        (em_mul_params): int8 input offsets -127..128 so that (a + a_offset)·(b + b_offset)
+ *        fits int32, output offset and clamps int8; int16 offsets 0 and clamps int16; multiplier
+ *        >= 0 and shift -31..30 (em_nn_requantize's contract). An int16 op in a firmware built
+ *        without em_mul_s16 (em_nn_variants.h, MUL_S16) is EM_ERR_VARIANT_NOT_LINKED.
  */
 #include "em_nn_functions.h"
+#include "em_nn_variants.h"
 #include "em_op_broadcast.h"
 #include "em_op_support.h"
 
@@ -37,6 +40,17 @@ static bool em_mul_offset_ok(int32_t offset)
     return offset >= -127 && offset <= 128; /* minus an int8 zero point */
 }
 
+/** Whether @p p fits int8 operands (@p wide false) or int16 ones (zero points 0). */
+static bool em_mul_params_ok(const em_mul_params *p, bool wide)
+{
+    const bool offsets = wide ? p->a_offset == 0 && p->b_offset == 0 && p->output_offset == 0
+                              : em_mul_offset_ok(p->a_offset) && em_mul_offset_ok(p->b_offset)
+                                    && em_op_in_s8(p->output_offset);
+    const int32_t lo = wide ? INT16_MIN : INT8_MIN, hi = wide ? INT16_MAX : INT8_MAX;
+    return offsets && p->output_multiplier >= 0 && p->output_shift >= -31 && p->output_shift <= 30
+           && p->activation_min >= lo && p->activation_max <= hi && p->activation_min <= p->activation_max;
+}
+
 static em_status em_mul_check(const em_op_context *ctx)
 {
     em_mul_args a;
@@ -45,17 +59,13 @@ static em_status em_mul_check(const em_op_context *ctx)
         return s;
     }
     em_broadcast_dims dims;
-    const em_mul_params *p = &a.params;
-    if (a.in[EM_MUL_A].dtype != EM_DTYPE_INT8 || a.in[EM_MUL_B].dtype != EM_DTYPE_INT8
-        || a.output.dtype != EM_DTYPE_INT8
-        || !em_op_broadcast_dims(&a.in[EM_MUL_A], &a.in[EM_MUL_B], &a.output, &dims)
-        || !em_mul_offset_ok(p->a_offset) || !em_mul_offset_ok(p->b_offset) || !em_op_in_s8(p->output_offset)
-        || p->output_multiplier < 0 || p->output_shift < -31 || p->output_shift > 30
-        || !em_op_in_s8(p->activation_min) || !em_op_in_s8(p->activation_max)
-        || p->activation_min > p->activation_max) {
+    const em_dtype dtype = a.output.dtype;
+    if ((dtype != EM_DTYPE_INT8 && dtype != EM_DTYPE_INT16) || a.in[EM_MUL_A].dtype != dtype
+        || a.in[EM_MUL_B].dtype != dtype || !em_op_broadcast_dims(&a.in[EM_MUL_A], &a.in[EM_MUL_B], &a.output, &dims)
+        || !em_mul_params_ok(&a.params, dtype == EM_DTYPE_INT16)) {
         return EM_ERR_BAD_OPERATOR;
     }
-    return EM_OK;
+    return dtype == EM_DTYPE_INT16 && !EM_NN_S16_LINKED(MUL) ? EM_ERR_VARIANT_NOT_LINKED : EM_OK;
 }
 
 static em_status em_mul_eval(const em_op_context *ctx)
@@ -68,6 +78,10 @@ static em_status em_mul_eval(const em_op_context *ctx)
     em_broadcast_dims dims;
     if (!em_op_broadcast_dims(&a.in[EM_MUL_A], &a.in[EM_MUL_B], &a.output, &dims)) {
         return EM_ERR_BAD_OPERATOR; /* never: check() verified the same shapes (dims stay set for the optimiser) */
+    }
+    if (EM_NN_S16_LINKED(MUL) && a.output.dtype == EM_DTYPE_INT16) {
+        return em_op_status(em_mul_s16(&a.params, &dims, (const int16_t *)a.in[EM_MUL_A].data,
+                                       (const int16_t *)a.in[EM_MUL_B].data, (int16_t *)a.output.data));
     }
     return em_op_status(em_mul_s8(&a.params, &dims, (const int8_t *)a.in[EM_MUL_A].data,
                                   (const int8_t *)a.in[EM_MUL_B].data, (int8_t *)a.output.data));

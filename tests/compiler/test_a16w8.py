@@ -121,3 +121,31 @@ def test_int16_with_a_zero_point_is_named():
     quantize = next(n for n in node.nodes if n.op == "call_function")
     with pytest.raises(UnsupportedOpError, match="zero point 3"):
         _import_quantize(quantize, [])
+
+
+class Gated(nn.Module):
+    """A product of two activations (a gate) and one of an activation and a constant."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.value = nn.Conv2d(3, 6, 1)
+        self.gate = nn.Conv2d(3, 6, 3, padding=1)
+        self.register_buffer("weight", torch.linspace(-2.0, 3.0, 6).reshape(1, 6, 1, 1))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.value(x) * self.gate(x) * self.weight
+
+
+def test_a_product_of_int16_activations_is_an_int16_mul_within_one_lsb():
+    torch.manual_seed(3)
+    model = Gated().eval()
+    calibration = [torch.randn(SHAPE) for _ in range(8)]
+    program = compiler.lower(model, (torch.randn(SHAPE),), calibration, "cortex-m4", report_fallbacks=False,
+                             quantizer=CortexMQuantizer(precision="a16w8"))
+    graph = program.graph
+    muls = [op for op in graph.ops if op.kind == "mul"]
+    assert len(muls) == 2 and all(graph.tensors[t].dtype == "int16" for op in muls for t in (*op.inputs, *op.outputs))
+    assert all(op.attrs["a_offset"] == op.attrs["b_offset"] == op.attrs["output_offset"] == 0 for op in muls)
+    x = np.random.default_rng(4).standard_normal(SHAPE).astype(np.float32)
+    compared = op_by_op_lsb(program, [x.transpose(0, 2, 3, 1)])
+    assert max(lsb for *_, lsb in compared) <= 1 and [kind for _, kind, _ in compared].count("mul") == 2

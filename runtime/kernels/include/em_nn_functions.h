@@ -379,7 +379,8 @@ em_nn_status em_lut_s8(const int8_t *input, int32_t count, const int8_t *table, 
 em_nn_status em_lut_channels_s8(const int8_t *input, int32_t outer, int32_t channels, int32_t inner,
                                 const int8_t *table, int8_t *output);
 
-/** Quantization of an elementwise multiply (the schema's MulOptions, reference.mul_s8). */
+/** Quantization of an elementwise multiply (the schema's MulOptions, reference.mul_s8); int16
+ *  (em_mul_s16): offsets 0, clamps -32768..32767. */
 typedef struct {
     int32_t a_offset;          /**< minus input a's zero point, -127..128 */
     int32_t b_offset;          /**< minus input b's zero point, -127..128 */
@@ -403,6 +404,17 @@ typedef struct {
  */
 em_nn_status em_mul_s8(const em_mul_params *params, const em_broadcast_dims *dims, const int8_t *a, const int8_t *b,
                        int8_t *output);
+
+/**
+ * int16 elementwise multiply (A16W8, reference.mul_s16): em_mul_s8's formula on int16 codes,
+ * with @p params' offsets 0 (int16 is symmetric), clamps -32768..32767 and |a·b| <= 2^30.
+ * @param a        int16, -32768..32767, row-major of dims->a_shape
+ * @param b        likewise, of dims->b_shape
+ * @param output   int16, row-major of dims->shape; may overlap an operand as em_mul_s8's
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for a NULL pointer or dims / params out of range.
+ */
+em_nn_status em_mul_s16(const em_mul_params *params, const em_broadcast_dims *dims, const int16_t *a,
+                        const int16_t *b, int16_t *output);
 
 /**
  * Copies one concatenation input into its slice of the output (reference.concat_s8): for each of
