@@ -21,6 +21,7 @@ from compiler import emit_c
 from compiler import kernel_variants as kv
 from compiler import reference
 from compiler.ir import Graph, Tensor
+from compiler.ops import OP_TABLE
 from compiler.reader import read_program
 from compiler.target import Target
 from compiler.writer import write_program
@@ -219,3 +220,33 @@ def test_a_variant_the_firmware_left_out_is_refused_at_load(tmp_path: Path):
     rows, taps = run_batch(Device("corstone300", "corstone300"), firmware, programs, tmp_path / "run").verdicts
     assert rows.status == "EM_ERR_VARIANT_NOT_LINKED", (rows.status, rows.detail)
     assert taps.matched, (taps.status, taps.detail)
+
+
+def _int16_cases() -> dict:
+    """Per op kind, its first conformance case whose output is int16 (an A16W8 op)."""
+    from conformance import all_cases
+
+    first: dict = {}
+    for case in all_cases():
+        if case.output.dtype == "int16":
+            first.setdefault(case.op, case)
+    return first
+
+
+def test_an_int16_op_the_firmware_left_out_is_refused_at_load(tmp_path: Path):
+    """em_run built as an int8 program's firmware (every int16 switch 0): an int16 op of each kind
+    with an int16 kernel is refused at load, naming the missing kernel; the full build runs it."""
+    int16 = _int16_cases()
+    cases = {kv.int16_switch(spec.kind): int16.get(spec.kind) for spec in OP_TABLE.values() if spec.int16_kernel}
+    assert cases and all(cases.values()), f"int16 kernels without an int16 conformance case: {cases}"
+    (tmp_path / "em_nn_variants_selected.h").write_text(emit_c.variants_h(kv.SELECTABLE_VARIANTS, kv.LINK_SWITCHES))
+    int8_only = build_em_run(extra=["-DEM_NN_VARIANTS_SELECTED", f"-I{tmp_path}"])
+    host = Device("host", "host")
+    programs = [(write_program(c.graph, host.target), c.input_bytes(), c.expected()) for c in cases.values()]
+    for firmware, linked in ((int8_only, False), (build_em_run(), True)):
+        verdicts = run_batch(host, firmware, programs, tmp_path / f"run_{linked}").verdicts
+        for (switch, case), verdict in zip(cases.items(), verdicts):
+            if linked:
+                assert verdict.matched, (case.id, verdict.status, verdict.detail)
+            else:
+                assert verdict.status == "EM_ERR_VARIANT_NOT_LINKED", (switch, case.id, verdict.status)
