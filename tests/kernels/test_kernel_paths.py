@@ -7,6 +7,7 @@ On the M55 every choice the check accepts gives the reference's bytes, whichever
 have made; what the compiler does choose is what conformance and the apps run."""
 from __future__ import annotations
 
+import importlib
 import re
 import subprocess
 from dataclasses import replace
@@ -21,6 +22,7 @@ from compiler import emit_c
 from compiler import kernel_variants as kv
 from compiler import reference
 from compiler.ir import Graph, Tensor
+from compiler.ops import OP_TABLE
 from compiler.reader import read_program
 from compiler.target import Target
 from compiler.writer import write_program
@@ -219,3 +221,33 @@ def test_a_variant_the_firmware_left_out_is_refused_at_load(tmp_path: Path):
     rows, taps = run_batch(Device("corstone300", "corstone300"), firmware, programs, tmp_path / "run").verdicts
     assert rows.status == "EM_ERR_VARIANT_NOT_LINKED", (rows.status, rows.detail)
     assert taps.matched, (taps.status, taps.detail)
+
+
+INT16_KINDS = [spec_kind for spec_kind, spec in OP_TABLE.items() if spec.int16_kernel]
+
+
+def _int16_and_int8_case(kind: str):
+    """The first int16 (A16W8) case and the first int8 one of `kind`'s conformance cases."""
+    cases = importlib.import_module(f"cases.{kind}").cases()
+    int16 = next(c for c in cases if kv.is_int16(c.graph, c.graph.ops[0]))
+    int8 = next(c for c in cases if not kv.is_int16(c.graph, c.graph.ops[0])
+                and any(t.dtype == "int8" for t in c.graph.tensors.values()))
+    return int16, int8
+
+
+def test_an_int16_kernel_the_firmware_left_out_is_refused_at_load(tmp_path: Path):
+    """em_run on the host built as a program's firmware (EM_NN_VARIANTS_SELECTED) whose program has
+    no int16 op: every EM_NN_VARIANT_<KIND>_S16 is 0, so each op kind's int16 form is refused at load
+    with EM_ERR_VARIANT_NOT_LINKED, and its int8 form still runs bit-exact."""
+    assert INT16_KINDS, "no op record says int16_kernel"
+    (tmp_path / "em_nn_variants_selected.h").write_text(
+        emit_c.variants_h(set(kv.SELECTABLE_VARIANTS), kv.LINK_SWITCHES))
+    runner = build_em_run(extra=["-DEM_NN_VARIANTS_SELECTED", f"-I{tmp_path}"])
+    host = Target("host")
+    pairs = {kind: _int16_and_int8_case(kind) for kind in INT16_KINDS}
+    programs = [(write_program(case.graph, host), case.input_bytes(), case.expected())
+                for int16, int8 in pairs.values() for case in (int16, int8)]
+    verdicts = run_batch(Device("host", "host"), runner, programs, tmp_path / "run").verdicts
+    for (kind, (int16, int8)), refused, ran in zip(pairs.items(), verdicts[0::2], verdicts[1::2]):
+        assert refused.status == "EM_ERR_VARIANT_NOT_LINKED", (kind, int16.name, refused.status, refused.detail)
+        assert ran.matched, (kind, int8.name, ran.status, ran.detail)
