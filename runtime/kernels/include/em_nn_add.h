@@ -87,6 +87,13 @@ EM_NN_ADD_ALWAYS_INLINE int32x4_t em_nn_add_requantize_mve(int32x4_t x, em_nn_ad
     return vrshlq_n_s32(vmulhq_s32(vqshlq_r_s32(x, r.left), r.multiplier), r.right);
 }
 
+/** (x + offset) << the headroom shift of @p wide, on 4 lanes (an immediate each: also at -O0). */
+EM_NN_ADD_ALWAYS_INLINE int32x4_t em_nn_add_headroom_mve(int32x4_t x, int32_t offset, bool wide)
+{
+    const int32x4_t centred = vaddq_n_s32(x, offset);
+    return wide ? vshlq_n_s32(centred, EM_ADD_LEFT_SHIFT_S16) : vshlq_n_s32(centred, EM_ADD_LEFT_SHIFT);
+}
+
 /** Four elements at @p i of an int8 or (@p wide) int16 operand, widened to int32 lanes. */
 EM_NN_ADD_ALWAYS_INLINE int32x4_t em_nn_add_load_mve(const void *x, int32_t i, bool tail, mve_pred16_t pred,
                                                      bool wide)
@@ -108,10 +115,10 @@ EM_NN_ADD_ALWAYS_INLINE void em_nn_add_step_mve(const void *a, int32_t a_offset,
     int32x4_t sb = sb0;
     const int32x4_t x = em_nn_add_load_mve(a, i, tail, pred, wide);
     /* |x + offset| <= 256 (int16: 2^15): the shift is exact */
-    const int32x4_t sa = em_nn_add_requantize_mve(vshlq_n_s32(vaddq_n_s32(x, a_offset), EM_NN_ADD_LEFT(wide)), ra);
+    const int32x4_t sa = em_nn_add_requantize_mve(em_nn_add_headroom_mve(x, a_offset, wide), ra);
     if (!b_scalar) {
         const int32x4_t y = em_nn_add_load_mve(b, i, tail, pred, wide);
-        sb = em_nn_add_requantize_mve(vshlq_n_s32(vaddq_n_s32(y, b_offset), EM_NN_ADD_LEFT(wide)), rb);
+        sb = em_nn_add_requantize_mve(em_nn_add_headroom_mve(y, b_offset, wide), rb);
     }
     int32x4_t v = em_nn_add_requantize_mve(vaddq_s32(sa, sb), ro);
     v = vaddq_n_s32(v, out_offset); /* |v| <= 2^29 + 128: no overflow */
