@@ -35,7 +35,7 @@ REQUANTIZE = OpSpec(
     read_options=_read,
     registration="em_op_requantize",
     in_place=overlap.elementwise,
-    path=by_precision(tier_paths("MVE 4 lanes"), tier_paths("int16: MVE 4 lanes (VLDRH / VSTRH widening)")),
+    path=by_precision(tier_paths("MVE 4 lanes"), tier_paths("int16: MVE 4 lanes (VLDRH / VSTRH widening)", scalar="int16: scalar")),
     int16_kernel=True,
     stream=streaming.framewise,
 )
