@@ -123,12 +123,14 @@ static inline __attribute__((always_inline)) void em_nn_dequantize_mve(const voi
                                                                        float scale, int32_t zero_point,
                                                                        float *output, bool wide)
 {
+    /* the scale in a vector ahead of the loop: VMUL by a general register kept a VMOV in it */
+    const float32x4_t factor = vdupq_n_f32(scale);
     for (int32_t i = 0; i < count; i += 4) {
         const mve_pred16_t p = vctp32q((uint32_t)(count - i));
         const int32x4_t q = wide ? vldrhq_z_s32((const int16_t *)input + i, p)
                                  : vldrbq_z_s32((const int8_t *)input + i, p);
         const float32x4_t centred = vcvtq_f32_s32(vsubq_n_s32(q, zero_point));
-        vstrwq_p_f32(output + i, vmulq_n_f32(centred, scale), p);
+        vstrwq_p_f32(output + i, vmulq_f32(centred, factor), p);
     }
 }
 #endif
