@@ -22,6 +22,7 @@ from compiler.fixedpoint import quantize_multiplier
 from compiler.ir import Graph, Op
 from compiler.ops import broadcast, overlap
 from compiler.ops.float_binary import read_binary
+from compiler.ops.int16_path import by_precision
 from compiler.ops.spec import Import, Lowering, OpSpec, int_options
 from compiler.quantized_pattern import ACTIVATION, binary_dtype, clamp_range, match, nhwc_operand, replace
 from compiler.reference import add_left_shift
@@ -117,6 +118,7 @@ ADD = OpSpec(
              Import((aten.sub.Tensor,), _import_sub, "binary", int16=True)),
     lowerings=(Lowering(("aten.add",), _lower_add, fuses_activation=True), Lowering(("aten.sub",), _lower_sub, after_folds=True, fuses_activation=True)),
     in_place=overlap.elementwise,
-    path=_path,
+    path=by_precision(_path, {"mve": "int16: MVE 4 lanes (VLDRH.S32)", "*": "int16: scalar per element"}),
+    int16_kernel=True,
     stream=streaming.framewise,
 )

@@ -1,4 +1,4 @@
-"""dequantize: int8 → float32 at the program's output boundary."""
+"""dequantize: int8 → float32 at the program's output boundary (int16 → float32 for an A16W8 output)."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,6 +8,7 @@ from torchao.quantization.pt2e import quantize_pt2e  # noqa: F401  (registers th
 
 from compiler import reference, streaming
 from compiler.ir import Op, Quant
+from compiler.ops.int16_path import by_precision
 from compiler.ops.spec import Import, OpSpec, tier_paths
 from compiler.schema import program_generated as fb
 
@@ -56,6 +57,8 @@ DEQUANTIZE = OpSpec(
     registration="em_op_dequantize",
     imports=(Import((qd.dequantize_per_tensor.default,), _import_dequantize),
              Import((qd.dequantize_per_channel.default,), _import_dequantize_per_channel)),
-    path=tier_paths("MVE float 4 lanes", scalar="scalar (integer bits without an FPU)"),
+    path=by_precision(tier_paths("MVE float 4 lanes", scalar="scalar (integer bits without an FPU)"),
+                      tier_paths("int16: MVE float 4 lanes (VLDRH.S32)", scalar="int16: scalar (integer bits without an FPU)")),
+    int16_kernel=True,
     stream=streaming.framewise,
 )

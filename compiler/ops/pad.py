@@ -16,6 +16,7 @@ from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op, Quant
 from compiler.layout import ember_axis, moved
 from compiler.quantized_pattern import QUANTIZE_TO
+from compiler.ops.int16_path import by_precision
 from compiler.ops.spec import Import, Lowering, OpSpec, int_list, int_vector
 from compiler.schema import program_generated as fb
 
@@ -132,5 +133,7 @@ PAD = OpSpec(
     fold=_fold,
     imports=(Import((aten.pad.default, aten.constant_pad_nd.default), _import_pad, "shared", int16=True),),
     lowerings=(Lowering(("aten.pad",), _lower),),
-    path={"*": "fill, then row copies"},
+    path=by_precision({"*": "fill, then row copies"}, {"mve": "int16: fill 8 halfwords (VSTRH), then row copies",
+                                                          "*": "int16: fill by words, then row copies"}),
+    int16_kernel=True,
 )

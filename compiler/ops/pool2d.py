@@ -1,4 +1,4 @@
-"""max_pool2d and avg_pool2d: NHWC int8, input and output sharing their quantization.
+"""max_pool2d and avg_pool2d: NHWC int8 (or int16, A16W8), input and output sharing their quantization.
 
 Lowering: dequantize → max / average pool → quantize, with the output sharing
 the input's quantization (CortexMQuantizer makes it so), becomes `max_pool2d` / `avg_pool2d` on
@@ -15,6 +15,7 @@ from compiler.aten_node import given_args, origin_of, pair
 from compiler.decompositions import ceil_overhang
 from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op
+from compiler.ops.int16_path import by_precision
 from compiler.ops.spec import Import, Lowering, OpSpec, tier_paths
 from compiler.quantized_pattern import ACTIVATION, activation_dtype, match, replace
 from compiler.schema import program_generated as fb
@@ -158,7 +159,9 @@ MAX_POOL2D = OpSpec(
     registration="em_op_max_pool2d",
     imports=(Import((aten.max_pool2d.default,), _import_max_pool2d, "shared", int16=True),),
     lowerings=(Lowering(tuple(LOWERED), _lower),),
-    path=tier_paths("MVE 16 channels (VMAX)", "DSP 4 channels (SSUB8/SEL)"),
+    path=by_precision(tier_paths("MVE 16 channels (VMAX)", "DSP 4 channels (SSUB8/SEL)"),
+                      tier_paths("int16: MVE 8 channels (VMAX.S16)", "int16: DSP 2 channels (SSUB16/SEL)", "int16: scalar")),
+    int16_kernel=True,
     stream=streaming.pool_window,
 )
 
@@ -172,7 +175,9 @@ AVG_POOL2D = OpSpec(
     registration="em_op_avg_pool2d",
     imports=(Import((aten.avg_pool2d.default,), _import_avg_pool2d, "shared", int16=True),
              Import((aten.adaptive_avg_pool2d.default,), _import_adaptive_average, "shared", int16=True)),
-    path=tier_paths("MVE 4 channels (int32 lanes)", "DSP 4 channels (SXTAB16)"),
+    path=by_precision(tier_paths("MVE 4 channels (int32 lanes)", "DSP 4 channels (SXTAB16)"),
+                      tier_paths("int16: MVE 4 channels (int32 lanes, VLDRH.S32)", scalar="int16: scalar")),
+    int16_kernel=True,
     take_zero_pad=_take_zero_pad,
     stream=streaming.pool_window,
 )

@@ -11,6 +11,7 @@ from compiler import reference, streaming
 from compiler.aten_node import origin_of
 from compiler.errors import UnsupportedOpError
 from compiler.ir import Op, Quant
+from compiler.ops.int16_path import by_precision
 from compiler.ops.spec import Import, OpSpec, tier_paths
 from compiler.schema import program_generated as fb
 
@@ -59,6 +60,8 @@ QUANTIZE = OpSpec(
     read_options=_read,
     registration="em_op_quantize",
     imports=(Import((qd.quantize_per_tensor.default,), _import_quantize),),
-    path=tier_paths("MVE float 4 lanes", scalar="scalar (integer bits without an FPU)"),
+    path=by_precision(tier_paths("MVE float 4 lanes", scalar="scalar (integer bits without an FPU)"),
+                      tier_paths("int16: MVE float 4 lanes (VSTRH.32)", scalar="int16: scalar (integer bits without an FPU)")),
+    int16_kernel=True,
     stream=streaming.framewise,
 )

@@ -7,6 +7,7 @@ import numpy as np
 from compiler import reference, streaming
 from compiler.ir import Op
 from compiler.ops import overlap
+from compiler.ops.int16_path import by_precision
 from compiler.ops.spec import OpSpec, int_options, tier_paths
 from compiler.schema import program_generated as fb
 
@@ -34,6 +35,7 @@ REQUANTIZE = OpSpec(
     read_options=_read,
     registration="em_op_requantize",
     in_place=overlap.elementwise,
-    path=tier_paths("MVE 4 lanes"),
+    path=by_precision(tier_paths("MVE 4 lanes"), tier_paths("int16: MVE 4 lanes (VLDRH / VSTRH widening)", scalar="int16: scalar")),
+    int16_kernel=True,
     stream=streaming.framewise,
 )

@@ -1595,7 +1595,8 @@ def ConcatenationOptionsEnd(builder):
 
 
 # PAD with a constant (compiler/reference.py: pad): `before[d]` / `after[d]` cells (>= 0) on
-# each side of dimension d hold `value` (INT8, INT32: the code, e.g. the quantized pad value)
+# each side of dimension d hold `value` (INT8, INT16, INT32: the code, e.g. the quantized pad
+# value, in the dtype's range: INT16 -32768..32767, A16W8's symmetric codes making a zero pad 0)
 # or `float_value` (FLOAT32).
 class PadOptions(object):
     __slots__ = ['_tab']

@@ -34,6 +34,7 @@
 #include <stddef.h>
 
 #include "em_nn_functions.h"
+#include "em_nn_pool.h"
 #include "em_nn_support.h"
 #include "em_nn_tier.h"
 
@@ -62,16 +63,7 @@ typedef struct {
  *  register: read through @p px it would be reloaded for every four channels. */
 static inline int32x4_t em_nn_avg_divide_mve(int32x4_t sum, uint32_t count, uint32_t m, const em_nn_avg_pixel *px)
 {
-    const uint32x4_t u = vreinterpretq_u32_s32(sum);
-    uint32x4_t q = vmulhq_u32(u, vdupq_n_u32(m));
-    uint32x4_t r = vsubq_u32(u, vmulq_n_u32(q, count));
-    const mve_pred16_t over = vcmpcsq_n_u32(r, count);
-    q = vaddq_m_n_u32(q, q, 1u, over);
-    r = vsubq_m_n_u32(r, r, count, over);
-    const uint32x4_t t = vaddq_u32(vshlq_n_u32(r, 1), vandq_u32(q, vdupq_n_u32(1u)));
-    q = vaddq_m_n_u32(q, q, 1u, vcmphiq_n_u32(t, count));
-    const int32x4_t v = vaddq_n_s32(vreinterpretq_s32_u32(q), px->out_bias);
-    return vminq_s32(vmaxq_s32(v, vdupq_n_s32(px->act_min)), vdupq_n_s32(px->act_max));
+    return em_nn_avg_round_mve(sum, count, m, px->out_bias, px->act_min, px->act_max);
 }
 
 /** One output pixel, four channels per step in int32 lanes: widening loads (VLDRB.S32) add
@@ -113,12 +105,7 @@ static __attribute__((noinline)) void em_nn_avg_pixel_mve(const em_nn_avg_pixel 
  *  (count <= u < 512·count: see the file comment). */
 static inline int8_t em_nn_avg_out(int32_t sum, const em_nn_avg_pixel *px)
 {
-    const uint32_t u = (uint32_t)sum;
-    const uint32_t q = u / px->count;
-    const uint32_t r = u - q * px->count;
-    const uint32_t up = 2u * r + (q & 1u) > px->count ? 1u : 0u;
-    const int32_t v = (int32_t)(q + up) + px->out_bias;
-    return (int8_t)(v < px->act_min ? px->act_min : (v > px->act_max ? px->act_max : v));
+    return (int8_t)em_nn_avg_round((uint32_t)sum, px->count, px->out_bias, px->act_min, px->act_max);
 }
 
 static void em_nn_avg_pixel_scalar(const em_nn_avg_pixel *px, int8_t *out)
@@ -179,46 +166,48 @@ static void em_nn_avg_pixel_dsp(const em_nn_avg_pixel *px, int8_t *out)
 
 #endif
 
+/** What every pixel of one call shares: the pixel's constants, the operands, the area. */
+typedef struct {
+    em_nn_avg_pixel px;
+    const int8_t *input;
+    int8_t *output;
+    int32_t area, count_include_pad, zero_point;
+} em_nn_avg_pool_s8_call;
+
+static inline __attribute__((always_inline)) void em_nn_avg_pool_s8_pixel(void *ctx, const em_nn_pool_window *w,
+                                                                          int32_t out)
+{
+    em_nn_avg_pool_s8_call *c = (em_nn_avg_pool_s8_call *)ctx;
+    em_nn_avg_pixel *px = &c->px;
+    px->rows = w->rows;
+    px->cols = w->cols;
+    const int32_t real = w->rows * w->cols; /* >= 1: em_pool_s8_validate() */
+    px->count = (uint32_t)(c->count_include_pad ? c->area : real);
+    px->bias = 256 * (int32_t)px->count - real * c->zero_point;
+    px->in = c->input + w->first;
+#if EM_NN_TIER_MVE
+    em_nn_avg_pixel_mve(px, c->output + out);
+#elif EM_NN_TIER_DSP
+    em_nn_avg_pixel_dsp(px, c->output + out);
+#else
+    em_nn_avg_pixel_scalar(px, c->output + out);
+#endif
+}
+
 em_nn_status em_avg_pool_s8_trusted(const em_pool_params *params, const em_pool_dims *dims, const int8_t *input,
                                     int8_t *output)
 {
-    /* Locals, not pointers: every int8 store may alias *params / *dims, forcing re-reads. */
-    const em_pool_params p = *params;
-    const em_pool_dims d = *dims;
-    const int32_t height = d.input_h, width = d.input_w, channels = d.channels;
-    const int32_t area = p.kernel_h * p.kernel_w;
-    em_nn_avg_pixel px;
-    px.row_stride = width * channels;
-    px.channels = channels;
-    px.out_bias = p.zero_point - 256;
-    px.act_min = p.activation_min;
-    px.act_max = p.activation_max;
-    int8_t *out = output;
-    for (int32_t n = 0; n < d.batches; n++) {
-        const int8_t *image = input + n * height * px.row_stride;
-        for (int32_t oy = 0; oy < d.output_h; oy++) {
-            const int32_t y0 = oy * p.stride_h - p.pad_top;
-            const int32_t y_lo = y0 > 0 ? y0 : 0;
-            const int32_t y_hi = y0 + p.kernel_h < height ? y0 + p.kernel_h : height;
-            px.rows = y_hi - y_lo;
-            for (int32_t ox = 0; ox < d.output_w; ox++, out += channels) {
-                const int32_t x0 = ox * p.stride_w - p.pad_left;
-                const int32_t x_lo = x0 > 0 ? x0 : 0;
-                const int32_t x_hi = x0 + p.kernel_w < width ? x0 + p.kernel_w : width;
-                px.cols = x_hi - x_lo;
-                const int32_t real = px.rows * px.cols; /* >= 1: em_pool_s8_validate() */
-                px.count = (uint32_t)(p.count_include_pad ? area : real);
-                px.bias = 256 * (int32_t)px.count - real * p.zero_point;
-                px.in = image + y_lo * px.row_stride + x_lo * channels;
-#if EM_NN_TIER_MVE
-                em_nn_avg_pixel_mve(&px, out);
-#elif EM_NN_TIER_DSP
-                em_nn_avg_pixel_dsp(&px, out);
-#else
-                em_nn_avg_pixel_scalar(&px, out);
-#endif
-            }
-        }
-    }
+    em_nn_avg_pool_s8_call call;
+    call.px.row_stride = dims->input_w * dims->channels;
+    call.px.channels = dims->channels;
+    call.px.out_bias = params->zero_point - 256;
+    call.px.act_min = params->activation_min;
+    call.px.act_max = params->activation_max;
+    call.input = input;
+    call.output = output;
+    call.area = params->kernel_h * params->kernel_w;
+    call.count_include_pad = params->count_include_pad;
+    call.zero_point = params->zero_point;
+    em_nn_pool_walk(params, dims, em_nn_avg_pool_s8_pixel, &call);
     return EM_NN_OK;
 }

@@ -55,3 +55,21 @@ em_nn_status em_avg_pool_s8(const em_pool_params *params, const em_pool_dims *di
     }
     return em_avg_pool_s8_trusted(params, dims, input, output);
 }
+
+em_nn_status em_max_pool_s16(const em_pool_params *params, const em_pool_dims *dims, const int16_t *input,
+                             int16_t *output)
+{
+    if (em_pool_s16_validate(params, dims) != EM_NN_OK || input == NULL || output == NULL) {
+        return EM_NN_ERR_BAD_ARGUMENT;
+    }
+    return em_max_pool_s16_trusted(params, dims, input, output);
+}
+
+em_nn_status em_avg_pool_s16(const em_pool_params *params, const em_pool_dims *dims, const int16_t *input,
+                             int16_t *output)
+{
+    if (em_avg_pool_s16_validate(params, dims) != EM_NN_OK || input == NULL || output == NULL) {
+        return EM_NN_ERR_BAD_ARGUMENT;
+    }
+    return em_avg_pool_s16_trusted(params, dims, input, output);
+}

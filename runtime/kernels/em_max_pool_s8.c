@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "em_nn_functions.h"
+#include "em_nn_pool.h"
 #include "em_nn_support.h"
 #include "em_nn_tier.h"
 
@@ -113,39 +114,35 @@ static void em_nn_max_pixel_dsp(const int8_t *in, int32_t row_stride, int32_t ch
 
 #endif
 
+/** What every pixel of one call shares. */
+typedef struct {
+    const int8_t *input;
+    int8_t *output;
+    int32_t row_stride, channels;
+    int8_t act_min, act_max;
+} em_nn_max_pool_s8_call;
+
+static inline __attribute__((always_inline)) void em_nn_max_pool_s8_pixel(void *ctx, const em_nn_pool_window *w,
+                                                                          int32_t out)
+{
+    const em_nn_max_pool_s8_call *c = (const em_nn_max_pool_s8_call *)ctx;
+#if EM_NN_TIER_MVE
+    em_nn_max_pixel_mve(c->input + w->first, c->row_stride, c->channels, w->rows, w->cols, c->act_min, c->act_max,
+                        c->output + out);
+#elif EM_NN_TIER_DSP
+    em_nn_max_pixel_dsp(c->input + w->first, c->row_stride, c->channels, w->rows, w->cols, c->act_min, c->act_max,
+                        c->output + out);
+#else
+    em_nn_max_pixel_scalar(c->input + w->first, c->row_stride, c->channels, w->rows, w->cols, c->act_min,
+                           c->act_max, c->output + out);
+#endif
+}
+
 em_nn_status em_max_pool_s8_trusted(const em_pool_params *params, const em_pool_dims *dims, const int8_t *input,
                                     int8_t *output)
 {
-    /* Locals, not pointers: every int8 store may alias *params / *dims, forcing re-reads. */
-    const em_pool_params p = *params;
-    const em_pool_dims d = *dims;
-    const int32_t height = d.input_h, width = d.input_w, channels = d.channels;
-    const int32_t row_stride = width * channels;
-    const int8_t act_min = (int8_t)p.activation_min, act_max = (int8_t)p.activation_max;
-    int8_t *out = output;
-    for (int32_t n = 0; n < d.batches; n++) {
-        const int8_t *image = input + n * height * row_stride;
-        for (int32_t oy = 0; oy < d.output_h; oy++) {
-            const int32_t y0 = oy * p.stride_h - p.pad_top;
-            const int32_t y_lo = y0 > 0 ? y0 : 0;
-            const int32_t y_hi = y0 + p.kernel_h < height ? y0 + p.kernel_h : height;
-            for (int32_t ox = 0; ox < d.output_w; ox++, out += channels) {
-                const int32_t x0 = ox * p.stride_w - p.pad_left;
-                const int32_t x_lo = x0 > 0 ? x0 : 0;
-                const int32_t x_hi = x0 + p.kernel_w < width ? x0 + p.kernel_w : width;
-                const int8_t *cell = image + y_lo * row_stride + x_lo * channels;
-#if EM_NN_TIER_MVE
-                em_nn_max_pixel_mve(cell, row_stride, channels, y_hi - y_lo, x_hi - x_lo, act_min,
-                                    act_max, out);
-#elif EM_NN_TIER_DSP
-                em_nn_max_pixel_dsp(cell, row_stride, channels, y_hi - y_lo, x_hi - x_lo, act_min,
-                                    act_max, out);
-#else
-                em_nn_max_pixel_scalar(cell, row_stride, channels, y_hi - y_lo, x_hi - x_lo, act_min,
-                                       act_max, out);
-#endif
-            }
-        }
-    }
+    em_nn_max_pool_s8_call call = {input, output, dims->input_w * dims->channels, dims->channels,
+                                   (int8_t)params->activation_min, (int8_t)params->activation_max};
+    em_nn_pool_walk(params, dims, em_nn_max_pool_s8_pixel, &call);
     return EM_NN_OK;
 }

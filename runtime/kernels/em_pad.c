@@ -5,16 +5,54 @@
  * The output is filled with the value, then each input run lands at its padded place; a run is
  * the innermost dimension together with the unpadded dimensions inside it (e.g. a whole
  * W x C row when only H and W are padded), so it is one copy.
+ * int16 borders (A16W8, and a front end's raw audio): the fill writes 8 halfwords a step on
+ * Helium (VSTRH, the tail predicated by VCTP16), two a word elsewhere; every tier writes the
+ * same bytes (the value's, element after element).
  */
 #include <stddef.h>
 
 #include "em_nn_copy.h"
 #include "em_nn_data_movement.h"
+#include "em_nn_tier.h"
+
+#if EM_NN_TIER_MVE
+#include <arm_mve.h>
+#endif
+
+/** @p count int16 copies of @p value at @p out (2-aligned). */
+static void em_pad_fill_s16(int16_t *out, int32_t count, int16_t value)
+{
+    int32_t i = 0;
+#if EM_NN_TIER_MVE
+    const int16x8_t v = vdupq_n_s16(value);
+    for (; i < count; i += 8) {
+        vstrhq_p_s16(out + i, v, vctp16q((uint32_t)(count - i)));
+    }
+#else
+    if (((uintptr_t)out & 2u) != 0u && count > 0) { /* to a word boundary */
+        out[0] = value;
+        i = 1;
+    }
+    const uint32_t pair = 0x00010001u * (uint16_t)value;
+    for (; i + 2 <= count; i += 2) {
+        __builtin_memcpy(out + i, &pair, sizeof pair); /* one STR: out + i is word-aligned */
+    }
+    if (i < count) {
+        out[i] = value;
+    }
+#endif
+}
 
 static void em_pad_fill(uint8_t *out, int32_t count, const uint8_t *value, int32_t element_size)
 {
     if (element_size == 1) {
         __builtin_memset(out, value[0], (size_t)count);
+        return;
+    }
+    if (element_size == 2 && ((uintptr_t)out & 1u) == 0u) {
+        int16_t v;
+        __builtin_memcpy(&v, value, sizeof v);
+        em_pad_fill_s16((int16_t *)(void *)out, count, v);
         return;
     }
     for (int32_t i = 0; i < count; i++) {

@@ -1,9 +1,10 @@
 /**
  * @file em_pool_validate_s8.c
- * @brief The argument contract of the int8 pooling kernels, in one place: the kernels check it
- *        at every call (em_max_pool_s8(), em_avg_pool_s8()) and the MAX_POOL_2D / AVG_POOL_2D
- *        adapters' check() at load time, through these same functions (one copy in flash, not one
- *        inlined into each caller). Tier-independent.
+ * @brief The argument contract of the int8 and int16 (A16W8) pooling kernels, in one place: the
+ *        kernels check it at every call (em_max_pool_s8(), em_avg_pool_s8(), em_max_pool_s16(),
+ *        em_avg_pool_s16()) and the MAX_POOL_2D / AVG_POOL_2D adapters' check() at load time,
+ *        through these same functions (one copy in flash, not one inlined into each caller).
+ *        Tier-independent.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -31,18 +32,22 @@ static bool em_nn_pool_size_ok(int32_t n, int32_t h, int32_t w, int32_t c)
     return !__builtin_mul_overflow(n, h, &v) && !__builtin_mul_overflow(v, w, &v) && !__builtin_mul_overflow(v, c, &v);
 }
 
-em_nn_status em_pool_s8_validate(const em_pool_params *params, const em_pool_dims *dims)
+/** The window, the sizes and the clamps within [@p low, @p high]; the zero point in it too
+ *  (int16: 0, A16W8's symmetric activations, @p zero_only). */
+static em_nn_status em_nn_pool_validate(const em_pool_params *params, const em_pool_dims *dims, int32_t low,
+                                        int32_t high, bool zero_only)
 {
     if (params == NULL || dims == NULL) {
         return EM_NN_ERR_BAD_ARGUMENT;
     }
     const em_pool_params *p = params;
     const em_pool_dims *d = dims;
+    const bool zero_point = zero_only ? p->zero_point == 0 : p->zero_point >= low && p->zero_point <= high;
     /* Every window then holds at least one real cell; output_h / output_w >= 1 by the formula. */
     if (d->batches < 1 || d->channels < 1
         || !em_nn_pool_axis_ok(d->input_h, d->output_h, p->kernel_h, p->stride_h, p->pad_top, p->pad_bottom)
         || !em_nn_pool_axis_ok(d->input_w, d->output_w, p->kernel_w, p->stride_w, p->pad_left, p->pad_right)
-        || p->zero_point < -128 || p->zero_point > 127 || p->activation_min < -128 || p->activation_max > 127
+        || !zero_point || p->activation_min < low || p->activation_max > high
         || p->activation_min > p->activation_max
         || !em_nn_pool_size_ok(d->batches, d->input_h, d->input_w, d->channels)
         || !em_nn_pool_size_ok(d->batches, d->output_h, d->output_w, d->channels)) {
@@ -51,10 +56,29 @@ em_nn_status em_pool_s8_validate(const em_pool_params *params, const em_pool_dim
     return EM_NN_OK;
 }
 
+em_nn_status em_pool_s8_validate(const em_pool_params *params, const em_pool_dims *dims)
+{
+    return em_nn_pool_validate(params, dims, -128, 127, false);
+}
+
 em_nn_status em_avg_pool_s8_validate(const em_pool_params *params, const em_pool_dims *dims)
 {
     const em_nn_status s = em_pool_s8_validate(params, dims);
     if (s != EM_NN_OK || (int64_t)params->kernel_h * params->kernel_w > EM_AVG_POOL_MAX_CELLS) {
+        return EM_NN_ERR_BAD_ARGUMENT;
+    }
+    return EM_NN_OK;
+}
+
+em_nn_status em_pool_s16_validate(const em_pool_params *params, const em_pool_dims *dims)
+{
+    return em_nn_pool_validate(params, dims, -32768, 32767, true);
+}
+
+em_nn_status em_avg_pool_s16_validate(const em_pool_params *params, const em_pool_dims *dims)
+{
+    const em_nn_status s = em_pool_s16_validate(params, dims);
+    if (s != EM_NN_OK || (int64_t)params->kernel_h * params->kernel_w > EM_AVG_POOL_S16_MAX_CELLS) {
         return EM_NN_ERR_BAD_ARGUMENT;
     }
     return EM_NN_OK;

@@ -1,6 +1,7 @@
 /**
  * @file em_op_add.c
- * @brief ADD adapter: a, b int8 -> output int8 (NumPy broadcasting), AddOptions.
+ * @brief ADD adapter: a, b int8 -> output int8, or a, b int16 -> output int16 (A16W8: offsets 0,
+ *        clamps int16, the kernel's headroom shift 13), NumPy broadcasting, AddOptions.
  *
  * Broadcasting: any NumPy broadcast, as em_op_broadcast.h describes (shared with MUL, MINIMUM,
  * MAXIMUM). check() also verifies the options' ranges with the kernel's em_add_s8_params_valid() (em_add_params: offsets −127..128,
@@ -8,6 +9,8 @@
  * multiplier >= 0, shifts −31..30), so eval() only decodes, fills the kernel's dims from the
  * (verified) shapes again and calls the kernel.
  * The output may be exactly an operand of its own shape (in place), never a broadcast one.
+ * int16 operands: em_add_s16_params_valid(); where the build left the int16 kernel out
+ * (EM_NN_S16_LINKED(ADD) 0), EM_ERR_VARIANT_NOT_LINKED.
  */
 #include "em_nn_functions.h"
 #include "em_op_broadcast.h"
@@ -42,8 +45,9 @@ static em_status em_add_check(const em_op_context *ctx)
     if (s != EM_OK) {
         return s;
     }
-    if (a.in[EM_ADD_A].dtype != EM_DTYPE_INT8 || a.in[EM_ADD_B].dtype != EM_DTYPE_INT8
-        || a.output.dtype != EM_DTYPE_INT8) {
+    const em_dtype dtype = a.output.dtype;
+    if ((dtype != EM_DTYPE_INT8 && dtype != EM_DTYPE_INT16) || a.in[EM_ADD_A].dtype != dtype
+        || a.in[EM_ADD_B].dtype != dtype) {
         return EM_ERR_BAD_OPERATOR;
     }
     em_broadcast_dims dims;
@@ -51,6 +55,12 @@ static em_status em_add_check(const em_op_context *ctx)
         return EM_ERR_BAD_OPERATOR;
     }
     /* the options' ranges: the kernel's own check, one copy for load and invoke */
+    if (dtype == EM_DTYPE_INT16) {
+        if (!em_add_s16_params_valid(&a.params)) {
+            return EM_ERR_BAD_OPERATOR;
+        }
+        return EM_NN_S16_LINKED(ADD) ? EM_OK : EM_ERR_VARIANT_NOT_LINKED;
+    }
     return em_add_s8_params_valid(&a.params) ? EM_OK : EM_ERR_BAD_OPERATOR;
 }
 
@@ -64,6 +74,10 @@ static em_status em_add_eval(const em_op_context *ctx)
     em_broadcast_dims dims;
     if (!em_op_broadcast_dims(&a.in[EM_ADD_A], &a.in[EM_ADD_B], &a.output, &dims)) {
         return EM_ERR_BAD_OPERATOR; /* never: check() verified the same shapes (dims stay set for the optimiser) */
+    }
+    if (EM_NN_S16_LINKED(ADD) && a.output.dtype == EM_DTYPE_INT16) {
+        return em_op_status(em_add_s16(&a.params, &dims, (const int16_t *)a.in[EM_ADD_A].data,
+                                       (const int16_t *)a.in[EM_ADD_B].data, (int16_t *)a.output.data));
     }
     return em_op_status(em_add_s8(&a.params, &dims, (const int8_t *)a.in[EM_ADD_A].data,
                                   (const int8_t *)a.in[EM_ADD_B].data, (int8_t *)a.output.data));

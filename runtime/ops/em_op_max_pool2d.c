@@ -1,20 +1,29 @@
 /**
  * @file em_op_max_pool2d.c
- * @brief MAX_POOL_2D adapter: input [N, H, W, C] int8 -> output [N, OH, OW, C] int8,
- *        Pool2DOptions (kernel, stride, paddings, clamps; zero_point and count_include_pad unused).
+ * @brief MAX_POOL_2D adapter: input [N, H, W, C] int8 -> output [N, OH, OW, C] int8, or int16 ->
+ *        int16 (A16W8), Pool2DOptions (kernel, stride, paddings, clamps; zero_point and
+ *        count_include_pad unused, int16: zero point 0 and clamps int16).
  *
  * check() verifies what em_op_pool_options.h's em_pool_check_shapes() does with the kernel's
- * em_pool_s8_validate(), so eval() only decodes and calls the kernel's unchecked body
- * (em_max_pool_s8_trusted). The output must not
- * overlap the input.
+ * em_pool_s8_validate() (int16: em_pool_s16_validate()), so eval() only decodes and calls the
+ * kernel's unchecked body (em_max_pool_s8_trusted / em_max_pool_s16_trusted). An int16 pool where
+ * the build left the int16 kernel out (EM_NN_S16_LINKED(MAX_POOL2D) 0): EM_ERR_VARIANT_NOT_LINKED.
+ * The output must not overlap the input.
  */
 #include "em_op_pool_options.h"
 
 static em_status em_max_pool_check(const em_op_context *ctx)
 {
     em_pool_args a;
-    const em_status s = em_pool_decode(ctx, &a);
-    return s != EM_OK ? s : em_pool_check_shapes(&a, em_pool_s8_validate);
+    em_status s = em_pool_decode(ctx, &a);
+    if (s != EM_OK) {
+        return s;
+    }
+    if (a.input.dtype == EM_DTYPE_INT16) {
+        s = em_pool_check_shapes(&a, EM_DTYPE_INT16, em_pool_s16_validate);
+        return s == EM_OK && !EM_NN_S16_LINKED(MAX_POOL2D) ? EM_ERR_VARIANT_NOT_LINKED : s;
+    }
+    return em_pool_check_shapes(&a, EM_DTYPE_INT8, em_pool_s8_validate);
 }
 
 static em_status em_max_pool_eval(const em_op_context *ctx)
@@ -25,6 +34,10 @@ static em_status em_max_pool_eval(const em_op_context *ctx)
         return s;
     }
     const em_pool_dims dims = em_pool_dims_of(&a);
+    if (EM_NN_S16_LINKED(MAX_POOL2D) && a.input.dtype == EM_DTYPE_INT16) {
+        return em_op_status(em_max_pool_s16_trusted(&a.params, &dims, (const int16_t *)a.input.data,
+                                                    (int16_t *)a.output.data));
+    }
     return em_op_status(em_max_pool_s8_trusted(&a.params, &dims, (const int8_t *)a.input.data, (int8_t *)a.output.data));
 }
 

@@ -1,8 +1,10 @@
 /**
  * @file em_op_pad.c
  * @brief PAD adapter: input [any rank <= 8] -> output with before[k] + dims[k] + after[k]
- *        along every dimension (PadOptions); the border holds `value` (INT8: -128..127, INT32)
- *        or `float_value` (FLOAT32). Input and output of one dtype. check() bounds before, after >= 0,
+ *        along every dimension (PadOptions); the border holds `value` (INT8: -128..127, INT16:
+ *        -32768..32767, the code, 0 for A16W8's zero pad; INT32) or `float_value` (FLOAT32).
+ *        Input and output of one dtype. An INT16 pad where the build left the int16 kernel out
+ *        (EM_NN_S16_LINKED(PAD) 0): EM_ERR_VARIANT_NOT_LINKED. check() bounds before, after >= 0,
  *        before + dim + after (in int64) equal to the output dim and the output within em_pad's half
  *        int32 range in bytes, so its strides and run offsets fit int32.
  */
@@ -36,7 +38,7 @@ static em_status em_pad_check(const em_op_context *ctx)
         return s;
     }
     if (!em_op_movable(&a.input, &a.output) || a.output.rank != a.input.rank
-        || a.input.dtype == EM_DTYPE_INT16 /* no int16 border value in PadOptions' contract */
+        || (a.input.dtype == EM_DTYPE_INT16 && !em_op_in_s16(a.value))
         || (a.input.dtype == EM_DTYPE_INT8 && !em_op_in_s8(a.value))
         || !em_op_span_ok(em_tensor_elements(&a.output), em_op_element_size(a.input.dtype))) {
         return EM_ERR_BAD_OPERATOR;
@@ -47,7 +49,7 @@ static em_status em_pad_check(const em_op_context *ctx)
             return EM_ERR_BAD_OPERATOR;
         }
     }
-    return EM_OK;
+    return a.input.dtype == EM_DTYPE_INT16 && !EM_NN_S16_LINKED(PAD) ? EM_ERR_VARIANT_NOT_LINKED : EM_OK;
 }
 
 static em_status em_pad_eval(const em_op_context *ctx)
@@ -58,8 +60,12 @@ static em_status em_pad_eval(const em_op_context *ctx)
         return s;
     }
     const int8_t code = (int8_t)a.value;
+    const int16_t code16 = (int16_t)a.value;
     const void *value = a.input.dtype == EM_DTYPE_INT8 ? (const void *)&code
                         : a.input.dtype == EM_DTYPE_FLOAT32 ? (const void *)&a.float_value : (const void *)&a.value;
+    if (EM_NN_S16_LINKED(PAD) && a.input.dtype == EM_DTYPE_INT16) {
+        value = &code16;
+    }
     return em_op_status(em_pad(a.input.data, &a.shape, a.before, a.after, value, em_op_element_size(a.input.dtype),
                                a.output.data));
 }

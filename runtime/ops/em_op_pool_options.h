@@ -62,13 +62,14 @@ static inline em_pool_dims em_pool_dims_of(const em_pool_args *a)
     return d;
 }
 
-/** Shapes and window of a decoded pool: the adapter's own conditions (ranks, dtypes, N and C of
- *  input and output agree), then the kernel's contract through @p validate, the kernel's own
- *  validator (em_pool_s8_validate() or em_avg_pool_s8_validate(): one copy serves load and invoke). */
-static inline em_status em_pool_check_shapes(const em_pool_args *a,
+/** Shapes and window of a decoded pool: the adapter's own conditions (ranks, both tensors of
+ *  @p dtype, N and C of input and output agree), then the kernel's contract through @p validate,
+ *  the kernel's own validator (em_pool_s8_validate() or em_avg_pool_s8_validate(), int16:
+ *  em_pool_s16_validate() or em_avg_pool_s16_validate(): one copy serves load and invoke). */
+static inline em_status em_pool_check_shapes(const em_pool_args *a, em_dtype dtype,
                                              em_nn_status (*validate)(const em_pool_params *, const em_pool_dims *))
 {
-    if (!em_op_is(&a->input, EM_DTYPE_INT8, 4) || !em_op_is(&a->output, EM_DTYPE_INT8, 4)
+    if (!em_op_is(&a->input, dtype, 4) || !em_op_is(&a->output, dtype, 4)
         || em_op_dim(&a->output, 0) != em_op_dim(&a->input, 0) || em_op_dim(&a->output, 3) != em_op_dim(&a->input, 3)) {
         return EM_ERR_BAD_OPERATOR;
     }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "em_nn_status.h"
+#include "em_nn_variants.h"
 #include "em_registry.h"
 
 /* What a kernel reports (em_nn_status) and what the runtime calls it (em_status), one row per
@@ -86,6 +87,23 @@ static inline int32_t em_op_dim(const em_tensor *t, int32_t axis)
 static inline bool em_op_in_s8(int32_t v)
 {
     return v >= -128 && v <= 127;
+}
+
+/** True when @p v is a valid int16 value (A16W8 clamps, pad values). */
+static inline bool em_op_in_s16(int32_t v)
+{
+    return v >= -32768 && v <= 32767;
+}
+
+/** A ubyte field (a DType, a bool) of the options table, or @p def when absent (checked in
+ *  check(), trusted in eval()). @return EM_OK, or (check() only) EM_ERR_MALFORMED. */
+static inline em_status em_op_option_u8(const em_op_context *ctx, uint32_t slot, uint8_t def, uint8_t *out)
+{
+    if (em_op_trusted(ctx)) {
+        *out = em_fb_trusted_u8(&ctx->buf, &ctx->options, slot, def);
+        return EM_OK;
+    }
+    return em_fb_field_u8(&ctx->buf, &ctx->options, slot, def, out);
 }
 
 /** True when the per-channel requantization vectors hold @p n entries each, every multiplier

@@ -469,8 +469,18 @@ VARIANTS_DEFINE = "EM_NN_VARIANTS_SELECTED"
 VARIANTS_HEADER = "em_nn_variants_selected.h"
 
 
+def int16_adapter_sources() -> list[Path]:
+    """The adapters of the op kinds with an int16 (A16W8) kernel (OpSpec.int16_kernel): each asks
+    EM_NN_S16_LINKED(KIND) before it calls that kernel, so it too is compiled per program, and a
+    firmware whose program has no int16 op of a kind links none of its int16 code."""
+    from compiler.ops import OP_TABLE
+
+    return [REPO / "runtime" / "ops" / f"{spec.registration}.c" for spec in OP_TABLE.values() if spec.int16_kernel]
+
+
 def variant_kernel_objects(env, gen: Path, obj_dir: Path) -> list:
-    """The VARIANT_KERNEL_SOURCES compiled for the program generated in `gen` (into `obj_dir`)."""
+    """The VARIANT_KERNEL_SOURCES, and the int16_adapter_sources (with env's EM_SEALED, as the
+    runtime library it links before), compiled for the program generated in `gen` (into `obj_dir`)."""
     kernels_env = env.Clone()
-    kernels_env.Append(CPPDEFINES=[VARIANTS_DEFINE], CPPPATH=[str(gen)])
-    return kernels_env.EmberObjects([str(s) for s in VARIANT_KERNEL_SOURCES], obj_dir)
+    kernels_env.Append(CPPDEFINES=[VARIANTS_DEFINE], CPPPATH=[str(gen), str(REPO / "runtime" / "ops")])
+    return kernels_env.EmberObjects([str(s) for s in VARIANT_KERNEL_SOURCES + int16_adapter_sources()], obj_dir)

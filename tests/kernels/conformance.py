@@ -93,6 +93,21 @@ def int8_tensor(name: str, shape, zero_point: int = 0, scale: float = 0.05, data
     return Tensor(name, "int8", tuple(shape), Quant.per_tensor(scale, zero_point), data=data)
 
 
+def int16_tensor(name: str, shape, scale: float = 0.001, data=None) -> Tensor:
+    """An A16W8 activation: int16, symmetric (zero point 0)."""
+    return Tensor(name, "int16", tuple(shape), Quant.per_tensor(scale, 0), data=data)
+
+
+def edge_int16(rng: np.random.Generator, shape, ends: float = 0.1) -> np.ndarray:
+    """Random int16 with about `ends` of the values at -32768 or 32767, the first -32768, the last 32767."""
+    x = rng.integers(-(2**15), 2**15, size=shape, dtype=np.int64).astype(np.int16)
+    flat = x.reshape(-1)
+    at_ends = rng.random(flat.size) < ends
+    flat[at_ends] = rng.choice(np.array([-(2**15), 2**15 - 1], np.int16), size=int(at_ends.sum()))
+    flat[0], flat[-1] = -(2**15), 2**15 - 1
+    return x
+
+
 def edge_int8(rng: np.random.Generator, shape, ends: float = 0.1) -> np.ndarray:
     """Random int8 with about `ends` of the values at -128 or 127, the first -128, the last 127."""
     x = rng.integers(-128, 128, size=shape, dtype=np.int8)

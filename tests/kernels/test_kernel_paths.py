@@ -7,6 +7,7 @@ On the M55 every choice the check accepts gives the reference's bytes, whichever
 have made; what the compiler does choose is what conformance and the apps run."""
 from __future__ import annotations
 
+import importlib
 import re
 import subprocess
 from dataclasses import replace
@@ -222,31 +223,31 @@ def test_a_variant_the_firmware_left_out_is_refused_at_load(tmp_path: Path):
     assert taps.matched, (taps.status, taps.detail)
 
 
-def _int16_cases() -> dict:
-    """Per op kind, its first conformance case whose output is int16 (an A16W8 op)."""
-    from conformance import all_cases
-
-    first: dict = {}
-    for case in all_cases():
-        if case.output.dtype == "int16":
-            first.setdefault(case.op, case)
-    return first
+INT16_KINDS = [spec_kind for spec_kind, spec in OP_TABLE.items() if spec.int16_kernel]
 
 
-def test_an_int16_op_the_firmware_left_out_is_refused_at_load(tmp_path: Path):
-    """em_run built as an int8 program's firmware (every int16 switch 0): an int16 op of each kind
-    with an int16 kernel is refused at load, naming the missing kernel; the full build runs it."""
-    int16 = _int16_cases()
-    cases = {kv.int16_switch(spec.kind): int16.get(spec.kind) for spec in OP_TABLE.values() if spec.int16_kernel}
-    assert cases and all(cases.values()), f"int16 kernels without an int16 conformance case: {cases}"
-    (tmp_path / "em_nn_variants_selected.h").write_text(emit_c.variants_h(kv.SELECTABLE_VARIANTS, kv.LINK_SWITCHES))
-    int8_only = build_em_run(extra=["-DEM_NN_VARIANTS_SELECTED", f"-I{tmp_path}"])
-    host = Device("host", "host")
-    programs = [(write_program(c.graph, host.target), c.input_bytes(), c.expected()) for c in cases.values()]
-    for firmware, linked in ((int8_only, False), (build_em_run(), True)):
-        verdicts = run_batch(host, firmware, programs, tmp_path / f"run_{linked}").verdicts
-        for (switch, case), verdict in zip(cases.items(), verdicts):
-            if linked:
-                assert verdict.matched, (case.id, verdict.status, verdict.detail)
-            else:
-                assert verdict.status == "EM_ERR_VARIANT_NOT_LINKED", (switch, case.id, verdict.status)
+def _int16_and_int8_case(kind: str):
+    """The first int16 (A16W8) case and the first int8 one of `kind`'s conformance cases."""
+    cases = importlib.import_module(f"cases.{kind}").cases()
+    int16 = next(c for c in cases if kv.is_int16(c.graph, c.graph.ops[0]))
+    int8 = next(c for c in cases if not kv.is_int16(c.graph, c.graph.ops[0])
+                and any(t.dtype == "int8" for t in c.graph.tensors.values()))
+    return int16, int8
+
+
+def test_an_int16_kernel_the_firmware_left_out_is_refused_at_load(tmp_path: Path):
+    """em_run on the host built as a program's firmware (EM_NN_VARIANTS_SELECTED) whose program has
+    no int16 op: every EM_NN_VARIANT_<KIND>_S16 is 0, so each op kind's int16 form is refused at load
+    with EM_ERR_VARIANT_NOT_LINKED, and its int8 form still runs bit-exact."""
+    assert INT16_KINDS, "no op record says int16_kernel"
+    (tmp_path / "em_nn_variants_selected.h").write_text(
+        emit_c.variants_h(set(kv.SELECTABLE_VARIANTS), kv.LINK_SWITCHES))
+    runner = build_em_run(extra=["-DEM_NN_VARIANTS_SELECTED", f"-I{tmp_path}"])
+    host = Target("host")
+    pairs = {kind: _int16_and_int8_case(kind) for kind in INT16_KINDS}
+    programs = [(write_program(case.graph, host), case.input_bytes(), case.expected())
+                for int16, int8 in pairs.values() for case in (int16, int8)]
+    verdicts = run_batch(Device("host", "host"), runner, programs, tmp_path / "run").verdicts
+    for (kind, (int16, int8)), refused, ran in zip(pairs.items(), verdicts[0::2], verdicts[1::2]):
+        assert refused.status == "EM_ERR_VARIANT_NOT_LINKED", (kind, int16.name, refused.status, refused.detail)
+        assert ran.matched, (kind, int8.name, ran.status, ran.detail)

@@ -78,10 +78,10 @@ em_nn_status em_upsample_nearest(const void *input, int32_t batches, int32_t h, 
  */
 em_nn_status em_reshape(const void *input, int32_t bytes, void *output);
 
-/** Requantization of int8 codes (the schema's RequantizeOptions, reference.requantize_s8). */
+/** Requantization of int8 or int16 codes (the schema's RequantizeOptions, reference.requantize_s8). */
 typedef struct {
-    int32_t input_offset;      /**< minus the input zero point, -127..128 */
-    int32_t output_offset;     /**< output zero point, -128..127 */
+    int32_t input_offset;      /**< minus the input zero point, -127..128 (int16 input: -32767..32768; A16W8: 0) */
+    int32_t output_offset;     /**< output zero point, -128..127 (int16 output: -32768..32767; A16W8: 0) */
     int32_t output_multiplier; /**< Q31, 0..INT32_MAX */
     int32_t output_shift;      /**< -31..30; > 0 shifts left */
 } em_requantize_params;
@@ -93,6 +93,20 @@ typedef struct {
  */
 em_nn_status em_requantize_s8(const int8_t *input, int32_t count, const em_requantize_params *params,
                               int8_t *output);
+
+/**
+ * The A16W8 boundaries, em_requantize_s8() with int16 on one side or both: int8 -> int16
+ * (clamped to -32768..32767), int16 -> int8, int16 -> int16. Offsets in their side's range
+ * (em_requantize_params). In place (output at or below the input) only where the widths are equal.
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for a NULL pointer with count > 0, count < 0 or
+ *         params out of range.
+ */
+em_nn_status em_requantize_s8_s16(const int8_t *input, int32_t count, const em_requantize_params *params,
+                                  int16_t *output);
+em_nn_status em_requantize_s16_s8(const int16_t *input, int32_t count, const em_requantize_params *params,
+                                  int8_t *output);
+em_nn_status em_requantize_s16(const int16_t *input, int32_t count, const em_requantize_params *params,
+                               int16_t *output);
 
 #ifdef __cplusplus
 }

@@ -61,6 +61,18 @@ em_nn_status em_quantize_f32_s8(const float *input, int32_t count, float inv_sca
                                 int32_t zero_point, int8_t *output);
 
 /**
+ * float32 -> int16 (A16W8, reference.quantize_f32_s16): em_quantize_f32_s8() onto int16,
+ * q = clamp(nearbyintf(x * inv_scale) + zero_point, -32768, 32767); NaN gives zero_point.
+ * May run in place (output == (int16_t *)input).
+ * @param zero_point  -32768..32767 (A16W8: 0)
+ * @param output      [count] int16
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for a NULL pointer with count > 0, count < 0 or a
+ *         zero point outside int16.
+ */
+em_nn_status em_quantize_f32_s16(const float *input, int32_t count, float inv_scale,
+                                 int32_t zero_point, int16_t *output);
+
+/**
  * int8 -> float32 (reference.dequantize_s8_f32): x = (float)(q - zero_point) * scale, float32.
  * @param input       [count] int8, -128..127
  * @param count       number of elements, >= 0
@@ -71,6 +83,18 @@ em_nn_status em_quantize_f32_s8(const float *input, int32_t count, float inv_sca
  */
 em_nn_status em_dequantize_s8_f32(const int8_t *input, int32_t count, float scale,
                                   int32_t zero_point, float *output);
+
+/**
+ * int16 -> float32 (A16W8, reference.dequantize_s8_f32 on int16 codes):
+ * x = (float)(q - zero_point) * scale, float32.
+ * @param input       [count] int16, -32768..32767
+ * @param zero_point  -32768..32767 (A16W8: 0)
+ * @param output      [count] float32; must not overlap @p input
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for a NULL pointer with count > 0, count < 0 or a
+ *         zero point outside int16.
+ */
+em_nn_status em_dequantize_s16_f32(const int16_t *input, int32_t count, float scale,
+                                   int32_t zero_point, float *output);
 
 /**
  * int4 -> int8 (reference.unpack_s4): the weights of an A8W4 layer, stored two to a byte as
@@ -322,6 +346,37 @@ em_nn_status em_avg_pool_s8(const em_pool_params *params, const em_pool_dims *di
 em_nn_status em_avg_pool_s8_trusted(const em_pool_params *params, const em_pool_dims *dims, const int8_t *input,
                                     int8_t *output);
 
+/** The contract of the int16 (A16W8) pools: em_pool_s8_validate()'s window and sizes, clamps in
+ *  -32768..32767 and zero point 0 (symmetric int16 activations); the average pool's area also
+ *  <= EM_AVG_POOL_S16_MAX_CELLS. @return EM_NN_OK or EM_NN_ERR_BAD_ARGUMENT. */
+em_nn_status em_pool_s16_validate(const em_pool_params *params, const em_pool_dims *dims);
+em_nn_status em_avg_pool_s16_validate(const em_pool_params *params, const em_pool_dims *dims);
+
+/**
+ * int16 (A16W8) 2-D max pooling, NHWC (reference.max_pool_s16): em_max_pool_s8() on int16 codes.
+ * @param input    [N, H, W, C] int16
+ * @param output   [N, OH, OW, C] int16; must not overlap @p input
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for a NULL pointer or dims / params out of
+ *         em_pool_s16_validate().
+ */
+em_nn_status em_max_pool_s16(const em_pool_params *params, const em_pool_dims *dims, const int16_t *input,
+                             int16_t *output);
+em_nn_status em_max_pool_s16_trusted(const em_pool_params *params, const em_pool_dims *dims, const int16_t *input,
+                                     int16_t *output);
+
+/**
+ * int16 (A16W8) 2-D average pooling, NHWC (reference.avg_pool_s16): em_avg_pool_s8() on int16
+ * codes with zero point 0, window sums in int32 (area <= EM_AVG_POOL_S16_MAX_CELLS).
+ * @param input    [N, H, W, C] int16
+ * @param output   [N, OH, OW, C] int16; must not overlap @p input
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for a NULL pointer or dims / params out of
+ *         em_avg_pool_s16_validate().
+ */
+em_nn_status em_avg_pool_s16(const em_pool_params *params, const em_pool_dims *dims, const int16_t *input,
+                             int16_t *output);
+em_nn_status em_avg_pool_s16_trusted(const em_pool_params *params, const em_pool_dims *dims, const int16_t *input,
+                                     int16_t *output);
+
 /** Scratch bytes em_avg_pool_s8() needs: 0 on every tier (sums stay in registers). Compiles on
  *  the host. (em_max_pool_s8() and em_add_s8() never need scratch.) */
 int32_t em_avg_pool_s8_get_buffer_size(const em_pool_params *params, const em_pool_dims *dims);
@@ -346,6 +401,21 @@ em_nn_status em_add_s8(const em_add_params *params, const em_broadcast_dims *dim
 /** Whether @p params is within em_add_s8()'s ranges (em_add_params): the check em_add_s8() makes
  *  at every call, shared with the ADD adapter's load-time check(). @p params must not be NULL. */
 bool em_add_s8_params_valid(const em_add_params *params);
+
+/**
+ * int16 (A16W8) elementwise add (reference.add_s16): em_add_s8() on int16 codes with zero points
+ * 0 and the headroom shift EM_ADD_LEFT_SHIFT_S16; any NumPy broadcast (em_broadcast_dims).
+ * @param params   offsets 0, multipliers and shifts as em_add_s8(), clamps in -32768..32767
+ * @param a, b     int16, row-major of dims->a_shape / dims->b_shape
+ * @param output   int16, row-major of dims->shape; in place as em_add_s8()
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for a NULL pointer or dims / params out of range.
+ */
+em_nn_status em_add_s16(const em_add_params *params, const em_broadcast_dims *dims, const int16_t *a,
+                        const int16_t *b, int16_t *output);
+
+/** Whether @p params is within em_add_s16()'s ranges (em_add_s8_params_valid() with offsets 0 and
+ *  int16 clamps). @p params must not be NULL. */
+bool em_add_s16_params_valid(const em_add_params *params);
 
 /**
  * int8 → int8 through a table (reference.lut_s8): output[i] = table[input[i] + 128].

@@ -98,9 +98,14 @@ typedef struct {
 
 /** Largest kernel area of an average pool: keeps its exact integer division in 31 bits. */
 #define EM_AVG_POOL_MAX_CELLS (1 << 22)
+/** ... of an int16 (A16W8) average pool: 2^15 cells of |x| <= 2^15 keep its sums in 31 bits. */
+#define EM_AVG_POOL_S16_MAX_CELLS (1 << 15)
 
 /** Headroom bits of the elementwise add (reference.ADD_LEFT_SHIFT). */
 #define EM_ADD_LEFT_SHIFT 20
+/** ... of the int16 (A16W8) add (reference.ADD_LEFT_SHIFT_S16): 2^15 · 2^13 · 4 (requantize's
+ *  pre-shift of up to 2 bits) stays inside int32. */
+#define EM_ADD_LEFT_SHIFT_S16 13
 
 /** Largest rank of an elementwise broadcast (em_broadcast_dims): the runtime's EM_MAX_RANK. */
 #define EM_BROADCAST_MAX_RANK 8

@@ -86,6 +86,27 @@
  * op at load and refuses it with EM_NN_ERR_VARIANT_NOT_LINKED when the build left it out. */
 /* ... of the weighted kernels (conv2d, depthwise_conv2d, fully_connected) */
 /* ... of the others (quantize, dequantize, requantize, pools, add, pad) */
+#ifndef EM_NN_VARIANT_QUANTIZE_S16
+#define EM_NN_VARIANT_QUANTIZE_S16 1
+#endif
+#ifndef EM_NN_VARIANT_DEQUANTIZE_S16
+#define EM_NN_VARIANT_DEQUANTIZE_S16 1
+#endif
+#ifndef EM_NN_VARIANT_REQUANTIZE_S16
+#define EM_NN_VARIANT_REQUANTIZE_S16 1
+#endif
+#ifndef EM_NN_VARIANT_MAX_POOL2D_S16
+#define EM_NN_VARIANT_MAX_POOL2D_S16 1
+#endif
+#ifndef EM_NN_VARIANT_AVG_POOL2D_S16
+#define EM_NN_VARIANT_AVG_POOL2D_S16 1
+#endif
+#ifndef EM_NN_VARIANT_ADD_S16
+#define EM_NN_VARIANT_ADD_S16 1
+#endif
+#ifndef EM_NN_VARIANT_PAD_S16
+#define EM_NN_VARIANT_PAD_S16 1
+#endif
 /* ... and mul's */
 #ifndef EM_NN_VARIANT_MUL_S16
 #define EM_NN_VARIANT_MUL_S16 1

@@ -1,7 +1,9 @@
 """pad: runs that reach each copy path (only C padded: unaligned runs of 1..15 bytes and
 aligned word runs of 4..16; H / W padded: whole rows, memcpy), no padding (one run), the batch
 padded, ranks 1..8, the border at -128 / 127 / 0, int32 (INT32_MIN) and float32 (-inf, -0.0)
-borders, seeded random ranks, sizes and paddings."""
+borders, seeded random ranks, sizes and paddings. int16 (A16W8's zero pad 0, and any int16 code:
+-32768 / 32767): fills of 1..17 halfwords between runs, odd channel counts (1, 7, 17, 33), fills
+starting off a word boundary, ranks 1..5."""
 from __future__ import annotations
 
 from conformance import Case, movement_case, rng_for
@@ -47,9 +49,37 @@ def random_cases() -> list:
     return found
 
 
+INT16_CASES = [
+    ((1, 5, 6, 16), (0, 1, 1, 0), (0, 1, 1, 0), "int16", 0),         # A16W8's zero pad over H, W
+    ((1, 3, 4, 7), (0, 0, 0, 1), (0, 0, 0, 2), "int16", -32768),     # C only: odd fills between runs
+    ((1, 3, 3, 17), (0, 1, 0, 1), (0, 0, 2, 0), "int16", 32767),
+    ((1, 2, 3, 33), (0, 0, 0, 0), (0, 0, 0, 7), "int16", 0),
+    ((1, 4, 5, 1), (0, 2, 1, 0), (0, 1, 3, 0), "int16", -1),
+    ((1, 3, 3, 3), (0, 0, 0, 1), (0, 0, 0, 0), "int16", 12345),      # fills of one halfword
+    ((7,), (3,), (5,), "int16", -32768),                             # rank 1, odd start
+    ((2, 3, 4, 5), (1, 0, 0, 0), (2, 0, 0, 0), "int16", 32767),      # the batch: one run
+    ((2, 3, 4, 5), (0, 0, 0, 0), (0, 0, 0, 0), "int16", 0),          # no padding
+    ((1, 2, 2, 2), (1, 2, 0, 3), (2, 0, 3, 1), "int16", -2),         # every dimension, asymmetric
+    ((1, 1, 1, 1), (0, 0, 0, 17), (0, 0, 0, 0), "int16", 7),         # 17 halfwords before one element
+]
+INT16_RANDOM = 6  # seeded random ranks 1..5, sizes 1..7, paddings 0..3 a side, int16 borders
+
+
+def int16_random_cases() -> list:
+    found = []
+    for i in range(INT16_RANDOM):
+        rng = rng_for("pad", "int16 random", i)
+        rank = int(rng.integers(1, 6))
+        shape = tuple(int(d) for d in rng.integers(1, 8, size=rank))
+        before = tuple(int(p) for p in rng.integers(0, 4, size=rank) * (rng.random(rank) < 0.6))
+        after = tuple(int(p) for p in rng.integers(0, 4, size=rank) * (rng.random(rank) < 0.6))
+        found.append((shape, before, after, "int16", [0, -32768, 32767, int(rng.integers(-32768, 32768))][i % 4]))
+    return found
+
+
 def cases() -> list[Case]:
     out = []
-    for k, (shape, before, after, dtype, value) in enumerate(CASES + random_cases()):
+    for k, (shape, before, after, dtype, value) in enumerate(CASES + random_cases() + INT16_CASES + int16_random_cases()):
         y_shape = tuple(b + d + a for b, d, a in zip(before, shape, after))
         attrs = {"before": list(before), "after": list(after),
                  **({"float_value": value} if dtype == "float32" else {"value": value})}
