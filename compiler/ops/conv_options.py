@@ -138,3 +138,9 @@ def window_note(kernel_axes: tuple[int, int]) -> Callable[[Graph, Op], str]:
         weight = graph.tensors[op.inputs[1]].shape
         return f" k{weight[kernel_axes[0]]}x{weight[kernel_axes[1]]}/{op.attrs['stride'][0]}"
     return note
+
+
+def rows_s16_loop(tier: str) -> str:
+    """em_nn_rows_s16.c's loop over an int16 column (A16W8 conv2d, fully connected) on `tier`."""
+    return {"mve": "MVE s16 4 rows x 8 lanes (VMLALDAVA)", "dsp": "DSP s16 2 rows (SMLALD)"}.get(
+        tier, "scalar s16 2 rows (int64)")
