@@ -149,7 +149,7 @@ def _path_s16(graph: Graph, op: Op, tier: str) -> str:
     kh, kw, _ = graph.tensors[op.inputs[1]].shape
     m = op.attrs.get("depth_multiplier", 1)
     if tier == "mve" and m == 1 and kh * kw <= S16_SUM32_MAX_TERMS:
-        return "MVE s16 4-channel lanes (VMLA.S32)"
+        return "MVE s16 4-channel lanes (VMUL.I32 + VADD)"
     return f"s16 channel by channel{f' (M={m})' if m != 1 else ''}, {'DSP' if tier == 'dsp' else 'scalar'}"
 
 

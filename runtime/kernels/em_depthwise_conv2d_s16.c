@@ -7,9 +7,10 @@
  * Output channel o = c·M + m reads input channel c only. Each output pixel's window is clipped
  * to the input once (padded cells hold 0: they add nothing). A sum has at most KH·KW products:
  * - Helium, M = 1 and KH·KW <= EM_NN_S16_SUM32_MAX_TERMS: four channels a vector, each tap one
- *   widening load of 4 int16 inputs (VLDRH.S32), one of 4 int8 weights (VLDRB.S32) and VMLA.S32
- *   into 32-bit lanes, exact since |x·w| <= 2^22 and at most 511 terms; a last vector of 1..3
- *   channels is predicated. The bias is added and the lanes requantized in the vector where
+ *   widening load of 4 int16 inputs (VLDRH.S32), one of 4 int8 weights (VLDRB.S32), VMUL.I32
+ *   and VADD.I32 (MVE has no vector-by-vector integer multiply-accumulate) into 32-bit lanes,
+ *   exact since |x·w| <= 2^22 and at most 511 terms; a last vector of 1..3 channels is
+ *   predicated. The bias is added and the lanes requantized in the vector where
  *   em_nn_s16_sum32() holds for the layer (em_nn_s16.h), else each lane in 64 bits.
  * - every other layer and tier: one output channel at a time, an int32 sum over the taps where
  *   KH·KW <= EM_NN_S16_SUM32_MAX_TERMS (exact), else int64; bias and requantization in int64.
@@ -100,7 +101,7 @@ static void em_nn_dw_s16_pixel_mve(const em_conv_params *p, const em_conv_dims *
             const int16_t *x = x_row;
             const int8_t *w = w_row_p;
             for (int32_t t = 0; t < cols; t++, x += tap_step, w += c) {
-                acc = vmlaq_s32(acc, vldrhq_z_s32(x, pred), vldrbq_z_s32(w, pred));
+                acc = vaddq_s32(acc, vmulq_s32(vldrhq_z_s32(x, pred), vldrbq_z_s32(w, pred)));
             }
         }
         if (sum32) {
