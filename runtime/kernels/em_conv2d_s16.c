@@ -6,7 +6,8 @@
  * Each output pixel and group takes one column of K = KH·KW·C_IN/groups int16 inputs: the input
  * itself where the window is one contiguous run of it (a 1x1 window, or a KH = 1 row of groups 1
  * and dilation_w 1, inside the input), else packed into the scratch (im2col, padded cells 0,
- * as zero point 0 makes them), and em_nn_rows_s16() computes the group's output channels from it
+ * as zero point 0 makes them; groups 1 and dilation_w 1: a run of the input per kernel row,
+ * copied 8 int16 a step on Helium), and em_nn_rows_s16() computes the group's output channels from it
  * (Helium: four rows per input load). Without scratch for a column the sums run tap by tap over
  * the input in plain C (the same bytes).
  *
@@ -18,7 +19,12 @@
 
 #include "em_nn_functions.h"
 #include "em_nn_s16.h"
+#include "em_nn_tier.h"
 #include "em_nn_variants.h"
+
+#if EM_NN_TIER_MVE
+#include <arm_mve.h>
+#endif
 
 /* em_conv2d_s16_get_buffer_size(): em_nn_buffer_sizes.c */
 
@@ -27,6 +33,55 @@ static bool em_nn_s16_inside(const em_conv_params *p, const em_conv_dims *d, int
 {
     return y0 >= 0 && x0 >= 0 && y0 + (d->kernel_h - 1) * p->dilation_h < d->input_h
            && x0 + (d->kernel_w - 1) * p->dilation_w < d->input_w;
+}
+
+/** @p n int16 from @p src to @p dst (Helium: 8 a step, the last predicated). */
+static inline void em_nn_s16_copy(int16_t *dst, const int16_t *src, int32_t n)
+{
+#if EM_NN_TIER_MVE
+    for (int32_t i = 0; i < n; i += 8) {
+        const mve_pred16_t p = vctp16q((uint32_t)(n - i));
+        vstrhq_p_s16(dst + i, vldrhq_z_s16(src + i, p), p);
+    }
+#else
+    for (int32_t i = 0; i < n; i++) {
+        dst[i] = src[i];
+    }
+#endif
+}
+
+/** @p n zeros at @p dst. */
+static inline void em_nn_s16_zero(int16_t *dst, int32_t n)
+{
+#if EM_NN_TIER_MVE
+    for (int32_t i = 0; i < n; i += 8) {
+        vstrhq_p_s16(dst + i, vdupq_n_s16(0), vctp16q((uint32_t)(n - i)));
+    }
+#else
+    for (int32_t i = 0; i < n; i++) {
+        dst[i] = 0;
+    }
+#endif
+}
+
+/** em_nn_s16_pack() for groups 1 and dilation_w 1: each kernel row one run of the input (its
+ *  part inside), zeros either side. */
+static void em_nn_s16_pack_rows(const em_conv_params *p, const em_conv_dims *d, const int16_t *image, int32_t y0,
+                                int32_t x0, int16_t *col)
+{
+    const int32_t c = d->input_c, kw = d->kernel_w;
+    const int32_t kx0 = x0 < 0 ? -x0 : 0;
+    const int32_t kx1 = x0 + kw > d->input_w ? d->input_w - x0 : kw;
+    for (int32_t ky = 0; ky < d->kernel_h; ky++, col += kw * c) {
+        const int32_t y = y0 + ky * p->dilation_h;
+        if (y < 0 || y >= d->input_h || kx1 <= kx0) {
+            em_nn_s16_zero(col, kw * c);
+            continue;
+        }
+        em_nn_s16_zero(col, kx0 * c);
+        em_nn_s16_copy(col + kx0 * c, image + (y * d->input_w + x0 + kx0) * c, (kx1 - kx0) * c);
+        em_nn_s16_zero(col + kx1 * c, (kw - kx1) * c);
+    }
 }
 
 /** Packs group @p g's column of the window at (@p y0, @p x0) of @p image ([H, W, C]) into @p col:
@@ -91,10 +146,9 @@ em_nn_status em_conv2d_s16_trusted(const em_nn_context *ctx, const em_conv_param
     const em_conv_dims d = *dims;
     const int32_t groups = p.groups, cg = d.input_c / groups, og = d.output_c / groups;
     const int32_t k = d.kernel_h * d.kernel_w * cg;
-    int16_t *col = ctx != NULL && ctx->buf != NULL && ctx->size >= em_conv2d_s16_get_buffer_size(&p, &d)
-                           && em_conv2d_s16_get_buffer_size(&p, &d) > 0
-                       ? (int16_t *)ctx->buf
-                       : NULL;
+    const int32_t col_bytes = em_conv2d_s16_get_buffer_size(&p, &d);
+    int16_t *col = ctx != NULL && ctx->buf != NULL && col_bytes > 0 && ctx->size >= col_bytes ? (int16_t *)ctx->buf
+                                                                                             : NULL;
     /* a contiguous run of the input: 1x1, or one row of groups 1 and dilation_w 1 */
     const bool run = d.kernel_h == 1 && (d.kernel_w == 1 || (p.dilation_w == 1 && groups == 1));
     em_nn_s16_rows rows = {NULL, NULL, NULL, NULL, k, og, p.activation_min, p.activation_max,
@@ -115,7 +169,11 @@ em_nn_status em_conv2d_s16_trusted(const em_nn_context *ctx, const em_conv_param
                     if (in_place) {
                         em_nn_rows_s16(&rows, image + (y0 * d.input_w + x0) * d.input_c + g * cg, out + g * og);
                     } else if (col != NULL) {
-                        em_nn_s16_pack(&p, &d, image, g, y0, x0, col);
+                        if (groups == 1 && p.dilation_w == 1) {
+                            em_nn_s16_pack_rows(&p, &d, image, y0, x0, col);
+                        } else {
+                            em_nn_s16_pack(&p, &d, image, g, y0, x0, col);
+                        }
                         em_nn_rows_s16(&rows, col, out + g * og);
                     } else {
                         em_nn_s16_taps(&p, &d, &rows, image, g, y0, x0, out + g * og);

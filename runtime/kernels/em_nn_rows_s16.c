@@ -8,9 +8,10 @@
  *   weights per row widened by the load (VLDRB.S16), and VMLALDAVA.S16 adds the 8 products to a
  *   row's 64-bit accumulator; a last step of 1..7 is predicated (zeroing loads, vctp16q), never
  *   reading past a row. Where rows->sum32 holds (em_nn_s16_sum32(): every partial sum and the
- *   bias are exact in int32) the accumulators are 32-bit (VMLADAVA.S16: half the registers) and
- *   the four outputs are requantized in one vector (em_nn_requantize4_s16_mve()); else each
- *   64-bit sum by em_nn_requantize_s64_s16(). Rows left over (1..3) run one at a time.
+ *   bias are exact in int32) the accumulators are 32-bit (VMLADAVA.S16, in a tail-predicated
+ *   assembly loop, em_nn_dot4_sum32_mve()) and the four outputs are requantized in one vector
+ *   (em_nn_requantize4_s16_mve()); else each 64-bit sum by em_nn_requantize_s64_s16(). Rows left
+ *   over (1..3) run one at a time.
  * - DSP: two rows per input load; SMLALD adds two 16x16 products to the 64-bit accumulator
  *   (never SMLAD's 32-bit sum, which could wrap). Four inputs (two words, repacked by PKHBT /
  *   PKHTB into (x0, x2) and (x1, x3)) meet each row's four weights sign-extended by SXTB16 into
@@ -45,42 +46,78 @@ static inline int16_t em_nn_s16_out(const em_nn_s16_rows *r, int32_t o, int64_t 
 
 #if EM_NN_TIER_MVE
 
-/** Four rows o..o+3 with 32-bit accumulators (rows->sum32), requantized in one vector. */
-static void em_nn_rows4_sum32_mve(const em_nn_s16_rows *r, int32_t o, const int16_t *x, int16_t *out)
+/**
+ * Four rows' 32-bit sums against one column (rows->sum32): a tail-predicated loop (DLSTP.16 /
+ * LETP: the last step of 1..7 lanes loads zeros past the rows and adds nothing) of one input
+ * load, four weight loads widened by VLDRB.S16 and four VMLADAVA.S16, 10 instructions per 8
+ * inputs of the four rows. Assembly: GCC 12 writes no tail-predicated loop and peels a
+ * predicated last step (about 30 instructions).
+ */
+static inline int32x4_t em_nn_dot4_sum32_mve(const int16_t *x, const int8_t *w, int32_t n)
 {
-    const int32_t n = r->n;
-    const int8_t *w0 = r->weights + o * n;
-    const int8_t *w1 = w0 + n;
-    const int8_t *w2 = w1 + n;
-    const int8_t *w3 = w2 + n;
+#if defined(__NO_INLINE__) /* -O0: too few registers for the fixed ones below; the same sums in C */
+    const int8_t *w1 = w + n, *w2 = w1 + n, *w3 = w2 + n;
     int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-    int32_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const int16x8_t xv = vldrhq_s16(x + i);
-        a0 = vmladavaq_s16(a0, xv, vldrbq_s16(w0 + i));
-        a1 = vmladavaq_s16(a1, xv, vldrbq_s16(w1 + i));
-        a2 = vmladavaq_s16(a2, xv, vldrbq_s16(w2 + i));
-        a3 = vmladavaq_s16(a3, xv, vldrbq_s16(w3 + i));
-    }
-    if (i < n) { /* 1..7 left: zeroing loads read nothing past the rows */
+    for (int32_t i = 0; i < n; i += 8) {
         const mve_pred16_t p = vctp16q((uint32_t)(n - i));
         const int16x8_t xv = vldrhq_z_s16(x + i, p);
-        a0 = vmladavaq_s16(a0, xv, vldrbq_z_s16(w0 + i, p));
+        a0 = vmladavaq_s16(a0, xv, vldrbq_z_s16(w + i, p));
         a1 = vmladavaq_s16(a1, xv, vldrbq_z_s16(w1 + i, p));
         a2 = vmladavaq_s16(a2, xv, vldrbq_z_s16(w2 + i, p));
         a3 = vmladavaq_s16(a3, xv, vldrbq_z_s16(w3 + i, p));
     }
+#else
+    /* VLDRB.S16 takes r0..r7 as its base, VMLADAVA an even accumulator: fixed registers
+     * (none of them r7, the frame pointer at -O0) */
+    register const int8_t *w0 __asm__("r0") = w;
+    register const int8_t *w1 __asm__("r1") = w + n;
+    register const int8_t *w2 __asm__("r2") = w + 2 * n;
+    register const int8_t *w3 __asm__("r3") = w + 3 * n;
+    register int32_t a0 __asm__("r4") = 0;
+    register int32_t a1 __asm__("r6") = 0;
+    register int32_t a2 __asm__("r8") = 0;
+    register int32_t a3 __asm__("r10") = 0;
+    __asm__ volatile("dlstp.16     lr, %[n]\n"
+                     "1:\n\t"
+                     "vldrh.16     q0, [%[x]], #16\n\t"
+                     "vldrb.s16    q1, [%[w0]], #8\n\t"
+                     "vldrb.s16    q2, [%[w1]], #8\n\t"
+                     "vmladava.s16 %[a0], q0, q1\n\t"
+                     "vldrb.s16    q1, [%[w2]], #8\n\t"
+                     "vmladava.s16 %[a1], q0, q2\n\t"
+                     "vldrb.s16    q2, [%[w3]], #8\n\t"
+                     "vmladava.s16 %[a2], q0, q1\n\t"
+                     "vmladava.s16 %[a3], q0, q2\n\t"
+                     "letp         lr, 1b"
+                     : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x), [w0] "+r"(w0),
+                       [w1] "+r"(w1), [w2] "+r"(w2), [w3] "+r"(w3)
+                     : [n] "r"(n)
+                     : "q0", "q1", "q2", "lr", "memory");
+#endif
     int32x4_t acc = vdupq_n_s32(a0);
     acc = vsetq_lane_s32(a1, acc, 1);
     acc = vsetq_lane_s32(a2, acc, 2);
-    acc = vsetq_lane_s32(a3, acc, 3);
-    if (r->bias != NULL) {
-        acc = vaddq_s32(acc, vldrwq_s32(r->bias + o)); /* exact: rows->sum32 */
+    return vsetq_lane_s32(a3, acc, 3);
+}
+
+/** Rows o..count-1 in blocks of four with 32-bit sums (rows->sum32), each block requantized in
+ *  one vector; returns the first row left (count - o < 4). */
+static EM_NN_S16_NOINLINE int32_t em_nn_rows4_sum32_mve(const em_nn_s16_rows *r, const int16_t *x, int16_t *out)
+{
+    const int32_t n = r->n, count = r->count;
+    const int8_t *w = r->weights;
+    const int32_t *bias = r->bias, *multiplier = r->multiplier, *shift = r->shift;
+    const int32x4_t lo = vdupq_n_s32(r->activation_min), hi = vdupq_n_s32(r->activation_max);
+    int32_t o = 0;
+    for (; o + 4 <= count; o += 4, w += 4 * n) {
+        int32x4_t acc = em_nn_dot4_sum32_mve(x, w, n);
+        if (bias != NULL) {
+            acc = vaddq_s32(acc, vldrwq_s32(bias + o)); /* exact: rows->sum32 */
+        }
+        int32x4_t v = em_nn_requantize4_s16_mve(acc, vldrwq_s32(multiplier + o), vldrwq_s32(shift + o));
+        vstrhq_s32(out + o, vminq_s32(vmaxq_s32(v, lo), hi));
     }
-    int32x4_t v = em_nn_requantize4_s16_mve(acc, vldrwq_s32(r->multiplier + o), vldrwq_s32(r->shift + o));
-    v = vmaxq_s32(v, vdupq_n_s32(r->activation_min));
-    v = vminq_s32(v, vdupq_n_s32(r->activation_max));
-    vstrhq_s32(out + o, v);
+    return o;
 }
 
 /** Four rows o..o+3 with 64-bit accumulators, each requantized on its own. */
@@ -132,10 +169,10 @@ static int64_t em_nn_row_mve(const int16_t *x, const int8_t *w, int32_t n, int64
 void em_nn_rows_s16(const em_nn_s16_rows *r, const int16_t *x, int16_t *out)
 {
     int32_t o = 0;
-    for (; o + 4 <= r->count; o += 4) {
-        if (r->sum32) {
-            em_nn_rows4_sum32_mve(r, o, x, out);
-        } else {
+    if (r->sum32) {
+        o = em_nn_rows4_sum32_mve(r, x, out);
+    } else {
+        for (; o + 4 <= r->count; o += 4) {
             em_nn_rows4_sum64_mve(r, o, x, out);
         }
     }

@@ -26,6 +26,13 @@
 #include <arm_mve.h>
 #endif
 
+/* Out-of-line helpers keep their loops' registers (inlined, GCC 12 spills the pointers). */
+#if defined(__GNUC__)
+#define EM_NN_S16_NOINLINE __attribute__((noinline))
+#else
+#define EM_NN_S16_NOINLINE
+#endif
+
 /** Largest requantization shift of an int16 layer (fixedpoint.REQUANTIZE_S64_MAX_SHIFT): the
  *  rounding shift 15 − shift is at least 1. */
 #define EM_NN_S16_MAX_SHIFT 14
