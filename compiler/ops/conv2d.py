@@ -74,11 +74,14 @@ def _path_s16(graph: Graph, op: Op, tier: str) -> str:
     _, kh, kw, _ = graph.tensors[op.inputs[1]].shape
     in_place, pixels = _in_place_columns(graph, op)
     packs = planned_scratch(graph, op, CONV2D_STACK_SCRATCH) >= round_up(2 * _column_bytes(graph, op), 16)
-    if in_place == pixels:
-        columns = "1x1 pointwise, in place" if kh == kw == 1 else f"1x{kw} rows in place"
+    sum32 = conv_options.s16_sum32(graph, op, _column_bytes(graph, op))
+    if kh == kw == 1 and not any(op.attrs["padding"]):
+        columns = "1x1 pointwise, in place" + (", each 4 channels over all pixels" if tier == "mve" and sum32 else "")
+    elif in_place == pixels:
+        columns = f"1x{kw} rows in place"
     else:
         columns = ("in place, im2col at the borders" if in_place else "im2col") if packs else "taps in place (no scratch)"
-    return f"{columns}; {conv_options.rows_s16_loop(tier)}"
+    return f"{columns}; {conv_options.rows_s16_loop(tier, sum32)}"
 
 
 def _in_place_columns(graph: Graph, op: Op) -> tuple[int, int]:

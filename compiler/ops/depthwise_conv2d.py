@@ -139,17 +139,16 @@ def _path(graph: Graph, op: Op, tier: str, chosen: frozenset[str]) -> str:
     return f"M=1 fast path; tap tables, {'DSP' if tier == 'dsp' else 'scalar'} pixel by pixel"
 
 
-# em_nn_s16.h EM_NN_S16_SUM32_MAX_TERMS: the most products a 32-bit lane sums exactly
-S16_SUM32_MAX_TERMS = 511
-
-
 def _path_s16(graph: Graph, op: Op, tier: str) -> str:
-    """em_depthwise_conv2d_s16.c: on Helium, M = 1 with at most 511 taps takes 4-channel vectors
-    of 32-bit lanes; every other layer and tier one channel at a time."""
+    """em_depthwise_conv2d_s16.c: on Helium, M = 1 with at most 511 taps takes 32-bit lanes: 8
+    channels a step where the layer's sums and bias are exact in int32 (conv_options.s16_sum32),
+    the rest 4 a vector; every other layer and tier one channel at a time."""
     kh, kw, _ = graph.tensors[op.inputs[1]].shape
     m = op.attrs.get("depth_multiplier", 1)
-    if tier == "mve" and m == 1 and kh * kw <= S16_SUM32_MAX_TERMS:
-        return "MVE s16 4-channel lanes (VMUL.I32 + VADD)"
+    if tier == "mve" and m == 1 and kh * kw <= conv_options.S16_SUM32_MAX_TERMS:
+        if conv_options.s16_sum32(graph, op, kh * kw):
+            return "MVE s16 8 channels a step (VMULLB/VMULLT.S16), 4-lane tail, vector requantization"
+        return "MVE s16 4-channel lanes (VMUL.I32 + VADD), 64-bit requantization"
     return f"s16 channel by channel{f' (M={m})' if m != 1 else ''}, {'DSP' if tier == 'dsp' else 'scalar'}"
 
 

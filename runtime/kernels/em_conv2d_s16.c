@@ -153,9 +153,22 @@ em_nn_status em_conv2d_s16_trusted(const em_nn_context *ctx, const em_conv_param
     const bool run = d.kernel_h == 1 && (d.kernel_w == 1 || (p.dilation_w == 1 && groups == 1));
     em_nn_s16_rows rows = {NULL, NULL, NULL, NULL, k, og, p.activation_min, p.activation_max,
                            em_nn_s16_sum32(k, bias, quant->shift, d.output_c)};
+    /* 1x1 without padding: every column is the input itself, the layer one call per group */
+    const bool pointwise = d.kernel_h == 1 && d.kernel_w == 1 && p.pad_top == 0 && p.pad_bottom == 0
+                           && p.pad_left == 0 && p.pad_right == 0;
     for (int32_t b = 0; b < d.batches; b++) {
         const int16_t *image = input + b * d.input_h * d.input_w * d.input_c;
-        for (int32_t oy = 0; oy < d.output_h; oy++) {
+        for (int32_t g = 0; pointwise && g < groups; g++) {
+            rows.weights = weights + g * og * k;
+            rows.bias = bias != NULL ? bias + g * og : NULL;
+            rows.multiplier = quant->multiplier + g * og;
+            rows.shift = quant->shift + g * og;
+            const em_nn_s16_pixels px = {image + g * cg, d.output_h, d.output_w, p.stride_h * d.input_w * d.input_c,
+                                         p.stride_w * d.input_c, output + b * d.output_h * d.output_w * d.output_c + g * og,
+                                         d.output_c};
+            em_nn_rows_s16_pixels(&rows, &px);
+        }
+        for (int32_t oy = 0; !pointwise && oy < d.output_h; oy++) {
             const int32_t y0 = oy * p.stride_h - p.pad_top;
             for (int32_t ox = 0; ox < d.output_w; ox++) {
                 const int32_t x0 = ox * p.stride_w - p.pad_left;

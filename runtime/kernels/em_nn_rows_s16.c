@@ -166,6 +166,52 @@ static int64_t em_nn_row_mve(const int16_t *x, const int8_t *w, int32_t n, int64
     return acc;
 }
 
+/** em_nn_rows_s16_pixels() of blocks of four rows with 32-bit sums (rows->sum32): the block's
+ *  bias and requantization constants once, then every pixel; returns the first row left. */
+static EM_NN_S16_NOINLINE int32_t em_nn_rows4_pixels_sum32_mve(const em_nn_s16_rows *r, const em_nn_s16_pixels *px)
+{
+    const int32_t n = r->n, count = r->count;
+    const int32x4_t lo = vdupq_n_s32(r->activation_min), hi = vdupq_n_s32(r->activation_max);
+    int32_t o = 0;
+    for (; o + 4 <= count; o += 4) {
+        const int8_t *w = r->weights + o * n;
+        const em_nn_s16_requant4 q = em_nn_s16_requant4_of(vldrwq_s32(r->multiplier + o), vldrwq_s32(r->shift + o));
+        const int32x4_t bias = r->bias != NULL ? vldrwq_s32(r->bias + o) : vdupq_n_s32(0);
+        int16_t *out = px->output + o;
+        const int16_t *x_row = px->input;
+        for (int32_t i = 0; i < px->rows; i++, x_row += px->row_step) {
+            const int16_t *x = x_row;
+            for (int32_t j = 0; j < px->cols; j++, x += px->col_step, out += px->out_step) {
+                const int32x4_t acc = vaddq_s32(em_nn_dot4_sum32_mve(x, w, n), bias); /* exact: rows->sum32 */
+                vstrhq_s32(out, vminq_s32(vmaxq_s32(em_nn_s16_requant4_apply(acc, q), lo), hi));
+            }
+        }
+    }
+    return o;
+}
+
+void em_nn_rows_s16_pixels(const em_nn_s16_rows *r, const em_nn_s16_pixels *px)
+{
+    const int32_t first = r->sum32 ? em_nn_rows4_pixels_sum32_mve(r, px) : 0;
+    if (first == r->count) {
+        return;
+    }
+    em_nn_s16_rows rest = *r; /* the rows left (all of them without sum32), pixel by pixel */
+    rest.weights += first * r->n;
+    rest.bias = r->bias != NULL ? r->bias + first : NULL;
+    rest.multiplier += first;
+    rest.shift += first;
+    rest.count -= first;
+    const int16_t *x_row = px->input;
+    int16_t *out = px->output + first;
+    for (int32_t i = 0; i < px->rows; i++, x_row += px->row_step) {
+        const int16_t *x = x_row;
+        for (int32_t j = 0; j < px->cols; j++, x += px->col_step, out += px->out_step) {
+            em_nn_rows_s16(&rest, x, out);
+        }
+    }
+}
+
 void em_nn_rows_s16(const em_nn_s16_rows *r, const int16_t *x, int16_t *out)
 {
     int32_t o = 0;
@@ -264,4 +310,18 @@ void em_nn_rows_s16(const em_nn_s16_rows *r, const int16_t *x, int16_t *out)
     }
 }
 
+#endif
+
+#if !EM_NN_TIER_MVE
+void em_nn_rows_s16_pixels(const em_nn_s16_rows *r, const em_nn_s16_pixels *px)
+{
+    const int16_t *x_row = px->input;
+    int16_t *out = px->output;
+    for (int32_t i = 0; i < px->rows; i++, x_row += px->row_step) {
+        const int16_t *x = x_row;
+        for (int32_t j = 0; j < px->cols; j++, x += px->col_step, out += px->out_step) {
+            em_nn_rows_s16(r, x, out);
+        }
+    }
+}
 #endif

@@ -22,8 +22,13 @@
 #include "em_nn_tier.h"
 #include "em_nn_types.h"
 
-#if EM_NN_TIER_MVE
+/* Helium's helpers below only where Helium is (not a host build for the MVE tier's sizes and
+ * checks, EM_NN_SIZING_TIER: em_weighted_validate_s16.c there reads the constants only). */
+#if EM_NN_TIER_MVE && defined(__ARM_FEATURE_MVE)
+#define EM_NN_S16_MVE 1
 #include <arm_mve.h>
+#else
+#define EM_NN_S16_MVE 0
 #endif
 
 /* Out-of-line helpers keep their loops' registers (inlined, GCC 12 spills the pointers). */
@@ -89,6 +94,24 @@ typedef struct {
  */
 void em_nn_rows_s16(const em_nn_s16_rows *rows, const int16_t *x, int16_t *out);
 
+/** Output pixels whose columns are the input itself (a 1x1 convolution without padding): pixel
+ *  (i, j), i < rows, j < cols, reads input + i·row_step + j·col_step and writes
+ *  output + (i·cols + j)·out_step. */
+typedef struct {
+    const int16_t *input;      /**< the first pixel's column, 2-byte aligned */
+    int32_t rows, cols;        /**< >= 1 */
+    int32_t row_step, col_step; /**< input elements between pixel rows, columns */
+    int16_t *output;
+    int32_t out_step;          /**< output elements between pixels */
+} em_nn_s16_pixels;
+
+/**
+ * em_nn_rows_s16() at every pixel of @p px. Helium, where rows->sum32 holds: each block of four
+ * output channels runs over all the pixels, its requantization constants and bias held in
+ * vectors; other tiers and layers, pixel by pixel. em_nn_rows_s16.c.
+ */
+void em_nn_rows_s16_pixels(const em_nn_s16_rows *rows, const em_nn_s16_pixels *px);
+
 /**
  * Whether every accumulator of a layer whose sums have at most @p terms products, and whose
  * bias is @p bias [n] (NULL: 0), stays exactly in int32 (terms · 2^22 + max |bias| <= INT32_MAX)
@@ -112,7 +135,7 @@ static inline bool em_nn_s16_sum32(int64_t terms, const int32_t *bias, const int
     return terms * ((int64_t)1 << 22) + most <= INT32_MAX;
 }
 
-#if EM_NN_TIER_MVE
+#if EM_NN_S16_MVE
 /**
  * clamp(requantize_s64(acc)) of 4 lanes whose accumulators are exact in int32 and whose shifts
  * are >= −17 (rounding position E = 15 − shift <= 32), bit-exact with em_nn_requantize_s64_s16():
@@ -129,6 +152,27 @@ static inline int32x4_t em_nn_requantize4_s16_mve(int32x4_t acc, int32x4_t multi
     const int32x4_t pre = vmaxq_s32(vaddq_n_s32(shift, 1), vdupq_n_s32(0));   /* max(16 − E, 0) */
     const int32x4_t up = vminq_s32(vaddq_n_s32(shift, 17), vdupq_n_s32(16)); /* min(32 − E, 16) */
     return vrmulhq_s32(vqshlq_s32(acc, pre), vshlq_s32(m15, up));
+}
+
+/** em_nn_requantize4_s16_mve() in two parts, for lanes whose channels stay while many sums are
+ *  requantized: the per-channel pre-shift and multiplier once, then two instructions a vector. */
+typedef struct {
+    int32x4_t pre;        /**< max(16 − E, 0) */
+    int32x4_t multiplier; /**< m15 << min(32 − E, 16) */
+} em_nn_s16_requant4;
+
+static inline em_nn_s16_requant4 em_nn_s16_requant4_of(int32x4_t multiplier, int32x4_t shift)
+{
+    const uint32x4_t rounded = vshrq_n_u32(vaddq_n_u32(vreinterpretq_u32_s32(multiplier), 0x8000u), 16);
+    const int32x4_t m15 = vreinterpretq_s32_u32(vminq_u32(rounded, vdupq_n_u32(0x7FFFu)));
+    const em_nn_s16_requant4 q = {vmaxq_s32(vaddq_n_s32(shift, 1), vdupq_n_s32(0)),
+                                  vshlq_s32(m15, vminq_s32(vaddq_n_s32(shift, 17), vdupq_n_s32(16)))};
+    return q;
+}
+
+static inline int32x4_t em_nn_s16_requant4_apply(int32x4_t acc, em_nn_s16_requant4 q)
+{
+    return vrmulhq_s32(vqshlq_s32(acc, q.pre), q.multiplier);
 }
 
 #endif

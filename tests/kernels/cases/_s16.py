@@ -25,29 +25,34 @@ def edge_int16(rng: np.random.Generator, shape, ends: float = 0.1) -> np.ndarray
     return x
 
 
-def requantization_s16(rng: np.random.Generator, n: int, taps: int, big_share: float = 0.1):
+def requantization_s16(rng: np.random.Generator, n: int, taps: int, big_share: float = 0.1, tiny: bool = True):
     """Per-channel (multiplier, shift) spreading sums of `taps` int16 x int8 products over the int16
-    range; about `big_share` of the channels (never the first) at a shift of 14 (they saturate) and
-    as many at tiny multipliers (shift -31..-18: results near 0, the rounding at 33..46 bits)."""
+    range; about `big_share` of the channels (never the first) at a shift of 14 (they saturate) and,
+    with `tiny`, as many at tiny multipliers (shift -31..-18: results near 0, the rounding at 33..46
+    bits, which Helium's vector requantization leaves to the 64-bit path: a layer without them
+    takes the vector one where its sums fit int32)."""
     spread = float(np.log2(0.008 / np.sqrt(max(taps, 1))))
     reals = 2.0 ** rng.uniform(spread - 1.5, spread + 1.5, size=n)
     pick = rng.random(n)
     later = np.arange(n) > 0
     reals[(pick < big_share) & later] = 2.0 ** (REQUANTIZE_S64_MAX_SHIFT - 1) * 1.5
-    tiny = (pick >= big_share) & (pick < 2 * big_share) & later
-    reals[tiny] = 2.0 ** rng.uniform(-31, -18, size=int(tiny.sum()))
+    small = (pick >= big_share) & (pick < 2 * big_share) & later & tiny
+    reals[small] = 2.0 ** rng.uniform(-31, -18, size=int(small.sum()))
     pairs = [quantize_multiplier(float(r)) for r in reals]
     return np.array([m for m, _ in pairs], np.int32), np.array([s for _, s in pairs], np.int32)
 
 
-def requantization_edges_s16(n: int = 24):
+def requantization_edges_s16(n: int = 24, vector: bool = False):
     """(bias, multiplier, shift) per channel for accumulators equal to their bias: exact ties of
     the rounding half up (both signs) at shifts -1..-4 (m = 2^30: Q15 2^14), INT32 extremes,
     multipliers that round up to 0x7FFF and past it (capped), a zero multiplier, shifts -31, 0,
-    14; channels past 20 repeat the pattern."""
-    bias = [(1 if i % 2 else -1) * ((2 * i + 1) << (1 + i % 4)) for i in range(16)] + [-(2**31), 2**31 - 1, -5, 7]
+    14; channels past 20 repeat the pattern. `vector`: biases of ±2·10^9 and shift -17 in place of
+    the extremes and -31, so that a layer of up to 35 taps takes Helium's 32-bit sums and vector
+    requantization (em_nn_s16_sum32)."""
+    big = 2 * 10**9 if vector else 2**31 - 1
+    bias = [(1 if i % 2 else -1) * ((2 * i + 1) << (1 + i % 4)) for i in range(16)] + [-big, big, -5, 7]
     multiplier = [1 << 30] * 16 + [2**31 - 1, 0x7FFF7FFF, 0x7FFEFFFF, 0]
-    shift = [-(1 + i % 4) for i in range(16)] + [-31, 0, REQUANTIZE_S64_MAX_SHIFT, 0]
+    shift = [-(1 + i % 4) for i in range(16)] + [-17 if vector else -31, 0, REQUANTIZE_S64_MAX_SHIFT, 0]
     pick = [i % 20 for i in range(n)]
     return (np.array([bias[i] for i in pick], np.int32), np.array([multiplier[i] for i in pick], np.int32),
             np.array([shift[i] for i in pick], np.int32))

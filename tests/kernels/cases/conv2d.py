@@ -173,7 +173,7 @@ def case_s16(k: int, name: str, shape, kernel, c_out, groups, stride, dilation, 
     rng = rng_for("conv2d", name)
     taps = kernel[0] * kernel[1] * (shape[3] // groups)
     w = edge_int8(rng, (c_out, *kernel, shape[3] // groups))
-    multiplier, shift = requantization_s16(rng, c_out, taps)
+    multiplier, shift = requantization_s16(rng, c_out, taps, tiny=k % 2 == 1)  # even k: Helium's 32-bit sums
     bias_range = int(2**21 * np.sqrt(taps))
     bias = rng.integers(-bias_range, bias_range, size=c_out, dtype=np.int64).astype(np.int32)
     act = activation_s16(k)
@@ -206,13 +206,21 @@ def extreme_cases_s16() -> list[Case]:
                      groups=1, activation_min=-(2**15), activation_max=2**15 - 1, multiplier=multiplier, shift=shift)
         out.append(conv_case_s16("conv2d", name, np.full(shape, -(2**15), np.int16), w, bias, attrs,
                                  {"accumulator": "beyond int32"}))
-    for shape, c_out in (((1, 3, 5, 3), 20), ((1, 2, 7, 16), 37)):
-        bias, multiplier, shift = requantization_edges_s16(c_out)
+    for shape, c_out, vector in (((1, 3, 5, 3), 20, False), ((1, 2, 7, 16), 37, False), ((1, 3, 5, 3), 21, True),
+                                 ((1, 2, 7, 1), 38, True)):
+        bias, multiplier, shift = requantization_edges_s16(c_out, vector)
         w = edge_int8(rng_for("conv2d", "s16_edges", c_out), (c_out, 3, 3, shape[3]))
         attrs = dict(stride=(1, 1), dilation=(1, 1), padding=(1, 1, 1, 1), groups=1, activation_min=-(2**15),
                      activation_max=2**15 - 1, multiplier=multiplier, shift=shift)
         out.append(conv_case_s16("conv2d", f"s16_requantize_edges_c{c_out}", np.zeros(shape, np.int16), w, bias,
-                                 attrs, {"bias": "ties and INT32 extremes"}))
+                                 attrs, {"bias": "ties and large biases", "sum32": vector}))
+    # pointwise (every column in place, each 4 channels over all pixels on Helium) at the edges
+    bias, multiplier, shift = requantization_edges_s16(23, True)
+    attrs = dict(stride=(1, 1), dilation=(1, 1), padding=(0, 0, 0, 0), groups=1, activation_min=-(2**15),
+                 activation_max=2**15 - 1, multiplier=multiplier, shift=shift)
+    out.append(conv_case_s16("conv2d", "s16_requantize_edges_1x1_c23", np.zeros((1, 3, 4, 9), np.int16),
+                             edge_int8(rng_for("conv2d", "s16_edges_1x1"), (23, 1, 1, 9)), bias, attrs,
+                             {"bias": "ties and large biases", "sum32": True}))
     return out
 
 

@@ -152,7 +152,7 @@ def case_s16(k: int, name: str, shape, kernel, m, stride, dilation, padding) -> 
     c_out = shape[3] * m
     taps = kernel[0] * kernel[1]
     w = edge_int8(rng, (*kernel, c_out))
-    multiplier, shift = requantization_s16(rng, c_out, taps)
+    multiplier, shift = requantization_s16(rng, c_out, taps, tiny=k % 2 == 1)  # even k: Helium's 8-channel steps
     bias_range = int(2**21 * np.sqrt(taps))
     bias = rng.integers(-bias_range, bias_range, size=c_out, dtype=np.int64).astype(np.int32)
     act = activation_s16(k)
@@ -180,14 +180,15 @@ def extreme_cases_s16() -> list[Case]:
                      activation_min=-(2**15), activation_max=2**15 - 1, multiplier=multiplier, shift=shift)
         out.append(conv_case_s16("depthwise_conv2d", name, np.full(shape, -(2**15), np.int16), w, bias, attrs,
                                  {"accumulator": "beyond int32"}))
-    for shape, m in (((1, 3, 5, 20), 1), ((1, 2, 7, 37), 2)):
+    for shape, m, vector in (((1, 3, 5, 20), 1, False), ((1, 2, 7, 37), 2, False), ((1, 3, 5, 21), 1, True),
+                             ((1, 2, 7, 43), 1, True)):
         c_out = shape[3] * m
-        bias, multiplier, shift = requantization_edges_s16(c_out)
+        bias, multiplier, shift = requantization_edges_s16(c_out, vector)
         w = edge_int8(rng_for("depthwise_conv2d", "s16_edges", c_out), (3, 3, c_out))
         attrs = dict(stride=(1, 1), dilation=(1, 1), padding=(1, 1, 1, 1), depth_multiplier=m,
                      activation_min=-(2**15), activation_max=2**15 - 1, multiplier=multiplier, shift=shift)
         out.append(conv_case_s16("depthwise_conv2d", f"s16_requantize_edges_c{c_out}", np.zeros(shape, np.int16), w,
-                                 bias, attrs, {"bias": "ties and INT32 extremes"}))
+                                 bias, attrs, {"bias": "ties and large biases", "sum32": vector}))
     return out
 
 

@@ -82,7 +82,8 @@ def edge_cases() -> list[Case]:
         operands = [int8_tensor("x", (batches, 5)), int8_tensor("w", w.shape, data=w), Tensor("b", "int32", (n_out,), data=bias)]
         out.append(single_op("fully_connected", operands, int8_tensor("y", (batches, n_out)), attrs,
                              [np.zeros((batches, 5), np.int8)], name=f"requantize_edges_b{batches}_o{n_out}",
-                             params={"input": (batches, 5), "out_features": n_out, "bias": "ties and INT32 extremes"}))
+                             params={"input": (batches, 5), "out_features": n_out, "bias": "ties and large biases",
+                                     "sum32": vector}))
     return out
 
 
@@ -100,7 +101,7 @@ def case_s16(k: int, x_shape: tuple, n_out: int) -> Case:
     w[0, :] = -128
     if n_out > 2:
         w[-1, ::2] = 127
-    multiplier, shift = requantization_s16(rng, n_out, n_in)
+    multiplier, shift = requantization_s16(rng, n_out, n_in, tiny=k % 2 == 1)  # even k: Helium's 32-bit sums
     bias_range = int(2**21 * np.sqrt(n_in))
     bias = rng.integers(-bias_range, bias_range, size=n_out, dtype=np.int64).astype(np.int32)
     act = activation_s16(k)
@@ -128,15 +129,16 @@ def extreme_cases_s16() -> list[Case]:
     out.append(single_op("fully_connected", operands, int16_tensor("y", (2, n_out), 0.002), attrs,
                          [np.full((2, n_in), -(2**15), np.int16)], name="s16_big_acc_2x1000_o7",
                          params={"input": (2, n_in), "out_features": n_out, "accumulator": "beyond int32"}))
-    for batches, n_out in ((1, 20), (3, 37)):
-        bias, multiplier, shift = requantization_edges_s16(n_out)
+    for batches, n_out, vector in ((1, 20, False), (3, 37, False), (1, 21, True), (2, 38, True)):
+        bias, multiplier, shift = requantization_edges_s16(n_out, vector)
         w = edge_int8(rng_for("fully_connected", "s16_edges", n_out), (n_out, 5))
         attrs = dict(multiplier=multiplier, shift=shift, output_offset=0, activation_min=-(2**15),
                      activation_max=2**15 - 1)
         operands = [int16_tensor("x", (batches, 5)), weight_tensor("w", w), Tensor("b", "int32", (n_out,), data=bias)]
         out.append(single_op("fully_connected", operands, int16_tensor("y", (batches, n_out), 0.002), attrs,
                              [np.zeros((batches, 5), np.int16)], name=f"s16_requantize_edges_b{batches}_o{n_out}",
-                             params={"input": (batches, 5), "out_features": n_out, "bias": "ties and INT32 extremes"}))
+                             params={"input": (batches, 5), "out_features": n_out, "bias": "ties and large biases",
+                                     "sum32": vector}))
     return out
 
 
