@@ -3,13 +3,15 @@
 
     ./scons em_run board=B && .venv/bin/python tools/bench_conv.py [--board B ...]
                                                 [--only NAME ...] [--mlperf] [--json FILE]
+                                                [--dtype int8 int16]
 
 Each layer is one op (compiler.ir graph -> compiler.planner -> compiler.writer, the board's
 best tier) run by build/<board>/em_run.elf in QEMU (-icount, see /work/shared/MEASURING.md);
 the output is checked against compiler.reference byte for byte, and the "instructions:" line of
 em_run (the counter around invoke) is reported with MACs per instruction. Each layer runs
 twice: the counts must match. --mlperf adds the conv / FC layer shapes of the four MLPerf Tiny
-models (MLPERF_LAYERS); --json writes {board: {layer: instructions}}.
+models (MLPERF_LAYERS); --json writes {board: {layer: instructions}} ({board}-int16 for
+--dtype int16: the layers with int16 activations, A16W8).
 """
 from __future__ import annotations
 
@@ -80,12 +82,14 @@ ALL_LAYERS = {**LAYERS, **MLPERF_LAYERS}
 BOARDS = [b.name for b in emulated_boards()]  # every QEMU board of bsp/
 
 
-def layer_graph(name: str, rng: np.random.Generator):
+def layer_graph(name: str, rng: np.random.Generator, dtype: str = "int8"):
+    """The layer's one-op graph and its MACs; `dtype` int16: A16W8 (int16 activations, zero
+    points 0, int8 weights)."""
     shape, kind, kernel, c_out, stride, padding = ALL_LAYERS[name]
     c_in = shape[-1]
-    in_zp, out_zp = -128, 3
+    in_zp, out_zp = (-128, 3) if dtype == "int8" else (0, 0)
     if kind == "fully_connected":
-        return fc_graph(shape, c_out, in_zp, out_zp, rng)
+        return fc_graph(shape, c_out, in_zp, out_zp, rng, dtype)
     kh, kw = kernel
     if kind == "conv2d":
         w = rng.integers(-128, 128, size=(c_out, kh, kw, c_in), dtype=np.int8)
@@ -93,12 +97,13 @@ def layer_graph(name: str, rng: np.random.Generator):
     else:
         w = rng.integers(-128, 128, size=(kh, kw, c_out), dtype=np.int8)
         taps = kh * kw
-    spread = float(np.log2(0.012 / np.sqrt(taps)))
+    spread = float(np.log2((0.012 if dtype == "int8" else 0.008) / np.sqrt(taps)))
     reals = 2.0 ** rng.uniform(spread - 1.0, spread + 1.0, size=c_out)
     pairs = [quantize_multiplier(float(r)) for r in reals]
-    bias = rng.integers(-3000, 3000, size=c_out, dtype=np.int32)
+    bias = rng.integers(-3000, 3000, size=c_out, dtype=np.int32) * (1 if dtype == "int8" else 256)
+    lo, hi = _range(dtype)
     attrs = dict(stride=stride, dilation=(1, 1), padding=padding, input_zero_point=in_zp,
-                 output_offset=out_zp, activation_min=-128, activation_max=127,
+                 output_offset=out_zp, activation_min=lo, activation_max=hi,
                  multiplier=np.array([p for p, _ in pairs], np.int32),
                  shift=np.array([s for _, s in pairs], np.int32))
     if kind == "conv2d":
@@ -109,10 +114,10 @@ def layer_graph(name: str, rng: np.random.Generator):
     ow = reference.output_size(shape[2], kw, stride[1], 1, *padding[2:])
     out_shape = (shape[0], oh, ow, c_out)
     tensors = {
-        "x": Tensor("x", "int8", shape, Quant.per_tensor(0.05, in_zp)),
+        "x": Tensor("x", dtype, shape, Quant.per_tensor(0.05, in_zp)),
         "w": Tensor("w", "int8", w.shape, data=w),
         "b": Tensor("b", "int32", bias.shape, data=bias),
-        "y": Tensor("y", "int8", out_shape, Quant.per_tensor(0.1, out_zp)),
+        "y": Tensor("y", dtype, out_shape, Quant.per_tensor(0.1, out_zp)),
     }
     graph = Graph(tensors, [Op(kind, ["x", "w", "b"], ["y"], attrs, origin="bench_conv")], ["x"], ["y"])
     plan_memory(graph, Region("sram", 1 << 20))
@@ -120,20 +125,27 @@ def layer_graph(name: str, rng: np.random.Generator):
     return graph, macs
 
 
-def fc_graph(shape: tuple[int, int], n_out: int, in_zp: int, out_zp: int, rng: np.random.Generator):
+def _range(dtype: str) -> tuple[int, int]:
+    info = np.iinfo(dtype)
+    return int(info.min), int(info.max)
+
+
+def fc_graph(shape: tuple[int, int], n_out: int, in_zp: int, out_zp: int, rng: np.random.Generator,
+             dtype: str = "int8"):
     n_in = shape[1]
     w = rng.integers(-128, 128, size=(n_out, n_in), dtype=np.int8)
-    spread = float(np.log2(0.012 / np.sqrt(n_in)))
+    spread = float(np.log2((0.012 if dtype == "int8" else 0.008) / np.sqrt(n_in)))
     pairs = [quantize_multiplier(float(r)) for r in 2.0 ** rng.uniform(spread - 1.0, spread + 1.0, size=n_out)]
-    bias = rng.integers(-3000, 3000, size=n_out, dtype=np.int32)
-    attrs = dict(output_offset=out_zp, activation_min=-128, activation_max=127,
+    bias = rng.integers(-3000, 3000, size=n_out, dtype=np.int32) * (1 if dtype == "int8" else 256)
+    lo, hi = _range(dtype)
+    attrs = dict(output_offset=out_zp, activation_min=lo, activation_max=hi,
                  multiplier=np.array([p for p, _ in pairs], np.int32),
                  shift=np.array([s for _, s in pairs], np.int32))
     tensors = {
-        "x": Tensor("x", "int8", shape, Quant.per_tensor(0.05, in_zp)),
+        "x": Tensor("x", dtype, shape, Quant.per_tensor(0.05, in_zp)),
         "w": Tensor("w", "int8", w.shape, data=w),
         "b": Tensor("b", "int32", bias.shape, data=bias),
-        "y": Tensor("y", "int8", (shape[0], n_out), Quant.per_tensor(0.1, out_zp)),
+        "y": Tensor("y", dtype, (shape[0], n_out), Quant.per_tensor(0.1, out_zp)),
     }
     graph = Graph(tensors, [Op("fully_connected", ["x", "w", "b"], ["y"], attrs, origin="bench_conv")], ["x"], ["y"])
     plan_memory(graph, Region("sram", 1 << 20))
@@ -151,16 +163,17 @@ def run_once(elf: Path, graph: Graph, x: np.ndarray, work: Path, board: str = "c
         raise SystemExit(f"em_run failed ({result.returncode}):\n{result.stdout}{result.stderr}")
     count = next(int(line.split()[1]) for line in result.stdout.splitlines()
                  if line.startswith("instructions:"))
-    return count, np.frombuffer((work / "out.bin").read_bytes(), np.int8)
+    return count, np.frombuffer((work / "out.bin").read_bytes(), graph.tensors["y"].dtype)
 
 
-def measure(board: str, elf: Path, names: list[str]) -> dict[str, tuple[int, int]]:
+def measure(board: str, elf: Path, names: list[str], dtype: str = "int8") -> dict[str, tuple[int, int]]:
     """{layer: (instructions, MACs)} of each layer on `board`, checked against the reference."""
     results = {}
     for name in names:
         rng = np.random.default_rng(sum(map(ord, name)))
-        graph, macs = layer_graph(name, rng)
-        x = rng.integers(-128, 128, size=ALL_LAYERS[name][0], dtype=np.int8)
+        graph, macs = layer_graph(name, rng, dtype)
+        lo, hi = _range(dtype)
+        x = rng.integers(lo, hi + 1, size=ALL_LAYERS[name][0], dtype=np.int64).astype(dtype)
         want = reference.run(graph, [x])["y"]
         with tempfile.TemporaryDirectory() as tmp:
             counts = []
@@ -172,7 +185,7 @@ def measure(board: str, elf: Path, names: list[str]) -> dict[str, tuple[int, int
         if counts[0] != counts[1]:
             raise SystemExit(f"{board} {name}: counts differ between runs: {counts}")
         results[name] = (counts[0], macs)
-        print(f"| {board} | {name} | {counts[0]:,} | {macs:,} | {macs / counts[0]:.2f} |", flush=True)
+        print(f"| {board} | {name} | {dtype} | {counts[0]:,} | {macs:,} | {macs / counts[0]:.2f} |", flush=True)
     return results
 
 
@@ -183,14 +196,18 @@ def main() -> int:
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--mlperf", action="store_true", help="the MLPerf Tiny conv / FC layers")
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--dtype", nargs="*", default=["int8"], choices=["int8", "int16"],
+                    help="activations: int8, int16 (A16W8), or both")
     args = ap.parse_args()
     names = args.only or (list(MLPERF_LAYERS) if args.mlperf else list(LAYERS))
-    print("| board | layer | instructions | MACs | MAC/instr |")
-    print("|---|---|---:|---:|---:|")
+    print("| board | layer | activations | instructions | MACs | MAC/instr |")
+    print("|---|---|---|---:|---:|---:|")
     table = {}
     for board in args.board:
         elf = args.elf or BUILD_ROOT / board / "em_run.elf"
-        table[board] = {name: n for name, (n, _) in measure(board, elf, names).items()}
+        for dtype in args.dtype:
+            key = board if dtype == "int8" else f"{board}-{dtype}"
+            table[key] = {name: n for name, (n, _) in measure(board, elf, names, dtype).items()}
     if args.json is not None:
         args.json.write_text(json.dumps(table, indent=1))
     return 0

@@ -59,7 +59,29 @@ def _scratch(lib: ctypes.CDLL, graph: Graph, op: Op) -> int:
     if not conv_options.well_formed(graph, op, 4):
         return 0
     _, kh, kw, _ = graph.tensors[op.inputs[1]].shape
-    return conv_options.buffer_size(lib, "em_conv2d_s8_get_buffer_size", graph, op, (kh, kw))
+    sizing = "em_conv2d_s16_get_buffer_size" if _int16(graph, op) else "em_conv2d_s8_get_buffer_size"
+    return conv_options.buffer_size(lib, sizing, graph, op, (kh, kw))
+
+
+def _int16(graph: Graph, op: Op) -> bool:
+    return graph.tensors[op.inputs[0]].dtype == "int16"
+
+
+def _path_s16(graph: Graph, op: Op, tier: str) -> str:
+    """em_conv2d_s16.c: a pixel's column is the input itself (a 1x1, or a 1xKW row of groups 1,
+    inside the input), else packed into the scratch (one column, em_conv2d_s16_get_buffer_size),
+    else read tap by tap; em_nn_rows_s16.c computes the output channels from it."""
+    _, kh, kw, _ = graph.tensors[op.inputs[1]].shape
+    in_place, pixels = _in_place_columns(graph, op)
+    packs = planned_scratch(graph, op, CONV2D_STACK_SCRATCH) >= round_up(2 * _column_bytes(graph, op), 16)
+    sum32 = conv_options.s16_sum32(graph, op, _column_bytes(graph, op))
+    if kh == kw == 1 and not any(op.attrs["padding"]):
+        columns = "1x1 pointwise, in place" + (", each 4 channels over all pixels" if tier == "mve" and sum32 else "")
+    elif in_place == pixels:
+        columns = f"1x{kw} rows in place"
+    else:
+        columns = ("in place, im2col at the borders" if in_place else "im2col") if packs else "taps in place (no scratch)"
+    return f"{columns}; {conv_options.rows_s16_loop(tier, sum32)}"
 
 
 def _in_place_columns(graph: Graph, op: Op) -> tuple[int, int]:
@@ -85,6 +107,8 @@ def _path(graph: Graph, op: Op, tier: str, chosen: frozenset[str]) -> str:
     chosen variants say: em_nn_conv2d_mve, blocks of EM_NN_CONV_BLOCK pixels, min(4,
     scratch / col16) packed columns with CONV_MVE_PACK;
     DSP: em_nn_conv2d_cols with pairs when scratch >= 4·col4 and K >= 32; scalar: em_nn_dot_rows_s8."""
+    if _int16(graph, op):
+        return _path_s16(graph, op, tier)
     _, kh, kw, _ = graph.tensors[op.inputs[1]].shape
     k = _column_bytes(graph, op)
     in_place, pixels = _in_place_columns(graph, op)
@@ -185,4 +209,5 @@ CONV2D = OpSpec(
     weighted=True,
     take_zero_pad=conv_options.take_zero_pad,
     stream=streaming.convolution_window((1, 2)),
+    int16_kernel=True,
 )

@@ -138,3 +138,25 @@ def window_note(kernel_axes: tuple[int, int]) -> Callable[[Graph, Op], str]:
         weight = graph.tensors[op.inputs[1]].shape
         return f" k{weight[kernel_axes[0]]}x{weight[kernel_axes[1]]}/{op.attrs['stride'][0]}"
     return note
+
+
+# em_nn_s16.h: EM_NN_S16_SUM32_MAX_TERMS (the most products a 32-bit sum holds exactly, 511 · 2^22
+# < 2^31) and the smallest shift of Helium's vector requantization (rounding at E <= 32 bits)
+S16_SUM32_MAX_TERMS, S16_VECTOR_MIN_SHIFT = 511, -17
+
+
+def s16_sum32(graph: Graph, op: Op, terms: int) -> bool:
+    """em_nn_s16_sum32(): every sum of `terms` int16 x int8 products plus the op's bias is exact in
+    int32 and every shift >= -17, so Helium takes 32-bit sums and requantizes in vectors."""
+    bias = graph.tensors[op.inputs[2]].data if len(op.inputs) > 2 else None
+    most = int(np.abs(bias.astype(np.int64)).max()) if bias is not None and bias.size else 0
+    return (terms <= S16_SUM32_MAX_TERMS and terms * (1 << 22) + most <= (1 << 31) - 1
+            and int(np.min(op.attrs["shift"])) >= S16_VECTOR_MIN_SHIFT)
+
+
+def rows_s16_loop(tier: str, sum32: bool) -> str:
+    """em_nn_rows_s16.c's loop over an int16 column (A16W8 conv2d, fully connected) on `tier`."""
+    if tier == "mve":
+        return ("MVE s16 4 rows x 8 lanes, 32-bit sums (VMLADAVA), vector requantization" if sum32
+                else "MVE s16 4 rows x 8 lanes, 64-bit sums (VMLALDAVA)")
+    return {"dsp": "DSP s16 2 rows (SMLALD)"}.get(tier, "scalar s16 2 rows (int64)")

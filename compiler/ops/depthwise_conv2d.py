@@ -64,8 +64,8 @@ def _in_place(graph: Graph, op: Op, index: int) -> int | None:
 
 
 def _scratch(lib: ctypes.CDLL, graph: Graph, op: Op) -> int:
-    if not conv_options.well_formed(graph, op, 3):
-        return 0
+    if not conv_options.well_formed(graph, op, 3) or graph.tensors[op.inputs[0]].dtype == "int16":
+        return 0  # the int16 kernel (A16W8) takes no scratch
     kh, kw, _ = graph.tensors[op.inputs[1]].shape
     return conv_options.buffer_size(lib, "em_depthwise_conv2d_s8_get_buffer_size", graph, op, (kh, kw))
 
@@ -124,6 +124,8 @@ def _block4(graph: Graph, op: Op) -> bool:
 def _path(graph: Graph, op: Op, tier: str, chosen: frozenset[str]) -> str:
     """em_depthwise_conv2d_s8(): on Helium the variants chosen for it (_op_variants); below, it
     first tries em_nn_depthwise_m1_s8() (em_depthwise_conv2d_m1_s8.c), else the generic path."""
+    if graph.tensors[op.inputs[0]].dtype == "int16":
+        return _path_s16(graph, op, tier)
     if tier == "mve":
         if chosen.isdisjoint(FAST_VARIANTS):
             return _generic_path(op, tier, _declined(graph, op, tier) or "as chosen")
@@ -135,6 +137,19 @@ def _path(graph: Graph, op: Op, tier: str, chosen: frozenset[str]) -> str:
     if why is not None:
         return _generic_path(op, tier, why)
     return f"M=1 fast path; tap tables, {'DSP' if tier == 'dsp' else 'scalar'} pixel by pixel"
+
+
+def _path_s16(graph: Graph, op: Op, tier: str) -> str:
+    """em_depthwise_conv2d_s16.c: on Helium, M = 1 with at most 511 taps takes 32-bit lanes: 8
+    channels a step where the layer's sums and bias are exact in int32 (conv_options.s16_sum32),
+    the rest 4 a vector; every other layer and tier one channel at a time."""
+    kh, kw, _ = graph.tensors[op.inputs[1]].shape
+    m = op.attrs.get("depth_multiplier", 1)
+    if tier == "mve" and m == 1 and kh * kw <= conv_options.S16_SUM32_MAX_TERMS:
+        if conv_options.s16_sum32(graph, op, kh * kw):
+            return "MVE s16 8 channels a step (VMULLB/VMULLT.S16), 4-lane tail, vector requantization"
+        return "MVE s16 4-channel lanes (VMUL.I32 + VADD), 64-bit requantization"
+    return f"s16 channel by channel{f' (M={m})' if m != 1 else ''}, {'DSP' if tier == 'dsp' else 'scalar'}"
 
 
 def rows_bytes(graph: Graph, op: Op) -> int:
@@ -210,4 +225,5 @@ DEPTHWISE_CONV2D = OpSpec(
     weighted=True,
     take_zero_pad=conv_options.take_zero_pad,
     stream=streaming.convolution_window((0, 1)),
+    int16_kernel=True,
 )

@@ -125,3 +125,20 @@ int32_t em_lstm_s8_get_buffer_size(int32_t hidden)
 {
     return em_nn_rnn_scratch(4, hidden, 1);
 }
+
+int32_t em_conv2d_s16_get_buffer_size(const em_conv_params *params, const em_conv_dims *dims)
+{
+    if (params == NULL || dims == NULL || params->groups < 1 || dims->input_c < 1 || dims->kernel_h < 1
+        || dims->kernel_w < 1 || dims->kernel_h > EM_NN_CONV_S16_MAX_COLUMN
+        || dims->kernel_w > EM_NN_CONV_S16_MAX_COLUMN
+        || dims->input_c / params->groups > EM_NN_CONV_S16_MAX_COLUMN) {
+        return 0;
+    }
+    const int64_t k = (int64_t)dims->kernel_h * dims->kernel_w * (dims->input_c / params->groups);
+    const bool in_place = dims->kernel_h == 1 && dims->kernel_w == 1 && params->pad_top == 0
+                          && params->pad_bottom == 0 && params->pad_left == 0 && params->pad_right == 0;
+    if (in_place || k > EM_NN_CONV_S16_MAX_COLUMN) {
+        return 0;
+    }
+    return (int32_t)((2 * k + 15) & ~(int64_t)15); /* one column of K int16, on every tier */
+}

@@ -3,6 +3,7 @@
  * @brief CONV_2D adapter: input [N, H, W, C_IN] int8, weights [C_OUT, KH, KW, C_IN / groups]
  *        int8 or int4, bias [C_OUT] int32 -> output [N, OH, OW, C_OUT] int8; Conv2DOptions (strides,
  *        dilations, paddings, groups, zero points, clamps, per-channel multiplier/shift [C_OUT]).
+ *        A16W8: input and output int16 (zero points 0), weights int8 -> em_conv2d_s16().
  *
  * check() verifies everything em_conv2d_s8() relies on, so that a malformed operator is
  * EM_ERR_BAD_OPERATOR at load and eval() calls the kernel's unchecked body, em_conv2d_s8_trusted(). depth_multiplier
@@ -27,10 +28,26 @@ static em_status em_conv2d_check(const em_op_context *ctx)
     return em_conv_check(ctx, false);
 }
 
+/** eval() of an int16 (A16W8) operator: em_conv2d_s16_trusted(), the column packed into the
+ *  scratch (where this firmware leaves the kernel out, check() refused the operator at load and
+ *  the body is a refusal that links nothing). */
+static __attribute__((noinline)) em_status em_conv2d_eval_s16(const em_op_context *ctx, const em_conv_args *a)
+{
+    const em_conv_dims dims = em_conv_dims_of(a, false);
+    const em_per_channel_quant quant = {em_op_vector_i32(ctx, &a->multiplier), em_op_vector_i32(ctx, &a->shift)};
+    const em_nn_context nn = {a->scratch.data, (int32_t)a->scratch.size, 0u};
+    return em_op_status(em_conv2d_s16_trusted(&nn, &a->params, &quant, &dims, (const int16_t *)a->in[EM_CONV_INPUT].data,
+                                              (const int8_t *)a->in[EM_CONV_WEIGHTS].data,
+                                              (const int32_t *)a->in[EM_CONV_BIAS].data, (int16_t *)a->output.data));
+}
+
 static em_status em_conv2d_eval(const em_op_context *ctx)
 {
     em_conv_args a;
     em_status s = em_conv_decode(ctx, &a);
+    if (s == EM_OK && a.in[EM_CONV_INPUT].dtype == EM_DTYPE_INT16) {
+        return em_conv2d_eval_s16(ctx, &a);
+    }
     if (s == EM_OK && a.in[EM_CONV_WEIGHTS].dtype == EM_DTYPE_INT4) {
         s = em_op_unpack_weights(&a.in[EM_CONV_WEIGHTS], &a.scratch); /* into the scratch's start */
     }

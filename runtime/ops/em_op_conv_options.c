@@ -36,6 +36,41 @@ em_conv_dims em_conv_dims_of(const em_conv_args *a, bool depthwise)
     return d;
 }
 
+/** check() of an int16 (A16W8) operator: input and output INT16 rank 4 (zero point 0 in the
+ *  options, checked by em_conv_s16_validate), weights INT8 (int4 with int16 activations is not a
+ *  kernel Ember has: EM_ERR_BAD_OPERATOR, as the compiler refuses it), bias INT32, paths 0, the
+ *  shapes as for int8, then the kernel's contract, whose first answer is whether this firmware
+ *  links the kernel (EM_ERR_VARIANT_NOT_LINKED where not). The scratch, if any, is the column
+ *  em_conv2d_s16() packs: any size (less than a column reads taps in place). */
+static em_status em_conv_check_s16(const em_op_context *ctx, const em_conv_args *a, bool depthwise)
+{
+    const em_tensor *weights = &a->in[EM_CONV_WEIGHTS];
+    if (!em_op_is(&a->in[EM_CONV_INPUT], EM_DTYPE_INT16, 4) || !em_op_is(weights, EM_DTYPE_INT8, depthwise ? 3 : 4)
+        || !em_op_is(&a->in[EM_CONV_BIAS], EM_DTYPE_INT32, 1) || !em_op_is(&a->output, EM_DTYPE_INT16, 4)
+        || a->paths != 0u) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    const em_conv_dims d = em_conv_dims_of(a, depthwise);
+    const em_conv_params *p = &a->params;
+    if (a->multiplier.len != (uint32_t)d.output_c || a->shift.len != (uint32_t)d.output_c) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    const em_per_channel_quant quant = {em_op_vector_i32(ctx, &a->multiplier), em_op_vector_i32(ctx, &a->shift)};
+    const em_nn_status s = em_conv_s16_validate(p, &quant, &d, depthwise); /* first: groups >= 1 below */
+    if (s != EM_NN_OK) {
+        return em_op_paths_status(s);
+    }
+    if ((depthwise ? p->groups != 1 : (p->depth_multiplier != 1 || em_op_dim(weights, 3) != d.input_c / p->groups))
+        || em_op_dim(&a->in[EM_CONV_BIAS], 0) != d.output_c || em_op_dim(&a->output, 0) != d.batches
+        || em_op_dim(&a->output, 3) != d.output_c) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    if (a->in[EM_CONV_INPUT].size > INT32_MAX || weights->size > INT32_MAX || a->output.size > INT32_MAX) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    return EM_OK;
+}
+
 em_status em_conv_check(const em_op_context *ctx, bool depthwise)
 {
     em_conv_args a;
@@ -44,6 +79,9 @@ em_status em_conv_check(const em_op_context *ctx, bool depthwise)
         return s;
     }
     const em_tensor *weights = &a.in[EM_CONV_WEIGHTS];
+    if (a.in[EM_CONV_INPUT].dtype == EM_DTYPE_INT16) {
+        return em_conv_check_s16(ctx, &a, depthwise);
+    }
     uint32_t kernel_scratch; /* the scratch after int4 weights unpacked (em_op_int4.h) */
     if (!em_op_is(&a.in[EM_CONV_INPUT], EM_DTYPE_INT8, 4)
         || !em_op_weights_fit(weights, depthwise ? 3 : 4, &a.scratch, &kernel_scratch)

@@ -3,6 +3,7 @@
  * @brief DEPTHWISE_CONV_2D adapter: input [N, H, W, C] int8, weights [KH, KW, C·M] int8 or int4,
  *        bias [C·M] int32 -> output [N, OH, OW, C·M] int8; Conv2DOptions (strides, dilations,
  *        paddings, depth_multiplier M, zero points, clamps, per-channel multiplier/shift [C·M]).
+ *        A16W8: input and output int16 (zero points 0), weights int8 -> em_depthwise_conv2d_s16().
  *
  * check() verifies everything em_depthwise_conv2d_s8() relies on, so that a malformed operator
  * is EM_ERR_BAD_OPERATOR at load and eval() calls its unchecked body (em_depthwise_conv2d_s8_trusted). groups
@@ -23,10 +24,25 @@ static em_status em_dw_check(const em_op_context *ctx)
     return em_conv_check(ctx, true);
 }
 
+/** eval() of an int16 (A16W8) operator: em_depthwise_conv2d_s16_trusted() (no scratch). */
+static __attribute__((noinline)) em_status em_dw_eval_s16(const em_op_context *ctx, const em_conv_args *a)
+{
+    const em_conv_dims dims = em_conv_dims_of(a, true);
+    const em_per_channel_quant quant = {em_op_vector_i32(ctx, &a->multiplier), em_op_vector_i32(ctx, &a->shift)};
+    return em_op_status(em_depthwise_conv2d_s16_trusted(NULL, &a->params, &quant, &dims,
+                                                        (const int16_t *)a->in[EM_CONV_INPUT].data,
+                                                        (const int8_t *)a->in[EM_CONV_WEIGHTS].data,
+                                                        (const int32_t *)a->in[EM_CONV_BIAS].data,
+                                                        (int16_t *)a->output.data));
+}
+
 static em_status em_dw_eval(const em_op_context *ctx)
 {
     em_conv_args a;
     em_status s = em_conv_decode(ctx, &a);
+    if (s == EM_OK && a.in[EM_CONV_INPUT].dtype == EM_DTYPE_INT16) {
+        return em_dw_eval_s16(ctx, &a);
+    }
     if (s == EM_OK && a.in[EM_CONV_WEIGHTS].dtype == EM_DTYPE_INT4) {
         s = em_op_unpack_weights(&a.in[EM_CONV_WEIGHTS], &a.scratch); /* into the scratch's start */
     }

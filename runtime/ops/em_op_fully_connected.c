@@ -3,7 +3,8 @@
  * @brief FULLY_CONNECTED adapter: input [B, I] int8 — or a feature map [B, H, W, C] read as
  *        [B, H·W·C] (the compiler folds a flatten into the linear) — weights [O, I] int8 or
  *        int4, bias [O] int32 -> output [B, O] int8, FullyConnectedOptions (multiplier/shift [O],
- *        paths: EM_NN_PATHS_FC bits, checked at load by em_nn_paths_linked()).
+ *        paths: EM_NN_PATHS_FC bits, checked at load by em_nn_paths_linked()). A16W8: input
+ *        and output int16 (no output offset), weights int8 -> em_fully_connected_s16().
  *
  * Scratch: an optional second output, for int4 weights only: at every invoke they are unpacked
  * into it as many rows at a time as it holds (at least one: each weight is read once either way,
@@ -71,6 +72,28 @@ static int64_t em_fc_row_elements(const em_tensor *t)
     return n;
 }
 
+/** check() of an int16 (A16W8) operator: input INT16 [B, I] or [B, H, W, C], weights INT8 (int4
+ *  with int16 activations is not a kernel Ember has: EM_ERR_BAD_OPERATOR, as the compiler refuses
+ *  it), bias INT32, output INT16 [B, O] (a scratch goes unused), then em_fully_connected_s16_validate(),
+ *  whose first answer is whether this firmware links the kernel (EM_ERR_VARIANT_NOT_LINKED). */
+static em_status em_fc_check_s16(const em_fc_args *a, const em_per_channel_quant *quant)
+{
+    const em_tensor *input = &a->in[EM_FC_INPUT], *weights = &a->in[EM_FC_WEIGHTS];
+    if (!(em_op_is(input, EM_DTYPE_INT16, 2) || em_op_is(input, EM_DTYPE_INT16, 4))
+        || !em_op_is(weights, EM_DTYPE_INT8, 2) || !em_op_is(&a->in[EM_FC_BIAS], EM_DTYPE_INT32, 1)
+        || !em_op_is(&a->out[0], EM_DTYPE_INT16, 2)) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    const em_fc_dims dims = {em_op_dim(input, 0), em_op_dim(weights, 1), em_op_dim(weights, 0)};
+    if (dims.batches < 1 || dims.input_features < 1 || dims.output_features < 1
+        || em_fc_row_elements(input) != dims.input_features || em_op_dim(&a->in[EM_FC_BIAS], 0) != dims.output_features
+        || em_op_dim(&a->out[0], 0) != dims.batches || em_op_dim(&a->out[0], 1) != dims.output_features
+        || a->multiplier.len != (uint32_t)dims.output_features || a->shift.len != (uint32_t)dims.output_features) {
+        return EM_ERR_BAD_OPERATOR;
+    }
+    return em_op_paths_status(em_fully_connected_s16_validate(&a->params, quant, &dims));
+}
+
 static em_status em_fc_check(const em_op_context *ctx)
 {
     em_fc_args a;
@@ -83,6 +106,10 @@ static em_status em_fc_check(const em_op_context *ctx)
         return s;
     }
     const em_tensor *input = &a.in[EM_FC_INPUT];
+    if (input->dtype == EM_DTYPE_INT16) {
+        return em_fc_check_s16(&a, &(const em_per_channel_quant){em_op_vector_i32(ctx, &a.multiplier),
+                                                                 em_op_vector_i32(ctx, &a.shift)});
+    }
     const bool map = em_op_is(input, EM_DTYPE_INT8, 4);
     const em_tensor *weights = &a.in[EM_FC_WEIGHTS];
     if (!(em_op_is(input, EM_DTYPE_INT8, 2) || map) || weights->rank != 2
@@ -151,6 +178,13 @@ static em_status em_fc_eval(const em_op_context *ctx)
                                         em_op_vector_i32(ctx, &a.shift)};
     if (a.in[EM_FC_WEIGHTS].dtype == EM_DTYPE_INT4) {
         return em_fc_eval_s4(&a, &dims, &quant);
+    }
+    if (a.in[EM_FC_INPUT].dtype == EM_DTYPE_INT16) { /* A16W8 (check(): EM_NN_S16_LINKED) */
+        return em_op_status(em_fully_connected_s16_trusted(&a.params, &quant, &dims,
+                                                           (const int16_t *)a.in[EM_FC_INPUT].data,
+                                                           (const int8_t *)a.in[EM_FC_WEIGHTS].data,
+                                                           (const int32_t *)a.in[EM_FC_BIAS].data,
+                                                           (int16_t *)a.out[0].data));
     }
     return em_op_status(em_fully_connected_s8(&a.params, &quant, &dims, (const int8_t *)a.in[EM_FC_INPUT].data,
                                               (const int8_t *)a.in[EM_FC_WEIGHTS].data,

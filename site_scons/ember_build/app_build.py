@@ -464,6 +464,9 @@ VARIANT_KERNEL_SOURCES = [REPO / "runtime" / "kernels" / f"{name}.c" for name in
     "em_depthwise_conv2d_s8_mve",
     "em_depthwise_m1_block_mve", "em_depthwise_m1_pixel_mve", "em_depthwise_conv2d_m1_s8",
     "em_fully_connected_s8",
+    # the int16 (A16W8) kernels and their contracts, which EM_NN_S16_LINKED reduces to refusals
+    "em_conv2d_s16", "em_depthwise_conv2d_s16", "em_fully_connected_s16",
+    "em_weighted_validate_s16",
 )]
 VARIANTS_DEFINE = "EM_NN_VARIANTS_SELECTED"
 VARIANTS_HEADER = "em_nn_variants_selected.h"

@@ -276,6 +276,117 @@ int32_t em_nn_dwf_rows_bytes(const em_conv_params *params, const em_conv_dims *d
  *  path's padded rows), else 0. Compiles on the host. */
 int32_t em_depthwise_conv2d_s8_get_buffer_size(const em_conv_params *params, const em_conv_dims *dims);
 
+/* ---- int16 activations, int8 weights (A16W8) ------------------------------------------------
+ * Activations int16, symmetric (zero point 0: padded cells hold 0, params->input_zero_point and
+ * output_offset must be 0), weights int8, bias int32, the accumulator int64, requantized by
+ * compiler/fixedpoint.py requantize_s64 (TFLite's 16x8: the Q31 multiplier rounded to Q15,
+ * rounding half up at 15 − shift bits; shifts -31..14) and clamped to activation_min ..
+ * activation_max (-32768..32767). Each kernel is linked only where the build's switch
+ * EM_NN_VARIANT_<KIND>_S16 is 1 (em_nn_variants.h); where it is 0 the kernel and its validate
+ * return EM_NN_ERR_VARIANT_NOT_LINKED. */
+
+/**
+ * The argument contract of em_conv2d_s16() (@p depthwise false) and em_depthwise_conv2d_s16()
+ * (true): em_conv_s8_validate()'s geometry, zero points 0, clamps int16 with activation_min <=
+ * activation_max, and per channel multiplier >= 0 and shift -31..14 (reads quant's vectors).
+ * @return EM_NN_OK, EM_NN_ERR_BAD_ARGUMENT, or EM_NN_ERR_VARIANT_NOT_LINKED where this build
+ *         leaves the kernel out.
+ */
+em_nn_status em_conv_s16_validate(const em_conv_params *params, const em_per_channel_quant *quant,
+                                  const em_conv_dims *dims, bool depthwise);
+
+/**
+ * int16 grouped 2-D convolution, NHWC (reference.conv2d_s16):
+ * out[n, y, x, o] = clamp(requantize_s64(Σ_{ky, kx, i} in_pad[n, y·sh + ky·dh, x·sw + kx·dw, g·Cg + i]
+ *                                        · w[o, ky, kx, i] + bias[o], mult[o], shift[o]))
+ * with Cg = input_c / groups, g = o / (output_c / groups), in_pad padded with 0.
+ * @param ctx      scratch for one packed column (em_conv2d_s16_get_buffer_size()); NULL or less
+ *                 selects taps read in place (the same bytes, more instructions); paths unused (0)
+ * @param params   geometry as em_conv2d_s8(); zero points 0; clamps -32768..32767
+ * @param quant    multiplier[output_c] (>= 0), shift[output_c] (-31..14)
+ * @param dims     shapes; output_h / output_w by the output size formula
+ * @param input    [N, H, W, C_IN] int16, -32768..32767, 2-byte aligned
+ * @param weights  [C_OUT, KH, KW, C_IN / groups] int8, -128..127
+ * @param bias     [C_OUT] int32, or NULL for zero bias
+ * @param output   [N, OH, OW, C_OUT] int16; must not overlap @p input
+ * @return EM_NN_OK, EM_NN_ERR_BAD_ARGUMENT for a NULL pointer or out-of-range dims / params, or
+ *         EM_NN_ERR_VARIANT_NOT_LINKED (EM_NN_S16_LINKED(CONV2D) is 0).
+ */
+em_nn_status em_conv2d_s16(const em_nn_context *ctx, const em_conv_params *params, const em_per_channel_quant *quant,
+                           const em_conv_dims *dims, const int16_t *input, const int8_t *weights, const int32_t *bias,
+                           int16_t *output);
+
+/** em_conv2d_s16() without its own check, for arguments em_conv_s16_validate() accepted (the
+ *  adapter's check() at load). @return EM_NN_OK (EM_NN_ERR_VARIANT_NOT_LINKED where left out). */
+em_nn_status em_conv2d_s16_trusted(const em_nn_context *ctx, const em_conv_params *params,
+                                   const em_per_channel_quant *quant, const em_conv_dims *dims,
+                                   const int16_t *input, const int8_t *weights, const int32_t *bias, int16_t *output);
+
+/** Largest column em_conv2d_s16() packs (K = KH·KW·C_IN/groups elements): longer ones run tap by tap. */
+#define EM_NN_CONV_S16_MAX_COLUMN 2048
+
+/**
+ * Scratch bytes em_conv2d_s16() packs a column into, on every tier: K int16 rounded up to 16
+ * bytes; 0 where every column is the input itself (1x1 without padding) or K >
+ * EM_NN_CONV_S16_MAX_COLUMN. Compiles on the host.
+ */
+int32_t em_conv2d_s16_get_buffer_size(const em_conv_params *params, const em_conv_dims *dims);
+
+/**
+ * int16 depthwise 2-D convolution, NHWC, TFLite weight layout (reference.depthwise_conv2d_s16):
+ * output channel o = c·M + m reads input channel c only:
+ * out[n, y, x, o] = clamp(requantize_s64(Σ_{ky, kx} in_pad[n, y·sh + ky·dh, x·sw + kx·dw, c]
+ *                                        · w[ky, kx, o] + bias[o], mult[o], shift[o])).
+ * @param ctx      unused (no scratch); may be NULL
+ * @param params   geometry and depth_multiplier as em_depthwise_conv2d_s8(); zero points 0;
+ *                 clamps -32768..32767
+ * @param quant    multiplier[C·M] (>= 0), shift[C·M] (-31..14)
+ * @param input    [N, H, W, C] int16, 2-byte aligned
+ * @param weights  [KH, KW, C·M] int8
+ * @param bias     [C·M] int32, or NULL
+ * @param output   [N, OH, OW, C·M] int16; must not overlap @p input
+ * @return as em_conv2d_s16()
+ */
+em_nn_status em_depthwise_conv2d_s16(const em_nn_context *ctx, const em_conv_params *params,
+                                     const em_per_channel_quant *quant, const em_conv_dims *dims,
+                                     const int16_t *input, const int8_t *weights, const int32_t *bias,
+                                     int16_t *output);
+
+/** em_depthwise_conv2d_s16() without its own check (the adapter's check() proved the arguments). */
+em_nn_status em_depthwise_conv2d_s16_trusted(const em_nn_context *ctx, const em_conv_params *params,
+                                             const em_per_channel_quant *quant, const em_conv_dims *dims,
+                                             const int16_t *input, const int8_t *weights, const int32_t *bias,
+                                             int16_t *output);
+
+/**
+ * The argument contract of em_fully_connected_s16(): pointers set, dims >= 1, output_offset 0,
+ * paths 0, clamps int16 with activation_min <= activation_max, per channel multiplier >= 0 and
+ * shift -31..14. @return EM_NN_OK, EM_NN_ERR_BAD_ARGUMENT or EM_NN_ERR_VARIANT_NOT_LINKED.
+ */
+em_nn_status em_fully_connected_s16_validate(const em_fc_params *params, const em_per_channel_quant *quant,
+                                             const em_fc_dims *dims);
+
+/**
+ * int16 fully connected layer (reference.fully_connected_s16):
+ * out[b, o] = clamp(requantize_s64(Σ_i in[b, i]·w[o, i] + bias[o], mult[o], shift[o])).
+ * @param params   output_offset 0, clamps -32768..32767, paths 0
+ * @param quant    multiplier[O] (>= 0), shift[O] (-31..14)
+ * @param dims     B, I, O (each >= 1)
+ * @param input    [B, I] int16, 2-byte aligned
+ * @param weights  [O, I] int8
+ * @param bias     [O] int32, or NULL
+ * @param output   [B, O] int16; must not overlap @p input
+ * @return EM_NN_OK, EM_NN_ERR_BAD_ARGUMENT or EM_NN_ERR_VARIANT_NOT_LINKED.
+ */
+em_nn_status em_fully_connected_s16(const em_fc_params *params, const em_per_channel_quant *quant,
+                                    const em_fc_dims *dims, const int16_t *input, const int8_t *weights,
+                                    const int32_t *bias, int16_t *output);
+
+/** em_fully_connected_s16() without its own check (the adapter's check() proved the arguments). */
+em_nn_status em_fully_connected_s16_trusted(const em_fc_params *params, const em_per_channel_quant *quant,
+                                            const em_fc_dims *dims, const int16_t *input, const int8_t *weights,
+                                            const int32_t *bias, int16_t *output);
+
 /**
  * True when @p out is reference.output_size along one axis, (size + pads - dilation (kernel - 1)
  * - 1) / stride + 1, and >= 1; stride >= 1. The span is formed in 64 bits (no overflow) but

@@ -85,6 +85,15 @@
  * input or output. There is no program bit: the adapter asks EM_NN_S16_LINKED(KIND) of an int16
  * op at load and refuses it with EM_NN_ERR_VARIANT_NOT_LINKED when the build left it out. */
 /* ... of the weighted kernels (conv2d, depthwise_conv2d, fully_connected) */
+#ifndef EM_NN_VARIANT_CONV2D_S16
+#define EM_NN_VARIANT_CONV2D_S16 1
+#endif
+#ifndef EM_NN_VARIANT_DEPTHWISE_CONV2D_S16
+#define EM_NN_VARIANT_DEPTHWISE_CONV2D_S16 1
+#endif
+#ifndef EM_NN_VARIANT_FULLY_CONNECTED_S16
+#define EM_NN_VARIANT_FULLY_CONNECTED_S16 1
+#endif
 /* ... of the others (quantize, dequantize, requantize, pools, add, pad) */
 #ifndef EM_NN_VARIANT_QUANTIZE_S16
 #define EM_NN_VARIANT_QUANTIZE_S16 1

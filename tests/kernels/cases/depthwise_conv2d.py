@@ -2,13 +2,17 @@
 blocks, borders fully / partly padded, dilation, stride, asymmetric padding, runs of 1..4
 interior columns, input zero points at the ends, clamps, shifts > 0; int4 weights (A8W4), rows
 of KW·C·M around the 32-element blocks of their packing, on the fast path (its staged rows after
-the unpacked weights in the scratch, its 4-pixel blocks) and the general one."""
+the unpacked weights in the scratch, its 4-pixel blocks) and the general one; int16 activations
+(A16W8): channels around Helium's 4-channel vectors, M > 1, lane sums at their bound with the
+bias beyond int32, 529 taps (64-bit sums), shifts -31..14, ReLU and narrower clamps."""
 from __future__ import annotations
 
 import numpy as np
 
 from conformance import (Case, conv_case, edge_int4, edge_int8, random_window, requantization, requantization_edges,
                          rng_for)
+from compiler.fixedpoint import quantize_multiplier
+from cases._s16 import activation_s16, conv_case_s16, edge_int16, requantization_edges_s16, requantization_s16
 
 # name: (input NHWC, kernel (KH, KW), multiplier, stride, dilation, padding (t, b, l, r), input zp)
 CASES = {
@@ -105,4 +109,89 @@ def edge_cases() -> list[Case]:
 def cases() -> list[Case]:
     int4 = {**INT4_CASES, **random_cases(INT4_RANDOM, "int4_random")}
     return ([case(k, name, *spec) for k, (name, spec) in enumerate({**CASES, **random_cases()}.items())] + edge_cases()
-            + [case(k, name, *spec, weights="int4") for k, (name, spec) in enumerate(int4.items())])
+            + [case(k, name, *spec, weights="int4") for k, (name, spec) in enumerate(int4.items())] + cases_s16())
+
+
+# ---- int16 activations, int8 weights (A16W8: em_depthwise_conv2d_s16) -----------------------
+# name: (input NHWC, kernel (KH, KW), multiplier, stride, dilation, padding (t, b, l, r)).
+# KWS's 3x3 on 64 channels, channels 1, 3, 7, 17, 33 around Helium's 4-channel vectors, M > 1
+# (the channel-by-channel path), borders fully padded, stride, dilation; 23x23 = 529 taps (past
+# the 511 a 32-bit lane sums exactly: 64-bit sums).
+S16_CASES = {
+    "s16_3x3_c64": ((1, 12, 5, 64), (3, 3), 1, (1, 1), (1, 1), (1, 1, 1, 1)),
+    "s16_3x3_c1": ((1, 5, 11, 1), (3, 3), 1, (1, 1), (1, 1), (1, 1, 1, 1)),
+    "s16_3x3_c3_s2": ((2, 7, 9, 3), (3, 3), 1, (2, 2), (1, 1), (0, 1, 1, 0)),
+    "s16_3x3_c7": ((1, 4, 6, 7), (3, 3), 1, (1, 1), (1, 1), (1, 1, 1, 1)),
+    "s16_3x3_c17_s2": ((1, 7, 8, 17), (3, 3), 1, (2, 2), (1, 1), (1, 1, 1, 1)),
+    "s16_3x3_c33_dil2": ((1, 9, 9, 33), (3, 3), 1, (1, 1), (2, 2), (2, 1, 2, 3)),
+    "s16_5x1_c7": ((1, 9, 6, 7), (5, 1), 1, (1, 1), (1, 1), (2, 2, 0, 0)),
+    "s16_1x1_c7": ((1, 3, 4, 7), (1, 1), 1, (1, 1), (1, 1), (0, 0, 0, 0)),
+    "s16_10x4_c7": ((1, 10, 4, 7), (10, 4), 1, (2, 1), (1, 1), (4, 5, 1, 2)),
+    "s16_3x3_m2_c3": ((2, 7, 9, 3), (3, 3), 2, (2, 2), (1, 1), (0, 1, 1, 0)),
+    "s16_5x3_m3_c17": ((1, 6, 11, 17), (5, 3), 3, (1, 2), (1, 1), (2, 2, 1, 1)),
+    "s16_1x1_m4_c9": ((1, 3, 3, 9), (1, 1), 4, (1, 1), (1, 1), (0, 0, 0, 0)),
+    "s16_all_padding_rows_c6": ((1, 2, 3, 6), (3, 3), 1, (1, 1), (1, 1), (2, 2, 2, 2)),
+    "s16_23x23_c5_taps529": ((1, 24, 24, 5), (23, 23), 1, (1, 1), (1, 1), (0, 0, 0, 0)),
+}
+S16_RANDOM = 8
+
+
+def random_cases_s16(count: int = S16_RANDOM) -> dict:
+    found = {}
+    for i in range(count):
+        rng = rng_for("depthwise_conv2d", "s16_random", i)
+        win = random_window(rng)
+        m = int(rng.choice([1, 1, 1, 2, 3]))
+        shape = (int(rng.integers(1, 3)), *win["size"], int(rng.integers(1, 40)))
+        found[f"s16_random{i}"] = (shape, win["kernel"], m, win["stride"], win["dilation"], win["padding"])
+    return found
+
+
+def case_s16(k: int, name: str, shape, kernel, m, stride, dilation, padding) -> Case:
+    rng = rng_for("depthwise_conv2d", name)
+    c_out = shape[3] * m
+    taps = kernel[0] * kernel[1]
+    w = edge_int8(rng, (*kernel, c_out))
+    multiplier, shift = requantization_s16(rng, c_out, taps, tiny=k % 2 == 1)  # even k: Helium's 8-channel steps
+    bias_range = int(2**21 * np.sqrt(taps))
+    bias = rng.integers(-bias_range, bias_range, size=c_out, dtype=np.int64).astype(np.int32)
+    act = activation_s16(k)
+    attrs = dict(stride=stride, dilation=dilation, padding=padding, depth_multiplier=m, activation_min=act[0],
+                 activation_max=act[1], multiplier=multiplier, shift=shift)
+    return conv_case_s16("depthwise_conv2d", name, edge_int16(rng, shape), w, bias, attrs)
+
+
+def extreme_cases_s16() -> list[Case]:
+    """Lane sums at their bound (every input -32768, weights -128: taps · 2^22) with a bias at
+    the int32 ends (beyond int32 together: 64-bit on every tier), 529 taps of them; inputs 0,
+    accumulators = bias: the rounding's ties and extremes (requantization_edges_s16)."""
+    out = []
+    for name, shape, kernel in (("s16_big_acc_3x3_c9", (1, 4, 5, 9), (3, 3)),
+                                ("s16_big_acc_23x23_c6", (1, 23, 24, 6), (23, 23))):
+        c = shape[3]
+        w = np.full((*kernel, c), -128, np.int8)
+        w[..., 1::2] = 127
+        taps = kernel[0] * kernel[1]
+        pairs = [quantize_multiplier(2.0**15 / (taps * 2.0**22) * f) for f in (0.9, 0.5, 1.7, 0.3, 0.05, 0.01)]
+        multiplier = np.array([pairs[i % 6][0] for i in range(c)], np.int32)
+        shift = np.array([pairs[i % 6][1] for i in range(c)], np.int32)
+        bias = np.array([(2**31 - 1, -(2**31), 0)[i % 3] for i in range(c)], np.int32)
+        attrs = dict(stride=(1, 1), dilation=(1, 1), padding=(0, 0, 0, 0), depth_multiplier=1,
+                     activation_min=-(2**15), activation_max=2**15 - 1, multiplier=multiplier, shift=shift)
+        out.append(conv_case_s16("depthwise_conv2d", name, np.full(shape, -(2**15), np.int16), w, bias, attrs,
+                                 {"accumulator": "beyond int32"}))
+    for shape, m, vector in (((1, 3, 5, 20), 1, False), ((1, 2, 7, 37), 2, False), ((1, 3, 5, 21), 1, True),
+                             ((1, 2, 7, 43), 1, True)):
+        c_out = shape[3] * m
+        bias, multiplier, shift = requantization_edges_s16(c_out, vector)
+        w = edge_int8(rng_for("depthwise_conv2d", "s16_edges", c_out), (3, 3, c_out))
+        attrs = dict(stride=(1, 1), dilation=(1, 1), padding=(1, 1, 1, 1), depth_multiplier=m,
+                     activation_min=-(2**15), activation_max=2**15 - 1, multiplier=multiplier, shift=shift)
+        out.append(conv_case_s16("depthwise_conv2d", f"s16_requantize_edges_c{c_out}", np.zeros(shape, np.int16), w,
+                                 bias, attrs, {"bias": "ties and large biases", "sum32": vector}))
+    return out
+
+
+def cases_s16() -> list[Case]:
+    return ([case_s16(k, name, *spec) for k, (name, spec) in enumerate({**S16_CASES, **random_cases_s16()}.items())]
+            + extreme_cases_s16())
