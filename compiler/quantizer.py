@@ -458,7 +458,9 @@ class CortexMQuantizer(Quantizer):
         """A pointwise function of `root`: its input quantized (unless the producer's output
         already is), each member read outside the region quantized, nothing inside."""
         annotation = root.meta.get("quantization_annotation")
-        quantized_root = annotation is not None and annotation.output_qspec is not None
+        # its table maps int8 codes: an int16 root (an A16W8 layer's output) is requantized to int8
+        quantized_root = annotation is not None and annotation.output_qspec is not None \
+            and _kept_quantization(root, int16=True) is not ACTIVATION16_QSPEC
         inside = set(members)
         for node in members:
             read_outside = any(user not in inside for user in node.users) and node.meta["val"].is_floating_point()

@@ -149,3 +149,41 @@ def test_a_product_of_int16_activations_is_an_int16_mul_within_one_lsb():
     x = np.random.default_rng(4).standard_normal(SHAPE).astype(np.float32)
     compared = op_by_op_lsb(program, [x.transpose(0, 2, 3, 1)])
     assert max(lsb for *_, lsb in compared) <= 1 and [kind for _, kind, _ in compared].count("mul") == 2
+
+
+class ConvTable(nn.Module):
+    """conv2d, an activation table (SiLU), a per-channel one (PReLU), conv2d."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stem, self.prelu, self.head = nn.Conv2d(3, 8, 3, padding=1), nn.PReLU(8), nn.Conv2d(8, 4, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.prelu(nn.functional.silu(self.stem(x))))
+
+
+class LinearNormGru(nn.Module):
+    """linear, layer norm, GRU, linear: the norm and the recurrent layer have int8 kernels only."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inp, self.norm = nn.Linear(16, 16), nn.LayerNorm(16)
+        self.gru, self.out = nn.GRU(16, 8, batch_first=True), nn.Linear(8, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.out(self.gru(self.norm(self.inp(x)))[0])
+
+
+@pytest.mark.parametrize("net, shape, int8_kinds", [(ConvTable, SHAPE, {"lut"}), (LinearNormGru, (1, 6, 16), {"norm", "gru"})])
+def test_ops_without_int16_kernels_in_an_a16w8_model_run_in_int8_between_requantizes(net, shape, int8_kinds):
+    torch.manual_seed(11)
+    model = net().eval()
+    program = compiler.lower(model, (torch.randn(shape),), [torch.randn(shape) for _ in range(8)], "cortex-m55",
+                             report_fallbacks=False, quantizer=CortexMQuantizer(precision="a16w8"))
+    graph = program.graph
+    dtypes = {op.kind: graph.tensors[op.outputs[0]].dtype for op in graph.ops}
+    assert {kind for kind in int8_kinds if dtypes.get(kind) == "int8"} == int8_kinds
+    assert {dtypes[kind] for kind in ("conv2d", "fully_connected") if kind in dtypes} == {"int16"}
+    assert "requantize" in dtypes
+    x = np.random.default_rng(6).standard_normal(shape).astype(np.float32)
+    assert max(lsb for *_, lsb in op_by_op_lsb(program, [x.transpose(0, 2, 3, 1) if len(shape) == 4 else x])) <= 1
