@@ -53,7 +53,7 @@ def _reduce(node: Node, args: list) -> tuple[str, dict]:
 
 # Importer-level imports, lowered by generic passes rather than an op of their own (mean and sum
 # become average pools or fully connected rows: passes/lower_reductions.py).
-REDUCTIONS = (Import((aten.mean.dim,), _reduce, "shared"), Import((aten.sum.dim_IntList,), _reduce, "own_scale"))
+REDUCTIONS = (Import((aten.mean.dim,), _reduce, "shared", int16=True), Import((aten.sum.dim_IntList,), _reduce, "own_scale"))
 # Every ATen op Ember imports: the op records' (compiler/ops/) and the reductions.
 IMPORTS: tuple[Import, ...] = (*(i for spec in OP_TABLE.values() for i in spec.imports), *REDUCTIONS)
 # ATen op → its calibration of the ranges inside it (Import.calibrate; compiler/frontend.py runs them).

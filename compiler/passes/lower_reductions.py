@@ -1,5 +1,5 @@
 """lower_reductions: mean and sum over any dims (`x.mean([2, 3])`, `x.sum(-1)`, keepdim or not,
-rank 1 to 4) become Ember's own ops, int8 or float32.
+rank 1 to 4) become Ember's own ops, int8 (int16 in an A16W8 layer) or float32.
 
 Seen in Ember's storage order (NHWC for 4-D maps), the reduced axes are brought together
 (a transpose only when they are not adjacent), so the input reads as [outer, R, inner]:
@@ -19,7 +19,7 @@ import numpy as np
 from compiler.ir import Graph, Op, Quant, Tensor
 from compiler.options import LoweringOptions
 from compiler.layout import ember_axis, reduction_view, requantized, reshape_reorders, reshaped
-from compiler.quantized_pattern import add_constant, match, replace, requantization
+from compiler.quantized_pattern import ACTIVATION, activation_dtype, add_constant, match, replace, requantization
 
 
 def _kept_shape(x: Tensor, axes: list[int]) -> tuple[int, ...]:
@@ -94,7 +94,9 @@ def _name_the_rounding_op(graph: Graph, ops: list[Op], computed: str, output: st
 
 
 def _lower_int8(graph: Graph, op: Op) -> None:
-    matched = match(graph, op, ("int8",), op.attrs["function"])
+    matched = match(graph, op, (ACTIVATION,), op.attrs["function"])
+    dtype = activation_dtype(graph, matched, op.attrs["function"])  # int16: an A16W8 mean (zero points 0)
+    limits = np.iinfo(dtype)
     (x, x_quant), out_quant = matched.sources[0], matched.out_quant
     axes = _axes(graph, op)
     mean = op.attrs["function"] == "mean"
@@ -104,7 +106,7 @@ def _lower_int8(graph: Graph, op: Op) -> None:
         source = build.gathered(requantized(graph, x.name, x_quant, out_quant, op), perm)
         result = build.add("avg_pool2d", [build.view(source, (outer, reduced, 1, inner))], (outer, 1, 1, inner), {
             "kernel": (reduced, 1), "stride": (1, 1), "padding": (0, 0, 0, 0), "count_include_pad": True,
-            "zero_point": int(out_quant.zero_point[0]), "activation_min": -128, "activation_max": 127})
+            "zero_point": int(out_quant.zero_point[0]), "activation_min": int(limits.min), "activation_max": int(limits.max)})
     else:
         build.quant = x_quant
         rows = build.view(build.gathered(x.name, perm), (outer, reduced))
@@ -114,7 +116,7 @@ def _lower_int8(graph: Graph, op: Op) -> None:
         result = build.ones_fully_connected(
             rows, outer, reduced, np.ones(reduced, np.int8), np.array([-int(x_quant.zero_point[0]) * reduced], np.int32),
             "fully_connected", {"multiplier": multiplier, "shift": shift, "output_offset": int(out_quant.zero_point[0]),
-                                "activation_min": -128, "activation_max": 127})
+                                "activation_min": int(limits.min), "activation_max": int(limits.max)})
     *leading, last = build.finish(result, axes, matched.output)
     kept, shape = _kept_shape(x, axes), graph.tensors[matched.output].shape
     if (kept == tuple(shape) or not reshape_reorders(kept, shape)) and matched.output not in graph.outputs:

@@ -187,3 +187,29 @@ def test_ops_without_int16_kernels_in_an_a16w8_model_run_in_int8_between_requant
     assert "requantize" in dtypes
     x = np.random.default_rng(6).standard_normal(shape).astype(np.float32)
     assert max(lsb for *_, lsb in op_by_op_lsb(program, [x.transpose(0, 2, 3, 1) if len(shape) == 4 else x])) <= 1
+
+
+class Means(nn.Module):
+    """Means over H and W and over W (average pools), and over the last axis of a rank-3 tensor (a
+    fully connected row of ones)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stem = nn.Conv2d(3, 8, 3, padding=1)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        y = self.stem(x)
+        return y.mean([2, 3]), y.mean(-1), y.flatten(2).mean(-1)
+
+
+def test_means_of_int16_activations_stay_int16():
+    torch.manual_seed(12)
+    program = compiler.lower(Means().eval(), (torch.randn(SHAPE),), [torch.randn(SHAPE) for _ in range(8)],
+                             "cortex-m55", report_fallbacks=False, quantizer=CortexMQuantizer(precision="a16w8"))
+    graph = program.graph
+    rounding = [op for op in graph.ops if op.kind in ("avg_pool2d", "fully_connected")]
+    assert sorted(op.kind for op in rounding) == ["avg_pool2d", "avg_pool2d", "fully_connected"]
+    assert all(graph.tensors[op.outputs[0]].dtype == "int16" for op in rounding)
+    assert "requantize" not in {op.kind for op in graph.ops}
+    x = np.random.default_rng(7).standard_normal(SHAPE).astype(np.float32)
+    assert max(lsb for *_, lsb in op_by_op_lsb(program, [x.transpose(0, 2, 3, 1)])) <= 1
