@@ -1,7 +1,7 @@
 /**
  * @file em_avg_pool_s16.c
  * @brief int16 (A16W8) 2-D average pooling, NHWC, exactly compiler/reference.py:avg_pool_s16
- *        (avg_pool_s8 on int16 codes, zero point 0). Scalar (also the DSP tier's) and Helium
+ *        (avg_pool_s8 on int16 codes, zero point 0). Scalar, DSP (channel pairs) and Helium
  *        (MVE) paths behind em_nn_tier.h; the walk and the exact division are em_nn_pool.h's, as
  *        for int8 (em_avg_pool_s8.c, whose file comment proves the division).
  *
@@ -11,8 +11,9 @@
  * rounding (em_nn_avg_round, B = 32768) gives round_half_even(total / count) exactly.
  * MVE: four channels per step in int32 lanes (widening VLDRH.S32 loads: the sums need 32 bits,
  * so 8 int16 lanes would split into these again), the last 1..3 channels predicated.
- * DSP: the scalar path. Halfword pairs cannot hold the sums (two int16 cells already overflow
- * int16), and splitting a loaded word into its halves costs what a second LDRSH does.
+ * DSP: two channels a word (any alignment: Armv7E-M / Armv8-M.main load words unaligned), each
+ * half added into an int32 sum of its own (SXTAH for the low half, ADD with ASR #16 for the high:
+ * the sums need 32 bits, so no halfword SIMD add holds them); an odd last channel alone.
  */
 #include <stddef.h>
 
@@ -69,21 +70,53 @@ static __attribute__((noinline)) void em_nn_avg_pixel_s16_mve(const em_nn_avg_pi
 
 #else /* scalar and DSP */
 
+/** Channel @p c of one pixel, rounded and clamped (the scalar path; the DSP path's odd channel). */
+static inline int16_t em_nn_avg_channel_s16(const em_nn_avg_pixel_s16 *px, int32_t c)
+{
+    int32_t sum = px->bias;
+    const int16_t *row = px->in + c;
+    for (int32_t r = 0; r < px->rows; r++, row += px->row_stride) {
+        const int16_t *cell = row;
+        for (int32_t k = 0; k < px->cols; k++, cell += px->channels) {
+            sum += *cell;
+        }
+    }
+    return (int16_t)em_nn_avg_round((uint32_t)sum, px->count, EM_NN_AVG_S16_OUT_BIAS, px->act_min, px->act_max);
+}
+
+#if EM_NN_TIER_DSP
+static void em_nn_avg_pixel_s16_dsp(const em_nn_avg_pixel_s16 *px, int16_t *out)
+{
+    const int32_t channels = px->channels, rows = px->rows, cols = px->cols, row_stride = px->row_stride;
+    int32_t c = 0;
+    for (; c + 2 <= channels; c += 2) {
+        int32_t low = px->bias, high = px->bias;
+        const int16_t *row = px->in + c;
+        for (int32_t r = 0; r < rows; r++, row += row_stride) {
+            const int16_t *cell = row;
+            for (int32_t k = 0; k < cols; k++, cell += channels) {
+                int32_t v;
+                __builtin_memcpy(&v, cell, sizeof v); /* one LDR: channels c (low half), c + 1 */
+                low += (int16_t)v;                    /* SXTAH */
+                high += v >> 16;                      /* ADD, ASR #16 */
+            }
+        }
+        out[c] = (int16_t)em_nn_avg_round((uint32_t)low, px->count, EM_NN_AVG_S16_OUT_BIAS, px->act_min, px->act_max);
+        out[c + 1] =
+            (int16_t)em_nn_avg_round((uint32_t)high, px->count, EM_NN_AVG_S16_OUT_BIAS, px->act_min, px->act_max);
+    }
+    if (c < channels) { /* an odd last channel */
+        out[c] = em_nn_avg_channel_s16(px, c);
+    }
+}
+#else
 static void em_nn_avg_pixel_s16_scalar(const em_nn_avg_pixel_s16 *px, int16_t *out)
 {
     for (int32_t c = 0; c < px->channels; c++) {
-        int32_t sum = px->bias;
-        const int16_t *row = px->in + c;
-        for (int32_t r = 0; r < px->rows; r++, row += px->row_stride) {
-            const int16_t *cell = row;
-            for (int32_t k = 0; k < px->cols; k++, cell += px->channels) {
-                sum += *cell;
-            }
-        }
-        out[c] = (int16_t)em_nn_avg_round((uint32_t)sum, px->count, EM_NN_AVG_S16_OUT_BIAS, px->act_min,
-                                          px->act_max);
+        out[c] = em_nn_avg_channel_s16(px, c);
     }
 }
+#endif
 
 #endif
 
@@ -107,6 +140,8 @@ static inline __attribute__((always_inline)) void em_nn_avg_pool_s16_pixel(void 
     px->in = c->input + w->first;
 #if EM_NN_TIER_MVE
     em_nn_avg_pixel_s16_mve(px, c->output + out);
+#elif EM_NN_TIER_DSP
+    em_nn_avg_pixel_s16_dsp(px, c->output + out);
 #else
     em_nn_avg_pixel_s16_scalar(px, c->output + out);
 #endif

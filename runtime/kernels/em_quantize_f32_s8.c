@@ -23,13 +23,14 @@
  * integer half-to-even (nearbyintf); |product| < 0.5 gives 0 and |product| >= 512 saturates
  * (|rounded| >= 256 clamps for every zero point in -128..127), so only normal results in between
  * are rounded and no overflow or denormal case exists. int16: |product| >= 2^17 saturates
- * (|rounded| >= 65536 clamps for every zero point in -32768..32767), so t <= 17 below. NaN x gives the zero point, ±inf x
- * saturates by sign. It runs when inv_scale is a finite normal number; 0, denormal, inf or NaN
+ * (|rounded| >= 65536 clamps for every zero point in -32768..32767), so t <= 17 below. NaN x
+ * gives the zero point, ±inf x saturates by sign. It runs when inv_scale is a finite normal number; 0, denormal, inf or NaN
  * (never produced by the compiler) take the float path.
  *
  * FPU without VRINT (FPv4, M4): the product in hardware, clamped to ±1024 (int16: ±2^17; the
- * result saturates beyond half that either way), then rounded half to even by adding and subtracting 1.5 * 2^23 (exact
- * nearbyintf for |p| <= 2^22 in the default rounding mode) instead of libm's nearbyintf.
+ * result saturates beyond half that either way), then rounded half to even by adding and
+ * subtracting 1.5 * 2^23 (exact nearbyintf for |p| <= 2^22 in the default rounding mode)
+ * instead of libm's nearbyintf.
  */
 #include <stdbool.h>
 
