@@ -31,14 +31,22 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{name}: {meaning}")
 
 
-# Files of minutes, the longest first (`--durations`): a parallel run starts with them.
-LONGEST_FIRST = ("tests/zoo/test_zoo.py", "tests/apps/test_stale_builds.py", "tests/apps/test_anomaly.py",
-                 "tests/kernels/test_conformance.py", "tests/tools/test_ember_link.py",
-                 "tests/apps/test_lto.py", "tests/apps/test_person_detect.py",
-                 # then the fast tier's longest (`./scons test fast=1 pytest_args="tests --durations=0"`)
-                 "tests/runtime/test_lut_programs.py",
-                 "tests/compiler/test_float_graph_passes.py", "tests/integration/test_mlperf_tiny.py",
-                 "tests/integration/test_float_fallback.py", "tests/kernels/test_mel_features_programs.py")
+# Files of minutes, the longest first (per-file sums of `--durations=0`, a whole run on 2 cores, at
+# 22383d5; test_lto's from before): a parallel run starts with them. The conformance suite's
+# devices go out one at a time (SPLIT below), so they fill in between the longest.
+LONGEST_FIRST = ("tests/zoo/test_zoo.py", "tests/tools/test_ember_link.py", "tests/apps/test_wakeword.py",
+                 "tests/apps/test_sealed_firmware.py", "tests/apps/test_lto.py", "tests/kernels/test_conformance.py",
+                 "tests/apps/test_anomaly.py", "tests/kernels/test_optimisation_levels.py",
+                 "tests/apps/test_stale_builds.py", "tests/compiler/test_attention.py",
+                 "tests/zoo/test_architectures.py", "tests/apps/test_person_detect.py",
+                 "tests/integration/test_mlperf_tiny.py", "tests/runtime/test_depthwise_tiers.py",
+                 "tests/compiler/test_stream_frames.py", "tests/runtime/test_state.py",
+                 "tests/bsp/test_counter_calibration.py", "tests/runtime/test_programs_vs_reference.py",
+                 "tests/compiler/test_norm.py", "tests/compiler/test_float_graph_passes.py",
+                 "tests/runtime/test_lut_programs.py", "tests/kernels/test_kernel_paths.py",
+                 "tests/runtime/test_loader.py", "tests/apps/test_person_detect_cascade.py",
+                 "tests/integration/test_float_fallback.py", "tests/bsp/test_settings_validation.py",
+                 "tests/kernels/test_mel_features_programs.py")
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the order
