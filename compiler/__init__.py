@@ -3,8 +3,9 @@
     program = compiler.lower(model, example_inputs, calibration_data, target="cortex-m55")
     program.save("model.embr"); program.run_reference(x); print(program.summary())
 
-`lower` (and so torch) is imported on first use: the build and the tools that only read, run
-or emit programs (reader, reference, emit_c, ops) start without loading PyTorch.
+`lower` and `Program` (and so torch: the operator table names ATen ops) are imported on first
+use: the build starts without loading PyTorch, importing compiler.target, compiler.reference,
+compiler.files and compiler.precisions only (tests/test_lazy_imports.py).
 """
 import logging
 
@@ -13,7 +14,6 @@ import logging
 for _noisy in ("torchao", "torch.utils._pytree"):
     logging.getLogger(_noisy).setLevel(logging.ERROR)
 
-from compiler.program import Program  # noqa: E402
 from compiler.target import Target  # noqa: E402
 
 __all__ = ["lower", "Program", "Target"]
@@ -24,4 +24,8 @@ def __getattr__(name: str):
         from compiler.pipeline import lower
 
         return lower
+    if name == "Program":
+        from compiler.program import Program
+
+        return Program
     raise AttributeError(f"module 'compiler' has no attribute {name!r}")

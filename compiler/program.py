@@ -2,9 +2,7 @@
 inspect it, or emit its C sources."""
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,27 +11,13 @@ import numpy as np
 
 from compiler import emit_c, kernel_variants, reference
 from compiler.errors import EmberCompileError, InputShapeError
+from compiler.files import write_atomically
 from compiler.ir import Graph
 from compiler.ops import OP_TABLE, OpSpec
 from compiler.planner import Plan
 from compiler.reader import read_program, recorded_inputs_kept
 from compiler.target import Target
 from compiler.writer import write_program
-
-
-def write_atomically(path: Path, data: bytes | str) -> None:
-    """Writes `path` through a temporary file and a rename, so it is never half-written."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    payload = data.encode() if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(payload)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 def float_fallback_report(graph: Graph) -> str:

@@ -23,6 +23,7 @@ from compiler.histogram_observer import FastHistogramObserver
 from compiler.importer import IMPORTS
 from compiler.passes.graph_module import attr_value
 from compiler.pointwise import regions
+from compiler.precisions import PRECISIONS  # a layer's precision: activation and weight bits
 from torchao.quantization.pt2e.observer import MinMaxObserver, PerChannelMinMaxObserver
 from torchao.quantization.pt2e.quantizer import (
     DerivedQuantizationSpec,
@@ -109,12 +110,6 @@ def weight_qspec(ch_axis: int | None, bits: int = 8, observer: object = None) ->
 WEIGHT_QSPECS = {(axis, bits): weight_qspec(axis, bits) for axis in (0, 1, None) for bits in WEIGHT_RANGES}
 WEIGHT_QSPEC = WEIGHT_QSPECS[0, 8]
 
-# A layer's precision: activation and weight bits. "a8w8" is Ember's int8 contract; "a8w4" keeps
-# int8 activations with int4 weights in the weighted ops that have int4 kernels (conv2d, depthwise,
-# transposed conv, linear, matmul by a constant); other ops of such a layer stay a8w8. "a16w8":
-# int16 activations in the ops with int16 kernels (conv2d, depthwise, linear, add / sub, mul, pooling,
-# reshapes), int8 weights; its other ops stay a8w8, a requantize between.
-PRECISIONS = {"a8w8": (8, 8), "a8w4": (8, 4), "a16w8": (16, 8)}
 INT4_ROUNDINGS = ("gptq", "nearest")
 
 

@@ -31,7 +31,6 @@ from pathlib import Path
 from compiler.errors import EmberCompileError
 from compiler import int4
 from compiler.ir import Graph, Op, Tensor
-from compiler.ops import OP_TABLE
 from compiler.target import TIERS, Tier  # EM_NN_TIER numbers are the schema's Tier numbers
 
 PACKAGE = Path(__file__).resolve().parent
@@ -123,13 +122,21 @@ def library(tier: str) -> ctypes.CDLL:
 UNPACKED_ALIGNMENT = 16  # the kernel's own scratch starts aligned after the unpacked weights
 
 
+def _record(kind: str):
+    """The op's record (compiler.ops, which imports torch: imported here on first use, so that the
+    build reads sources_digest at start-up without PyTorch)."""
+    from compiler.ops import OP_TABLE
+
+    return OP_TABLE.get(kind)
+
+
 def unpacked_weight_bytes(graph: Graph, op: Op) -> int:
     """Scratch bytes for `op`'s int4 weights unpacked to int8, rounded up to UNPACKED_ALIGNMENT:
     the adapter unpacks them at the scratch's start (em_unpack_s4()) at every run, and the
     kernel's own scratch, if any, follows. All rows, or the rows its record's `int4_rows` asks
     to unpack at a time (a fully connected layer reads each weight once: a block of rows costs
     no more than all of them)."""
-    spec = OP_TABLE.get(op.kind)
+    spec = _record(op.kind)
     n = 0
     for name in op.inputs:
         tensor = graph.tensors[name]
@@ -142,7 +149,7 @@ def unpacked_weight_bytes(graph: Graph, op: Op) -> int:
 def scratch_bytes(graph: Graph, op: Op, tier: str | None) -> int:
     """Bytes of scratch `op` asks for on `tier` (None: the most of every tier): its int4
     weights unpacked, then what its kernel asks for."""
-    spec = OP_TABLE.get(op.kind)
+    spec = _record(op.kind)
     sizer = spec.scratch if spec is not None else None
     kernel = 0 if sizer is None else max(sizer(library(t), graph, op) for t in ([tier] if tier else TIERS))
     return unpacked_weight_bytes(graph, op) + kernel
@@ -152,7 +159,7 @@ def attach(graph: Graph, tier: str | None) -> None:
     """Gives each op that takes scratch its scratch output sized for `tier` (again: resized or
     removed)."""
     for op in graph.ops:
-        spec = OP_TABLE.get(op.kind)
+        spec = _record(op.kind)
         if spec is None or (spec.scratch is None and not unpacked_weight_bytes(graph, op)):
             continue
         name = op.outputs[0] + SUFFIX

@@ -2,9 +2,11 @@
 host-build helper: any test folder run alone finds it) on sys.path, the test tiers
 (tests/tiers.py: qemu, slow and fuzz markers; `./scons test fast=1` runs the host tier), and
 the parallel run (`./scons test` hands pytest-xdist one worker per core, a test file per worker
-at a time): each worker builds into its own tree, build/workers/<worker>/ (EMBER_BUILD, set
-before anything reads ember_build.paths), so two workers' SCons runs never share a build, and
-the longest files are handed out first, so no worker is left with one at the end."""
+at a time: `--dist loadfile`, scheduled by FileScheduling below): each worker builds into its own
+tree, build/workers/<worker>/ (EMBER_BUILD, set before anything reads ember_build.paths), so two
+workers' SCons runs never share a build, and the longest files are handed out first, so no worker
+is left with one at the end. The files of SPLIT are handed out a device at a time instead: their
+devices' builds and runs go to every worker, not one after the other to one."""
 from __future__ import annotations
 
 import os
@@ -29,14 +31,22 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{name}: {meaning}")
 
 
-# Files of minutes, the longest first (`--durations`): a parallel run starts with them.
-LONGEST_FIRST = ("tests/zoo/test_zoo.py", "tests/apps/test_stale_builds.py", "tests/apps/test_anomaly.py",
-                 "tests/kernels/test_conformance.py", "tests/tools/test_ember_link.py",
-                 "tests/apps/test_lto.py", "tests/apps/test_person_detect.py",
-                 # then the fast tier's longest (`./scons test fast=1 pytest_args="tests --durations=0"`)
-                 "tests/runtime/test_lut_programs.py",
-                 "tests/compiler/test_float_graph_passes.py", "tests/integration/test_mlperf_tiny.py",
-                 "tests/integration/test_float_fallback.py", "tests/kernels/test_mel_features_programs.py")
+# Files of minutes, the longest first (per-file sums of `--durations=0`, a whole run on 2 cores, at
+# 22383d5; test_lto's from before): a parallel run starts with them. The conformance suite's
+# devices go out one at a time (SPLIT below), so they fill in between the longest.
+LONGEST_FIRST = ("tests/zoo/test_zoo.py", "tests/tools/test_ember_link.py", "tests/apps/test_wakeword.py",
+                 "tests/apps/test_sealed_firmware.py", "tests/apps/test_lto.py", "tests/kernels/test_conformance.py",
+                 "tests/apps/test_anomaly.py", "tests/kernels/test_optimisation_levels.py",
+                 "tests/apps/test_stale_builds.py", "tests/compiler/test_attention.py",
+                 "tests/zoo/test_architectures.py", "tests/apps/test_person_detect.py",
+                 "tests/integration/test_mlperf_tiny.py", "tests/runtime/test_depthwise_tiers.py",
+                 "tests/compiler/test_stream_frames.py", "tests/runtime/test_state.py",
+                 "tests/bsp/test_counter_calibration.py", "tests/runtime/test_programs_vs_reference.py",
+                 "tests/compiler/test_norm.py", "tests/compiler/test_float_graph_passes.py",
+                 "tests/runtime/test_lut_programs.py", "tests/kernels/test_kernel_paths.py",
+                 "tests/runtime/test_loader.py", "tests/apps/test_person_detect_cascade.py",
+                 "tests/integration/test_float_fallback.py", "tests/bsp/test_settings_validation.py",
+                 "tests/kernels/test_mel_features_programs.py")
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the order
@@ -51,6 +61,41 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.qemu)
             if not HAVE_ARM:
                 item.add_marker(skip)
+
+
+def conformance_device(test_id: str) -> str:
+    """The device of a test of tests/kernels/test_conformance.py from its id: "[<device>]", or
+    "[<device>-<op>/<case>]" (an op, a cases/ module's name, has no "-"); "" for the file's tests
+    of no device."""
+    if "[" not in test_id:
+        return ""
+    params = test_id[test_id.index("[") + 1:test_id.rindex("]")]
+    return params[:params.index("/")].rsplit("-", 1)[0] if "/" in params else params
+
+
+# Files handed out a device at a time (the id of its part of the file, from a test's id): the
+# conformance suite builds em_run and runs a batch per device, minutes each for the QEMU boards.
+SPLIT = {"tests/kernels/test_conformance.py": conformance_device}
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """`--dist loadfile`: FileScheduling (None, xdist's own, for any other --dist)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class FileScheduling(LoadFileScheduling):
+        """xdist's loadfile (a file's tests to one worker, one file at a time), but a SPLIT file
+        goes a device at a time, and files are handed out in the collection's order
+        (LONGEST_FIRST first), not by their number of tests."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            path, _, test = nodeid.partition("::")
+            part = SPLIT[path](test) if path in SPLIT else ""
+            return f"{path}[{part}]" if part else path
+
+    config.option.loadscopereorder = False
+    return FileScheduling(config, log)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -17,19 +17,20 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from compiler import precision, reference
+from compiler import reference
+from compiler.files import write_atomically
 from compiler.ir import NUMPY_DTYPES
-from compiler.pipeline import lower
-from compiler.placement import Memory
-from compiler.planner import Region
-from compiler.program import Program, write_atomically
-from compiler.quantizer import PRECISIONS, CortexMQuantizer
+from compiler.precisions import PRECISIONS
 from compiler.target import Target
 from ember_build.board import Board
 from ember_build.config_schema import SettingsFile, read_settings, shown_path
 
-if TYPE_CHECKING:  # the build imports torch only where it lowers
+if TYPE_CHECKING:  # the build imports torch (and the compiler's modules that do) only where it lowers
     import torch
+
+    from compiler.placement import Memory
+    from compiler.program import Program
+    from compiler.quantizer import CortexMQuantizer
 
 REPO = Path(__file__).resolve().parents[2]
 APPS = REPO / "apps"
@@ -62,7 +63,7 @@ MEMORY_SCHEMA = {"type": "object", "additionalProperties": False, "properties": 
     "pin": {"type": "object", "additionalProperties": {"type": "string", "minLength": 1}},  # tensor or layer: region
     "cap": {"type": "object", "additionalProperties": {"type": ["integer", "string"], "minimum": 0}},  # region: bytes
 }}
-# Each layer's precision (compiler.quantizer.PRECISIONS): one for all, or chosen by
+# Each layer's precision (compiler.precisions.PRECISIONS): one for all, or chosen by
 # compiler.precision for a program of at most `flash_budget` bytes (or an output SQNR bound).
 PRECISION_SCHEMA = {"type": "object", "additionalProperties": False, "properties": {
     "default": {"enum": list(PRECISIONS)},
@@ -244,6 +245,9 @@ def checkout_module(name: str) -> ModuleType:
 def app_memory(board: Board, app: App | None = None) -> Memory:
     """The board's arena regions (the stack's region less the stack) with the app's pins and caps
     (app.yaml `memory:`): what compiler.placement plans into."""
+    from compiler.placement import Memory
+    from compiler.planner import Region
+
     if not any(r.arena for r in board.memory):
         raise AppError(f"board {board.name} has no memory region with arena: true")
     stack_region = board.placement.get("stack")
@@ -325,6 +329,8 @@ def lower_app(app: App, module: ModuleType, board: Board, optimize: str = "speed
     """The app's trained model lowered for `board` (deterministic: the build and the numerics
     debugger get the same program), its kernel variants chosen for `optimize` (toolchain.goal_of:
     "size" in an -Os build); also the float model and the checkpoint's metadata."""
+    from compiler.pipeline import lower
+
     model, meta = module.load_trained()
     # A model module with front_end() (an audio front end, compiler.audio_features) makes the
     # program take raw audio: its test_vectors() are then audio, its calibration data features.
@@ -346,6 +352,9 @@ def quantizer_of(app: App, model, example: tuple, calibration: list, target: Tar
                  **lower_options) -> tuple[CortexMQuantizer | None, str]:
     """The quantizer app.yaml's `precision:` asks for (None: the default int8 one), and the table
     of compiler.precision's choice when it chose ("" otherwise)."""
+    from compiler import precision
+    from compiler.quantizer import CortexMQuantizer
+
     settings = dict(app.precision)
     if not settings:
         return None, ""
@@ -472,13 +481,17 @@ VARIANTS_DEFINE = "EM_NN_VARIANTS_SELECTED"
 VARIANTS_HEADER = "em_nn_variants_selected.h"
 
 
+INT16_SWITCH_QUERY = "EM_NN_S16_LINKED("
+
+
 def int16_adapter_sources() -> list[Path]:
     """The adapters of the op kinds with an int16 (A16W8) kernel (OpSpec.int16_kernel): each asks
     EM_NN_S16_LINKED(KIND) before it calls that kernel, so it too is compiled per program, and a
-    firmware whose program has no int16 op of a kind links none of its int16 code."""
-    from compiler.ops import OP_TABLE
-
-    return [REPO / "runtime" / "ops" / f"{spec.registration}.c" for spec in OP_TABLE.values() if spec.int16_kernel]
+    firmware whose program has no int16 op of a kind links none of its int16 code. Found by that
+    question in their source, not from the op records, so that reading a build imports no torch
+    (tests/kernels/test_kernel_paths.py checks they are int16 kernels' adapters)."""
+    return sorted(path for path in (REPO / "runtime" / "ops").glob("em_op_*.c")
+                  if INT16_SWITCH_QUERY in path.read_text())
 
 
 def variant_kernel_objects(env, gen: Path, obj_dir: Path) -> list:

@@ -52,7 +52,7 @@ class BenchModel:
     builder: str     # function returning the nn.Module
     input_shape: tuple[int, ...]  # PyTorch layout (NCHW or N, features)
     cmsis_nn: dict[str, int]      # CMSIS-NN whole-network instructions per tier (issue 3)
-    precision: str = "a8w8"       # every layer's (compiler.quantizer.PRECISIONS)
+    precision: str = "a8w8"       # every layer's (compiler.precisions.PRECISIONS)
 
     @property
     def sources(self) -> list[Path]:
@@ -225,7 +225,7 @@ def compile_bench(name: str, board: Board, out_dir: Path, optimize: str = "speed
     """Lowers model `name` for `board` (kernel variants for `optimize`) into `out_dir`: program C
     sources, input, arena header, expected output (expected.npz) and the layer table with the
     program's sizes (layers.json)."""
-    from compiler.program import write_atomically
+    from compiler.files import write_atomically
     from ember_build.app_build import arena_header_c
 
     out = Path(out_dir)
@@ -291,7 +291,7 @@ def run_bench(board: Board, elf: Path, profiled_elf: Path, gen_dir: Path, out: P
     outside the counted span, so its whole-network count must be the same too; with LTO the whole
     image is optimised together and the profiled one's inlining differs (a few instructions), so
     only the plain runs must agree and the profiled total is recorded beside them."""
-    from compiler.program import write_atomically
+    from compiler.files import write_atomically
     from ember_build.size_report import measure
 
     runs = [_run_once(board, elf, profiled=False) for _ in range(RUNS)]
@@ -414,7 +414,7 @@ def kernels_md(records: list[dict], optimization: str = SPEED_BUILD) -> str:
 def write_reports(result_files: list[Path], out_dir: Path = BENCH_DIR, optimization: str = SPEED_BUILD) -> list[dict]:
     """kernels.json and kernels.md from the per-run results of an `optimization` build, in model
     then board order."""
-    from compiler.program import write_atomically
+    from compiler.files import write_atomically
 
     records = [json.loads(Path(f).read_text()) for f in result_files]
     order = {name: i for i, name in enumerate([*MODELS, *BOARDS])}

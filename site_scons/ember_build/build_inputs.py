@@ -30,7 +30,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from compiler.program import write_atomically
+from compiler.files import write_atomically
 
 RECORD = "inputs.json"  # in the step's output folder, beside its outputs
 FORMAT = 1

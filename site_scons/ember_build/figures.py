@@ -20,7 +20,8 @@ from pathlib import Path
 from types import ModuleType
 
 from compiler.macs import graph_macs
-from compiler.program import Program, write_atomically
+from compiler.files import write_atomically
+from compiler.program import Program
 
 FIGURES_COMMAND = "./scons app={app} board={board} figures=1"
 REQUIRED_KEYS = {"metric", "float", "int8_reference", "samples"}

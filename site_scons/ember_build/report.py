@@ -22,7 +22,7 @@ import struct
 from pathlib import Path
 
 import numpy as np
-from compiler.program import write_atomically
+from compiler.files import write_atomically
 from ember_build.elf_check import flash_bytes
 
 _PROGRAM = re.compile(r"^EM program bytes=(\d+) arena=(\d+) unit=(.+)$", re.M)

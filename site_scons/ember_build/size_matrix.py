@@ -18,7 +18,7 @@ from pathlib import Path
 
 import yaml
 
-from compiler.program import write_atomically
+from compiler.files import write_atomically
 from ember_build.board import known_boards, load_board
 from ember_build.toolchain import DEFAULT_OPTIMIZATION, flavour_suffix
 from ember_build.paths import BUILD_ROOT

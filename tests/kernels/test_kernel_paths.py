@@ -235,6 +235,16 @@ def _int16_and_int8_case(kind: str):
     return int16, int8
 
 
+def test_the_adapters_built_per_program_are_int16_kernels_ones():
+    """Those that ask their switch themselves (conv2d's, depthwise's and fully connected's kernels
+    ask it in their own sources, compiled per program as the Helium variants are)."""
+    from ember_build.app_build import int16_adapter_sources
+
+    adapters = {p.stem for p in int16_adapter_sources()}
+    assert {"em_op_add", "em_op_mul", "em_op_requantize"} <= adapters
+    assert adapters <= {s.registration for s in OP_TABLE.values() if s.int16_kernel}
+
+
 def test_an_int16_kernel_the_firmware_left_out_is_refused_at_load(tmp_path: Path):
     """em_run on the host built as a program's firmware (EM_NN_VARIANTS_SELECTED) whose program has
     no int16 op: every EM_NN_VARIANT_<KIND>_S16 is 0, so each op kind's int16 form is refused at load

@@ -11,6 +11,11 @@ kernels library and the host and firmware em_run of given flags are built once p
 shared by its pytest-xdist workers (`_shared`: a folder per build, made under a file lock). The runtime's
 em_schema.h is generated from the schema once per session too, as the SCons build does
 (`schema_include_dir`), into a folder on INCLUDES.
+
+Objects outlive the run: build/test-objects/ (OBJECTS) keeps each under a key of what made it
+(`object_key`: the compiler and its version, the flags, the source's path and bytes, and the
+bytes of every header in the folders it may include from), so a later run compiles only what
+changed; an object is written beside and renamed, so no run ever links a partial one.
 """
 from __future__ import annotations
 
@@ -69,6 +74,42 @@ def schema_include_dir() -> Path:
     folder = Path(tempfile.mkdtemp(prefix="ember_schema_"))
     schema_header.write_header(folder / schema_header.HEADER_NAME)
     return folder
+
+
+OBJECTS = REPO / "build" / "test-objects"  # build/ is git-ignored; remove it to start afresh
+
+
+@functools.cache
+def _compiler_identity(cc: str) -> str:
+    """Where `cc` is and what it says it is (`cc --version`): a new compiler makes new objects."""
+    found = shutil.which(cc) or cc
+    version = subprocess.run([cc, "--version"], capture_output=True, text=True)
+    return f"{os.path.realpath(found)}\n{version.stdout}"
+
+
+@functools.cache
+def _headers_digest(folder: str) -> str:
+    """A hash of the names and bytes of every header below `folder` (the sources and headers do not
+    change during a run: read once per folder)."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(folder).rglob("*.h")):
+        digest.update(f"{path.relative_to(folder)}\0".encode() + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def object_key(command: list[str], source: Path) -> str:
+    """The key of `source`'s object compiled by `command` (compiler, flags, "-c", source): the
+    compiler's identity, the flags with each include folder (-I) given by its headers' bytes
+    (schema_include_dir is a new folder every session), the source's path and bytes, and the
+    headers beside it."""
+    parts, args = [_compiler_identity(command[0])], iter(command[1:])
+    for arg in args:
+        if arg.startswith("-I"):
+            parts.append(f"-I{_headers_digest(arg[2:] or next(args))}")
+        else:
+            parts.append(arg)
+    parts += [_headers_digest(str(source.parent)), hashlib.sha256(source.read_bytes()).hexdigest()]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
 
 
 CFLAGS = ["-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-ffp-contract=off"]
@@ -130,14 +171,14 @@ def build(cc: str, flags: list[str], sources: list[Path], out: Path, link: list[
           only: dict[Path, list[str]] | None = None) -> Path:
     """`out` from `sources`: each compiled with `flags` (and `only`[source], flags of that source
     alone) in a call of its own (the calls on all cores; one call for a whole runtime runs on one),
-    then linked with `flags` and `link`. An object compiled alike before in this test run (same
-    compiler, flags and source) is reused: the sources and headers do not change during a run."""
-    objects = _run_folder() / "objects"
-    objects.mkdir(exist_ok=True)
+    then linked with `flags` and `link`. An object compiled alike before, in this run or an earlier
+    one (object_key), is reused."""
+    OBJECTS.mkdir(parents=True, exist_ok=True)
 
     def compile_one(source: Path) -> str:
+        source = Path(source)
         command = [cc, *flags, *(only or {}).get(source, []), "-c", str(source)]
-        obj = objects / f"{source.stem}_{hashlib.sha256(repr(command).encode()).hexdigest()[:16]}.o"
+        obj = OBJECTS / f"{source.stem}_{object_key(command, source)}.o"
         if not obj.exists():  # compiled beside, then renamed: a worker never links a partial object
             partial = obj.with_name(f"{obj.name}.{os.getpid()}.{threading.get_ident()}")
             _compile([*command, "-o", str(partial)])
@@ -197,14 +238,19 @@ def em_run_sources(out_dir: Path) -> list[Path]:
             + bsp_common_sources())
 
 
+# SCons's own build trees for the tests (EMBER_BUILD of scons_em_run, scons_em_verify), kept from
+# run to run as any build tree is: SCons rebuilds in them what changed, by its signatures.
+SCONS_TREES = REPO / "build" / "test-scons"
+
+
 def scons_em_run(board_name: str, tier: str = "", opt: str = "") -> Path:
     """em_run as README builds it (`scons em_run board=<board> [tier=] [opt=]`), once for every
     worker of this test run: in a build tree (EMBER_BUILD) of its own per board, tier and opt, one
     SCons run at a time; the first worker to ask builds, the others find it built. Its path."""
     from ember_build.board import load_board
 
-    tree = _run_folder() / "_".join(["scons", board_name, tier, opt.lstrip("-")])
-    _scons_in(tree, ["em_run", f"board={board_name}"] + [f"tier={tier}"] * bool(tier) + [f"opt={opt}"] * bool(opt))
+    tree = SCONS_TREES / "_".join(["em_run", board_name, tier, opt.lstrip("-")])
+    _scons_in(tree, ("em_run", f"board={board_name}", *[f"tier={tier}"] * bool(tier), *[f"opt={opt}"] * bool(opt)))
     board = load_board(board_name).for_tier(tier)
     folder = board.build_name + (f"-{opt.lstrip('-')}" if opt else "")
     return tree / folder / ("em_run" if board.emulator is None else "em_run.elf")
@@ -216,15 +262,18 @@ def scons_em_verify(board_name: str) -> Path:
     from ember_build.board import load_board
 
     tier = load_board(board_name).tier
-    tree = _run_folder() / f"scons_em_verify_{tier}"
-    _scons_in(tree, ["em_verify", f"board={board_name}"])
+    tree = SCONS_TREES / f"em_verify_{tier}"
+    _scons_in(tree, ("em_verify", f"board={board_name}"))
     return tree / f"em_verify-{tier}" / "em_verify"
 
 
-def _scons_in(tree: Path, targets: list[str]) -> None:
-    """`scons -j2 <targets>` in build tree `tree` (EMBER_BUILD), one SCons run at a time per tree:
-    the first worker to ask builds, the others then find it built."""
+@functools.cache
+def _scons_in(tree: Path, targets: tuple[str, ...]) -> None:
+    """`scons -j2 <targets>` in build tree `tree` (EMBER_BUILD), one SCons run at a time per tree
+    (of every worker and run), once per worker: the first worker to ask builds, the others then
+    find it built (a no-op SCons run: SConstruct imports no torch)."""
     args = [str(Path(sys.executable).with_name("scons")), "-j2", *targets]
+    tree.parent.mkdir(parents=True, exist_ok=True)
     with open(f"{tree}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         build = subprocess.run(args, cwd=REPO, capture_output=True, text=True,
