@@ -453,15 +453,16 @@ class CortexMQuantizer(Quantizer):
         """A pointwise function of `root`: its input quantized (unless the producer's output
         already is), each member read outside the region quantized, nothing inside."""
         annotation = root.meta.get("quantization_annotation")
-        # its table maps int8 codes: an int16 root (an A16W8 layer's output) is requantized to int8
-        quantized_root = annotation is not None and annotation.output_qspec is not None \
-            and _kept_quantization(root, int16=True) is not ACTIVATION16_QSPEC
+        quantized_root = annotation is not None and annotation.output_qspec is not None
+        # an int16 root (an A16W8 layer's output): an int16 table (compiler/ops/lut.py), int16 out
+        output = ACTIVATION16_QSPEC if quantized_root and _kept_quantization(root, int16=True) is ACTIVATION16_QSPEC \
+            else ACTIVATION_QSPEC
         inside = set(members)
         for node in members:
             read_outside = any(user not in inside for user in node.users) and node.meta["val"].is_floating_point()
             node.meta["quantization_annotation"] = QuantizationAnnotation(
                 input_qspec_map={} if quantized_root or root not in node.all_input_nodes else {root: ACTIVATION_QSPEC},
-                output_qspec=ACTIVATION_QSPEC if read_outside else None, _annotated=True)
+                output_qspec=output if read_outside else None, _annotated=True)
 
     def _annotate_concatenation(self, node: Node) -> None:
         """All inputs and the output share the first input's quantization: a pure copy."""

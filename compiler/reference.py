@@ -374,6 +374,40 @@ def lut_s8(x: np.ndarray, table: np.ndarray, axis: int = -1) -> np.ndarray:
     return table[channel, codes]
 
 
+# An int16 table (A16W8, lut_s16) samples the function every 2^k codes, k = LUT_S16_MIN_STEP_LOG2..7:
+# 65536 / 2^k + 1 entries (513 .. 8193), the compiler taking the coarsest that keeps every code
+# within 1 LSB of PyTorch's computation.
+LUT_S16_STEP_LOG2 = range(7, 2, -1)
+
+
+def lut_s16_step_log2(entries: int) -> int | None:
+    """k of an int16 table of `entries` (2^(16 − k) + 1), or None for a length no k gives."""
+    return next((k for k in LUT_S16_STEP_LOG2 if entries == (1 << (16 - k)) + 1), None)
+
+
+def lut_s16(x: np.ndarray, table: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Any int16 → int16 elementwise function (A16W8) from a table sampled every 2^k codes,
+    interpolated: with u = x + 32768, i = u >> k, f = u & (2^k − 1),
+    out = T[i] + (((T[i+1] − T[i]) · f + 2^(k−1)) >> k) (the shift arithmetic: floor), between
+    two int16 entries so always int16. `table` is int16 [E] (one table) or [C, E] (one per channel
+    along `axis`, as lut_s8), E = 2^(16 − k) + 1 for k in LUT_S16_STEP_LOG2."""
+    x, table = np.asarray(x), np.asarray(table, np.int64)
+    k = lut_s16_step_log2(table.shape[-1])
+    if k is None or table.ndim not in (1, 2):
+        raise ValueError(f"lut: an int16 table is [2^(16-k) + 1] or [C, 2^(16-k) + 1], not {list(table.shape)}")
+    u = np.asarray(x, np.int64) + 32768
+    i, f = u >> k, u & ((1 << k) - 1)
+    if table.ndim == 1:
+        low, high = table[i], table[i + 1]
+    else:
+        axis %= x.ndim
+        if table.shape[0] != x.shape[axis]:
+            raise ValueError(f"lut: {table.shape[0]} tables for the {x.shape[axis]} channels of axis {axis}")
+        channel = np.arange(table.shape[0]).reshape([-1 if d == axis else 1 for d in range(x.ndim)])
+        low, high = table[channel, i], table[channel, i + 1]
+    return (low + (((high - low) * f + (1 << (k - 1))) >> k)).astype(np.int16)
+
+
 ADD_LEFT_SHIFT = 20  # headroom bits of the elementwise add (TFLite / CMSIS-NN)
 # int16: requantize's pre-shift of up to 2 bits (multipliers <= 1/2) must keep 2^15 · 2^13 · 4
 # inside int32 (TFLite's 16x8 add shifts by 15 with its double rounding; Ember rounds once).

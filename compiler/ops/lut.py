@@ -1,6 +1,9 @@
 """lut: int8 → int8 through a 256-entry table (activations such as sigmoid, tanh, hardswish), one
 for every element ([256]) or one per channel ([C, 256], row c for index c along attr `axis`;
 absent: the last axis; PReLU with per-channel slopes, a per-channel scale then an activation).
+int16 → int16 (A16W8) through a table sampled every 2^k codes and interpolated (reference.lut_s16:
+[2^(16−k) + 1] or [C, 2^(16−k) + 1]), k the coarsest that keeps every int16 code within 1 LSB of
+PyTorch's computation (table_s16: 513 entries for most activations, up to 8193).
 
 Lowering: dequantize → elementwise function → quantize becomes a `lut`.
 
@@ -24,7 +27,7 @@ from compiler.ir import Graph, Op, Quant
 from compiler.layout import ember_axis
 from compiler.ops import overlap
 from compiler.ops.spec import Import, Lowering, OpSpec
-from compiler.quantized_pattern import add_constant, match, replace
+from compiler.quantized_pattern import ACTIVATION, activation_dtype, add_constant, match, replace
 from compiler.schema import program_generated as fb
 
 aten = torch.ops.aten
@@ -36,7 +39,8 @@ LUT_MVE_RUN_MIN = 16
 
 
 def _reference(op: Op, inputs: list[np.ndarray]) -> list[np.ndarray]:
-    return [reference.lut_s8(inputs[0], inputs[1], axis=op.attrs.get("axis", LAST_AXIS))]
+    tabulate = reference.lut_s16 if np.asarray(inputs[0]).dtype == np.int16 else reference.lut_s8
+    return [tabulate(inputs[0], inputs[1], axis=op.attrs.get("axis", LAST_AXIS))]
 
 
 def _write(builder, op: Op) -> int:
@@ -58,6 +62,8 @@ def _path(graph: Graph, op: Op, tier: str, chosen: frozenset[str]) -> str:
     on MVE 8 channels a gather when inner == 1, em_lut_s8 per run when inner >= LUT_MVE_RUN_MIN,
     else (and on the other tiers) scalar."""
     x, table = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
+    if x.dtype == "int16":
+        return f"int16 table of {table.shape[-1]} entries, interpolated{'' if len(table.shape) == 1 else ', per channel'}; scalar"
     if len(table.shape) == 1:
         return "MVE 16-lane byte gather" if tier == "mve" else "scalar"
     axis = op.attrs.get("axis", LAST_AXIS) % len(x.shape)
@@ -87,28 +93,63 @@ def table(function, source: Quant, target: Quant, rank: int = 0) -> tuple[np.nda
     with torch.no_grad():
         y = function(x)
     q = qd.quantize_per_tensor(y.float(), float(target.scale[0]), int(target.zero_point[0]), -128, 127, torch.int8)
+    dim = _varying_dim(q, rank)
+    if dim is None:
+        return q.reshape(256, -1)[:, 0].numpy().astype(np.int8), None
+    rows = q.movedim(dim + 1, 0).reshape(q.shape[dim + 1], 256, -1)[:, :, 0]  # [C, 256]
+    return np.ascontiguousarray(rows.numpy()).astype(np.int8), dim
+
+
+def _varying_dim(q: torch.Tensor, rank: int) -> int | None:
+    """The one dim of the input a tabulated function's values vary along (None: none)."""
     if q.dim() != rank + 1:
         raise ValueError(f"its values have {q.dim() - 1} dims, its input {rank}")
     varying = [dim for dim in range(rank) if not torch.equal(q, q.narrow(dim + 1, 0, 1).expand_as(q))]
     if len(varying) > 1:
         raise ValueError(f"the function's values vary along dims {varying} of its input")
-    if not varying:
-        return q.reshape(256, -1)[:, 0].numpy().astype(np.int8), None
-    (dim,) = varying
-    rows = q.movedim(dim + 1, 0).reshape(q.shape[dim + 1], 256, -1)[:, :, 0]  # [C, 256]
-    return np.ascontiguousarray(rows.numpy()).astype(np.int8), dim
+    return varying[0] if varying else None
+
+
+def table_s16(function, source: Quant, target: Quant, rank: int = 0) -> tuple[np.ndarray, int | None]:
+    """(int16 table, PyTorch dim it varies along or None) of an A16W8 function (reference.lut_s16):
+    PyTorch's own computation at every 2^k-th int16 code (and at 32768, the last interval's end),
+    k the coarsest of LUT_S16_STEP_LOG2 whose interpolation keeps every code within 1 LSB of that
+    computation on that code (the finest when none does); [E] or [C, E] as `table`."""
+    codes = torch.arange(-32768, 32768, dtype=torch.int16).reshape((65536,) + (1,) * rank)
+    scale, zero_point = float(source.scale[0]), int(source.zero_point[0])
+    x = qd.dequantize_per_tensor(codes, scale, zero_point, -32768, 32767, torch.int16)
+    end = (torch.full((1,) + (1,) * rank, 32768.0) - zero_point) * scale  # the formula, one code past the range
+    with torch.no_grad():
+        y = function(torch.cat([x, end]))
+    q = qd.quantize_per_tensor(y.float(), float(target.scale[0]), int(target.zero_point[0]), -32768, 32767, torch.int16)
+    dim = _varying_dim(q, rank)
+    if dim is None:
+        rows = q.reshape(65537, -1)[:, 0].reshape(1, 65537)
+    else:
+        rows = q.movedim(dim + 1, 0).reshape(q.shape[dim + 1], 65537, -1)[:, :, 0]  # [C, 65537]
+    rows = rows.numpy().astype(np.int64)
+    inputs = np.arange(-32768, 32768, dtype=np.int16)
+    for k in reference.LUT_S16_STEP_LOG2:
+        entries = rows[:, ::1 << k]
+        worst = max(int(np.abs(reference.lut_s16(inputs, row).astype(np.int64) - full[:65536]).max())
+                    for row, full in zip(entries, rows))
+        if worst <= 1:
+            break
+    entries = entries.astype(np.int16)
+    return (entries[0], None) if dim is None else (np.ascontiguousarray(entries), dim)
 
 
 def _lower(graph: Graph, op: Op) -> None:
-    matched = match(graph, op, ("int8",), op.attrs.get("name", "activation"))
+    matched = match(graph, op, (ACTIVATION,), op.attrs.get("name", "activation"))
+    dtype = activation_dtype(graph, matched, op.attrs.get("name", "activation"))
     (x, x_quant) = matched.sources[0]
     rank = len(x.shape)
     try:
-        entries, dim = table(_function(op), x_quant, matched.out_quant, rank)
+        entries, dim = (table_s16 if dtype == "int16" else table)(_function(op), x_quant, matched.out_quant, rank)
     except ValueError as error:
         raise UnsupportedOpError(f"elementwise {op.attrs.get('name', 'function')}", op.origin,
-                                 f"It is tabulated per int8 code, but {error}.") from None
-    table_name = add_constant(graph, f"{op.outputs[0]}_table", "int8", entries)
+                                 f"It is tabulated per {dtype} code, but {error}.") from None
+    table_name = add_constant(graph, f"{op.outputs[0]}_table", dtype, entries)
     attrs = {} if dim is None else {"axis": ember_axis(dim, rank)}
     replace(graph, matched, Op("lut", [x.name, table_name], [matched.output], attrs, op.origin))
 
@@ -159,4 +200,5 @@ LUT = OpSpec(
     in_place=overlap.elementwise,
     path=_path,
     stream=_stream,
+    int16_kernel=True,
 )

@@ -75,7 +75,10 @@ static em_status em_add_eval(const em_op_context *ctx)
     if (!em_op_broadcast_dims(&a.in[EM_ADD_A], &a.in[EM_ADD_B], &a.output, &dims)) {
         return EM_ERR_BAD_OPERATOR; /* never: check() verified the same shapes (dims stay set for the optimiser) */
     }
-    if (EM_NN_S16_LINKED(ADD) && a.output.dtype == EM_DTYPE_INT16) {
+    if (a.output.dtype == EM_DTYPE_INT16) {
+        if (!EM_NN_S16_LINKED(ADD)) {
+            return EM_ERR_VARIANT_NOT_LINKED; /* as check() says, where a sealed build compiled it out */
+        }
         return em_op_status(em_add_s16(&a.params, &dims, (const int16_t *)a.in[EM_ADD_A].data,
                                        (const int16_t *)a.in[EM_ADD_B].data, (int16_t *)a.output.data));
     }

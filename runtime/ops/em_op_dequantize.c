@@ -48,7 +48,10 @@ static em_status em_dequantize_eval(const em_op_context *ctx)
         return s;
     }
     const int32_t count = (int32_t)em_tensor_elements(&a.input);
-    if (EM_NN_S16_LINKED(DEQUANTIZE) && a.input.dtype == EM_DTYPE_INT16) {
+    if (a.input.dtype == EM_DTYPE_INT16) {
+        if (!EM_NN_S16_LINKED(DEQUANTIZE)) {
+            return EM_ERR_VARIANT_NOT_LINKED; /* as check() says, where a sealed build compiled it out */
+        }
         return em_op_status(em_dequantize_s16_f32((const int16_t *)a.input.data, count, a.scale, a.zero_point,
                                                   (float *)a.output.data));
     }

@@ -5,8 +5,12 @@
  *        channel of the input's LutOptions.axis (-rank..rank-1, negative from the end; default
  *        -1, the last), C its size there (em_lut_channels_s8 over [outer, C, inner]). check() bounds
  *        C to 1..EM_LUT_MAX_CHANNELS and outer · C, inner and outer · C · inner (in int64) to int32.
+ *        int16 (A16W8): input, output and table int16, the table [E] or [C, E] with
+ *        E = 2^(16 - k) + 1 for k EM_LUT_S16_MIN_STEP_LOG2..EM_LUT_S16_MAX_STEP_LOG2 (em_lut_s16);
+ *        in a firmware built without it (em_nn_variants.h, LUT_S16), EM_ERR_VARIANT_NOT_LINKED.
  */
 #include "em_nn_functions.h"
+#include "em_nn_variants.h"
 #include "em_op_support.h"
 
 enum { EM_LUT_INPUT, EM_LUT_TABLE, EM_LUT_N_INPUTS };
@@ -60,6 +64,23 @@ static em_status em_lut_channels_of(const em_op_context *ctx, const em_tensor *i
     return s;
 }
 
+/** k of an int16 table row of @p entries (2^(16 - k) + 1), or 0 when no k gives that length. */
+static int32_t em_lut_s16_step_log2(int32_t entries)
+{
+    for (int32_t k = EM_LUT_S16_MIN_STEP_LOG2; k <= EM_LUT_S16_MAX_STEP_LOG2; k++) {
+        if (entries == (1 << (16 - k)) + 1) {
+            return k;
+        }
+    }
+    return 0;
+}
+
+/** The table's entries per row: 256 for int8, an int16 row's length (its step from it). */
+static int32_t em_lut_row(const em_tensor *table)
+{
+    return table->dtype == EM_DTYPE_INT16 ? em_op_dim(table, table->rank - 1) : (int32_t)EM_LUT_ENTRIES;
+}
+
 static em_status em_lut_check(const em_op_context *ctx)
 {
     em_lut_args a;
@@ -69,29 +90,33 @@ static em_status em_lut_check(const em_op_context *ctx)
     }
     const em_tensor *input = &a.in[EM_LUT_INPUT];
     const em_tensor *table = &a.in[EM_LUT_TABLE];
-    if (input->dtype != EM_DTYPE_INT8 || a.output.dtype != EM_DTYPE_INT8 || table->dtype != EM_DTYPE_INT8
-        || em_tensor_elements(input) != em_tensor_elements(&a.output)
+    const em_dtype dtype = input->dtype;
+    if ((dtype != EM_DTYPE_INT8 && dtype != EM_DTYPE_INT16) || a.output.dtype != dtype || table->dtype != dtype
+        || table->rank < 1 || table->rank > 2 || em_tensor_elements(input) != em_tensor_elements(&a.output)
         || em_tensor_elements(input) > (uint32_t)INT32_MAX) {
         return EM_ERR_BAD_OPERATOR;
     }
-    if (table->rank == 1) {
-        return em_tensor_elements(table) == EM_LUT_ENTRIES ? EM_OK : EM_ERR_BAD_OPERATOR;
-    }
-    em_lut_channels v;
-    s = em_lut_channels_of(ctx, input, &v);
-    if (s != EM_OK) {
-        return s;
-    }
-    /* em_lut_channels_s8's ranges, so that eval() cannot fail: channels 1..EM_LUT_MAX_CHANNELS
-     * (its table's bytes fit int32), inner, outer · channels and their product fit int32 (each
-     * factor <= 2^31: no int64 overflow). The loader bounds only the element count, and a zero
-     * dimension in front leaves the dimensions after it unbounded. */
-    if (table->rank != 2 || em_op_dim(table, 1) != (int32_t)EM_LUT_ENTRIES || em_op_dim(table, 0) != v.channels
-        || v.channels < 1 || v.channels > EM_LUT_MAX_CHANNELS || v.inner > INT32_MAX
-        || v.outer * v.channels > INT32_MAX || v.outer * v.channels * v.inner > INT32_MAX) {
+    const int32_t row = em_lut_row(table);
+    if (dtype == EM_DTYPE_INT16 && em_lut_s16_step_log2(row) == 0) {
         return EM_ERR_BAD_OPERATOR;
     }
-    return EM_OK;
+    if (table->rank == 1) {
+        s = em_tensor_elements(table) == (uint32_t)row ? EM_OK : EM_ERR_BAD_OPERATOR;
+    } else {
+        em_lut_channels v;
+        s = em_lut_channels_of(ctx, input, &v);
+        /* em_lut_channels_s8's ranges (em_lut_s16's too), so that eval() cannot fail: channels
+         * 1..EM_LUT_MAX_CHANNELS (its table's bytes fit int32), inner, outer · channels and their
+         * product fit int32 (each factor <= 2^31: no int64 overflow). The loader bounds only the
+         * element count, and a zero dimension in front leaves the dimensions after it unbounded. */
+        if (s == EM_OK
+            && (em_op_dim(table, 1) != row || em_op_dim(table, 0) != v.channels || v.channels < 1
+                || v.channels > EM_LUT_MAX_CHANNELS || v.inner > INT32_MAX || v.outer * v.channels > INT32_MAX
+                || v.outer * v.channels * v.inner > INT32_MAX)) {
+            s = EM_ERR_BAD_OPERATOR;
+        }
+    }
+    return s == EM_OK && dtype == EM_DTYPE_INT16 && !EM_NN_S16_LINKED(LUT) ? EM_ERR_VARIANT_NOT_LINKED : s;
 }
 
 static em_status em_lut_eval(const em_op_context *ctx)
@@ -101,18 +126,27 @@ static em_status em_lut_eval(const em_op_context *ctx)
     if (s != EM_OK) {
         return s;
     }
-    const int8_t *table = (const int8_t *)a.in[EM_LUT_TABLE].data;
-    if (a.in[EM_LUT_TABLE].rank == 1) {
-        return em_op_status(em_lut_s8((const int8_t *)a.in[EM_LUT_INPUT].data,
-                                      (int32_t)em_tensor_elements(&a.output), table, (int8_t *)a.output.data));
-    }
-    em_lut_channels v;
-    s = em_lut_channels_of(ctx, &a.in[EM_LUT_INPUT], &v);
-    if (s != EM_OK) {
+    const em_tensor *table = &a.in[EM_LUT_TABLE];
+    em_lut_channels v = {1, 1, (int64_t)em_tensor_elements(&a.output)}; /* one table: one channel */
+    if (table->rank == 2 && (s = em_lut_channels_of(ctx, &a.in[EM_LUT_INPUT], &v)) != EM_OK) {
         return s;
     }
+    if (table->dtype == EM_DTYPE_INT16) {
+        if (!EM_NN_S16_LINKED(LUT)) {
+            return EM_ERR_VARIANT_NOT_LINKED; /* as check() says, where a sealed build compiled it out */
+        }
+        return em_op_status(em_lut_s16((const int16_t *)a.in[EM_LUT_INPUT].data, (int32_t)v.outer,
+                                       (int32_t)v.channels, (int32_t)v.inner, (const int16_t *)table->data,
+                                       em_lut_s16_step_log2(em_lut_row(table)), (int16_t *)a.output.data));
+    }
+    if (table->rank == 1) {
+        return em_op_status(em_lut_s8((const int8_t *)a.in[EM_LUT_INPUT].data,
+                                      (int32_t)em_tensor_elements(&a.output), (const int8_t *)table->data,
+                                      (int8_t *)a.output.data));
+    }
     return em_op_status(em_lut_channels_s8((const int8_t *)a.in[EM_LUT_INPUT].data, (int32_t)v.outer,
-                                           (int32_t)v.channels, (int32_t)v.inner, table, (int8_t *)a.output.data));
+                                           (int32_t)v.channels, (int32_t)v.inner, (const int8_t *)table->data,
+                                           (int8_t *)a.output.data));
 }
 
 const em_op_registration em_op_lut = {EM_OP_LUT, "lut", EM_OP_CHECK(em_lut_check), EM_OP_EVAL(em_lut_eval)};

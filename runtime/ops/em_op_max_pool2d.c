@@ -34,7 +34,10 @@ static em_status em_max_pool_eval(const em_op_context *ctx)
         return s;
     }
     const em_pool_dims dims = em_pool_dims_of(&a);
-    if (EM_NN_S16_LINKED(MAX_POOL2D) && a.input.dtype == EM_DTYPE_INT16) {
+    if (a.input.dtype == EM_DTYPE_INT16) {
+        if (!EM_NN_S16_LINKED(MAX_POOL2D)) {
+            return EM_ERR_VARIANT_NOT_LINKED; /* as check() says, where a sealed build compiled it out */
+        }
         return em_op_status(em_max_pool_s16_trusted(&a.params, &dims, (const int16_t *)a.input.data,
                                                     (int16_t *)a.output.data));
     }

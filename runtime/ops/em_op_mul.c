@@ -35,22 +35,6 @@ static em_status em_mul_decode(const em_op_context *ctx, em_mul_args *a)
     return s;
 }
 
-static bool em_mul_offset_ok(int32_t offset)
-{
-    return offset >= -127 && offset <= 128; /* minus an int8 zero point */
-}
-
-/** Whether @p p fits int8 operands (@p wide false) or int16 ones (zero points 0). */
-static bool em_mul_params_ok(const em_mul_params *p, bool wide)
-{
-    const bool offsets = wide ? p->a_offset == 0 && p->b_offset == 0 && p->output_offset == 0
-                              : em_mul_offset_ok(p->a_offset) && em_mul_offset_ok(p->b_offset)
-                                    && em_op_in_s8(p->output_offset);
-    const int32_t lo = wide ? INT16_MIN : INT8_MIN, hi = wide ? INT16_MAX : INT8_MAX;
-    return offsets && p->output_multiplier >= 0 && p->output_shift >= -31 && p->output_shift <= 30
-           && p->activation_min >= lo && p->activation_max <= hi && p->activation_min <= p->activation_max;
-}
-
 static em_status em_mul_check(const em_op_context *ctx)
 {
     em_mul_args a;
@@ -62,7 +46,7 @@ static em_status em_mul_check(const em_op_context *ctx)
     const em_dtype dtype = a.output.dtype;
     if ((dtype != EM_DTYPE_INT8 && dtype != EM_DTYPE_INT16) || a.in[EM_MUL_A].dtype != dtype
         || a.in[EM_MUL_B].dtype != dtype || !em_op_broadcast_dims(&a.in[EM_MUL_A], &a.in[EM_MUL_B], &a.output, &dims)
-        || !em_mul_params_ok(&a.params, dtype == EM_DTYPE_INT16)) {
+        || !em_mul_params_valid(&a.params, dtype == EM_DTYPE_INT16)) {
         return EM_ERR_BAD_OPERATOR;
     }
     return dtype == EM_DTYPE_INT16 && !EM_NN_S16_LINKED(MUL) ? EM_ERR_VARIANT_NOT_LINKED : EM_OK;
@@ -79,7 +63,10 @@ static em_status em_mul_eval(const em_op_context *ctx)
     if (!em_op_broadcast_dims(&a.in[EM_MUL_A], &a.in[EM_MUL_B], &a.output, &dims)) {
         return EM_ERR_BAD_OPERATOR; /* never: check() verified the same shapes (dims stay set for the optimiser) */
     }
-    if (EM_NN_S16_LINKED(MUL) && a.output.dtype == EM_DTYPE_INT16) {
+    if (a.output.dtype == EM_DTYPE_INT16) {
+        if (!EM_NN_S16_LINKED(MUL)) {
+            return EM_ERR_VARIANT_NOT_LINKED; /* as check() says, where a sealed build compiled it out */
+        }
         return em_op_status(em_mul_s16(&a.params, &dims, (const int16_t *)a.in[EM_MUL_A].data,
                                        (const int16_t *)a.in[EM_MUL_B].data, (int16_t *)a.output.data));
     }

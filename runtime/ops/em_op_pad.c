@@ -63,7 +63,10 @@ static em_status em_pad_eval(const em_op_context *ctx)
     const int16_t code16 = (int16_t)a.value;
     const void *value = a.input.dtype == EM_DTYPE_INT8 ? (const void *)&code
                         : a.input.dtype == EM_DTYPE_FLOAT32 ? (const void *)&a.float_value : (const void *)&a.value;
-    if (EM_NN_S16_LINKED(PAD) && a.input.dtype == EM_DTYPE_INT16) {
+    if (a.input.dtype == EM_DTYPE_INT16) {
+        if (!EM_NN_S16_LINKED(PAD)) {
+            return EM_ERR_VARIANT_NOT_LINKED; /* as check() says, where a sealed build compiled it out */
+        }
         value = &code16;
     }
     return em_op_status(em_pad(a.input.data, &a.shape, a.before, a.after, value, em_op_element_size(a.input.dtype),

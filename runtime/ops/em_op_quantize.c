@@ -52,7 +52,10 @@ static em_status em_quantize_eval(const em_op_context *ctx)
         return s;
     }
     const int32_t count = (int32_t)em_tensor_elements(&a.output);
-    if (EM_NN_S16_LINKED(QUANTIZE) && a.output.dtype == EM_DTYPE_INT16) {
+    if (a.output.dtype == EM_DTYPE_INT16) {
+        if (!EM_NN_S16_LINKED(QUANTIZE)) {
+            return EM_ERR_VARIANT_NOT_LINKED; /* as check() says, where a sealed build compiled it out */
+        }
         return em_op_status(em_quantize_f32_s16((const float *)a.input.data, count, a.inv_scale, a.zero_point,
                                                 (int16_t *)a.output.data));
     }

@@ -73,7 +73,10 @@ static em_status em_requantize_eval(const em_op_context *ctx)
         return s;
     }
     const int32_t count = (int32_t)em_tensor_elements(&a.output);
-    if (EM_NN_S16_LINKED(REQUANTIZE) && (a.input.dtype == EM_DTYPE_INT16 || a.output.dtype == EM_DTYPE_INT16)) {
+    if (a.input.dtype == EM_DTYPE_INT16 || a.output.dtype == EM_DTYPE_INT16) {
+        if (!EM_NN_S16_LINKED(REQUANTIZE)) {
+            return EM_ERR_VARIANT_NOT_LINKED; /* as check() says, where a sealed build compiled it out */
+        }
         return em_requantize_s16_eval(&a, count);
     }
     return em_op_status(em_requantize_s8((const int8_t *)a.input.data, count, &a.params, (int8_t *)a.output.data));

@@ -152,14 +152,17 @@ def test_a_product_of_int16_activations_is_an_int16_mul_within_one_lsb():
 
 
 class ConvTable(nn.Module):
-    """conv2d, an activation table (SiLU), a per-channel one (PReLU), conv2d."""
+    """conv2d, an activation table (SiLU), conv2d, a per-channel one (PReLU), conv2d."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.stem, self.prelu, self.head = nn.Conv2d(3, 8, 3, padding=1), nn.PReLU(8), nn.Conv2d(8, 4, 1)
+        self.stem, self.mid, self.head = nn.Conv2d(3, 8, 3, padding=1), nn.Conv2d(8, 8, 1), nn.Conv2d(8, 4, 1)
+        self.prelu = nn.PReLU(8)
+        with torch.no_grad():
+            self.prelu.weight.copy_(torch.linspace(0.05, 0.5, 8))  # a slope per channel: a table per channel
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.head(self.prelu(nn.functional.silu(self.stem(x))))
+        return self.head(self.prelu(self.mid(nn.functional.silu(self.stem(x)))))
 
 
 class LinearNormGru(nn.Module):
@@ -174,19 +177,36 @@ class LinearNormGru(nn.Module):
         return self.out(self.gru(self.norm(self.inp(x)))[0])
 
 
-@pytest.mark.parametrize("net, shape, int8_kinds", [(ConvTable, SHAPE, {"lut"}), (LinearNormGru, (1, 6, 16), {"norm", "gru"})])
-def test_ops_without_int16_kernels_in_an_a16w8_model_run_in_int8_between_requantizes(net, shape, int8_kinds):
-    torch.manual_seed(11)
-    model = net().eval()
-    program = compiler.lower(model, (torch.randn(shape),), [torch.randn(shape) for _ in range(8)], "cortex-m55",
-                             report_fallbacks=False, quantizer=CortexMQuantizer(precision="a16w8"))
+def _lower_a16w8(net: type[nn.Module], shape: tuple[int, ...], seed: int) -> compiler.Program:
+    torch.manual_seed(seed)
+    return compiler.lower(net().eval(), (torch.randn(shape),), [torch.randn(shape) for _ in range(8)], "cortex-m55",
+                          report_fallbacks=False, quantizer=CortexMQuantizer(precision="a16w8"))
+
+
+def _max_lsb(program: compiler.Program, shape: tuple[int, ...], seed: int) -> int:
+    x = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    return max(lsb for *_, lsb in op_by_op_lsb(program, [x.transpose(0, 2, 3, 1) if len(shape) == 4 else x]))
+
+
+def test_activation_tables_of_int16_layers_are_int16_tables_within_one_lsb():
+    """SiLU (one table) and PReLU (a table per channel) after an int16 conv2d: int16 tables, each
+    code within 1 LSB of PyTorch's computation (lut.table_s16 checks them all)."""
+    program = _lower_a16w8(ConvTable, SHAPE, 11)
+    graph = program.graph
+    luts = [op for op in graph.ops if op.kind == "lut"]
+    assert len(luts) == 2 and "requantize" not in {op.kind for op in graph.ops}
+    assert all(graph.tensors[t].dtype == "int16" for op in luts for t in (*op.inputs, *op.outputs))
+    assert sorted(len(graph.tensors[op.inputs[1]].shape) for op in luts) == [1, 2]
+    assert _max_lsb(program, SHAPE, 6) <= 1
+
+
+def test_ops_without_int16_kernels_in_an_a16w8_model_run_in_int8_between_requantizes():
+    program = _lower_a16w8(LinearNormGru, (1, 6, 16), 11)
     graph = program.graph
     dtypes = {op.kind: graph.tensors[op.outputs[0]].dtype for op in graph.ops}
-    assert {kind for kind in int8_kinds if dtypes.get(kind) == "int8"} == int8_kinds
-    assert {dtypes[kind] for kind in ("conv2d", "fully_connected") if kind in dtypes} == {"int16"}
+    assert dtypes["norm"] == dtypes["gru"] == "int8" and dtypes["fully_connected"] == "int16"
     assert "requantize" in dtypes
-    x = np.random.default_rng(6).standard_normal(shape).astype(np.float32)
-    assert max(lsb for *_, lsb in op_by_op_lsb(program, [x.transpose(0, 2, 3, 1) if len(shape) == 4 else x])) <= 1
+    assert _max_lsb(program, (1, 6, 16), 6) <= 1
 
 
 class Means(nn.Module):

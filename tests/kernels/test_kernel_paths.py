@@ -261,3 +261,25 @@ def test_an_int16_kernel_the_firmware_left_out_is_refused_at_load(tmp_path: Path
     for (kind, (int16, int8)), refused, ran in zip(pairs.items(), verdicts[0::2], verdicts[1::2]):
         assert refused.status == "EM_ERR_VARIANT_NOT_LINKED", (kind, int16.name, refused.status, refused.detail)
         assert ran.matched, (kind, int8.name, ran.status, ran.detail)
+
+
+def test_an_int16_mul_or_lut_outside_its_contract_is_refused_at_load(tmp_path: Path):
+    """An int16 mul with an offset (int16 is symmetric) or clamps past int16, an int16 table of a
+    length no step gives: EM_ERR_BAD_OPERATOR at load, never a wrong answer."""
+    from cases import lut, mul
+
+    base_mul = next(c for c in mul.cases() if c.output.dtype == "int16")
+    base_lut = next(c for c in lut.cases() if c.output.dtype == "int16")
+    bad = []
+    for attrs in ({"a_offset": 3}, {"output_offset": -1}, {"activation_max": 40000}):
+        op = base_mul.graph.ops[0]
+        bad.append(replace(base_mul, graph=replace(base_mul.graph, ops=[replace(op, attrs={**op.attrs, **attrs})])))
+    table = base_lut.graph.tensors[base_lut.graph.ops[0].inputs[1]]
+    short = replace(table, shape=(table.shape[0] - 1,), data=table.data[:-1])
+    bad.append(replace(base_lut, graph=replace(base_lut.graph, tensors={**base_lut.graph.tensors, table.name: short})))
+    host = Device("host", "host")
+    programs = [(write_program(base_mul.graph, host.target), base_mul.input_bytes(), base_mul.expected())]
+    programs += [(write_program(c.graph, host.target), c.input_bytes(), bytes(c.output.nbytes)) for c in bad]
+    good, *refused = run_batch(host, build_em_run(), programs, tmp_path / "run").verdicts
+    assert good.matched, (good.status, good.detail)
+    assert [v.status for v in refused] == ["EM_ERR_BAD_OPERATOR"] * len(bad), [(v.status, v.detail) for v in refused]

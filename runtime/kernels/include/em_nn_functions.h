@@ -560,6 +560,29 @@ em_nn_status em_lut_s8(const int8_t *input, int32_t count, const int8_t *table, 
 em_nn_status em_lut_channels_s8(const int8_t *input, int32_t outer, int32_t channels, int32_t inner,
                                 const int8_t *table, int8_t *output);
 
+/** An int16 table's sampling steps (reference.lut_s16): every 2^k codes, k in this range, so a
+ *  table has 2^(16 - k) + 1 entries (513 .. 8193). */
+#define EM_LUT_S16_MIN_STEP_LOG2 3
+#define EM_LUT_S16_MAX_STEP_LOG2 7
+
+/**
+ * int16 → int16 through an interpolated table per channel (A16W8, reference.lut_s16), the input
+ * viewed as [outer, channels, inner] (one table: outer = channels = 1): with u = x + 32768,
+ * i = u >> k, f = u & (2^k - 1), out = T[i] + (((T[i+1] - T[i]) · f + 2^(k-1)) >> k), T the row of
+ * the element's channel, the shift arithmetic. Scalar on every tier, MVE four lanes a step (two
+ * halfword gathers): the same bytes.
+ * @param input      [outer, channels, inner] int16, -32768..32767, row-major
+ * @param outer      >= 0; @p channels >= 1; @p inner >= 0; outer · channels · inner <= INT32_MAX
+ * @param table      [channels, 2^(16 - step_log2) + 1] int16, row c the table of channel c
+ * @param step_log2  EM_LUT_S16_MIN_STEP_LOG2..EM_LUT_S16_MAX_STEP_LOG2
+ * @param output     [outer, channels, inner] int16; may overlap @p input when it starts at or
+ *                   below it (in place); must not overlap @p table
+ * @return EM_NN_OK, or EM_NN_ERR_BAD_ARGUMENT for sizes or a step out of range or a NULL pointer
+ *         with elements.
+ */
+em_nn_status em_lut_s16(const int16_t *input, int32_t outer, int32_t channels, int32_t inner,
+                        const int16_t *table, int32_t step_log2, int16_t *output);
+
 /** Quantization of an elementwise multiply (the schema's MulOptions, reference.mul_s8); int16
  *  (em_mul_s16): offsets 0, clamps -32768..32767. */
 typedef struct {
@@ -571,6 +594,10 @@ typedef struct {
     int32_t activation_min;    /**< -128..127 */
     int32_t activation_max;    /**< activation_min..127 */
 } em_mul_params;
+
+/** Whether @p p is in em_mul_params' ranges for int8 operands (@p wide false) or int16 ones
+ *  (offsets 0, clamps -32768..32767): what em_mul_s8 / em_mul_s16 accept. */
+bool em_mul_params_valid(const em_mul_params *p, bool wide);
 
 /**
  * int8 elementwise multiply (reference.mul_s8), per output element:

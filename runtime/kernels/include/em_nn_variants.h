@@ -116,9 +116,12 @@
 #ifndef EM_NN_VARIANT_PAD_S16
 #define EM_NN_VARIANT_PAD_S16 1
 #endif
-/* ... and mul's */
+/* ... and mul's and lut's */
 #ifndef EM_NN_VARIANT_MUL_S16
 #define EM_NN_VARIANT_MUL_S16 1
+#endif
+#ifndef EM_NN_VARIANT_LUT_S16
+#define EM_NN_VARIANT_LUT_S16 1
 #endif
 
 /** Whether this build links op kind KIND's int16 kernel (KIND as in EM_NN_VARIANT_<KIND>_S16). */

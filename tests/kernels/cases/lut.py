@@ -3,11 +3,16 @@ int8 code, lengths around the 16-byte MVE gather, 4-D and 2-D tensors; then per-
 ([C, 256], row c for index c along `axis`) on 2-D, 3-D and 4-D inputs: the channel last (Helium's
 8-channel gather, tails 1..7, C past 256 rows), runs of inner >= 16 (the 16-lane gather per
 run, tails), short runs (scalar on every tier), C = 1, every code through every row, odd random
-shapes; in place in in_place.py."""
+shapes; in place in in_place.py. int16 (A16W8): interpolated tables of every step 2^3..2^7 (random,
+with the extreme entries side by side: the largest differences), over every int16 code and the
+ends, lengths around the 4-lane MVE step, one table and per-channel ones."""
 from __future__ import annotations
 
 import numpy as np
 
+from compiler.ir import Tensor
+
+from cases._s16 import edge_int16, int16_tensor
 from conformance import Case, edge_int8, int8_tensor, rng_for, single_op
 
 SHAPES = [(1, 1), (1, 256), (2, 17), (1, 3, 5, 33), (1, 1001), (1, 4, 4, 16)]
@@ -82,4 +87,36 @@ def cases() -> list[Case]:
                              name=f"{'x'.join(map(str, shape))}_channels_axis{'_last' if axis is None else axis}",
                              params={"shape": shape, "axis": "absent (last)" if axis is None else axis,
                                      "tables": f"[{channels}, 256]"}))
+    return out + int16_cases()
+
+
+# int16: (input shape, table step log2, axis of per-channel tables or False for one table)
+S16 = [((1, 65536), 7, False), ((1, 65536), 3, False), ((3, 5, 7), 5, False), ((1, 1), 6, False),
+       ((2, 4, 3, 6), 4, False), ((1, 1003), 7, False), ((3, 37), 7, None), ((2, 7, 19), 6, 1),
+       ((4, 3, 5), 3, 0), ((1, 2, 3, 9), 5, -1), ((9, 1), 7, None)]
+
+
+def table_s16(rng, rows: int, step_log2: int) -> np.ndarray:
+    """[rows, 2^(16 - k) + 1] int16: random, the first row's first entries -32768 and 32767 side by side."""
+    t = rng.integers(-(2**15), 2**15, size=(rows, (1 << (16 - step_log2)) + 1), dtype=np.int64).astype(np.int16)
+    t[0, :4] = [-(2**15), 2**15 - 1, -(2**15), 2**15 - 1]
+    return t
+
+
+def int16_cases() -> list[Case]:
+    out = []
+    for k, (shape, step, axis) in enumerate(S16):
+        rng = rng_for("lut_s16", k)
+        x = edge_int16(rng, shape)
+        if shape == (1, 65536):  # every code, in a shuffled order
+            x = rng.permutation(np.arange(-(2**15), 2**15, dtype=np.int64)).astype(np.int16).reshape(shape)
+        channels = 1 if axis is False else shape[-1 if axis is None else axis]
+        tables = table_s16(rng, channels, step)
+        operands = [int16_tensor("x", shape), Tensor("table", "int16", tables.shape[1:] if axis is False else tables.shape,
+                                                    data=tables[0] if axis is False else tables)]
+        attrs = {} if axis is False or axis is None else {"axis": axis}
+        where = "one table" if axis is False else f"per channel, axis {'last' if axis is None else axis}"
+        out.append(single_op("lut", operands, int16_tensor("y", shape), attrs, [x],
+                             name=f"s16_{'x'.join(map(str, shape))}_step{step}_{'one' if axis is False else 'channels'}",
+                             params={"shape": shape, "step": 1 << step, "tables": where}))
     return out
