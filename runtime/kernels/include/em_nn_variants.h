@@ -94,7 +94,7 @@
 #ifndef EM_NN_VARIANT_FULLY_CONNECTED_S16
 #define EM_NN_VARIANT_FULLY_CONNECTED_S16 1
 #endif
-/* ... of the others (quantize, dequantize, requantize, pools, add, pad) */
+/* ... of the others (quantize, dequantize, requantize, pools, add, pad, mul, lut) */
 #ifndef EM_NN_VARIANT_QUANTIZE_S16
 #define EM_NN_VARIANT_QUANTIZE_S16 1
 #endif
@@ -116,7 +116,6 @@
 #ifndef EM_NN_VARIANT_PAD_S16
 #define EM_NN_VARIANT_PAD_S16 1
 #endif
-/* ... and mul's and lut's */
 #ifndef EM_NN_VARIANT_MUL_S16
 #define EM_NN_VARIANT_MUL_S16 1
 #endif
