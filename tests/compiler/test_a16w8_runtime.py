@@ -1,11 +1,9 @@
-"""A16W8 programs on the host runtime (em_run, the scalar tier), byte for byte against the
-reference: the whole test_a16w8 network (quantize, conv2d, depthwise, add, pool, linear,
-requantize, softmax), and, where the runtime does not take every op of it yet (the int16
-quantize, requantize, pool and add kernels come separately), the int16 conv2d, depthwise and
-fully connected layers of it each as a program of its own."""
+"""The int16 conv2d, depthwise and fully connected layers of the test_a16w8 network, each as a
+program of its own on the host runtime (em_run, the scalar tier), byte for byte against the
+reference on the activations the network gives them (whole programs:
+test_a16w8_programs_run.py)."""
 from __future__ import annotations
 
-import re
 import subprocess
 from dataclasses import replace
 import sys
@@ -26,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runtime"))
 from build_host import build_em_run  # noqa: E402
 from test_a16w8 import SHAPE, Net  # noqa: E402
 
-OURS = ("conv2d", "depthwise_conv2d", "fully_connected")  # this runtime's int16 kernels
+OURS = ("conv2d", "depthwise_conv2d", "fully_connected")  # the weighted int16 kernels
 
 
 @pytest.fixture(scope="module")
@@ -45,24 +43,6 @@ def _run(tmp_path: Path, data: bytes, inputs: list[np.ndarray]) -> subprocess.Co
         (tmp_path / f"in{i}.bin").write_bytes(np.ascontiguousarray(x).tobytes())
         args += ["--input", f"in{i}.bin"]
     return subprocess.run(args + ["--output", "out.bin"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
-
-
-def _refused_op(program: compiler.Program, console: str) -> str | None:
-    """The kind of the op the runtime refused at load, from em_run's "operator=<i>", if any."""
-    found = re.search(r"operator[= ](\d+)", console)
-    return program.graph.ops[int(found[1])].kind if found else None
-
-
-def test_the_whole_a16w8_network_runs_bit_exact(program, tmp_path: Path):
-    x = np.random.default_rng(3).standard_normal(SHAPE).astype(np.float32).transpose(0, 2, 3, 1)
-    result = _run(tmp_path, program.to_bytes(), [x])
-    if result.returncode != 0:
-        refused = _refused_op(program, result.stdout + result.stderr)
-        if refused is not None and refused not in OURS:
-            pytest.skip(f"the runtime does not take the int16 {refused} yet: {result.stdout.strip()[-200:]}")
-        pytest.fail(result.stdout + result.stderr)
-    want = np.ascontiguousarray(program.run_reference(x)[0])
-    assert (tmp_path / "out.bin").read_bytes() == want.tobytes()
 
 
 @pytest.mark.parametrize("kind", OURS)

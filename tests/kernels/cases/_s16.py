@@ -1,5 +1,5 @@
 """What the int16-activation (A16W8) cases of conv2d, depthwise_conv2d and fully_connected share:
-int16 tensors (symmetric, zero point 0), edge values, requantizations over the int16 range with
+requantizations over the int16 range with
 shifts from -31 to 14 (reference.requantize_s64), tie and extreme edges, the conv case builder."""
 from __future__ import annotations
 
@@ -7,22 +7,8 @@ import numpy as np
 
 from compiler import reference
 from compiler.fixedpoint import REQUANTIZE_S64_MAX_SHIFT, quantize_multiplier
-from compiler.ir import Quant, Tensor
-from conformance import Case, single_op, weight_tensor
-
-
-def int16_tensor(name: str, shape, scale: float = 0.001) -> Tensor:
-    return Tensor(name, "int16", tuple(shape), Quant.per_tensor(scale, 0))
-
-
-def edge_int16(rng: np.random.Generator, shape, ends: float = 0.1) -> np.ndarray:
-    """Random int16 with about `ends` of the values at -32768 or 32767, the first -32768, the last 32767."""
-    x = rng.integers(-(2**15), 2**15, size=shape, dtype=np.int64).astype(np.int16)
-    flat = x.reshape(-1)
-    at_ends = rng.random(flat.size) < ends
-    flat[at_ends] = rng.choice(np.array([-(2**15), 2**15 - 1], np.int16), size=int(at_ends.sum()))
-    flat[0], flat[-1] = -(2**15), 2**15 - 1
-    return x
+from compiler.ir import Tensor
+from conformance import Case, int16_tensor, single_op, weight_tensor
 
 
 def requantization_s16(rng: np.random.Generator, n: int, taps: int, big_share: float = 0.1, tiny: bool = True):

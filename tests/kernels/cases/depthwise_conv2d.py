@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from conformance import (Case, conv_case, edge_int4, edge_int8, random_window, requantization, requantization_edges,
+from conformance import (Case, edge_int16, conv_case, edge_int4, edge_int8, random_window, requantization, requantization_edges,
                          rng_for)
 from compiler.fixedpoint import quantize_multiplier
-from cases._s16 import activation_s16, conv_case_s16, edge_int16, requantization_edges_s16, requantization_s16
+from cases._s16 import activation_s16, conv_case_s16, requantization_edges_s16, requantization_s16
 
 # name: (input NHWC, kernel (KH, KW), multiplier, stride, dilation, padding (t, b, l, r), input zp)
 CASES = {

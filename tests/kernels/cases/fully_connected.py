@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from conformance import (Case, edge_int4, edge_int8, int8_tensor, requantization, requantization_edges, rng_for,
+from conformance import (Case, edge_int16, int16_tensor, edge_int4, edge_int8, int8_tensor, requantization, requantization_edges, rng_for,
                          single_op, weight_tensor, zero_point)
 from compiler.fixedpoint import quantize_multiplier
 from compiler.ir import Tensor
-from cases._s16 import activation_s16, edge_int16, int16_tensor, requantization_edges_s16, requantization_s16
+from cases._s16 import activation_s16, requantization_edges_s16, requantization_s16
 
 # input shape ([B, I] or [B, H, W, C]), O
 SHAPES = [((1, 1), 1), ((2, 7), 5), ((3, 33), 6), ((1, 640), 13), ((2, 130), 11), ((1, 16), 32),

@@ -12,8 +12,7 @@ import numpy as np
 
 from compiler.ir import Tensor
 
-from cases._s16 import edge_int16, int16_tensor
-from conformance import Case, edge_int8, int8_tensor, rng_for, single_op
+from conformance import Case, edge_int16, edge_int8, int16_tensor, int8_tensor, rng_for, single_op
 
 SHAPES = [(1, 1), (1, 256), (2, 17), (1, 3, 5, 33), (1, 1001), (1, 4, 4, 16)]
 

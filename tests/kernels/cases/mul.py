@@ -9,8 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from compiler.fixedpoint import quantize_multiplier
-from compiler.ir import Quant, Tensor
-from conformance import Case, edge_values, elementwise_cases, random_broadcast_shapes, rng_for, single_op
+from conformance import Case, edge_values, elementwise_cases, int16_tensor, random_broadcast_shapes, rng_for, single_op
 
 # a shape, b shape, b constant?
 SHAPES = [((1, 8, 8, 32), (1, 8, 8, 32), False), ((2, 3, 5, 7), (2, 3, 5, 7), True),
@@ -46,10 +45,6 @@ SHAPES_S16 = [((1, 8, 8, 32), (1, 8, 8, 32), False), ((2, 3, 5, 7), (2, 3, 5, 7)
 SHAPES_S16 += random_broadcast_shapes("mul_s16", 6, general=6)
 # real multipliers, log2: outputs across int16 (-17..-13), mostly clamped (-8), all clamped (0.5)
 REALS_S16 = [-15.0, -13.5, -17.0, -8.0, -0.5, -14.2]
-
-
-def int16_tensor(name: str, shape, data=None) -> Tensor:
-    return Tensor(name, "int16", tuple(shape), Quant.per_tensor(2.0 ** -12, 0), data=data)
 
 
 def int16_cases() -> list[Case]:
