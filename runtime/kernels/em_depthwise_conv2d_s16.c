@@ -58,27 +58,41 @@ static void em_nn_dw_s16_channels(const em_conv_params *p, const em_conv_dims *d
                                   const em_nn_s16_window *win, const int16_t *image, const int8_t *weights,
                                   const int32_t *bias, int32_t o, int32_t count, int16_t *out)
 {
+    /* the parameters in locals, the taps walked by pointer steps (out's stores may alias the structs) */
     const int32_t c_in = d->input_c, c_out = d->output_c, m = p->depth_multiplier;
+    const int32_t rows = win->ky1 - win->ky0, cols = win->kx1 - win->kx0;
+    const int32_t x_row_step = p->dilation_h * d->input_w * c_in, x_tap_step = p->dilation_w * c_in;
+    const int32_t w_row_step = d->kernel_w * c_out;
+    const int32_t act_min = p->activation_min, act_max = p->activation_max;
+    const int16_t *first = image + ((win->y0 + win->ky0 * p->dilation_h) * d->input_w + win->x0
+                                    + win->kx0 * p->dilation_w) * c_in;
+    const int8_t *w_first = weights + (win->ky0 * d->kernel_w + win->kx0) * c_out;
     const bool sum32 = (int64_t)d->kernel_h * d->kernel_w <= EM_NN_S16_SUM32_MAX_TERMS;
     for (int32_t end = o + count; o < end; o++) {
-        const int16_t *src = image + o / m;
+        const int16_t *x_row = first + o / m;
+        const int8_t *w_row = w_first + o;
         int64_t acc = bias != NULL ? bias[o] : 0;
-        int32_t acc32 = 0; /* exact: at most 511 products of at most 2^22 */
-        for (int32_t ky = win->ky0; ky < win->ky1; ky++) {
-            const int16_t *row = src + (win->y0 + ky * p->dilation_h) * d->input_w * c_in;
-            const int8_t *w = weights + ky * d->kernel_w * c_out + o;
-            for (int32_t kx = win->kx0; kx < win->kx1; kx++) {
-                const int32_t product = row[(win->x0 + kx * p->dilation_w) * c_in] * w[kx * c_out];
-                if (sum32) {
-                    acc32 += product;
-                } else {
-                    acc += product;
+        if (sum32) {
+            int32_t acc32 = 0; /* exact: at most 511 products of at most 2^22 */
+            for (int32_t r = 0; r < rows; r++, x_row += x_row_step, w_row += w_row_step) {
+                const int16_t *x = x_row;
+                const int8_t *w = w_row;
+                for (int32_t t = 0; t < cols; t++, x += x_tap_step, w += c_out) {
+                    acc32 += *x * *w;
+                }
+            }
+            acc += acc32;
+        } else {
+            for (int32_t r = 0; r < rows; r++, x_row += x_row_step, w_row += w_row_step) {
+                const int16_t *x = x_row;
+                const int8_t *w = w_row;
+                for (int32_t t = 0; t < cols; t++, x += x_tap_step, w += c_out) {
+                    acc += *x * *w;
                 }
             }
         }
-        acc += acc32;
         out[o] = em_nn_requantize_s64_s16(acc, em_nn_s16_reduced_multiplier(quant->multiplier[o]), quant->shift[o],
-                                          p->activation_min, p->activation_max);
+                                          act_min, act_max);
     }
 }
 
