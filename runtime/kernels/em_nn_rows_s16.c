@@ -233,7 +233,11 @@ void em_nn_rows_s16(const em_nn_s16_rows *r, const int16_t *x, int16_t *out)
 static inline uint32_t em_nn_read_s16x2(const int16_t *p)
 {
     uint32_t v;
-    memcpy(&v, p, sizeof v); /* one LDR */
+#if defined(__GNUC__)
+    __builtin_memcpy(&v, p, sizeof v); /* one LDR, also under -ffreestanding (board builds) */
+#else
+    memcpy(&v, p, sizeof v);
+#endif
     return v;
 }
 

@@ -28,26 +28,10 @@ static em_status em_conv2d_check(const em_op_context *ctx)
     return em_conv_check(ctx, false);
 }
 
-/** eval() of an int16 (A16W8) operator: em_conv2d_s16_trusted(), the column packed into the
- *  scratch (where this firmware leaves the kernel out, check() refused the operator at load and
- *  the body is a refusal that links nothing). */
-static __attribute__((noinline)) em_status em_conv2d_eval_s16(const em_op_context *ctx, const em_conv_args *a)
-{
-    const em_conv_dims dims = em_conv_dims_of(a, false);
-    const em_per_channel_quant quant = {em_op_vector_i32(ctx, &a->multiplier), em_op_vector_i32(ctx, &a->shift)};
-    const em_nn_context nn = {a->scratch.data, (int32_t)a->scratch.size, 0u};
-    return em_op_status(em_conv2d_s16_trusted(&nn, &a->params, &quant, &dims, (const int16_t *)a->in[EM_CONV_INPUT].data,
-                                              (const int8_t *)a->in[EM_CONV_WEIGHTS].data,
-                                              (const int32_t *)a->in[EM_CONV_BIAS].data, (int16_t *)a->output.data));
-}
-
 static em_status em_conv2d_eval(const em_op_context *ctx)
 {
     em_conv_args a;
     em_status s = em_conv_decode(ctx, &a);
-    if (s == EM_OK && a.in[EM_CONV_INPUT].dtype == EM_DTYPE_INT16) {
-        return em_conv2d_eval_s16(ctx, &a);
-    }
     if (s == EM_OK && a.in[EM_CONV_WEIGHTS].dtype == EM_DTYPE_INT4) {
         s = em_op_unpack_weights(&a.in[EM_CONV_WEIGHTS], &a.scratch); /* into the scratch's start */
     }
@@ -58,6 +42,12 @@ static em_status em_conv2d_eval(const em_op_context *ctx)
     const em_per_channel_quant quant = {em_op_vector_i32(ctx, &a.multiplier),
                                         em_op_vector_i32(ctx, &a.shift)};
     const em_nn_context nn = {a.scratch.data, (int32_t)a.scratch.size, a.paths}; /* arena: 16-byte aligned */
+    if (a.in[EM_CONV_INPUT].dtype == EM_DTYPE_INT16) { /* A16W8 (check(): int8 weights, EM_NN_S16_LINKED) */
+        return em_op_status(em_conv2d_s16_trusted(&nn, &a.params, &quant, &dims,
+                                                  (const int16_t *)a.in[EM_CONV_INPUT].data,
+                                                  (const int8_t *)a.in[EM_CONV_WEIGHTS].data,
+                                                  (const int32_t *)a.in[EM_CONV_BIAS].data, (int16_t *)a.output.data));
+    }
     return em_op_status(em_conv2d_s8_trusted(&nn, &a.params, &quant, &dims, (const int8_t *)a.in[EM_CONV_INPUT].data,
                                              (const int8_t *)a.in[EM_CONV_WEIGHTS].data,
                                              (const int32_t *)a.in[EM_CONV_BIAS].data, (int8_t *)a.output.data));
