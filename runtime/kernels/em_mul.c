@@ -131,16 +131,6 @@ static __attribute__((noinline)) void em_nn_mul_group_s16(const em_mul_params *p
     em_nn_mul_group(p, w, a, b, out, true);
 }
 
-bool em_mul_params_valid(const em_mul_params *p, bool wide)
-{
-    const bool offsets = wide ? p->a_offset == 0 && p->b_offset == 0 && p->output_offset == 0
-                              : p->a_offset >= -127 && p->a_offset <= 128 && p->b_offset >= -127
-                                    && p->b_offset <= 128 && p->output_offset >= INT8_MIN && p->output_offset <= INT8_MAX;
-    const int32_t lo = wide ? INT16_MIN : INT8_MIN, hi = wide ? INT16_MAX : INT8_MAX;
-    return offsets && p->output_multiplier >= 0 && p->output_shift >= -31 && p->output_shift <= 30
-           && p->activation_min >= lo && p->activation_max <= hi && p->activation_min <= p->activation_max;
-}
-
 /** The broadcast walk over groups of elements of the type @p wide names. */
 EM_MUL_INLINE em_nn_status em_nn_mul(const em_mul_params *params, const em_broadcast_dims *dims, const void *a,
                                      const void *b, void *output, bool wide)
