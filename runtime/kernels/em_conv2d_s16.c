@@ -16,6 +16,7 @@
  * with the switch 0 its body is a refusal that references nothing.
  */
 #include <stddef.h>
+#include <stdint.h>
 
 #include "em_nn_functions.h"
 #include "em_nn_s16.h"
@@ -147,8 +148,10 @@ em_nn_status em_conv2d_s16_trusted(const em_nn_context *ctx, const em_conv_param
     const int32_t groups = p.groups, cg = d.input_c / groups, og = d.output_c / groups;
     const int32_t k = d.kernel_h * d.kernel_w * cg;
     const int32_t col_bytes = em_conv2d_s16_get_buffer_size(&p, &d);
-    int16_t *col = ctx != NULL && ctx->buf != NULL && col_bytes > 0 && ctx->size >= col_bytes ? (int16_t *)ctx->buf
-                                                                                             : NULL;
+    /* the scratch is an int8 tensor to the loader (aligned to 1): an odd one is read tap by tap */
+    const bool fits = ctx != NULL && ctx->buf != NULL && col_bytes > 0 && ctx->size >= col_bytes
+                      && ((uintptr_t)ctx->buf & 1u) == 0u;
+    int16_t *col = fits ? (int16_t *)ctx->buf : NULL;
     /* a contiguous run of the input: 1x1, or one row of groups 1 and dilation_w 1 */
     const bool run = d.kernel_h == 1 && (d.kernel_w == 1 || (p.dilation_w == 1 && groups == 1));
     em_nn_s16_rows rows = {NULL, NULL, NULL, NULL, k, og, p.activation_min, p.activation_max,
