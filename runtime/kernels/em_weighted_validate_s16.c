@@ -51,7 +51,9 @@ em_nn_status em_conv_s16_validate(const em_conv_params *params, const em_per_cha
     if (s != EM_NN_OK) {
         return s;
     }
-    return em_nn_s16_quant_ok(quant, dims->output_c) ? EM_NN_OK : EM_NN_ERR_BAD_ARGUMENT;
+    /* the geometry is valid (kernel sizes, groups dividing C_in): K in int64 cannot overflow */
+    const int64_t taps = (int64_t)dims->kernel_h * dims->kernel_w * (depthwise ? 1 : dims->input_c / params->groups);
+    return taps <= EM_NN_S16_MAX_TAPS && em_nn_s16_quant_ok(quant, dims->output_c) ? EM_NN_OK : EM_NN_ERR_BAD_ARGUMENT;
 }
 
 em_nn_status em_fully_connected_s16_validate(const em_fc_params *params, const em_per_channel_quant *quant,
@@ -61,7 +63,8 @@ em_nn_status em_fully_connected_s16_validate(const em_fc_params *params, const e
         return EM_NN_ERR_VARIANT_NOT_LINKED;
     }
     if (params == NULL || quant == NULL || dims == NULL || quant->multiplier == NULL || quant->shift == NULL
-        || dims->batches < 1 || dims->input_features < 1 || dims->output_features < 1 || params->output_offset != 0
+        || dims->batches < 1 || dims->input_features < 1 || dims->input_features > EM_NN_S16_MAX_TAPS
+        || dims->output_features < 1 || params->output_offset != 0
         || params->paths != 0u || !em_nn_in_s16(params->activation_min) || !em_nn_in_s16(params->activation_max)
         || params->activation_min > params->activation_max) {
         return EM_NN_ERR_BAD_ARGUMENT;

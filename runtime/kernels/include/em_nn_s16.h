@@ -41,6 +41,9 @@
 /** Largest requantization shift of an int16 layer (fixedpoint.REQUANTIZE_S64_MAX_SHIFT): the
  *  rounding shift 15 − shift is at least 1. */
 #define EM_NN_S16_MAX_SHIFT 14
+/** Most products in one sum (K: KH · KW · C_in / groups, or the input features): below 2^24 the
+ *  int64 sum stays under 2^47, so its product with the Q15 multiplier fits int64. */
+#define EM_NN_S16_MAX_TAPS ((1 << 24) - 1)
 
 /** Most products a 32-bit sum holds exactly: 511 · 2^22 < 2^31 (|x·w| <= 2^22). */
 #define EM_NN_S16_SUM32_MAX_TERMS 511
