@@ -24,6 +24,7 @@ from pathlib import Path
 from compiler import macs
 from compiler.ir import Graph, Op
 from compiler.ops import OP_TABLE
+from compiler.ops.int16_path import is_int16
 from compiler.scratch import runtime_root
 
 VARIANTS_HEADER = runtime_root() / "kernels" / "include" / "em_nn_variants.h"
@@ -52,9 +53,6 @@ INT16_SWITCHES: tuple[str, ...] = tuple(int16_switch(spec.kind) for spec in OP_T
 LINK_SWITCHES: tuple[str, ...] = SELECTABLE_VARIANTS + INT16_SWITCHES
 
 
-def is_int16(graph: Graph, op: Op) -> bool:
-    """Whether `op` reads or writes int16 activations (an A16W8 layer or boundary)."""
-    return any(graph.tensors[name].dtype == "int16" for name in (*op.inputs, *op.outputs))
 
 
 def bits_of(names: frozenset[str] | set[str]) -> int:

@@ -21,6 +21,7 @@ from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op
 from compiler.ops import conv_options, overlap
 from compiler.ops.conv_options import CONV2D_STACK_SCRATCH, inside, planned_scratch, round_up
+from compiler.ops.int16_path import is_int16
 from compiler.ops.spec import Import, Lowering, OpSpec, each_op
 from compiler.quantized_pattern import (ACTIVATION, activation_dtype, add_constant, clamp_range, match, replace,
                                        weighted_constants)
@@ -59,12 +60,8 @@ def _scratch(lib: ctypes.CDLL, graph: Graph, op: Op) -> int:
     if not conv_options.well_formed(graph, op, 4):
         return 0
     _, kh, kw, _ = graph.tensors[op.inputs[1]].shape
-    sizing = "em_conv2d_s16_get_buffer_size" if _int16(graph, op) else "em_conv2d_s8_get_buffer_size"
+    sizing = "em_conv2d_s16_get_buffer_size" if is_int16(graph, op) else "em_conv2d_s8_get_buffer_size"
     return conv_options.buffer_size(lib, sizing, graph, op, (kh, kw))
-
-
-def _int16(graph: Graph, op: Op) -> bool:
-    return graph.tensors[op.inputs[0]].dtype == "int16"
 
 
 def _path_s16(graph: Graph, op: Op, tier: str) -> str:
@@ -107,7 +104,7 @@ def _path(graph: Graph, op: Op, tier: str, chosen: frozenset[str]) -> str:
     chosen variants say: em_nn_conv2d_mve, blocks of EM_NN_CONV_BLOCK pixels, min(4,
     scratch / col16) packed columns with CONV_MVE_PACK;
     DSP: em_nn_conv2d_cols with pairs when scratch >= 4·col4 and K >= 32; scalar: em_nn_dot_rows_s8."""
-    if _int16(graph, op):
+    if is_int16(graph, op):
         return _path_s16(graph, op, tier)
     _, kh, kw, _ = graph.tensors[op.inputs[1]].shape
     k = _column_bytes(graph, op)

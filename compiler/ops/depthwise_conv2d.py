@@ -9,6 +9,7 @@ from compiler import reference, streaming
 from compiler.ir import Graph, Op
 from compiler.ops import conv_options, overlap
 from compiler.ops.conv_options import DEPTHWISE_ROWS_STACK, planned_scratch
+from compiler.ops.int16_path import is_int16
 from compiler.ops.spec import OpSpec
 from compiler.schema import program_generated as fb
 
@@ -64,7 +65,7 @@ def _in_place(graph: Graph, op: Op, index: int) -> int | None:
 
 
 def _scratch(lib: ctypes.CDLL, graph: Graph, op: Op) -> int:
-    if not conv_options.well_formed(graph, op, 3) or graph.tensors[op.inputs[0]].dtype == "int16":
+    if not conv_options.well_formed(graph, op, 3) or is_int16(graph, op):
         return 0  # the int16 kernel (A16W8) takes no scratch
     kh, kw, _ = graph.tensors[op.inputs[1]].shape
     return conv_options.buffer_size(lib, "em_depthwise_conv2d_s8_get_buffer_size", graph, op, (kh, kw))
@@ -124,7 +125,7 @@ def _block4(graph: Graph, op: Op) -> bool:
 def _path(graph: Graph, op: Op, tier: str, chosen: frozenset[str]) -> str:
     """em_depthwise_conv2d_s8(): on Helium the variants chosen for it (_op_variants); below, it
     first tries em_nn_depthwise_m1_s8() (em_depthwise_conv2d_m1_s8.c), else the generic path."""
-    if graph.tensors[op.inputs[0]].dtype == "int16":
+    if is_int16(graph, op):
         return _path_s16(graph, op, tier)
     if tier == "mve":
         if chosen.isdisjoint(FAST_VARIANTS):

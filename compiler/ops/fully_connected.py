@@ -20,6 +20,7 @@ from compiler.errors import UnsupportedOpError
 from compiler.ir import Graph, Op
 from compiler.layout import TO_NCHW
 from compiler.ops import conv_options
+from compiler.ops.int16_path import is_int16
 from compiler.ops.spec import Import, Lowering, OpSpec
 from compiler.quantized_pattern import (ACTIVATION, activation_dtype, add_constant, clamp_range, match, replace,
                                        weighted_constants)
@@ -97,7 +98,7 @@ def _choose_variants(graph: Graph, ops: list[Op], total_macs: int, compact: bool
 def _path(graph: Graph, op: Op, tier: str, chosen: frozenset[str]) -> str:
     """em_fully_connected_s8.c: four rows per input load where FC_MVE_ROWS4 is chosen, else (MVE)
     one row at a time; DSP four rows (SMLAD), scalar six then four."""
-    if graph.tensors[op.inputs[0]].dtype == "int16":  # A16W8: em_fully_connected_s16.c
+    if is_int16(graph, op):  # A16W8: em_fully_connected_s16.c
         return conv_options.rows_s16_loop(tier, conv_options.s16_sum32(graph, op, graph.tensors[op.inputs[1]].shape[1]))
     if tier == "mve":
         return "MVE 4 rows x 16 lanes" if "FC_MVE_ROWS4" in chosen else "MVE 1 row x 16 lanes (compact)"

@@ -10,8 +10,8 @@ from compiler.ir import Graph, Op
 PathRule = Callable[[Graph, Op, str, frozenset], str]
 
 
-def reads_or_writes_int16(graph: Graph, op: Op) -> bool:
-    """compiler.kernel_variants.is_int16, here where the records can import it."""
+def is_int16(graph: Graph, op: Op) -> bool:
+    """Whether `op` reads or writes int16 activations (an A16W8 layer or boundary)."""
     return any(graph.tensors[name].dtype == "int16" for name in (*op.inputs, *op.outputs))
 
 
@@ -19,7 +19,7 @@ def by_precision(int8: Mapping[str, str] | PathRule, int16: Mapping[str, str]) -
     """A path rule: `int16` (a table by tier, "*" for any) for an int16 op, else `int8` (a table
     or a rule)."""
     def path(graph: Graph, op: Op, tier: str, chosen: frozenset) -> str:
-        if reads_or_writes_int16(graph, op):
+        if is_int16(graph, op):
             return int16.get(tier, int16.get("*", "scalar"))
         if callable(int8):
             return int8(graph, op, tier, chosen)

@@ -425,7 +425,7 @@ def test_fully_connected_takes_four_rows_only_where_it_pays(conv_channels, rows4
 
 def test_linked_variants_are_the_headers_names_and_none_below_mve():
     text = (REPO / "runtime/kernels/include/em_nn_variants.h").read_text()
-    assert sorted(re.findall(r"#ifndef EM_NN_VARIANT_(\w+)", text)) == sorted(kv.SELECTABLE_VARIANTS)
+    assert sorted(re.findall(r"#ifndef EM_NN_VARIANT_(\w+)", text)) == sorted(kv.LINK_SWITCHES)
     g = _graph((1, 8, 8, 8), (3, 3, 16), (1, 8, 8, 16), 3072)
     g.ops.append(Op("depthwise_conv2d", ["x", "w"], ["y", "s"], _conv_attrs(1, 1, 1, 1, 2, -5, 16)))
     assert kv.linked_variants(g, "mve") == {"DW_MVE_STRIDED"}
@@ -529,4 +529,5 @@ def test_c_conditions_the_rules_copy_are_still_there():
     assert "cs % 4 == 0 && kh == 3 && kw == 3 && p.stride_w == 1 && p.dilation_w == 1" in m1
     lut = (REPO / "runtime/kernels/em_lut_channels_s8.c").read_text()
     assert "if (inner == 1) {" in lut and "if (inner >= EM_NN_LUT_MVE_RUN_MIN) {" in lut
-    assert "if (a.in[EM_LUT_TABLE].rank == 1) {" in (REPO / "runtime/ops/em_op_lut.c").read_text()
+    adapter = (REPO / "runtime/ops/em_op_lut.c").read_text()
+    assert "if (table->rank == 1) {" in adapter and "table->dtype == EM_DTYPE_INT16) {" in adapter
