@@ -19,6 +19,7 @@ from compiler.errors import ProfileFormatError
 from compiler.inspection import describe, load_profile, model_explorer_graph, text
 from compiler.ir import Arena, Graph, Op, Quant, Tensor
 from compiler.layers import layer_rows
+from compiler.fixedpoint import REQUANTIZE_S64_MAX_SHIFT
 from compiler.ops import OP_TABLE, add, conv2d, conv_options, depthwise_conv2d, lut
 from compiler.program import Program
 
@@ -508,12 +509,15 @@ C_CONSTANTS = [
     ("runtime/kernels/include/em_nn_conv2d_mve.h", "EM_NN_CONV_BLOCK", conv2d.CONV_MVE_BLOCK),
     ("runtime/kernels/em_add_s8.c", "EM_NN_ADD_TABLE_MIN", add.ADD_TABLE_MIN),
     ("runtime/kernels/em_lut_channels_s8.c", "EM_NN_LUT_MVE_RUN_MIN", lut.LUT_MVE_RUN_MIN),
+    ("runtime/kernels/include/em_nn_s16.h", "EM_NN_S16_SUM32_MAX_TERMS", conv_options.S16_SUM32_MAX_TERMS),
+    ("runtime/kernels/include/em_nn_s16.h", "EM_NN_S16_VECTOR_MIN_SHIFT", conv_options.S16_VECTOR_MIN_SHIFT),
+    ("runtime/kernels/include/em_nn_s16.h", "EM_NN_S16_MAX_SHIFT", REQUANTIZE_S64_MAX_SHIFT),
 ]
 
 
 @pytest.mark.parametrize("path, name, value", C_CONSTANTS)
 def test_rule_constants_match_the_c_sources(path, name, value):
-    found = re.search(rf"#define {name} (\d+)", (REPO / path).read_text())
+    found = re.search(rf"#define {name} \(?(-?\d+)\)?", (REPO / path).read_text())
     assert (int(found.group(1)) if found else 0) == value, f"{name} in {path}: update the op's record in compiler/ops/"
 
 

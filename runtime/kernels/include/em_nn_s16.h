@@ -47,6 +47,8 @@
 
 /** Most products a 32-bit sum holds exactly: 511 · 2^22 < 2^31 (|x·w| <= 2^22). */
 #define EM_NN_S16_SUM32_MAX_TERMS 511
+/** Smallest shift the Helium vector requantization takes (its rounding position E <= 32 bits). */
+#define EM_NN_S16_VECTOR_MIN_SHIFT (-17)
 
 /** The Q31 multiplier @p m (>= 0) rounded to Q15 (fixedpoint.reduced_multiplier). */
 static inline int32_t em_nn_s16_reduced_multiplier(int32_t m)
@@ -118,8 +120,8 @@ void em_nn_rows_s16_pixels(const em_nn_s16_rows *rows, const em_nn_s16_pixels *p
 /**
  * Whether every accumulator of a layer whose sums have at most @p terms products, and whose
  * bias is @p bias [n] (NULL: 0), stays exactly in int32 (terms · 2^22 + max |bias| <= INT32_MAX)
- * and every shift is >= −17 (the rounding position E <= 32 that the Helium vector requantization
- * takes): then the 32-bit sums and the vector requantization are bit-exact.
+ * and every shift is >= EM_NN_S16_VECTOR_MIN_SHIFT (the rounding position E <= 32 that the Helium
+ * vector requantization takes): then the 32-bit sums and the vector requantization are bit-exact.
  */
 static inline bool em_nn_s16_sum32(int64_t terms, const int32_t *bias, const int32_t *shift, int32_t n)
 {
@@ -131,7 +133,7 @@ static inline bool em_nn_s16_sum32(int64_t terms, const int32_t *bias, const int
         const int64_t b = bias != NULL ? bias[o] : 0;
         const int64_t magnitude = b < 0 ? -b : b;
         most = magnitude > most ? magnitude : most;
-        if (shift[o] < -17) {
+        if (shift[o] < EM_NN_S16_VECTOR_MIN_SHIFT) {
             return false;
         }
     }
