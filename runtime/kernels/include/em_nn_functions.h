@@ -472,6 +472,8 @@ em_nn_status em_avg_pool_s16_validate(const em_pool_params *params, const em_poo
  */
 em_nn_status em_max_pool_s16(const em_pool_params *params, const em_pool_dims *dims, const int16_t *input,
                              int16_t *output);
+/** em_max_pool_s16() without its own check, for arguments em_pool_s16_validate() accepted (an
+ *  operator's check() proved them when the program was verified). @return EM_NN_OK. */
 em_nn_status em_max_pool_s16_trusted(const em_pool_params *params, const em_pool_dims *dims, const int16_t *input,
                                      int16_t *output);
 
@@ -485,6 +487,8 @@ em_nn_status em_max_pool_s16_trusted(const em_pool_params *params, const em_pool
  */
 em_nn_status em_avg_pool_s16(const em_pool_params *params, const em_pool_dims *dims, const int16_t *input,
                              int16_t *output);
+/** em_avg_pool_s16() without its own check, for arguments em_avg_pool_s16_validate() accepted
+ *  (as em_max_pool_s16_trusted()). @return EM_NN_OK. */
 em_nn_status em_avg_pool_s16_trusted(const em_pool_params *params, const em_pool_dims *dims, const int16_t *input,
                                      int16_t *output);
 
