@@ -78,6 +78,7 @@ def conformance_device(test_id: str) -> str:
 SPLIT = {"tests/kernels/test_conformance.py": conformance_device}
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of xdist's: a run without it (-p no:xdist) knows none
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
     """`--dist loadfile`: FileScheduling (None, xdist's own, for any other --dist)."""
     if config.getvalue("dist") != "loadfile":
