@@ -33,7 +33,9 @@ def test_anomaly_figures_are_measured():
     assert figures["instructions_per_inference"] == report["instructions_per_inference"]
     table = (out / "figures.md").read_text()
     assert "| MACs per inference | 264,192 |" in table
-    assert table.count("`./scons app=anomaly board=corstone300 figures=1`") == 12  # 8 + the app's 4 rows
+    assert table.count("`./scons app=anomaly board=corstone300 figures=1`") == 14  # 8, the app's 4, A16W8's 2
+    assert [p["precision"] for p in figures["precisions"]] == ["a16w8"]  # app.yaml figures_precisions
+    assert 0.5 < figures["precisions"][0]["accuracy"] <= 1.0
     assert "| float at the threshold: TPR (recall) / FPR / precision |" in table
 
 
