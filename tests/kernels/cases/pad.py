@@ -31,24 +31,6 @@ CASES = [
     ((3, 2, 2), (0, 0, 1), (0, 0, 1), "float32", 2.5),
 ]
 
-RANDOM = 12  # seeded random ranks 1..5, sizes 1..7, paddings 0..3 a side; borders and dtypes in turn
-
-
-def random_cases() -> list:
-    found = []
-    for i in range(RANDOM):
-        rng = rng_for("pad", "random", i)
-        rank = int(rng.integers(1, 6))
-        shape = tuple(int(d) for d in rng.integers(1, 8, size=rank))
-        before = tuple(int(p) for p in rng.integers(0, 4, size=rank) * (rng.random(rank) < 0.6))
-        after = tuple(int(p) for p in rng.integers(0, 4, size=rank) * (rng.random(rank) < 0.6))
-        dtype = ["int8", "int8", "int32", "float32"][i % 4]
-        value = {"int8": [-128, 127, 0, int(rng.integers(-128, 128))][i % 4], "int32": int(rng.integers(-(2**31), 2**31)),
-                 "float32": float(rng.standard_normal())}[dtype]
-        found.append((shape, before, after, dtype, value))
-    return found
-
-
 INT16_CASES = [
     ((1, 5, 6, 16), (0, 1, 1, 0), (0, 1, 1, 0), "int16", 0),         # A16W8's zero pad over H, W
     ((1, 3, 4, 7), (0, 0, 0, 1), (0, 0, 0, 2), "int16", -32768),     # C only: odd fills between runs
@@ -62,24 +44,36 @@ INT16_CASES = [
     ((1, 2, 2, 2), (1, 2, 0, 3), (2, 0, 3, 1), "int16", -2),         # every dimension, asymmetric
     ((1, 1, 1, 1), (0, 0, 0, 17), (0, 0, 0, 0), "int16", 7),         # 17 halfwords before one element
 ]
-INT16_RANDOM = 6  # seeded random ranks 1..5, sizes 1..7, paddings 0..3 a side, int16 borders
+
+RANDOM = 12  # seeded random ranks 1..5, sizes 1..7, paddings 0..3 a side; borders and dtypes in turn
+INT16_RANDOM = 6  # ... with int16 borders (A16W8)
+BORDERS = {  # (rng, case index) -> a border value of the dtype: its ends, 0 and a random one in turn
+    "int8": lambda rng, i: [-128, 127, 0, int(rng.integers(-128, 128))][i % 4],
+    "int16": lambda rng, i: [0, -32768, 32767, int(rng.integers(-32768, 32768))][i % 4],
+    "int32": lambda rng, i: int(rng.integers(-(2**31), 2**31)),
+    "float32": lambda rng, i: float(rng.standard_normal()),
+}
 
 
-def int16_random_cases() -> list:
+def random_cases(label: str, count: int, dtypes: list[str]) -> list:
+    """`count` seeded random pads (seeds from `label`), their dtypes `dtypes` in turn."""
     found = []
-    for i in range(INT16_RANDOM):
-        rng = rng_for("pad", "int16 random", i)
+    for i in range(count):
+        rng = rng_for("pad", label, i)
         rank = int(rng.integers(1, 6))
         shape = tuple(int(d) for d in rng.integers(1, 8, size=rank))
         before = tuple(int(p) for p in rng.integers(0, 4, size=rank) * (rng.random(rank) < 0.6))
         after = tuple(int(p) for p in rng.integers(0, 4, size=rank) * (rng.random(rank) < 0.6))
-        found.append((shape, before, after, "int16", [0, -32768, 32767, int(rng.integers(-32768, 32768))][i % 4]))
+        dtype = dtypes[i % len(dtypes)]
+        found.append((shape, before, after, dtype, BORDERS[dtype](rng, i)))
     return found
 
 
 def cases() -> list[Case]:
     out = []
-    for k, (shape, before, after, dtype, value) in enumerate(CASES + random_cases() + INT16_CASES + int16_random_cases()):
+    every = (CASES + random_cases("random", RANDOM, ["int8", "int8", "int32", "float32"]) + INT16_CASES
+             + random_cases("int16 random", INT16_RANDOM, ["int16"]))
+    for k, (shape, before, after, dtype, value) in enumerate(every):
         y_shape = tuple(b + d + a for b, d, a in zip(before, shape, after))
         attrs = {"before": list(before), "after": list(after),
                  **({"float_value": value} if dtype == "float32" else {"value": value})}
