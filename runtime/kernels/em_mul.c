@@ -10,8 +10,8 @@
  * Broadcasting (em_broadcast_dims) is walked run by run (em_nn_broadcast.h): along a run each
  * operand is an array or one repeated value (a scalar operand: one run of all the elements).
  * MVE: 4 elements per step (VLDRB.S32 / VLDRH.S32 widening loads, VSTRB.32 / VSTRH.32 narrowing
- * stores), the last partial step predicated; the requantization is em_nn_requantize_mve()'s with
- * per-tensor shifts in general-purpose registers (VQSHL / VRSHL by register): the same bits.
+ * stores), the last partial step predicated; the requantization is em_nn_requantize_tensor_mve()
+ * (em_nn_support.h: per-tensor shifts in general-purpose registers): the same bits.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -47,9 +47,7 @@ EM_MUL_INLINE int32x4_t em_nn_mul_load_mve(const void *x, int32_t i, mve_pred16_
 EM_MUL_INLINE void em_nn_mul_row_mve(const em_mul_params *p, const void *a, bool a_one, const void *b, bool b_one,
                                      void *out, int32_t n, bool wide)
 {
-    const int32_t left = em_nn_requantize_left_shift(p->output_shift);
-    const int32_t right = p->output_shift - left + 1; /* −(E − 32) <= −1 */
-    const int32x4_t m = vdupq_n_s32(p->output_multiplier);
+    const em_nn_requant_mve r = em_nn_requant_mve_of(p->output_multiplier, p->output_shift);
     const int32x4_t lo = vdupq_n_s32(p->activation_min), hi = vdupq_n_s32(p->activation_max);
     const int32_t ao = p->a_offset, bo = p->b_offset, oo = p->output_offset;
     const int32x4_t a1 = vdupq_n_s32(a_one ? em_nn_mul_at(a, 0, wide) + ao : 0);
@@ -58,7 +56,7 @@ EM_MUL_INLINE void em_nn_mul_row_mve(const em_mul_params *p, const void *a, bool
         const mve_pred16_t pr = vctp32q((uint32_t)(n - i));
         const int32x4_t xa = a_one ? a1 : vaddq_n_s32(em_nn_mul_load_mve(a, i, pr, wide), ao);
         const int32x4_t xb = b_one ? b1 : vaddq_n_s32(em_nn_mul_load_mve(b, i, pr, wide), bo);
-        int32x4_t v = vrshlq_n_s32(vmulhq_s32(vqshlq_r_s32(vmulq_s32(xa, xb), left), m), right);
+        int32x4_t v = em_nn_requantize_tensor_mve(vmulq_s32(xa, xb), r);
         v = vminq_s32(vmaxq_s32(vaddq_n_s32(v, oo), lo), hi); /* |v| <= 2^29 + 128 */
         if (wide) {
             vstrhq_p_s32((int16_t *)out + i, v, pr);

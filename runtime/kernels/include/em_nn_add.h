@@ -62,31 +62,6 @@ EM_NN_ADD_ALWAYS_INLINE const void *em_nn_add_at(const void *x, int32_t i, bool 
 
 #if EM_NN_TIER_MVE
 
-/** One per-tensor requantization on 4 lanes: em_nn_requantize_mve() with its shifts taken from
- *  general-purpose registers (VQSHL / VRSHL by register), so that the three requantizations of
- *  an add keep only their multipliers and the clamps in Q registers (8 of them: no spills). Same
- *  instructions, same bits: sat32(x << L) by VQSHL, floor(x·m / 2^32) by VMULH, then a rounding
- *  shift right by E − 32 >= 1 (VRSHL by −(E − 32) = shift − L + 1). */
-typedef struct {
-    int32x4_t multiplier;
-    int32_t left;  /**< L = max(shift + 2, 0) */
-    int32_t right; /**< shift − L + 1 <= −1 */
-} em_nn_add_requant;
-
-static inline em_nn_add_requant em_nn_add_requant_of(int32_t multiplier, int32_t shift)
-{
-    em_nn_add_requant r;
-    r.multiplier = vdupq_n_s32(multiplier);
-    r.left = em_nn_requantize_left_shift(shift);
-    r.right = shift - r.left + 1;
-    return r;
-}
-
-EM_NN_ADD_ALWAYS_INLINE int32x4_t em_nn_add_requantize_mve(int32x4_t x, em_nn_add_requant r)
-{
-    return vrshlq_n_s32(vmulhq_s32(vqshlq_r_s32(x, r.left), r.multiplier), r.right);
-}
-
 /** (x + offset) << the headroom shift of @p wide, on 4 lanes (an immediate each: also at -O0). */
 EM_NN_ADD_ALWAYS_INLINE int32x4_t em_nn_add_headroom_mve(int32x4_t x, int32_t offset, bool wide)
 {
@@ -107,20 +82,20 @@ EM_NN_ADD_ALWAYS_INLINE int32x4_t em_nn_add_load_mve(const void *x, int32_t i, b
 /** Four outputs at @p i; a broadcast operand b contributes its pre-scaled value (a never is
  *  one: the entry swaps the operands). Everything the loop needs is in locals (a pointer to
  *  the parameters would be re-read after every store, which may alias it). */
-EM_NN_ADD_ALWAYS_INLINE void em_nn_add_step_mve(const void *a, int32_t a_offset, em_nn_add_requant ra, const void *b,
-                                                bool b_scalar, int32x4_t sb0, int32_t b_offset, em_nn_add_requant rb,
-                                                em_nn_add_requant ro, int32_t out_offset, int32x4_t lo, int32x4_t hi,
+EM_NN_ADD_ALWAYS_INLINE void em_nn_add_step_mve(const void *a, int32_t a_offset, em_nn_requant_mve ra, const void *b,
+                                                bool b_scalar, int32x4_t sb0, int32_t b_offset, em_nn_requant_mve rb,
+                                                em_nn_requant_mve ro, int32_t out_offset, int32x4_t lo, int32x4_t hi,
                                                 void *out, int32_t i, bool tail, mve_pred16_t pred, bool wide)
 {
     int32x4_t sb = sb0;
     const int32x4_t x = em_nn_add_load_mve(a, i, tail, pred, wide);
     /* |x + offset| <= 256 (int16: 2^15): the shift is exact */
-    const int32x4_t sa = em_nn_add_requantize_mve(em_nn_add_headroom_mve(x, a_offset, wide), ra);
+    const int32x4_t sa = em_nn_requantize_tensor_mve(em_nn_add_headroom_mve(x, a_offset, wide), ra);
     if (!b_scalar) {
         const int32x4_t y = em_nn_add_load_mve(b, i, tail, pred, wide);
-        sb = em_nn_add_requantize_mve(em_nn_add_headroom_mve(y, b_offset, wide), rb);
+        sb = em_nn_requantize_tensor_mve(em_nn_add_headroom_mve(y, b_offset, wide), rb);
     }
-    int32x4_t v = em_nn_add_requantize_mve(vaddq_s32(sa, sb), ro);
+    int32x4_t v = em_nn_requantize_tensor_mve(vaddq_s32(sa, sb), ro);
     v = vaddq_n_s32(v, out_offset); /* |v| <= 2^29 + 128: no overflow */
     v = vminq_s32(vmaxq_s32(v, lo), hi);
     if (wide) {
@@ -140,9 +115,9 @@ EM_NN_ADD_ALWAYS_INLINE void em_nn_add_row_mve(const em_add_params *params, cons
                                                bool b_scalar, void *out, int32_t n, bool wide)
 {
     const em_add_params p = *params;
-    const em_nn_add_requant ra = em_nn_add_requant_of(p.a_multiplier, p.a_shift);
-    const em_nn_add_requant rb = em_nn_add_requant_of(p.b_multiplier, p.b_shift);
-    const em_nn_add_requant ro = em_nn_add_requant_of(p.output_multiplier, p.output_shift);
+    const em_nn_requant_mve ra = em_nn_requant_mve_of(p.a_multiplier, p.a_shift);
+    const em_nn_requant_mve rb = em_nn_requant_mve_of(p.b_multiplier, p.b_shift);
+    const em_nn_requant_mve ro = em_nn_requant_mve_of(p.output_multiplier, p.output_shift);
     const int32x4_t lo = vdupq_n_s32(p.activation_min), hi = vdupq_n_s32(p.activation_max);
     const int32x4_t sb0 = vdupq_n_s32(
         b_scalar ? em_nn_add_scaled(em_nn_add_load(b, 0, wide), p.b_offset, p.b_multiplier, p.b_shift, wide) : 0);

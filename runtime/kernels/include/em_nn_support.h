@@ -91,6 +91,33 @@ static inline int32x4_t em_nn_requantize_mve(int32x4_t acc, int32x4_t multiplier
     const int32x4_t right = vaddq_n_s32(vsubq_s32(shift, left), 1);
     return vrshlq_s32(vmulhq_s32(x, multiplier), right);
 }
+
+/** One per-tensor requantization on 4 lanes: em_nn_requantize_mve() with its shifts taken from
+ *  general-purpose registers (VQSHL / VRSHL by register), so that a kernel with several
+ *  requantizations (add's three) keeps only their multipliers in Q registers. Same instructions,
+ *  same bits: sat32(x << L) by VQSHL, floor(x·m / 2^32) by VMULH, then a rounding shift right by
+ *  E − 32 >= 1 (VRSHL by −(E − 32) = shift − L + 1). */
+typedef struct {
+    int32x4_t multiplier;
+    int32_t left;  /**< L = max(shift + 2, 0) */
+    int32_t right; /**< shift − L + 1 <= −1 */
+} em_nn_requant_mve;
+
+/** The per-tensor requantization by @p multiplier (Q31, >= 0) and @p shift (-31..30). */
+static inline em_nn_requant_mve em_nn_requant_mve_of(int32_t multiplier, int32_t shift)
+{
+    em_nn_requant_mve r;
+    r.multiplier = vdupq_n_s32(multiplier);
+    r.left = em_nn_requantize_left_shift(shift);
+    r.right = shift - r.left + 1;
+    return r;
+}
+
+/** em_nn_requantize() of 4 lanes by @p r. */
+static inline __attribute__((always_inline)) int32x4_t em_nn_requantize_tensor_mve(int32x4_t x, em_nn_requant_mve r)
+{
+    return vrshlq_n_s32(vmulhq_s32(vqshlq_r_s32(x, r.left), r.multiplier), r.right);
+}
 #endif
 
 #if EM_NN_TIER_DSP
