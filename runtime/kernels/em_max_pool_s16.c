@@ -81,8 +81,7 @@ static void em_nn_max_pixel_s16_dsp(const int16_t *in, int32_t row_stride, int32
         for (int32_t r = 0; r < rows; r++, row += row_stride) {
             const int16_t *cell = row;
             for (int32_t k = 0; k < cols; k++, cell += channels) {
-                uint32_t v;
-                __builtin_memcpy(&v, cell, sizeof v); /* one LDR, any alignment */
+                const uint32_t v = em_nn_read_s16x2(cell);
                 (void)__ssub16((int16x2_t)v, (int16x2_t)m);
                 m = (uint32_t)__sel((uint8x4_t)v, (uint8x4_t)m);
             }

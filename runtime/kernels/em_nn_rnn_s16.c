@@ -130,11 +130,8 @@ void em_nn_rnn_gates_h16(const int16_t *h, const int8_t *w, int32_t k, int32_t r
         /* per four inputs: h as (h0, h2), (h1, h3) pairs (shared by the rows), each row's four
          * weights as the same pairs by SXTB16, two SMLAD */
         for (; i + 4 <= k; i += 4) {
-            uint32_t h01, h23;
-            __builtin_memcpy(&h01, h + i, 4);
-            __builtin_memcpy(&h23, h + i + 2, 4);
-            const int32_t h02 = (int32_t)((h01 & 0xFFFFu) | (h23 << 16));
-            const int32_t h13 = (int32_t)((h01 >> 16) | (h23 & 0xFFFF0000u));
+            int32_t h02, h13;
+            em_nn_s16x4_pairs(h + i, &h02, &h13);
             uint32_t q = em_nn_read_s8x4(w0 + i);
             a0 = __smlad(em_nn_sxtb16_13(q), h13, __smlad(em_nn_sxtb16_02(q), h02, a0));
             q = em_nn_read_s8x4(w1 + i);

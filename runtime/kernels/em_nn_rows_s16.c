@@ -229,18 +229,6 @@ void em_nn_rows_s16(const em_nn_s16_rows *r, const int16_t *x, int16_t *out)
 
 #elif EM_NN_TIER_DSP
 
-/** Two int16 at @p p (2-byte aligned; Armv7E-M / Armv8-M.main load words unaligned). */
-static inline uint32_t em_nn_read_s16x2(const int16_t *p)
-{
-    uint32_t v;
-#if defined(__GNUC__)
-    __builtin_memcpy(&v, p, sizeof v); /* one LDR, also under -ffreestanding (board builds) */
-#else
-    memcpy(&v, p, sizeof v);
-#endif
-    return v;
-}
-
 void em_nn_rows_s16(const em_nn_s16_rows *r, const int16_t *x, int16_t *out)
 {
     const int32_t n = r->n;
@@ -251,9 +239,8 @@ void em_nn_rows_s16(const em_nn_s16_rows *r, const int16_t *x, int16_t *out)
         int64_t a0 = em_nn_s16_bias(r, o), a1 = em_nn_s16_bias(r, o + 1);
         int32_t i = 0;
         for (; i + 4 <= n; i += 4) {
-            const uint32_t x01 = em_nn_read_s16x2(x + i), x23 = em_nn_read_s16x2(x + i + 2);
-            const int32_t x02 = (int32_t)((x01 & 0xFFFFu) | (x23 << 16));    /* PKHBT */
-            const int32_t x13 = (int32_t)((x01 >> 16) | (x23 & 0xFFFF0000u)); /* PKHTB */
+            int32_t x02, x13;
+            em_nn_s16x4_pairs(x + i, &x02, &x13);
             const uint32_t v0 = em_nn_read_s8x4(w0 + i), v1 = em_nn_read_s8x4(w1 + i);
             a0 = __smlald(x02, em_nn_sxtb16_02(v0), a0);
             a0 = __smlald(x13, em_nn_sxtb16_13(v0), a0);
@@ -272,9 +259,8 @@ void em_nn_rows_s16(const em_nn_s16_rows *r, const int16_t *x, int16_t *out)
         int64_t a0 = em_nn_s16_bias(r, o);
         int32_t i = 0;
         for (; i + 4 <= n; i += 4) {
-            const uint32_t x01 = em_nn_read_s16x2(x + i), x23 = em_nn_read_s16x2(x + i + 2);
-            const int32_t x02 = (int32_t)((x01 & 0xFFFFu) | (x23 << 16));
-            const int32_t x13 = (int32_t)((x01 >> 16) | (x23 & 0xFFFF0000u));
+            int32_t x02, x13;
+            em_nn_s16x4_pairs(x + i, &x02, &x13);
             const uint32_t v0 = em_nn_read_s8x4(w0 + i);
             a0 = __smlald(x02, em_nn_sxtb16_02(v0), a0);
             a0 = __smlald(x13, em_nn_sxtb16_13(v0), a0);

@@ -142,6 +142,28 @@ static inline uint32_t em_nn_read_s8x4(const int8_t *p)
     return v;
 }
 
+/** Two int16 at @p p (2-byte aligned; Armv7E-M / Armv8-M.main load words unaligned). */
+static inline uint32_t em_nn_read_s16x2(const int16_t *p)
+{
+    uint32_t v;
+#if defined(__GNUC__)
+    __builtin_memcpy(&v, p, sizeof v); /* one LDR, also under -ffreestanding (board builds) */
+#else
+    memcpy(&v, p, sizeof v);
+#endif
+    return v;
+}
+
+/** Four int16 x0..x3 at @p p as the pairs em_nn_sxtb16_02() / _13() split four int8 into:
+ *  *x02 = (x0, x2) (PKHBT), *x13 = (x1, x3) (PKHTB), so that two SMLAD / SMLALD take an int16 x
+ *  int8 dot product of four. */
+static inline void em_nn_s16x4_pairs(const int16_t *p, int32_t *x02, int32_t *x13)
+{
+    const uint32_t x01 = em_nn_read_s16x2(p), x23 = em_nn_read_s16x2(p + 2);
+    *x02 = (int32_t)((x01 & 0xFFFFu) | (x23 << 16));
+    *x13 = (int32_t)((x01 >> 16) | (x23 & 0xFFFF0000u));
+}
+
 /** (x0, x2) sign-extended to int16x2 (SXTB16). */
 static inline int32_t em_nn_sxtb16_02(uint32_t x)
 {
